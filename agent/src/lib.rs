@@ -1,0 +1,1 @@
+//! The Orca JVMTI agent.

@@ -1,0 +1,1 @@
+fn main() { eprintln!("orca: not built yet"); std::process::exit(2) }

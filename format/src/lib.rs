@@ -1,0 +1,1 @@
+//! Strict, streaming reader of the Orca log files described in docs/FORMAT.md.

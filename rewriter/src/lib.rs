@@ -1,0 +1,1 @@
+//! Class-file rewriter for instrumentation mode (issue 3: not built yet).
