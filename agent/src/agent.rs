@@ -61,6 +61,22 @@ impl Agent {
             .collect()
     }
 
+    /// The stack of a thread blocked on a monitor: like [`Agent::stack`] from the top frame,
+    /// with the top location moved back onto its `monitorenter` (see [`crate::bytecode`]).
+    fn monitor_stack(&self, jni: Jni, state: &mut ThreadState) -> Vec<Frame> {
+        let mut frames = self.stack(jni, state, 0);
+        if let Some(first) = frames.first_mut() {
+            // SAFETY: `stack` just initialised at least this entry.
+            let top = unsafe { state.scratch[0].assume_init() };
+            if top.location > 0 {
+                if let Ok(code) = self.jvmti.bytecodes(top.method) {
+                    first.location = crate::bytecode::monitor_location(&code, first.location);
+                }
+            }
+        }
+        frames
+    }
+
     fn thread_started(&self, jni: Jni, thread: jthread, hash: u32) {
         let name = self.jvmti.thread_name(jni, thread).unwrap_or_default();
         self.log.push(EventRecord {
@@ -235,9 +251,10 @@ impl Agent {
                 jni.delete_local_ref(t);
                 h
             }
+            // Released already, or JVMTI could not tell: "unknown" in the format.
             _ => 0,
         };
-        let frames = self.stack(jni, state, 0);
+        let frames = self.monitor_stack(jni, state);
         self.log.push(EventRecord {
             nanos,
             kind: Kind::MonitorContendedEnter,
@@ -255,7 +272,7 @@ impl Agent {
             return;
         };
         let monitor = self.jvmti.object_hash(object).unwrap_or(0);
-        let frames = self.stack(jni, state, 0);
+        let frames = self.monitor_stack(jni, state);
         self.push(
             nanos,
             Kind::MonitorContendedEntered,

@@ -55,6 +55,7 @@ pub enum Event {
 #[derive(Clone, Copy, Debug)]
 #[repr(u32)]
 pub enum Capability {
+    GetBytecodes = 3,
     GetMonitorInfo = 7,
     GetSourceFileName = 11,
     GetLineNumbers = 12,
@@ -68,6 +69,7 @@ impl Capability {
     /// The name the JVMTI specification uses, for error messages.
     pub fn name(self) -> &'static str {
         match self {
+            Capability::GetBytecodes => "can_get_bytecodes",
             Capability::GetMonitorInfo => "can_get_monitor_info",
             Capability::GetSourceFileName => "can_get_source_file_name",
             Capability::GetLineNumbers => "can_get_line_numbers",
@@ -473,6 +475,22 @@ impl Jvmti {
             })
             .collect();
         Ok(Some(entries))
+    }
+
+    /// A method's bytecode (a copy).
+    pub fn bytecodes(&self, method: jmethodID) -> Result<Vec<u8>, JvmtiError> {
+        let mut count: jint = 0;
+        let mut code: *mut u8 = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetBytecodes,
+            fn(jmethodID, *mut jint, *mut *mut u8),
+            method,
+            &mut count,
+            &mut code
+        );
+        check("GetBytecodes", rc)?;
+        Ok(self.take_array(code, count))
     }
 
     /// The agent's per-thread pointer for the current thread.

@@ -8,6 +8,7 @@
 //! writer), [`clock`] and [`escape`] (the format's timestamps and text).
 
 pub mod agent;
+pub mod bytecode;
 pub mod callbacks;
 pub mod clock;
 pub mod error;
@@ -57,6 +58,7 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
             Capability::GenerateMethodExitEvents,
             Capability::GenerateMonitorEvents,
             Capability::GetMonitorInfo,
+            Capability::GetBytecodes,
             Capability::GetLineNumbers,
             Capability::GetSourceFileName,
             Capability::AccessLocalVariables,
