@@ -18,7 +18,8 @@ use std::ptr;
 use jni_sys::{jclass, jint, jlong, jmethodID, jobject, JNIEnv, JavaVM};
 pub use jvmti_sys::{jthread, jvmtiCapabilities, jvmtiEventCallbacks, jvmtiFrameInfo};
 use jvmti_sys::{
-    jvmtiEnv, jvmtiInterface_1, jvmtiLineNumberEntry, jvmtiMonitorUsage, jvmtiThreadInfo,
+    jvmtiEnv, jvmtiInterface_1, jvmtiLineNumberEntry, jvmtiMonitorStackDepthInfo,
+    jvmtiMonitorUsage, jvmtiThreadInfo,
 };
 
 use crate::error::JvmtiError;
@@ -63,6 +64,7 @@ pub enum Capability {
     GenerateMethodEntryEvents = 24,
     GenerateMethodExitEvents = 25,
     GenerateMonitorEvents = 28,
+    GetOwnedMonitorStackDepthInfo = 34,
 }
 
 impl Capability {
@@ -77,6 +79,7 @@ impl Capability {
             Capability::GenerateMethodEntryEvents => "can_generate_method_entry_events",
             Capability::GenerateMethodExitEvents => "can_generate_method_exit_events",
             Capability::GenerateMonitorEvents => "can_generate_monitor_events",
+            Capability::GetOwnedMonitorStackDepthInfo => "can_get_owned_monitor_stack_depth_info",
         }
     }
 
@@ -299,6 +302,28 @@ impl Jvmti {
         );
         check("GetLocalInstance", rc)?;
         Ok(obj)
+    }
+
+    /// The monitors the current thread owns, with the stack depth of the frame that entered
+    /// each (-1: entered by JNI). Local references. Cheap for the current thread: HotSpot
+    /// walks its own stack without a safepoint.
+    pub fn owned_monitors(&self) -> Result<Vec<(jobject, i32)>, JvmtiError> {
+        let mut count: jint = 0;
+        let mut info: *mut jvmtiMonitorStackDepthInfo = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetOwnedMonitorStackDepthInfo,
+            fn(jthread, *mut jint, *mut *mut jvmtiMonitorStackDepthInfo),
+            ptr::null_mut(),
+            &mut count,
+            &mut info
+        );
+        check("GetOwnedMonitorStackDepthInfo", rc)?;
+        Ok(self
+            .take_array(info, count)
+            .into_iter()
+            .map(|i| (i.monitor, i.stack_depth))
+            .collect())
     }
 
     /// The thread that owns `obj`'s monitor now, or null when nobody does.

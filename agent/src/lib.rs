@@ -59,6 +59,7 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
             Capability::GenerateMonitorEvents,
             Capability::GetMonitorInfo,
             Capability::GetBytecodes,
+            Capability::GetOwnedMonitorStackDepthInfo,
             Capability::GetLineNumbers,
             Capability::GetSourceFileName,
             Capability::AccessLocalVariables,

@@ -70,6 +70,11 @@ impl Call {
         self != Call::Sleep
     }
 
+    /// Whether the receiver is a monitor the caller must own (`Object.wait`/`notify`/`notifyAll`).
+    pub fn is_monitor_call(self) -> bool {
+        matches!(self, Call::Wait | Call::Notify | Call::NotifyAll)
+    }
+
     /// Which call a method of a tracked class is, by class signature and method name.
     pub fn classify(class_signature: &str, method_name: &str) -> Option<Call> {
         match (class_signature, method_name) {

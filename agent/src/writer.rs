@@ -12,8 +12,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Mutex;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_queue::{ArrayQueue, SegQueue};
@@ -27,6 +27,9 @@ use crate::jvmti::LineEntry;
 pub const EVENT_QUEUE_CAPACITY: usize = 1 << 16;
 /// Longest time a complete line waits in memory before it reaches the file.
 const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
+/// Longest time JVM exit waits for the writer to drain: a hung file system (a stalled network
+/// mount, a pipe nobody reads) must not hang the program's exit.
+const FINISH_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Kinds of `.orca` lines; the names are the format's event names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +135,9 @@ pub struct Totals {
     pub events: u64,
     pub dropped: u64,
     pub lost_to_io: u64,
+    /// Events that other threads produced while the JVM was already exiting, after the final
+    /// write: not recorded, but counted.
+    pub late: u64,
 }
 
 /// The three open output files.
@@ -159,8 +165,9 @@ pub struct LogWriter {
     meta: SegQueue<MetaRecord>,
     accepted: AtomicU64,
     dropped: AtomicU64,
+    late: AtomicU64,
     stop: AtomicBool,
-    thread: Mutex<Option<JoinHandle<Totals>>>,
+    done: Mutex<Option<Receiver<Totals>>>,
     finished: Mutex<Option<Totals>>,
 }
 
@@ -172,8 +179,9 @@ impl LogWriter {
             meta: SegQueue::new(),
             accepted: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
+            late: AtomicU64::new(0),
             stop: AtomicBool::new(false),
-            thread: Mutex::new(None),
+            done: Mutex::new(None),
             finished: Mutex::new(None),
         }
     }
@@ -181,16 +189,21 @@ impl LogWriter {
     /// Starts the background writer. `self` must live as long as the process (the agent
     /// context is a `static`).
     pub fn start(&'static self, files: Files) -> io::Result<()> {
-        let handle = std::thread::Builder::new()
+        let (tx, rx) = sync_channel(1);
+        std::thread::Builder::new()
             .name("orca-writer".into())
-            .spawn(move || self.run(files))?;
-        *self.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+            .spawn(move || {
+                let _ = tx.send(self.run(files));
+            })?;
+        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = Some(rx);
         Ok(())
     }
 
     /// Queues an event; never blocks. A full queue drops the event and counts it.
     pub fn push(&self, record: EventRecord) {
-        if self.stop.load(Ordering::Relaxed) || self.events.push(record).is_err() {
+        if self.stop.load(Ordering::Relaxed) {
+            self.late.fetch_add(1, Ordering::Relaxed);
+        } else if self.events.push(record).is_err() {
             self.dropped.fetch_add(1, Ordering::Relaxed);
         } else {
             self.accepted.fetch_add(1, Ordering::Relaxed);
@@ -210,9 +223,25 @@ impl LogWriter {
             return t;
         }
         self.stop.store(true, Ordering::SeqCst);
-        let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let mut totals = handle.and_then(|h| h.join().ok()).unwrap_or_default();
+        let rx = self.done.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let mut totals = match rx.map(|rx| rx.recv_timeout(FINISH_TIMEOUT)) {
+            Some(Ok(t)) => t,
+            Some(Err(_)) => {
+                let queued = self.events.len() as u64;
+                eprintln!(
+                    "orca: the log writer is still blocked on a write after {} s; giving up on the {queued} events still queued so the JVM can exit",
+                    FINISH_TIMEOUT.as_secs()
+                );
+                Totals {
+                    events: self.accepted.load(Ordering::SeqCst).saturating_sub(queued),
+                    lost_to_io: queued,
+                    ..Totals::default()
+                }
+            }
+            None => Totals::default(),
+        };
         totals.dropped = self.dropped.load(Ordering::SeqCst);
+        totals.late = self.late.load(Ordering::SeqCst);
         *finished = Some(totals);
         totals
     }
@@ -267,8 +296,8 @@ impl LogWriter {
         }
         Totals {
             events: out.events,
-            dropped: 0,
             lost_to_io: out.lost,
+            ..Totals::default()
         }
     }
 }
@@ -284,10 +313,13 @@ const METHODS: usize = 1;
 const CLASSES: usize = 2;
 
 /// The buffered files, with the "say it once" I/O error handling: after a write error
-/// (a full disk, a folder gone) the file is given up and its lines are counted as lost.
+/// (a full disk, a folder gone) the file is given up and its lines are counted as lost,
+/// including the lines still in its buffer.
 struct Output {
     paths: [PathBuf; 3],
     writers: [Option<BufWriter<File>>; 3],
+    /// Lines buffered per file since its last successful flush.
+    pending: [u64; 3],
     events: u64,
     lost: u64,
 }
@@ -303,6 +335,7 @@ impl Output {
                 Some(BufWriter::with_capacity(cap, b)),
                 Some(BufWriter::with_capacity(cap, c)),
             ],
+            pending: [0; 3],
             events: 0,
             lost: 0,
         }
@@ -313,17 +346,21 @@ impl Output {
             self.lost += 1;
             return;
         };
-        if let Err(e) = w.write_all(line) {
-            self.fail(file, e);
-            self.lost += 1;
+        match w.write_all(line) {
+            Ok(()) => self.pending[file] += 1,
+            Err(e) => {
+                self.lost += 1;
+                self.fail(file, e);
+            }
         }
     }
 
     fn flush(&mut self) {
         for file in 0..3 {
             if let Some(w) = self.writers[file].as_mut() {
-                if let Err(e) = w.flush() {
-                    self.fail(file, e);
+                match w.flush() {
+                    Ok(()) => self.pending[file] = 0,
+                    Err(e) => self.fail(file, e),
                 }
             }
         }
@@ -331,6 +368,7 @@ impl Output {
 
     fn fail(&mut self, file: usize, e: io::Error) {
         eprintln!("orca: cannot write {} ({e}); its lines from now on are lost, the program keeps running", self.paths[file].display());
+        self.lost += std::mem::take(&mut self.pending[file]);
         // Dropping a BufWriter flushes again; take the file out of it instead.
         if let Some(w) = self.writers[file].take() {
             let (_file, _unwritten) = w.into_parts();

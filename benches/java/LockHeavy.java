@@ -1,6 +1,7 @@
 /**
  * A lock-heavy workload: contended synchronized counters, a wait/notify producer/consumer,
- * and ordinary method calls between them. Prints its own elapsed time.
+ * and ordinary method calls between them. The producer and consumer run 40 calls deep, so
+ * that the stack depth sweep has frames to walk. Prints its own elapsed time.
  */
 public class LockHeavy {
     static final Object counterLock = new Object();
@@ -8,6 +9,15 @@ public class LockHeavy {
 
     static int work(int x) {
         return (x * 31) ^ (x >>> 3);
+    }
+
+    /** Runs `body` under `depth` extra frames. */
+    static void deep(int depth, Runnable body) {
+        if (depth == 0) {
+            body.run();
+        } else {
+            deep(depth - 1, body);
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -32,7 +42,7 @@ public class LockHeavy {
         final Object q = new Object();
         final int[] box = {0, 0}; // {full, taken}
         int items = 5_000 * scale;
-        Thread consumer = new Thread(() -> {
+        Thread consumer = new Thread(() -> deep(40, () -> {
             for (int i = 0; i < items; i++) {
                 synchronized (q) {
                     while (box[0] == 0) {
@@ -43,15 +53,19 @@ public class LockHeavy {
                     q.notify();
                 }
             }
-        }, "consumer");
+        }), "consumer");
         consumer.start();
-        for (int i = 0; i < items; i++) {
-            synchronized (q) {
-                while (box[0] == 1) q.wait();
-                box[0] = 1;
-                q.notify();
+        deep(40, () -> {
+            for (int i = 0; i < items; i++) {
+                synchronized (q) {
+                    while (box[0] == 1) {
+                        try { q.wait(); } catch (InterruptedException e) { return; }
+                    }
+                    box[0] = 1;
+                    q.notify();
+                }
             }
-        }
+        });
         consumer.join();
         System.out.printf("counter=%d taken=%d ms=%d%n", counter, box[1], (System.nanoTime() - start) / 1_000_000);
     }

@@ -299,3 +299,44 @@ fn metadata_is_lazy_and_complete() {
     );
     assert!(main.lines.as_ref().is_some_and(|l| !l.is_empty()));
 }
+
+#[test]
+fn receivers_are_exact_with_several_monitors_owned() {
+    for jdk in jdks() {
+        let run = run("nested", jdk, "", "Nested", &[]);
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        let hex = |k: &str| {
+            let w = run
+                .stdout
+                .split_whitespace()
+                .find(|w| w.starts_with(&format!("{k}=")))
+                .unwrap();
+            u32::from_str_radix(&w[k.len() + 1..], 16).unwrap()
+        };
+        let log = run.log();
+        assert_valid(&run, &log);
+        let main: Vec<&Event> = by_thread_name(&log, "main")
+            .into_iter()
+            .filter(|e| {
+                e.frames
+                    .first()
+                    .is_some_and(|f| log.method_name(f.0) == "Nested.main")
+            })
+            .collect();
+        assert_eq!(
+            names(&main),
+            [
+                "ObjectNotify",
+                "ObjectNotifyAll",
+                "ObjectWait",
+                "ObjectWaited"
+            ],
+            "{}",
+            jdk.label()
+        );
+        assert_eq!(main[0].object, Some(hex("b")));
+        assert_eq!(main[1].object, Some(hex("a")));
+        assert_eq!(main[2].object, Some(hex("b")));
+        assert_eq!(main[3].object, Some(hex("b")));
+    }
+}

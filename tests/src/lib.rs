@@ -110,13 +110,17 @@ pub fn jdks() -> &'static [Jdk] {
         };
         let j17 = found.remove(i);
         found.insert(0, j17);
+        // Written to the real stderr, not through `eprintln!`, which the test harness captures:
+        // which JDKs ran must show in every test log.
+        use std::io::Write;
+        let mut err = std::io::stderr().lock();
         let list: Vec<String> = found.iter().map(|j| format!("{} ({})", j.label(), j.home.display())).collect();
-        eprintln!("orca-tests: running on {}", list.join(", "));
+        let _ = writeln!(err, "orca-tests: running on {}", list.join(", "));
         if found.len() == 1 {
-            eprintln!("orca-tests: no JDK other than 17 found under /usr/lib/jvm: newer JDKs NOT tested");
+            let _ = writeln!(err, "orca-tests: no JDK other than 17 found under /usr/lib/jvm: newer JDKs NOT tested");
         }
         for s in skipped {
-            eprintln!("orca-tests: ignoring {} (no release file or no java)", s.display());
+            let _ = writeln!(err, "orca-tests: ignoring {} (no release file, or a JDK 17 without javac)", s.display());
         }
         found
     })

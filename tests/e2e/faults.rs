@@ -1,0 +1,182 @@
+//! Faults in the agent's world: a full disk, a disk slower than the events, many threads.
+//! In each case the program's own output and exit code are those of a run without the agent.
+
+use std::io::Read;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use orca_tests::*;
+
+#[test]
+fn full_disk_is_reported_once_and_the_program_runs_on() {
+    for jdk in jdks() {
+        let prefix = prefix_for("diskfull", jdk);
+        std::os::unix::fs::symlink("/dev/full", format!("{}.orca", prefix.display())).unwrap();
+        let out = output_with_timeout(
+            java_command(jdk, &prefix.display().to_string(), &[], "PingPong", &[]),
+            120,
+        );
+        let run = finish(prefix.clone(), out);
+        let plain = run_plain(jdk, "PingPong", &[]);
+        assert_eq!(run.code, plain.status.code(), "{}", run.stderr);
+        assert_eq!(run.stdout, String::from_utf8_lossy(&plain.stdout));
+        let complaints: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("cannot write"))
+            .collect();
+        assert_eq!(complaints.len(), 1, "{}", run.stderr);
+        assert!(
+            complaints[0].contains("run.orca") && complaints[0].contains("No space left"),
+            "{}",
+            complaints[0]
+        );
+        assert!(
+            run.stderr.contains("lines lost to write errors"),
+            "{}",
+            run.stderr
+        );
+        // The other two files are complete.
+        let methods = std::fs::read_to_string(format!("{}.methods", prefix.display())).unwrap();
+        assert!(methods.ends_with('\n') && methods.lines().count() > 3);
+    }
+}
+
+#[test]
+fn a_slow_disk_drops_events_and_counts_them_in_the_log() {
+    let jdk = jdk17();
+    let prefix = prefix_for("slowdisk", jdk);
+    let fifo = format!("{}.orca", prefix.display());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let n = 300_000;
+    let mut cmd = java_command(
+        jdk,
+        &prefix.display().to_string(),
+        &[],
+        "Flood",
+        &[&n.to_string()],
+    );
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    // A reader slower than the events for two seconds, then fast to the end.
+    let reader = std::thread::spawn(move || {
+        let mut f = std::fs::File::open(&fifo).unwrap();
+        let mut data = Vec::new();
+        let mut buf = vec![0u8; 16 * 1024];
+        let start = Instant::now();
+        loop {
+            let k = f.read(&mut buf).unwrap();
+            if k == 0 {
+                break;
+            }
+            data.extend_from_slice(&buf[..k]);
+            if start.elapsed() < Duration::from_secs(2) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        String::from_utf8(data).unwrap()
+    });
+    let out = child.wait_with_output().unwrap();
+    let text = reader.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("flood done"));
+    let exit_line = stderr
+        .lines()
+        .find(|l| l.contains("; wrote "))
+        .expect("exit line");
+    let dropped: u64 = exit_line
+        .split(" events, ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        dropped > 0,
+        "the slow reader should have forced drops: {exit_line}"
+    );
+    let in_log: u64 = text
+        .lines()
+        .filter(|l| l.contains(",EventsDropped,"))
+        .map(|l| l.rsplit(',').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(in_log, dropped, "every drop is counted in the log");
+    let notifies = text
+        .lines()
+        .filter(|l| l.contains(",ObjectNotify,"))
+        .count() as u64;
+    assert!(
+        notifies < n && notifies + dropped >= n,
+        "{notifies} written + {dropped} dropped of {n}"
+    );
+    assert!(text.ends_with('\n'));
+}
+
+#[test]
+fn two_thousand_threads_start_and_end() {
+    for jdk in jdks() {
+        let run = run("manythreads", jdk, "", "ManyThreads", &["2000"]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        assert_eq!(run.stdout.trim(), "threads done 2000");
+        let log = run.log();
+        assert_valid(&run, &log);
+        let workers: Vec<u32> = log
+            .thread_names
+            .iter()
+            .filter(|(_, n)| n.starts_with("worker-"))
+            .map(|(id, _)| *id)
+            .collect();
+        // Identity hashes of 2000 threads may collide; names may not.
+        let names: std::collections::HashSet<&String> = log
+            .thread_names
+            .values()
+            .filter(|n| n.starts_with("worker-"))
+            .collect();
+        let started = log
+            .events
+            .iter()
+            .filter(|e| e.name == "ThreadStarted")
+            .count();
+        let ended = log
+            .events
+            .iter()
+            .filter(|e| e.name == "ThreadEnded" && workers.contains(&e.thread))
+            .count();
+        let starts_from_main = log
+            .events
+            .iter()
+            .filter(|e| {
+                e.name == "ThreadStart"
+                    && e.frames
+                        .first()
+                        .is_some_and(|f| log.method_name(f.0) == "ManyThreads.main")
+            })
+            .count();
+        let notifies = log
+            .events
+            .iter()
+            .filter(|e| {
+                e.name == "ObjectNotifyAll"
+                    && e.frames
+                        .first()
+                        .is_some_and(|f| log.method_name(f.0).starts_with("ManyThreads.lambda"))
+            })
+            .count();
+        assert!(
+            names.len() >= 1990 && started >= 2000,
+            "{} names, {started} ThreadStarted",
+            names.len()
+        );
+        assert_eq!(starts_from_main, 2000, "{}", jdk.label());
+        assert_eq!(notifies, 2000, "{}", jdk.label());
+        assert!(ended >= 1990);
+    }
+}
