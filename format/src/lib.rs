@@ -1,1 +1,137 @@
-//! Strict, streaming reader of the Orca log files described in docs/FORMAT.md.
+//! Strict, streaming reader and validator of the Orca log files described in
+//! docs/FORMAT.md (`PREFIX.orca`, `PREFIX.methods`, `PREFIX.classtable`).
+//!
+//! It was written from the format document alone, so that it checks the
+//! agent's writer independently instead of sharing its assumptions.
+//!
+//! - [`reader::LineReader`] splits any `Read` into lines with bounded memory.
+//! - [`parse_event_line`], [`parse_method_line`], [`parse_class_line`] turn one
+//!   line into a typed, borrowed record or a [`SyntaxError`].
+//! - [`validate_prefix`] checks every rule of the document and returns a
+//!   [`ValidationReport`] of `file:line: what is wrong` [`Violation`]s.
+//! - [`EventReader`] streams typed events for analyses (`orca report`).
+//! - [`Metadata`] resolves frames to `Class.method(File.java:line)`.
+
+#![warn(missing_docs)]
+
+pub mod meta;
+pub mod parse;
+pub mod reader;
+pub mod validate;
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+pub use meta::{java_class_name, ClassInfo, Metadata, MethodInfo};
+pub use parse::{
+    escape, line_for, parse_class_line, parse_event_line, parse_method_line, parse_stack, unescape,
+    ClassRecord, Event, EventKind, EventRecord, Frame, Hash, LineTable, MethodId, MethodRecord,
+    StackTrace, SyntaxError, Text, Timestamp, NATIVE_LOCATION,
+};
+pub use reader::{Line, LineReader};
+pub use validate::{
+    validate_prefix, validate_readers, FileKind, Options, Severity, ValidationReport, Validator,
+    Violation, ViolationKind,
+};
+
+/// Failure to read the files at all (as opposed to a violation inside them).
+#[derive(Debug, thiserror::Error)]
+pub enum OrcaError {
+    /// Opening or reading a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The three file names of a dump prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paths {
+    /// `PREFIX.orca`.
+    pub orca: PathBuf,
+    /// `PREFIX.methods`.
+    pub methods: PathBuf,
+    /// `PREFIX.classtable`.
+    pub classtable: PathBuf,
+}
+
+/// `PREFIX` + `.orca` / `.methods` / `.classtable` (appended, never replacing
+/// an extension: `out/run.v2` gives `out/run.v2.orca`).
+pub fn paths(prefix: &Path) -> Paths {
+    let with = |ext: &str| {
+        let mut s = prefix.as_os_str().to_owned();
+        s.push(ext);
+        PathBuf::from(s)
+    };
+    Paths {
+        orca: with(".orca"),
+        methods: with(".methods"),
+        classtable: with(".classtable"),
+    }
+}
+
+/// Why a line of `.orca` yields no event.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// Malformed line.
+    #[error(transparent)]
+    Syntax(#[from] SyntaxError),
+    /// Last line without `\n` (writer killed); its content is not used.
+    #[error("torn last line")]
+    Torn,
+    /// Line longer than the reader's limit.
+    #[error("line too long")]
+    TooLong,
+}
+
+/// Streams the typed events of a `.orca` file with their line numbers, for
+/// analyses that should not stop at the first bad line.
+pub struct EventReader<R> {
+    lines: LineReader<R>,
+}
+
+impl EventReader<File> {
+    /// Opens `PREFIX.orca`.
+    pub fn open(prefix: &Path) -> Result<Self, OrcaError> {
+        let p = paths(prefix).orca;
+        let f = File::open(&p).map_err(|source| OrcaError::Io {
+            path: p.display().to_string(),
+            source,
+        })?;
+        Ok(EventReader::new(f))
+    }
+}
+
+impl<R: Read> EventReader<R> {
+    /// Reads events from any reader.
+    pub fn new(r: R) -> Self {
+        EventReader {
+            lines: LineReader::new(r),
+        }
+    }
+
+    /// Bytes consumed so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.lines.bytes_read()
+    }
+
+    /// The next line's number and event (or why it has none); `None` at the end.
+    #[allow(clippy::type_complexity)]
+    pub fn next_event(
+        &mut self,
+    ) -> std::io::Result<Option<(u64, Result<EventRecord<'_>, LineError>)>> {
+        Ok(self.lines.next_line()?.map(|(n, line)| {
+            let r = match line {
+                Line::Complete(b) => parse_event_line(b).map_err(LineError::from),
+                Line::Torn(_) => Err(LineError::Torn),
+                Line::TooLong => Err(LineError::TooLong),
+            };
+            (n, r)
+        }))
+    }
+}
