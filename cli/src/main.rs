@@ -96,13 +96,30 @@ pub enum FlameWeight {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    let start = std::time::Instant::now();
+    let code = match run(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("orca: {e}");
             ExitCode::from(2)
         }
+    };
+    if std::env::var_os("ORCA_STATS").is_some() {
+        // For the throughput benchmark: wall time and peak resident memory.
+        let hwm = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmHWM:"))
+                    .map(|l| l[6..].trim().to_string())
+            })
+            .unwrap_or_default();
+        eprintln!(
+            "orca-stats: seconds={:.3} VmHWM={hwm}",
+            start.elapsed().as_secs_f64()
+        );
     }
+    code
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
