@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use orca_format::{Event, EventKind, EventReader, Frame, Hash, LineError, Metadata};
+use orca_format::{Event, EventKind, EventReader, FastMap, Frame, Hash, LineError, Metadata};
 
 use crate::util::{dur, json_str, Hist};
 
@@ -64,8 +64,8 @@ pub struct Analysis {
     pub bytes: u64,
     pub first_ts: Option<u64>,
     pub last_ts: u64,
-    pub threads: HashMap<Hash, ThreadStats>,
-    pub objects: HashMap<Hash, ObjectStats>,
+    pub threads: FastMap<Hash, ThreadStats>,
+    pub objects: FastMap<Hash, ObjectStats>,
     pub has_holds: bool,
 }
 
@@ -201,7 +201,7 @@ impl Analysis {
 
     fn close_call(
         t: &mut ThreadStats,
-        objects: &mut HashMap<Hash, ObjectStats>,
+        objects: &mut FastMap<Hash, ObjectStats>,
         k: EventKind,
         obj: Hash,
         ns: u64,

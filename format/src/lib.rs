@@ -35,6 +35,36 @@ pub use validate::{
     Violation, ViolationKind,
 };
 
+/// A fast hasher for [`Hash`], [`MethodId`] and other small integer keys:
+/// one multiply (Fibonacci hashing) instead of SipHash. Identity hashes are
+/// not chosen by an attacker, so DoS resistance is not needed, and per-event
+/// map lookups dominate the analyses' cost.
+#[derive(Default, Clone, Copy)]
+pub struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0 ^ v as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+/// A `HashMap` using [`FastHasher`].
+pub type FastMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
+
 /// Failure to read the files at all (as opposed to a violation inside them).
 #[derive(Debug, thiserror::Error)]
 pub enum OrcaError {

@@ -719,10 +719,31 @@ impl EventKind {
 
     /// Looks a kind up by its name in the file.
     pub fn from_name(b: &[u8]) -> Option<EventKind> {
-        EventKind::ALL
-            .iter()
-            .copied()
-            .find(|k| k.name().as_bytes() == b)
+        // A `match` on the bytes dispatches on length and compares once,
+        // instead of scanning `ALL` on every line.
+        Some(match b {
+            b"ThreadStarted" => EventKind::ThreadStarted,
+            b"ThreadEnded" => EventKind::ThreadEnded,
+            b"ObjectWait" => EventKind::ObjectWait,
+            b"ObjectWaited" => EventKind::ObjectWaited,
+            b"ObjectNotify" => EventKind::ObjectNotify,
+            b"ObjectNotifyAll" => EventKind::ObjectNotifyAll,
+            b"ThreadStart" => EventKind::ThreadStart,
+            b"ThreadJoin" => EventKind::ThreadJoin,
+            b"ThreadJoined" => EventKind::ThreadJoined,
+            b"ThreadSleep" => EventKind::ThreadSleep,
+            b"ThreadSlept" => EventKind::ThreadSlept,
+            b"SemaphoreAcquire" => EventKind::SemaphoreAcquire,
+            b"SemaphoreAcquired" => EventKind::SemaphoreAcquired,
+            b"SemaphoreRelease" => EventKind::SemaphoreRelease,
+            b"MonitorContendedEnter" => EventKind::MonitorContendedEnter,
+            b"MonitorContendedEntered" => EventKind::MonitorContendedEntered,
+            b"MonitorEnter" => EventKind::MonitorEnter,
+            b"MonitorEntered" => EventKind::MonitorEntered,
+            b"MonitorExit" => EventKind::MonitorExit,
+            b"EventsDropped" => EventKind::EventsDropped,
+            _ => return None,
+        })
     }
 }
 

@@ -247,7 +247,7 @@ pub struct Validator {
     methods: MethodSet,
     method_lines: HashMap<u32, u64>,
     missing_methods: HashSet<u32>,
-    threads: HashMap<Hash, ThreadState>,
+    threads: crate::FastMap<Hash, ThreadState>,
     orca_name: String,
     last_orca_line: u64,
 }
@@ -262,7 +262,7 @@ impl Validator {
             methods: MethodSet::default(),
             method_lines: HashMap::new(),
             missing_methods: HashSet::new(),
-            threads: HashMap::new(),
+            threads: Default::default(),
             orca_name: String::new(),
             last_orca_line: 0,
         }
