@@ -11,6 +11,17 @@
 //!   [`ValidationReport`] of `file:line: what is wrong` [`Violation`]s.
 //! - [`EventReader`] streams typed events for analyses (`orca report`).
 //! - [`Metadata`] resolves frames to `Class.method(File.java:line)`.
+//! - [`read_events`] loads a (small) log as owned [`OwnedEvent`]s for tests.
+//!
+//! ```no_run
+//! use orca_format::{validate_prefix, read_events, Metadata, Options, EventKind};
+//! let report = validate_prefix("out/run".as_ref(), &Options::default()).unwrap();
+//! assert!(report.is_valid(), "{:#?}", report.error_lines());
+//! let md = Metadata::load("out/run".as_ref()).unwrap();
+//! for e in read_events("out/run".as_ref()).unwrap().iter().filter(|e| e.kind == EventKind::ObjectWait) {
+//!     println!("{:?} at {}", e.thread, md.frame_to_string(e.frames[0]));
+//! }
+//! ```
 
 #![warn(missing_docs)]
 
@@ -68,6 +79,16 @@ pub type FastMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherD
 /// Failure to read the files at all (as opposed to a violation inside them).
 #[derive(Debug, thiserror::Error)]
 pub enum OrcaError {
+    /// A line of `.orca` that [`read_events`] could not parse.
+    #[error("{path}:{line}: {error}")]
+    Line {
+        /// The file.
+        path: String,
+        /// 1-based line number.
+        line: u64,
+        /// What is wrong with it.
+        error: LineError,
+    },
     /// Opening or reading a file failed.
     #[error("{path}: {source}")]
     Io {
@@ -164,4 +185,81 @@ impl<R: Read> EventReader<R> {
             (n, r)
         }))
     }
+}
+
+/// An event with its fields copied out of the line: convenient for tests that
+/// compare whole per-thread sequences (use [`EventReader`] for big logs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedEvent {
+    /// 1-based line in `.orca`.
+    pub line: u64,
+    /// When it happened.
+    pub timestamp: Timestamp,
+    /// Which event.
+    pub kind: EventKind,
+    /// The thread it happened on (`None` for `EventsDropped`).
+    pub thread: Option<Hash>,
+    /// Object, monitor, semaphore, or started/joined thread ([`Event::object`]).
+    pub object: Option<Hash>,
+    /// Owner thread of a `MonitorContendedEnter`.
+    pub owner: Option<Hash>,
+    /// Decoded thread name of a `ThreadStarted`.
+    pub name: Option<String>,
+    /// Count of an `EventsDropped`.
+    pub count: Option<u32>,
+    /// Stack frames, innermost first (empty when the event has no stack).
+    pub frames: Vec<Frame>,
+}
+
+impl OwnedEvent {
+    /// Copies a parsed record.
+    pub fn new(line: u64, rec: &EventRecord<'_>) -> Self {
+        let e = &rec.event;
+        OwnedEvent {
+            line,
+            timestamp: rec.timestamp,
+            kind: e.kind(),
+            thread: e.thread(),
+            object: e.object(),
+            owner: match *e {
+                Event::MonitorContendedEnter { owner, .. } => Some(owner),
+                _ => None,
+            },
+            name: match e {
+                Event::ThreadStarted { name, .. } => Some(name.decode().into_owned()),
+                _ => None,
+            },
+            count: match *e {
+                Event::EventsDropped { count } => Some(count),
+                _ => None,
+            },
+            frames: e.stack().map(|s| s.frames().collect()).unwrap_or_default(),
+        }
+    }
+}
+
+/// Reads every event of `PREFIX.orca` into memory, failing on the first
+/// malformed line (a torn last line is skipped: [`validate_prefix`] reports it).
+/// Meant for test logs; memory grows with the log.
+pub fn read_events(prefix: &Path) -> Result<Vec<OwnedEvent>, OrcaError> {
+    let path = paths(prefix).orca.display().to_string();
+    let mut r = EventReader::open(prefix)?;
+    let mut out = Vec::new();
+    while let Some((n, rec)) = r.next_event().map_err(|source| OrcaError::Io {
+        path: path.clone(),
+        source,
+    })? {
+        match rec {
+            Ok(rec) => out.push(OwnedEvent::new(n, &rec)),
+            Err(LineError::Torn) => {}
+            Err(error) => {
+                return Err(OrcaError::Line {
+                    path,
+                    line: n,
+                    error,
+                })
+            }
+        }
+    }
+    Ok(out)
 }

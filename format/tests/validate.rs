@@ -36,7 +36,7 @@ const EVENTS: &str = "\
 5087.200001800,ThreadEnded,0000BBBB
 5087.200001900,ThreadJoin,0000AAAA,0000BBBB,1;00000001;00000000
 5087.200002000,ThreadJoined,0000AAAA,0000BBBB,1;00000001;00000000
-5087.200002100,EventsDropped,3
+5087.200002100,ObjectNotifyAll,0000AAAA,00001111,1;00000001;00000000
 5087.200002200,ThreadEnded,0000AAAA
 ";
 
@@ -80,7 +80,7 @@ fn valid_log_passes() {
     assert!(r.violations.is_empty(), "{:#?}", r.violations);
     assert_eq!(
         (r.events, r.methods, r.classes, r.threads, r.dropped),
-        (23, 3, 2, 2, 3)
+        (23, 3, 2, 2, 0)
     );
 }
 
@@ -343,4 +343,49 @@ fn lifecycle_and_misc_lines() {
         errs[2].starts_with("t.orca:26: field 4 (stackTrace)"),
         "{errs:?}"
     );
+}
+
+#[test]
+fn thread_start_causality() {
+    // The started thread's ThreadStarted earlier than the ThreadStart call.
+    let ev = replace_line(
+        EVENTS,
+        3,
+        "5087.200000050,ThreadStarted,0000BBBB,worker%2C1",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    assert_eq!(
+        r.error_lines(),
+        vec!["t.orca:3: ThreadStarted of thread 0000BBBB at 5087.200000050 is earlier than the ThreadStart that started it at 5087.200000100 (line 2)"]
+    );
+}
+
+#[test]
+fn dropped_events_downgrade_pairing_errors() {
+    let ev = replace_line(EVENTS, 16, "5087.200001500,EventsDropped,1");
+    let r = run(CLASSES, METHODS, &ev);
+    assert!(r.is_valid(), "{:?}", r.error_lines());
+    assert_eq!(r.dropped, 1);
+    assert!(r.violations.iter().any(|v| v.severity == Severity::Warning
+        && v.message.ends_with("(expected: the agent dropped events)")));
+}
+
+#[test]
+fn read_events_owned() {
+    let dir = std::env::temp_dir().join(format!("orca-format-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prefix = dir.join("run");
+    std::fs::write(dir.join("run.orca"), EVENTS).unwrap();
+    let ev = orca_format::read_events(&prefix).unwrap();
+    assert_eq!(ev.len(), 23);
+    assert_eq!(ev[2].name.as_deref(), Some("worker,1"));
+    assert_eq!(ev[6].owner, Some(orca_format::Hash(0xAAAA)));
+    assert_eq!(ev[6].frames[0].method, orca_format::MethodId(2));
+    std::fs::write(dir.join("run.orca"), replace_line(EVENTS, 4, "bad")).unwrap();
+    let e = orca_format::read_events(&prefix).unwrap_err().to_string();
+    assert!(
+        e.ends_with("run.orca:4: unknown event kind `bad`") || e.contains("run.orca:4:"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
