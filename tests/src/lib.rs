@@ -1,1 +1,331 @@
-//! Helpers for the end-to-end tests.
+//! Helpers for the end-to-end tests: find the JDKs, compile the Java test programs, run them
+//! under `liborca.so`, and read the logs they leave.
+//!
+//! Every end-to-end test runs on JDK 17 and on every other JDK under `/usr/lib/jvm`, so a
+//! behaviour change in a newer JVM shows up as a failing test, not as a surprise for a user.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+pub mod log;
+
+pub use log::{Event, Log};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// The agent under test: `$ORCA_AGENT` or `target/release/liborca.so`.
+pub fn agent_path() -> PathBuf {
+    let p = std::env::var_os("ORCA_AGENT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/release/liborca.so"));
+    assert!(
+        p.exists(),
+        "{} is missing: build it first with `cargo build --release` (scripts/test does)",
+        p.display()
+    );
+    p
+}
+
+/// One installed JDK.
+#[derive(Clone, Debug)]
+pub struct Jdk {
+    pub home: PathBuf,
+    /// The feature release, e.g. 17 or 25.
+    pub major: u32,
+}
+
+impl Jdk {
+    pub fn java(&self) -> PathBuf {
+        self.home.join("bin/java")
+    }
+    pub fn javac(&self) -> PathBuf {
+        self.home.join("bin/javac")
+    }
+    /// A short label for messages and output folders, e.g. `jdk17`.
+    pub fn label(&self) -> String {
+        format!("jdk{}", self.major)
+    }
+}
+
+fn read_major(home: &Path) -> Option<u32> {
+    let release = std::fs::read_to_string(home.join("release")).ok()?;
+    let line = release.lines().find(|l| l.starts_with("JAVA_VERSION="))?;
+    let v = line.trim_start_matches("JAVA_VERSION=").trim_matches('"');
+    let first = v.split(['.', '-', '+']).next()?;
+    let major: u32 = first.parse().ok()?;
+    Some(if major == 1 {
+        v.split('.').nth(1)?.parse().ok()?
+    } else {
+        major
+    })
+}
+
+/// JDK 17 first, then every other distinct JDK under `/usr/lib/jvm` (and `$JAVA_HOME`),
+/// newest last. Panics without a JDK 17: the suite must never pass having run on nothing.
+pub fn jdks() -> &'static [Jdk] {
+    static JDKS: OnceLock<Vec<Jdk>> = OnceLock::new();
+    JDKS.get_or_init(|| {
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        if let Some(h) = std::env::var_os("JDK17_HOME") {
+            candidates.push(h.into());
+        }
+        if let Ok(rd) = std::fs::read_dir("/usr/lib/jvm") {
+            let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+            v.sort();
+            candidates.extend(v);
+        }
+        if let Some(h) = std::env::var_os("JAVA_HOME") {
+            candidates.push(h.into());
+        }
+        let mut seen = Vec::new();
+        let mut found: Vec<Jdk> = Vec::new();
+        let mut skipped = Vec::new();
+        for home in candidates {
+            let Ok(canon) = home.canonicalize() else { continue };
+            if seen.contains(&canon) {
+                continue;
+            }
+            seen.push(canon.clone());
+            if !canon.join("bin/java").exists() {
+                continue;
+            }
+            match read_major(&canon) {
+                Some(major) if canon.join("bin/javac").exists() || major != 17 => found.push(Jdk { home: canon, major }),
+                _ => skipped.push(canon),
+            }
+        }
+        found.sort_by_key(|j| j.major);
+        found.dedup_by_key(|j| j.major);
+        let jdk17 = found.iter().position(|j| j.major == 17);
+        let Some(i) = jdk17 else {
+            panic!("no JDK 17 with javac found under /usr/lib/jvm (found {found:?}); run scripts/ensure-jdk");
+        };
+        let j17 = found.remove(i);
+        found.insert(0, j17);
+        let list: Vec<String> = found.iter().map(|j| format!("{} ({})", j.label(), j.home.display())).collect();
+        eprintln!("orca-tests: running on {}", list.join(", "));
+        if found.len() == 1 {
+            eprintln!("orca-tests: no JDK other than 17 found under /usr/lib/jvm: newer JDKs NOT tested");
+        }
+        for s in skipped {
+            eprintln!("orca-tests: ignoring {} (no release file or no java)", s.display());
+        }
+        found
+    })
+}
+
+/// The JDK 17 (first of [`jdks`]).
+pub fn jdk17() -> &'static Jdk {
+    &jdks()[0]
+}
+
+/// Where tests write: `target/orca-tests`.
+pub fn work_dir() -> PathBuf {
+    let d = root().join("target/orca-tests");
+    std::fs::create_dir_all(&d).expect("create target/orca-tests");
+    d
+}
+
+/// Compiles every program in `tests/java` once (with JDK 17's javac, `--release 11`, with
+/// debug info) and returns the class folder.
+pub fn test_classes() -> &'static Path {
+    static CLASSES: OnceLock<PathBuf> = OnceLock::new();
+    CLASSES.get_or_init(|| {
+        let out = work_dir().join("classes");
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(&out).unwrap();
+        let mut sources: Vec<PathBuf> = std::fs::read_dir(root().join("tests/java"))
+            .expect("tests/java")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "java"))
+            .collect();
+        sources.sort();
+        let status = Command::new(jdk17().javac())
+            .args(["--release", "11", "-g", "-encoding", "UTF-8", "-d"])
+            .arg(&out)
+            .args(&sources)
+            .status()
+            .expect("run javac");
+        assert!(status.success(), "javac failed on tests/java");
+        out
+    })
+}
+
+/// One JVM run under the agent.
+#[derive(Debug)]
+pub struct Run {
+    pub prefix: PathBuf,
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// Reads the three files this run wrote.
+    pub fn log(&self) -> Log {
+        Log::read(&self.prefix).unwrap_or_else(|e| {
+            panic!(
+                "reading {}: {e}\nstderr:\n{}",
+                self.prefix.display(),
+                self.stderr
+            )
+        })
+    }
+}
+
+/// A fresh output prefix for `test` on `jdk`.
+pub fn prefix_for(test: &str, jdk: &Jdk) -> PathBuf {
+    let dir = work_dir()
+        .join("runs")
+        .join(format!("{test}-{}", jdk.label()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("run")
+}
+
+/// The java command for `main` under the agent with `options` (after `=`), and `jvm_args`.
+pub fn java_command(
+    jdk: &Jdk,
+    options: &str,
+    jvm_args: &[&str],
+    main: &str,
+    args: &[&str],
+) -> Command {
+    let mut c = Command::new(jdk.java());
+    c.arg(format!("-agentpath:{}={}", agent_path().display(), options));
+    c.args(jvm_args)
+        .arg("-cp")
+        .arg(test_classes())
+        .arg(main)
+        .args(args);
+    c.stdin(Stdio::null());
+    c
+}
+
+/// Runs `main` from tests/java on `jdk` with the agent writing to a fresh prefix, plus
+/// `extra_options` (e.g. `stackdepth=4`).
+pub fn run(test: &str, jdk: &Jdk, extra_options: &str, main: &str, args: &[&str]) -> Run {
+    let prefix = prefix_for(test, jdk);
+    let mut options = prefix.display().to_string();
+    if !extra_options.is_empty() {
+        options.push(',');
+        options.push_str(extra_options);
+    }
+    let out = output_with_timeout(java_command(jdk, &options, &[], main, args), 120);
+    finish(prefix, out)
+}
+
+/// Wraps a finished process into a [`Run`].
+pub fn finish(prefix: PathBuf, out: Output) -> Run {
+    Run {
+        prefix,
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs a command to completion, killing it after `secs` seconds: a hung JVM fails the test
+/// instead of hanging the suite.
+pub fn output_with_timeout(mut cmd: Command, secs: u64) -> Output {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = cmd.spawn().expect("start java");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        if rx
+            .recv_timeout(std::time::Duration::from_secs(secs))
+            .is_err()
+        {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            eprintln!("orca-tests: killed pid {pid} after {secs} s");
+        }
+    });
+    let out = child.wait_with_output().expect("wait for java");
+    let _ = tx.send(());
+    out
+}
+
+/// Runs the same program without the agent, to compare its output.
+pub fn run_plain(jdk: &Jdk, main: &str, args: &[&str]) -> Output {
+    let mut c = Command::new(jdk.java());
+    c.arg("-cp")
+        .arg(test_classes())
+        .arg(main)
+        .args(args)
+        .stdin(Stdio::null());
+    output_with_timeout(c, 120)
+}
+
+/// Events of one thread, by thread name.
+pub fn by_thread_name<'a>(log: &'a Log, name: &str) -> Vec<&'a Event> {
+    let ids: Vec<u32> = log
+        .thread_names
+        .iter()
+        .filter(|(_, n)| n.as_str() == name)
+        .map(|(id, _)| *id)
+        .collect();
+    assert_eq!(
+        ids.len(),
+        1,
+        "expected one thread named {name:?}, found {ids:?} in {:?}",
+        log.thread_names
+    );
+    log.events.iter().filter(|e| e.thread == ids[0]).collect()
+}
+
+/// The names of the events, for sequence comparisons.
+pub fn names(events: &[&Event]) -> Vec<String> {
+    events.iter().map(|e| e.name.clone()).collect()
+}
+
+/// Counts of each event name.
+pub fn counts(log: &Log) -> HashMap<String, usize> {
+    let mut m = HashMap::new();
+    for e in &log.events {
+        *m.entry(e.name.clone()).or_insert(0) += 1;
+    }
+    m
+}
+
+/// The line of `tests/java/<file>` that carries the comment `// @<marker>`: tests name source
+/// lines by marker so they never hard-code a number.
+pub fn marker_line(file: &str, marker: &str) -> u32 {
+    let src =
+        std::fs::read_to_string(root().join("tests/java").join(file)).expect("read test source");
+    let tag = format!("// @{marker}");
+    let hits: Vec<usize> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.contains(&tag)
+                && !l[l.find(&tag).unwrap() + tag.len()..]
+                    .starts_with(|c: char| c.is_alphanumeric() || c == '-')
+        })
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert_eq!(hits.len(), 1, "marker {tag} in {file}: {hits:?}");
+    hits[0] as u32
+}
+
+/// Asserts that a log is well formed and consistent, with context on failure.
+pub fn assert_valid(run: &Run, log: &Log) {
+    let v = log.invariant_violations();
+    assert!(
+        v.is_empty(),
+        "{}: {} violations:\n{}\nstderr:\n{}",
+        run.prefix.display(),
+        v.len(),
+        v.join("\n"),
+        run.stderr
+    );
+}

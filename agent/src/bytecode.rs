@@ -1,0 +1,103 @@
+//! Just enough bytecode decoding to find instruction boundaries.
+//!
+//! HotSpot's interpreter advances past a `monitorenter` before it blocks, so the frame of a
+//! thread contending for a `synchronized` block reports the index of the *next* instruction,
+//! often on the next source line. The agent moves such a location back onto the
+//! `monitorenter`, so that a contention is reported on the line of the `synchronized`
+//! statement, in every mode.
+
+const MONITORENTER: u8 = 0xC2;
+
+/// Length of the instruction at `pc`, or `None` if the code is cut short or unknown.
+fn instruction_length(code: &[u8], pc: usize) -> Option<usize> {
+    let op = *code.get(pc)?;
+    let fixed = match op {
+        0x10 | 0x12 | 0x15..=0x19 | 0x36..=0x3A | 0xA9 | 0xBC => 2,
+        0x11
+        | 0x13
+        | 0x14
+        | 0x84
+        | 0x99..=0xA8
+        | 0xB2..=0xB8
+        | 0xBB
+        | 0xBD
+        | 0xC0
+        | 0xC1
+        | 0xC6
+        | 0xC7 => 3,
+        0xC5 => 4,
+        0xB9 | 0xBA | 0xC8 | 0xC9 => 5,
+        0xC4 => {
+            // wide: iinc takes 6 bytes, the loads and stores 4.
+            return Some(if *code.get(pc + 1)? == 0x84 { 6 } else { 4 });
+        }
+        0xAA | 0xAB => {
+            let base = (pc + 4) & !3;
+            let word = |i: usize| -> Option<i32> {
+                Some(i32::from_be_bytes(
+                    code.get(base + 4 * i..base + 4 * i + 4)?.try_into().ok()?,
+                ))
+            };
+            let n = if op == 0xAA {
+                let (low, high) = (word(1)?, word(2)?);
+                3 + usize::try_from(i64::from(high) - i64::from(low) + 1).ok()?
+            } else {
+                2 + 2 * usize::try_from(word(1)?).ok()?
+            };
+            return Some(base + 4 * n - pc);
+        }
+        0xCA..=0xFF => return None,
+        _ => 1,
+    };
+    Some(fixed)
+}
+
+/// The location to report for a thread blocked on a monitor at `location` in `code`: the
+/// `monitorenter` just before it, if there is one, else `location` unchanged.
+pub fn monitor_location(code: &[u8], location: u32) -> u32 {
+    let target = location as usize;
+    let mut pc = 0;
+    while pc < target {
+        let Some(len) = instruction_length(code, pc) else {
+            return location;
+        };
+        if pc + len == target {
+            return if code[pc] == MONITORENTER {
+                pc as u32
+            } else {
+                location
+            };
+        }
+        pc += len;
+    }
+    location
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_back_onto_monitorenter_only() {
+        // getstatic #2; dup; astore_0; monitorenter; getstatic #3; ...
+        let code = [0xB2, 0, 2, 0x59, 0x4B, 0xC2, 0xB2, 0, 3, 0x04, 0x60];
+        assert_eq!(monitor_location(&code, 6), 5);
+        assert_eq!(monitor_location(&code, 5), 5);
+        assert_eq!(monitor_location(&code, 9), 9);
+        // sipush 0x00C2 must not be mistaken for a monitorenter.
+        let code = [0x11, 0x00, 0xC2, 0x57];
+        assert_eq!(monitor_location(&code, 3), 3);
+    }
+
+    #[test]
+    fn walks_over_switches() {
+        // iload_0 at 0, tableswitch at 1 (padding to 4), default, low 0, high 1, 2 offsets; monitorenter after.
+        let mut code = vec![0x1A, 0xAA, 0, 0];
+        for w in [20i32, 0, 1, 20, 20] {
+            code.extend_from_slice(&w.to_be_bytes());
+        }
+        code.push(0xC2);
+        let after = code.len() as u32;
+        assert_eq!(monitor_location(&code, after), after - 1);
+    }
+}

@@ -1,0 +1,125 @@
+//! JVMTI event callbacks: the `extern "C"` entry points JVMTI calls, each a thin shell that
+//! catches panics and hands over to [`Agent`] methods in safe Rust.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use jni_sys::{jboolean, jclass, jmethodID, jobject, jvalue, JNIEnv};
+use jvmti_sys::jvmtiEnv;
+
+use crate::jvmti::{jthread, jvmtiEventCallbacks, Jni};
+use crate::{agent, Agent};
+
+static PANIC_REPORTED: AtomicBool = AtomicBool::new(false);
+
+/// Runs `f` for callback `name`; a panic is reported once on stderr and never crosses into
+/// the JVM.
+pub fn guard<R>(name: &str, default: R, f: impl FnOnce() -> R) -> R {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(e) => {
+            if !PANIC_REPORTED.swap(true, Ordering::Relaxed) {
+                let msg = e
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| e.downcast_ref::<String>().cloned());
+                eprintln!("orca: internal error in {name} ({}); that event is lost, the program keeps running", msg.unwrap_or_default());
+            }
+            default
+        }
+    }
+}
+
+fn with_agent(name: &str, jni: *mut JNIEnv, f: impl FnOnce(&'static Agent, Jni)) {
+    guard(name, (), || {
+        if let Some(a) = agent() {
+            // SAFETY: JVMTI passes the calling thread's JNIEnv to every callback.
+            f(a, unsafe { Jni::from_raw(jni) })
+        }
+    })
+}
+
+unsafe extern "C" fn vm_init(_: *mut jvmtiEnv, jni: *mut JNIEnv, _thread: jthread) {
+    with_agent("VMInit", jni, |a, jni| a.vm_init(jni));
+}
+
+unsafe extern "C" fn vm_death(_: *mut jvmtiEnv, jni: *mut JNIEnv) {
+    with_agent("VMDeath", jni, |a, _| a.vm_death());
+}
+
+unsafe extern "C" fn thread_start(_: *mut jvmtiEnv, jni: *mut JNIEnv, thread: jthread) {
+    with_agent("ThreadStart", jni, |a, jni| a.thread_start(jni, thread));
+}
+
+unsafe extern "C" fn thread_end(_: *mut jvmtiEnv, jni: *mut JNIEnv, _thread: jthread) {
+    with_agent("ThreadEnd", jni, |a, _| a.thread_end());
+}
+
+unsafe extern "C" fn class_prepare(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    _thread: jthread,
+    class: jclass,
+) {
+    with_agent("ClassPrepare", jni, |a, _| a.register_if_tracked(class));
+}
+
+unsafe extern "C" fn method_entry(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    thread: jthread,
+    method: jmethodID,
+) {
+    with_agent("MethodEntry", jni, |a, jni| {
+        a.method_entry(jni, thread, method)
+    });
+}
+
+unsafe extern "C" fn method_exit(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    thread: jthread,
+    method: jmethodID,
+    _by_exception: jboolean,
+    _value: jvalue,
+) {
+    with_agent("MethodExit", jni, |a, _| a.method_exit(thread, method));
+}
+
+unsafe extern "C" fn contended_enter(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    thread: jthread,
+    object: jobject,
+) {
+    with_agent("MonitorContendedEnter", jni, |a, jni| {
+        a.contended_enter(jni, thread, object)
+    });
+}
+
+unsafe extern "C" fn contended_entered(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    thread: jthread,
+    object: jobject,
+) {
+    with_agent("MonitorContendedEntered", jni, |a, jni| {
+        a.contended_entered(jni, thread, object)
+    });
+}
+
+/// The callback table for JVMTI event mode.
+pub fn table() -> jvmtiEventCallbacks {
+    jvmtiEventCallbacks {
+        VMInit: Some(vm_init),
+        VMDeath: Some(vm_death),
+        ThreadStart: Some(thread_start),
+        ThreadEnd: Some(thread_end),
+        ClassPrepare: Some(class_prepare),
+        MethodEntry: Some(method_entry),
+        MethodExit: Some(method_exit),
+        MonitorContendedEnter: Some(contended_enter),
+        MonitorContendedEntered: Some(contended_entered),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,51 @@
+//! Errors the agent reports to the user. Each message names what to change.
+
+use thiserror::Error;
+
+/// A JVMTI call that failed, with the function name so a report is actionable.
+#[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
+#[error("JVMTI {function} failed with error {code}")]
+pub struct JvmtiError {
+    pub function: &'static str,
+    pub code: u32,
+}
+
+/// Why the agent refuses to start. Printed as one line on stderr, then `Agent_OnLoad` fails
+/// so the JVM does not run the program unprofiled by surprise.
+#[derive(Debug, Error)]
+pub enum StartError {
+    #[error("unknown option '{key}'; valid options: file=PREFIX, mode=jvmti|instrument, stackdepth=N (0..=1024), or a bare PREFIX first")]
+    UnknownOption { key: String },
+    #[error("option '{key}' is given twice ('{first}' and '{second}'); give it once")]
+    Duplicate {
+        key: String,
+        first: String,
+        second: String,
+    },
+    #[error("option '{key}' has an empty value; {expected}")]
+    Empty { key: String, expected: &'static str },
+    #[error("bad value '{value}' for option '{key}'; {expected}")]
+    BadValue {
+        key: String,
+        value: String,
+        expected: &'static str,
+    },
+    #[error("'{word}' is not key=value; only the first option may be a bare dump prefix (e.g. =out/run,stackdepth=8)")]
+    BareWord { word: String },
+    #[error("mode=instrument is not available in this build yet; use mode=jvmti")]
+    ModeNotBuilt,
+    #[error("cannot write the log files with prefix '{prefix}' ({path}: {source}); choose a writable folder with file=PREFIX")]
+    Output {
+        prefix: String,
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("the agent is already loaded in this JVM (is -agentpath given twice?); load it once")]
+    AlreadyLoaded,
+    #[error("cannot start: {0}")]
+    Jvmti(#[from] JvmtiError),
+    #[error("cannot start: {0}")]
+    Capability(String),
+    #[error("cannot start the log writer thread: {0}")]
+    WriterThread(std::io::Error),
+}

@@ -1,0 +1,578 @@
+//! The one place where the agent touches raw JVMTI and JNI pointers.
+//!
+//! Every other module works with the safe [`Jvmti`] handle and the plain Rust values it
+//! returns, the way jni-rs wraps JNI. Function pointers are read from the interface table that
+//! `jvmti-sys` lays out, but called with our own signatures that return the raw error number:
+//! `jvmti-sys` types the result as a Rust enum, and a JVM that returns a code the enum does not
+//! list (newer JDKs add codes) would make that undefined behaviour.
+
+// JNI references (`jobject`, `jclass`, `jthread`) and `jmethodID`s are opaque handles that
+// only ever come from the JVM (callback arguments or earlier results of this module) and are
+// only passed back to it; this module never dereferences them.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
+use std::ffi::{c_char, c_void, CStr};
+use std::mem::{offset_of, MaybeUninit};
+use std::ptr;
+
+use jni_sys::{jclass, jint, jlong, jmethodID, jobject, JNIEnv, JavaVM};
+pub use jvmti_sys::{jthread, jvmtiCapabilities, jvmtiEventCallbacks, jvmtiFrameInfo};
+use jvmti_sys::{
+    jvmtiEnv, jvmtiInterface_1, jvmtiLineNumberEntry, jvmtiMonitorUsage, jvmtiThreadInfo,
+};
+
+use crate::error::JvmtiError;
+
+/// JVMTI 1.2 (JDK 7+): every function the agent calls exists in it.
+const JVMTI_VERSION_1_2: jint = 0x3001_0200;
+const JNI_OK: jint = 0;
+
+/// JVMTI error codes the agent reacts to; all others are reported by number.
+pub mod code {
+    pub const NONE: u32 = 0;
+    pub const ABSENT_INFORMATION: u32 = 101;
+    pub const NATIVE_METHOD: u32 = 104;
+    pub const WRONG_PHASE: u32 = 112;
+}
+
+/// JVMTI event numbers (`jvmtiEvent`) the agent enables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Event {
+    VmInit = 50,
+    VmDeath = 51,
+    ThreadStart = 52,
+    ThreadEnd = 53,
+    ClassPrepare = 56,
+    MethodEntry = 65,
+    MethodExit = 66,
+    MonitorContendedEnter = 75,
+    MonitorContendedEntered = 76,
+}
+
+/// The capabilities the agent can ask for, by bit index in `jvmtiCapabilities`
+/// (C bit-fields, allocated from the least significant bit on x86-64 and aarch64 Linux).
+#[derive(Clone, Copy, Debug)]
+#[repr(u32)]
+pub enum Capability {
+    GetBytecodes = 3,
+    GetMonitorInfo = 7,
+    GetSourceFileName = 11,
+    GetLineNumbers = 12,
+    AccessLocalVariables = 14,
+    GenerateMethodEntryEvents = 24,
+    GenerateMethodExitEvents = 25,
+    GenerateMonitorEvents = 28,
+}
+
+impl Capability {
+    /// The name the JVMTI specification uses, for error messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Capability::GetBytecodes => "can_get_bytecodes",
+            Capability::GetMonitorInfo => "can_get_monitor_info",
+            Capability::GetSourceFileName => "can_get_source_file_name",
+            Capability::GetLineNumbers => "can_get_line_numbers",
+            Capability::AccessLocalVariables => "can_access_local_variables",
+            Capability::GenerateMethodEntryEvents => "can_generate_method_entry_events",
+            Capability::GenerateMethodExitEvents => "can_generate_method_exit_events",
+            Capability::GenerateMonitorEvents => "can_generate_monitor_events",
+        }
+    }
+
+    fn set(self, caps: &mut jvmtiCapabilities) {
+        let bit = self as u32;
+        let word = match bit / 32 {
+            0 => &mut caps._bindgen_bitfield_1_,
+            1 => &mut caps._bindgen_bitfield_2_,
+            2 => &mut caps._bindgen_bitfield_3_,
+            _ => &mut caps._bindgen_bitfield_4_,
+        };
+        *word |= 1 << (bit % 32);
+    }
+
+    fn is_set(self, caps: &jvmtiCapabilities) -> bool {
+        let bit = self as u32;
+        let word = match bit / 32 {
+            0 => caps._bindgen_bitfield_1_,
+            1 => caps._bindgen_bitfield_2_,
+            2 => caps._bindgen_bitfield_3_,
+            _ => caps._bindgen_bitfield_4_,
+        };
+        word & (1 << (bit % 32)) != 0
+    }
+}
+
+/// Calls the JVMTI function `$name` with our own signature (`-> u32`).
+macro_rules! call {
+    ($self:expr, $name:ident, fn($($t:ty),*), $($arg:expr),*) => {{
+        let env: *mut jvmtiEnv = $self.raw;
+        // SAFETY: `env` is a live jvmtiEnv* from GetEnv; the slot at this offset is the
+        // function `$name` of JVMTI 1.2, whose C signature is the one spelled here.
+        unsafe {
+            let table = *env as *const u8;
+            let slot = table.add(offset_of!(jvmtiInterface_1, $name)) as *const *const c_void;
+            let f: unsafe extern "C" fn(*mut jvmtiEnv $(, $t)*) -> u32 = std::mem::transmute(*slot);
+            f(env $(, $arg)*)
+        }
+    }};
+}
+
+fn check(function: &'static str, code: u32) -> Result<(), JvmtiError> {
+    if code == code::NONE {
+        Ok(())
+    } else {
+        Err(JvmtiError { function, code })
+    }
+}
+
+/// A JVMTI environment. JVMTI environments may be used from any thread, so the handle is
+/// `Send + Sync`; it stays valid until the VM is gone.
+#[derive(Clone, Copy, Debug)]
+pub struct Jvmti {
+    raw: *mut jvmtiEnv,
+}
+
+// SAFETY: JVMTI functions are callable from any thread (JVMTI spec, "Function Execution").
+unsafe impl Send for Jvmti {}
+unsafe impl Sync for Jvmti {}
+
+/// A JNI environment of the current thread, as handed to an event callback.
+#[derive(Clone, Copy)]
+pub struct Jni {
+    raw: *mut JNIEnv,
+}
+
+impl Jni {
+    /// Wraps the `JNIEnv*` of a callback.
+    ///
+    /// # Safety
+    /// `raw` must be the JNI environment of the calling thread.
+    pub unsafe fn from_raw(raw: *mut JNIEnv) -> Self {
+        Jni { raw }
+    }
+
+    /// Frees a local reference early: loops over many classes would otherwise fill the frame.
+    pub fn delete_local_ref(&self, obj: jobject) {
+        if obj.is_null() || self.raw.is_null() {
+            return;
+        }
+        // SAFETY: `raw` is this thread's JNIEnv and `obj` a local reference made on it.
+        unsafe {
+            if let Some(f) = (**self.raw).DeleteLocalRef {
+                f(self.raw, obj);
+            }
+        }
+    }
+}
+
+/// One entry of a method's line number table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineEntry {
+    pub start_location: i64,
+    pub line_number: i32,
+}
+
+impl Jvmti {
+    /// Gets a JVMTI 1.2 environment from the VM.
+    ///
+    /// # Safety
+    /// `vm` must be the `JavaVM*` handed to `Agent_OnLoad`.
+    pub unsafe fn from_vm(vm: *mut JavaVM) -> Result<Jvmti, JvmtiError> {
+        let mut env: *mut c_void = ptr::null_mut();
+        let get_env = (**vm).GetEnv.ok_or(JvmtiError {
+            function: "GetEnv",
+            code: u32::MAX,
+        })?;
+        let rc = get_env(vm, &mut env, JVMTI_VERSION_1_2);
+        if rc != JNI_OK || env.is_null() {
+            return Err(JvmtiError {
+                function: "GetEnv",
+                code: rc as u32,
+            });
+        }
+        Ok(Jvmti {
+            raw: env as *mut jvmtiEnv,
+        })
+    }
+
+    /// Adds `wanted`; names the first capability the VM cannot give, so the user sees why.
+    pub fn add_capabilities(&self, wanted: &[Capability]) -> Result<(), String> {
+        let mut potential = jvmtiCapabilities::default();
+        let rc = call!(
+            self,
+            GetPotentialCapabilities,
+            fn(*mut jvmtiCapabilities),
+            &mut potential
+        );
+        check("GetPotentialCapabilities", rc).map_err(|e| e.to_string())?;
+        let mut caps = jvmtiCapabilities::default();
+        for &c in wanted {
+            if !c.is_set(&potential) {
+                return Err(format!(
+                    "this JVM does not offer the JVMTI capability {}",
+                    c.name()
+                ));
+            }
+            c.set(&mut caps);
+        }
+        let rc = call!(self, AddCapabilities, fn(*const jvmtiCapabilities), &caps);
+        check("AddCapabilities", rc).map_err(|e| e.to_string())
+    }
+
+    /// Installs the event callbacks.
+    pub fn set_event_callbacks(&self, callbacks: &jvmtiEventCallbacks) -> Result<(), JvmtiError> {
+        let size = std::mem::size_of::<jvmtiEventCallbacks>() as jint;
+        let rc = call!(
+            self,
+            SetEventCallbacks,
+            fn(*const jvmtiEventCallbacks, jint),
+            callbacks,
+            size
+        );
+        check("SetEventCallbacks", rc)
+    }
+
+    /// Enables or disables an event for all threads.
+    pub fn set_event(&self, enable: bool, event: Event) -> Result<(), JvmtiError> {
+        let mode: u32 = if enable { 1 } else { 0 };
+        // SAFETY: as in `call!`, but the C function is variadic, so it is called as one.
+        let rc = unsafe {
+            let table = *self.raw as *const u8;
+            let slot = table.add(offset_of!(jvmtiInterface_1, SetEventNotificationMode))
+                as *const *const c_void;
+            let f: unsafe extern "C" fn(*mut jvmtiEnv, u32, u32, jthread, ...) -> u32 =
+                std::mem::transmute(*slot);
+            f(self.raw, mode, event as u32, ptr::null_mut())
+        };
+        check("SetEventNotificationMode", rc)
+    }
+
+    /// The identity hash code (`System.identityHashCode`) of an object.
+    pub fn object_hash(&self, obj: jobject) -> Result<u32, JvmtiError> {
+        let mut hash: jint = 0;
+        let rc = call!(
+            self,
+            GetObjectHashCode,
+            fn(jobject, *mut jint),
+            obj,
+            &mut hash
+        );
+        check("GetObjectHashCode", rc)?;
+        Ok(hash as u32)
+    }
+
+    /// Fills `frames` with the current thread's stack from `start_depth` down; returns the count.
+    pub fn stack_trace(
+        &self,
+        start_depth: i32,
+        frames: &mut [MaybeUninit<jvmtiFrameInfo>],
+    ) -> Result<usize, JvmtiError> {
+        if frames.is_empty() {
+            return Ok(0);
+        }
+        let mut count: jint = 0;
+        let rc = call!(
+            self,
+            GetStackTrace,
+            fn(jthread, jint, jint, *mut jvmtiFrameInfo, *mut jint),
+            ptr::null_mut(),
+            start_depth,
+            frames.len() as jint,
+            frames.as_mut_ptr() as *mut jvmtiFrameInfo,
+            &mut count
+        );
+        check("GetStackTrace", rc)?;
+        Ok((count.max(0) as usize).min(frames.len()))
+    }
+
+    /// The `this` object of the frame at `depth` (native frames included) of the current thread.
+    pub fn local_instance(&self, depth: i32) -> Result<jobject, JvmtiError> {
+        let mut obj: jobject = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetLocalInstance,
+            fn(jthread, jint, *mut jobject),
+            ptr::null_mut(),
+            depth,
+            &mut obj
+        );
+        check("GetLocalInstance", rc)?;
+        Ok(obj)
+    }
+
+    /// The thread that owns `obj`'s monitor now, or null when nobody does.
+    pub fn monitor_owner(&self, obj: jobject) -> Result<jthread, JvmtiError> {
+        let mut usage = MaybeUninit::<jvmtiMonitorUsage>::zeroed();
+        let rc = call!(
+            self,
+            GetObjectMonitorUsage,
+            fn(jobject, *mut jvmtiMonitorUsage),
+            obj,
+            usage.as_mut_ptr()
+        );
+        check("GetObjectMonitorUsage", rc)?;
+        // SAFETY: filled in by the successful call above.
+        let usage = unsafe { usage.assume_init() };
+        self.deallocate(usage.waiters as *mut c_void);
+        self.deallocate(usage.notify_waiters as *mut c_void);
+        Ok(usage.owner)
+    }
+
+    /// A thread's name, from `GetThreadInfo`, in UTF-8.
+    pub fn thread_name(&self, jni: Jni, thread: jthread) -> Result<String, JvmtiError> {
+        let mut info = MaybeUninit::<jvmtiThreadInfo>::zeroed();
+        let rc = call!(
+            self,
+            GetThreadInfo,
+            fn(jthread, *mut jvmtiThreadInfo),
+            thread,
+            info.as_mut_ptr()
+        );
+        check("GetThreadInfo", rc)?;
+        // SAFETY: filled in by the successful call above.
+        let info = unsafe { info.assume_init() };
+        let name = self.take_string(info.name);
+        jni.delete_local_ref(info.thread_group);
+        jni.delete_local_ref(info.context_class_loader);
+        Ok(name)
+    }
+
+    /// Every thread alive now (local references).
+    pub fn all_threads(&self) -> Result<Vec<jthread>, JvmtiError> {
+        let mut count: jint = 0;
+        let mut threads: *mut jthread = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetAllThreads,
+            fn(*mut jint, *mut *mut jthread),
+            &mut count,
+            &mut threads
+        );
+        check("GetAllThreads", rc)?;
+        Ok(self.take_array(threads, count))
+    }
+
+    /// Every class loaded now (local references).
+    pub fn loaded_classes(&self) -> Result<Vec<jclass>, JvmtiError> {
+        let mut count: jint = 0;
+        let mut classes: *mut jclass = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetLoadedClasses,
+            fn(*mut jint, *mut *mut jclass),
+            &mut count,
+            &mut classes
+        );
+        check("GetLoadedClasses", rc)?;
+        Ok(self.take_array(classes, count))
+    }
+
+    /// The methods a (prepared) class declares.
+    pub fn class_methods(&self, class: jclass) -> Result<Vec<jmethodID>, JvmtiError> {
+        let mut count: jint = 0;
+        let mut methods: *mut jmethodID = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetClassMethods,
+            fn(jclass, *mut jint, *mut *mut jmethodID),
+            class,
+            &mut count,
+            &mut methods
+        );
+        check("GetClassMethods", rc)?;
+        Ok(self.take_array(methods, count))
+    }
+
+    /// A class's JVM type signature, e.g. `Ljava/lang/Object;`.
+    pub fn class_signature(&self, class: jclass) -> Result<String, JvmtiError> {
+        let mut sig: *mut c_char = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetClassSignature,
+            fn(jclass, *mut *mut c_char, *mut *mut c_char),
+            class,
+            &mut sig,
+            ptr::null_mut()
+        );
+        check("GetClassSignature", rc)?;
+        Ok(self.take_string(sig))
+    }
+
+    /// The class's `SourceFile` attribute; `None` when it has none.
+    pub fn source_file_name(&self, class: jclass) -> Result<Option<String>, JvmtiError> {
+        let mut name: *mut c_char = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetSourceFileName,
+            fn(jclass, *mut *mut c_char),
+            class,
+            &mut name
+        );
+        if rc == code::ABSENT_INFORMATION {
+            return Ok(None);
+        }
+        check("GetSourceFileName", rc)?;
+        Ok(Some(self.take_string(name)))
+    }
+
+    /// A method's name and descriptor.
+    pub fn method_name(&self, method: jmethodID) -> Result<(String, String), JvmtiError> {
+        let mut name: *mut c_char = ptr::null_mut();
+        let mut sig: *mut c_char = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetMethodName,
+            fn(jmethodID, *mut *mut c_char, *mut *mut c_char, *mut *mut c_char),
+            method,
+            &mut name,
+            &mut sig,
+            ptr::null_mut()
+        );
+        check("GetMethodName", rc)?;
+        Ok((self.take_string(name), self.take_string(sig)))
+    }
+
+    /// The class that declares `method` (a local reference).
+    pub fn method_declaring_class(&self, method: jmethodID) -> Result<jclass, JvmtiError> {
+        let mut class: jclass = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetMethodDeclaringClass,
+            fn(jmethodID, *mut jclass),
+            method,
+            &mut class
+        );
+        check("GetMethodDeclaringClass", rc)?;
+        Ok(class)
+    }
+
+    /// The method's line number table; `None` when it has none (native, abstract, no `-g`).
+    pub fn line_number_table(
+        &self,
+        method: jmethodID,
+    ) -> Result<Option<Vec<LineEntry>>, JvmtiError> {
+        let mut count: jint = 0;
+        let mut table: *mut jvmtiLineNumberEntry = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetLineNumberTable,
+            fn(jmethodID, *mut jint, *mut *mut jvmtiLineNumberEntry),
+            method,
+            &mut count,
+            &mut table
+        );
+        if rc == code::ABSENT_INFORMATION || rc == code::NATIVE_METHOD {
+            return Ok(None);
+        }
+        check("GetLineNumberTable", rc)?;
+        let entries = self
+            .take_array(table, count)
+            .into_iter()
+            .map(|e| LineEntry {
+                start_location: e.start_location,
+                line_number: e.line_number,
+            })
+            .collect();
+        Ok(Some(entries))
+    }
+
+    /// A method's bytecode (a copy).
+    pub fn bytecodes(&self, method: jmethodID) -> Result<Vec<u8>, JvmtiError> {
+        let mut count: jint = 0;
+        let mut code: *mut u8 = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetBytecodes,
+            fn(jmethodID, *mut jint, *mut *mut u8),
+            method,
+            &mut count,
+            &mut code
+        );
+        check("GetBytecodes", rc)?;
+        Ok(self.take_array(code, count))
+    }
+
+    /// The agent's per-thread pointer for the current thread.
+    pub fn thread_local(&self) -> *mut c_void {
+        let mut data: *mut c_void = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetThreadLocalStorage,
+            fn(jthread, *mut *mut c_void),
+            ptr::null_mut(),
+            &mut data
+        );
+        if rc == code::NONE {
+            data
+        } else {
+            ptr::null_mut()
+        }
+    }
+
+    /// Sets the agent's per-thread pointer of `thread` (null: the current thread).
+    pub fn set_thread_local(&self, thread: jthread, data: *mut c_void) -> Result<(), JvmtiError> {
+        let rc = call!(
+            self,
+            SetThreadLocalStorage,
+            fn(jthread, *const c_void),
+            thread,
+            data
+        );
+        check("SetThreadLocalStorage", rc)
+    }
+
+    /// The agent's per-thread pointer of another thread.
+    pub fn thread_local_of(&self, thread: jthread) -> *mut c_void {
+        let mut data: *mut c_void = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetThreadLocalStorage,
+            fn(jthread, *mut *mut c_void),
+            thread,
+            &mut data
+        );
+        if rc == code::NONE {
+            data
+        } else {
+            ptr::null_mut()
+        }
+    }
+
+    fn deallocate(&self, mem: *mut c_void) {
+        if !mem.is_null() {
+            call!(self, Deallocate, fn(*mut c_void), mem);
+        }
+    }
+
+    /// Copies a JVMTI-allocated modified-UTF-8 string and frees it.
+    fn take_string(&self, s: *mut c_char) -> String {
+        if s.is_null() {
+            return String::new();
+        }
+        // SAFETY: JVMTI returns NUL-terminated strings.
+        let out = crate::escape::modified_utf8_to_string(unsafe { CStr::from_ptr(s) }.to_bytes());
+        self.deallocate(s as *mut c_void);
+        out
+    }
+
+    /// Copies a JVMTI-allocated array and frees it.
+    fn take_array<T: Copy>(&self, p: *mut T, count: jint) -> Vec<T> {
+        if p.is_null() {
+            return Vec::new();
+        }
+        // SAFETY: JVMTI returned `count` initialised elements at `p`.
+        let v = unsafe { std::slice::from_raw_parts(p, count.max(0) as usize) }.to_vec();
+        self.deallocate(p as *mut c_void);
+        v
+    }
+}
+
+/// A `jlong` location as the format writes it: `u32::MAX` (`FFFFFFFF`) for native frames.
+pub fn location_to_u32(loc: jlong) -> u32 {
+    if loc < 0 {
+        u32::MAX
+    } else {
+        loc as u32
+    }
+}

@@ -1,0 +1,231 @@
+//! Metadata caches: the agent's 32-bit method IDs and the set of classes already described.
+//!
+//! Every stack frame goes through [`IdTable::get_or_insert`], so it is a lock-free,
+//! insert-only open-addressing table: one multiply and usually one load per lookup. The first
+//! thread to see a method wins the slot, numbers it, and describes it (name, descriptor,
+//! class, line table) right away on its own thread, while the jmethodID is surely valid;
+//! the description then goes to the writer. Metadata is thus written lazily: only methods that
+//! some event refers to.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use jni_sys::{jclass, jmethodID};
+
+use crate::clock::now_nanos;
+use crate::jvmti::{Jni, Jvmti};
+use crate::writer::{LogWriter, MetaRecord};
+
+/// Slots per table: 2^20 (12 MB of address space, committed only as pages are touched).
+/// Past 3/4 of it the overflow map takes over, so no ID is ever lost.
+const TABLE_BITS: u32 = 20;
+const MAX_PROBES: usize = 64;
+
+/// A concurrent map from a non-zero word to a sequential non-zero `u32`.
+pub struct IdTable {
+    keys: Box<[AtomicUsize]>,
+    values: Box<[AtomicU32]>,
+    next: AtomicU32,
+    overflow: Mutex<HashMap<usize, u32>>,
+}
+
+fn zeroed_atomics<T, A>(n: usize) -> Box<[A]>
+where
+    T: Copy + Default,
+{
+    // `vec![0; n]` uses calloc: untouched pages cost no memory.
+    let v: Vec<T> = vec![T::default(); n];
+    let mut v = std::mem::ManuallyDrop::new(v.into_boxed_slice());
+    assert_eq!(std::mem::size_of::<T>(), std::mem::size_of::<A>());
+    // SAFETY: AtomicUsize/AtomicU32 have the same size, alignment and bit validity as
+    // usize/u32 (std documents this), and all-zero is a valid value of both.
+    unsafe {
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+            v.as_mut_ptr() as *mut A,
+            n,
+        ))
+    }
+}
+
+impl IdTable {
+    /// An empty table; IDs start at 1.
+    pub fn new() -> IdTable {
+        let n = 1usize << TABLE_BITS;
+        IdTable {
+            keys: zeroed_atomics::<usize, AtomicUsize>(n),
+            values: zeroed_atomics::<u32, AtomicU32>(n),
+            next: AtomicU32::new(1),
+            overflow: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The ID of `key` (non-zero) and whether this call created it.
+    pub fn get_or_insert(&self, key: usize) -> (u32, bool) {
+        debug_assert_ne!(key, 0);
+        let mask = (1usize << TABLE_BITS) - 1;
+        let mut i =
+            ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - TABLE_BITS)) as usize;
+        for _ in 0..MAX_PROBES {
+            let k = self.keys[i].load(Ordering::Acquire);
+            if k == 0 {
+                match self.keys[i].compare_exchange(0, key, Ordering::AcqRel, Ordering::Acquire) {
+                    Ok(_) => {
+                        let id = self.next.fetch_add(1, Ordering::Relaxed);
+                        self.values[i].store(id, Ordering::Release);
+                        return (id, true);
+                    }
+                    Err(other) if other == key => return (self.wait_value(i), false),
+                    Err(_) => {}
+                }
+            } else if k == key {
+                return (self.wait_value(i), false);
+            }
+            i = (i + 1) & mask;
+        }
+        let mut map = self.overflow.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&id) = map.get(&key) {
+            return (id, false);
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        map.insert(key, id);
+        (id, true)
+    }
+
+    /// The winner of a slot stores its value right after the key: wait those few nanoseconds.
+    fn wait_value(&self, i: usize) -> u32 {
+        loop {
+            let v = self.values[i].load(Ordering::Acquire);
+            if v != 0 {
+                return v;
+            }
+            std::hint::spin_loop();
+        }
+    }
+}
+
+impl Default for IdTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Method IDs and described classes, resolved on first sight.
+#[derive(Default)]
+pub struct Metadata {
+    methods: IdTable,
+    classes: IdTable,
+}
+
+impl Metadata {
+    /// The format's method ID of `method`, describing it to the writer the first time.
+    pub fn method_id(&self, jvmti: &Jvmti, jni: Jni, log: &LogWriter, method: jmethodID) -> u32 {
+        if method.is_null() {
+            return 0;
+        }
+        let (id, new) = self.methods.get_or_insert(method as usize);
+        if new {
+            self.describe_method(jvmti, jni, log, method, id);
+        }
+        id
+    }
+
+    fn describe_method(
+        &self,
+        jvmti: &Jvmti,
+        jni: Jni,
+        log: &LogWriter,
+        method: jmethodID,
+        id: u32,
+    ) {
+        let nanos = now_nanos();
+        let (name, signature) = jvmti
+            .method_name(method)
+            .unwrap_or_else(|_| ("?".into(), "?".into()));
+        let lines = jvmti.line_number_table(method).unwrap_or(None);
+        let class = match jvmti.method_declaring_class(method) {
+            Ok(c) => {
+                let id = self.class_id(jvmti, log, c);
+                jni.delete_local_ref(c);
+                id
+            }
+            Err(_) => self.unknown_class(log),
+        };
+        log.push_meta(MetaRecord::Method {
+            nanos,
+            id,
+            name,
+            signature,
+            class,
+            lines,
+        });
+    }
+
+    /// The class ID (identity hash) of `class`, describing it the first time.
+    pub fn class_id(&self, jvmti: &Jvmti, log: &LogWriter, class: jclass) -> u32 {
+        let Ok(hash) = jvmti.object_hash(class) else {
+            return self.unknown_class(log);
+        };
+        let (_, new) = self.classes.get_or_insert(hash as usize | 1 << 40);
+        if new {
+            let signature = jvmti.class_signature(class).unwrap_or_else(|_| "?".into());
+            let source = jvmti.source_file_name(class).unwrap_or(None);
+            log.push_meta(MetaRecord::Class {
+                nanos: now_nanos(),
+                id: hash,
+                signature,
+                source,
+            });
+        }
+        hash
+    }
+
+    /// Class `00000000`, listed once, for a method whose class JVMTI could not tell.
+    fn unknown_class(&self, log: &LogWriter) -> u32 {
+        let (_, new) = self.classes.get_or_insert(1 << 40);
+        if new {
+            log.push_meta(MetaRecord::Class {
+                nanos: now_nanos(),
+                id: 0,
+                signature: "?".into(),
+                source: None,
+            });
+        }
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_stable_under_contention() {
+        let t = std::sync::Arc::new(IdTable::new());
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let t = t.clone();
+                std::thread::spawn(move || {
+                    (1..20_000usize)
+                        .map(|k| t.get_or_insert(k * 8))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let results: Vec<Vec<(u32, bool)>> =
+            handles.into_iter().map(|h| h.join().unwrap()).collect();
+        for k in 0..results[0].len() {
+            let ids: Vec<u32> = results.iter().map(|r| r[k].0).collect();
+            assert!(ids.windows(2).all(|w| w[0] == w[1]), "key {k} got {ids:?}");
+            assert_eq!(
+                results.iter().filter(|r| r[k].1).count(),
+                1,
+                "key {k} created twice"
+            );
+        }
+        let mut all: Vec<u32> = results[0].iter().map(|r| r.0).collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), 19_999);
+    }
+}

@@ -1,0 +1,206 @@
+//! The agent's option string: `-agentpath:liborca.so=[PREFIX,]key=value,...`.
+//!
+//! Parsing is strict on purpose: a typo must stop the JVM with a message rather than
+//! silently record with defaults the user did not ask for.
+
+use std::path::PathBuf;
+
+use crate::error::StartError;
+
+/// Which event source feeds the log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// JVMTI MethodEntry/MethodExit filtered by a method-ID cache (the original Orca design).
+    Jvmti,
+    /// Bytecode instrumentation through the bundled tracker (not built yet).
+    Instrument,
+}
+
+impl Mode {
+    /// The name used in options and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Jvmti => "jvmti",
+            Mode::Instrument => "instrument",
+        }
+    }
+}
+
+/// Default frames per stack trace. Measured with `benches` (see README, "Stack depth"):
+/// the cost of a JVMTI stack walk grows with depth, and 8 frames reach from a lock call
+/// into the application's own code in the programs we looked at.
+pub const DEFAULT_STACK_DEPTH: usize = 8;
+/// Upper bound for `stackdepth`: beyond it a trace costs more than any report uses.
+pub const MAX_STACK_DEPTH: usize = 1024;
+/// Default dump prefix, in the working directory.
+pub const DEFAULT_PREFIX: &str = "orca";
+
+/// The parsed options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub prefix: String,
+    pub mode: Mode,
+    pub stack_depth: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            prefix: DEFAULT_PREFIX.to_string(),
+            mode: Mode::Jvmti,
+            stack_depth: DEFAULT_STACK_DEPTH,
+        }
+    }
+}
+
+const PREFIX_EXPECTED: &str = "expected a file prefix such as out/run";
+const MODE_EXPECTED: &str = "valid values: jvmti, instrument";
+const DEPTH_EXPECTED: &str = "expected a whole number of frames from 0 to 1024";
+
+impl Options {
+    /// Parses the text after `=` in `-agentpath:...=`; `None` or empty gives the defaults.
+    pub fn parse(text: Option<&str>) -> Result<Options, StartError> {
+        let mut opts = Options::default();
+        let text = match text {
+            Some(t) if !t.is_empty() => t,
+            _ => return Ok(opts),
+        };
+        let mut seen: Vec<(&str, &str)> = Vec::new();
+        for (i, item) in text.split(',').enumerate() {
+            let (key, value) = match item.split_once('=') {
+                Some((k, v)) => (k, v),
+                None if i == 0 => ("file", item),
+                None => {
+                    return Err(StartError::BareWord {
+                        word: item.to_string(),
+                    })
+                }
+            };
+            if key.is_empty() {
+                return Err(StartError::BareWord {
+                    word: item.to_string(),
+                });
+            }
+            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
+                return Err(StartError::Duplicate {
+                    key: key.to_string(),
+                    first: first.to_string(),
+                    second: value.to_string(),
+                });
+            }
+            seen.push((key, value));
+            match key {
+                "file" => {
+                    if value.is_empty() {
+                        return Err(StartError::Empty {
+                            key: key.into(),
+                            expected: PREFIX_EXPECTED,
+                        });
+                    }
+                    opts.prefix = value.to_string();
+                }
+                "mode" => {
+                    opts.mode = match value {
+                        "jvmti" => Mode::Jvmti,
+                        "instrument" => Mode::Instrument,
+                        "" => {
+                            return Err(StartError::Empty {
+                                key: key.into(),
+                                expected: MODE_EXPECTED,
+                            })
+                        }
+                        _ => {
+                            return Err(StartError::BadValue {
+                                key: key.into(),
+                                value: value.into(),
+                                expected: MODE_EXPECTED,
+                            })
+                        }
+                    }
+                }
+                "stackdepth" => {
+                    if value.is_empty() {
+                        return Err(StartError::Empty {
+                            key: key.into(),
+                            expected: DEPTH_EXPECTED,
+                        });
+                    }
+                    opts.stack_depth = value
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|d| {
+                            *d <= MAX_STACK_DEPTH && value.bytes().all(|b| b.is_ascii_digit())
+                        })
+                        .ok_or_else(|| StartError::BadValue {
+                            key: key.into(),
+                            value: value.into(),
+                            expected: DEPTH_EXPECTED,
+                        })?;
+                }
+                _ => {
+                    return Err(StartError::UnknownOption {
+                        key: key.to_string(),
+                    })
+                }
+            }
+        }
+        Ok(opts)
+    }
+
+    /// The three output paths: `.orca`, `.methods`, `.classtable`.
+    pub fn paths(&self) -> [PathBuf; 3] {
+        ["orca", "methods", "classtable"]
+            .map(|ext| PathBuf::from(format!("{}.{}", self.prefix, ext)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_bare_prefix() {
+        assert_eq!(Options::parse(None).unwrap(), Options::default());
+        assert_eq!(Options::parse(Some("")).unwrap(), Options::default());
+        let o = Options::parse(Some("out/run,stackdepth=3,mode=jvmti")).unwrap();
+        assert_eq!(
+            (o.prefix.as_str(), o.stack_depth, o.mode),
+            ("out/run", 3, Mode::Jvmti)
+        );
+        assert_eq!(Options::parse(Some("file=x")).unwrap().prefix, "x");
+    }
+
+    #[test]
+    fn rejects_every_malformed_form() {
+        for bad in [
+            "stackdepth=",
+            "stackdepth=-1",
+            "stackdepth=1025",
+            "stackdepth=+3",
+            "stackdepth=abc",
+            "mode=fast",
+            "mode=",
+            "file=",
+            "colour=red",
+            "a,b",
+            "x,file=y",
+            "stackdepth=1,stackdepth=2",
+            "=x",
+            "a,,b",
+            "out,",
+        ] {
+            assert!(Options::parse(Some(bad)).is_err(), "accepted {bad:?}");
+        }
+    }
+
+    #[test]
+    fn messages_name_the_option_and_the_choices() {
+        let e = Options::parse(Some("mode=fast")).unwrap_err().to_string();
+        assert!(
+            e.contains("'mode'") && e.contains("jvmti, instrument"),
+            "{e}"
+        );
+        let e = Options::parse(Some("colour=red")).unwrap_err().to_string();
+        assert!(e.contains("'colour'") && e.contains("stackdepth=N"), "{e}");
+    }
+}

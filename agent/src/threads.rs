@@ -1,0 +1,112 @@
+//! Per-thread state, kept in JVMTI thread-local storage.
+//!
+//! JVMTI thread-local storage belongs to the `java.lang.Thread`, not to the OS thread, so the
+//! state follows a Java thread wherever it runs. It holds what the hot path needs without
+//! asking the JVM again: the thread's identity hash, the nesting depth of tracked calls, and
+//! the open blocking call whose exit event is still to come.
+
+use std::mem::MaybeUninit;
+
+use crate::jvmti::{jthread, jvmtiFrameInfo, Jvmti};
+use crate::writer::{Frame, Kind};
+
+/// A blocking call whose exit event is still to come.
+#[derive(Debug)]
+pub struct OpenCall {
+    /// The exit event to write (`ObjectWaited`, ...).
+    pub kind: Kind,
+    pub object: u32,
+    /// The entry event's stack: the exit reports the same call site.
+    pub frames: Vec<Frame>,
+}
+
+/// What the agent knows about one Java thread.
+pub struct ThreadState {
+    /// The thread's identity hash, the `<thread>` field of its events.
+    pub hash: u32,
+    /// How many tracked calls are on this thread's stack; events are written at depth 0 only,
+    /// which suppresses nested calls (`join` calling `wait`).
+    pub depth: u32,
+    pub open: Option<OpenCall>,
+    /// Reused buffer for `GetStackTrace`, `stackdepth` frames long.
+    pub scratch: Vec<MaybeUninit<jvmtiFrameInfo>>,
+}
+
+impl ThreadState {
+    fn new(hash: u32, stack_depth: usize) -> Box<ThreadState> {
+        Box::new(ThreadState {
+            hash,
+            depth: 0,
+            open: None,
+            scratch: vec![MaybeUninit::uninit(); stack_depth],
+        })
+    }
+}
+
+/// The current thread's state, created on first use. `None` only if JVMTI refuses
+/// thread-local storage (a thread that is not a Java thread).
+///
+/// The returned reference is only used within one event callback on the thread itself; no
+/// other thread touches this state except [`create_for`] before the thread is known and
+/// [`remove_current`] on the same thread.
+pub fn current<'a>(
+    jvmti: &Jvmti,
+    thread: jthread,
+    stack_depth: usize,
+) -> Option<&'a mut ThreadState> {
+    current_or_new(jvmti, thread, stack_depth).map(|(s, _)| s)
+}
+
+/// Like [`current`], and says whether the state was created by this call.
+pub fn current_or_new<'a>(
+    jvmti: &Jvmti,
+    thread: jthread,
+    stack_depth: usize,
+) -> Option<(&'a mut ThreadState, bool)> {
+    let p = jvmti.thread_local() as *mut ThreadState;
+    if !p.is_null() {
+        // SAFETY: made from a leaked Box below or in `create_for`, and only freed by
+        // `remove_current` on this same thread; callbacks on one thread do not overlap.
+        return Some((unsafe { &mut *p }, false));
+    }
+    let hash = jvmti.object_hash(thread).ok()?;
+    let raw = Box::into_raw(ThreadState::new(hash, stack_depth));
+    if jvmti
+        .set_thread_local(std::ptr::null_mut(), raw as *mut _)
+        .is_err()
+    {
+        // SAFETY: `raw` came from Box::into_raw just above and was not stored anywhere.
+        drop(unsafe { Box::from_raw(raw) });
+        return None;
+    }
+    // SAFETY: as above; now owned by the thread-local slot.
+    Some((unsafe { &mut *raw }, true))
+}
+
+/// Gives `thread` (another thread, at VMInit) a state if it has none; returns its hash when
+/// one was created, so the caller can announce the thread.
+pub fn create_for(jvmti: &Jvmti, thread: jthread, stack_depth: usize) -> Option<u32> {
+    if !jvmti.thread_local_of(thread).is_null() {
+        return None;
+    }
+    let hash = jvmti.object_hash(thread).ok()?;
+    let raw = Box::into_raw(ThreadState::new(hash, stack_depth));
+    if jvmti.set_thread_local(thread, raw as *mut _).is_err() {
+        // SAFETY: not stored anywhere.
+        drop(unsafe { Box::from_raw(raw) });
+        return None;
+    }
+    Some(hash)
+}
+
+/// Frees the current thread's state (ThreadEnd); returns its hash if it had one.
+pub fn remove_current(jvmti: &Jvmti) -> Option<u32> {
+    let p = jvmti.thread_local() as *mut ThreadState;
+    if p.is_null() {
+        return None;
+    }
+    let _ = jvmti.set_thread_local(std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: the pointer came from Box::into_raw and the slot no longer refers to it.
+    let state = unsafe { Box::from_raw(p) };
+    Some(state.hash)
+}

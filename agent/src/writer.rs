@@ -1,0 +1,526 @@
+//! The one log writer behind every event source.
+//!
+//! Producers (event callbacks on application threads) only fill a record and push it onto a
+//! lock-free bounded queue; a background thread formats the records and writes the three
+//! files. When producers outrun the disk the queue fills and further events are **dropped and
+//! counted** rather than blocking application threads (which could be holding locks the
+//! program needs): the count goes into the log as an `EventsDropped` line and onto stderr.
+//! Metadata records (methods, classes) are rare and never dropped: they travel on an unbounded
+//! queue, so every ID an event uses can always be resolved.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_queue::{ArrayQueue, SegQueue};
+
+use crate::clock::{now_nanos, push_timestamp};
+use crate::escape::{push_escaped, TextKind};
+use crate::jvmti::LineEntry;
+
+/// Events held in memory at most; with the default stack depth a record and its frames take
+/// about 150 bytes, so the queue is bounded to roughly 10 MB.
+pub const EVENT_QUEUE_CAPACITY: usize = 1 << 16;
+/// Longest time a complete line waits in memory before it reaches the file.
+const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Kinds of `.orca` lines; the names are the format's event names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    ThreadStarted,
+    ThreadEnded,
+    MonitorContendedEnter,
+    MonitorContendedEntered,
+    ObjectWait,
+    ObjectWaited,
+    ObjectNotify,
+    ObjectNotifyAll,
+    ThreadStart,
+    ThreadJoin,
+    ThreadJoined,
+    ThreadSleep,
+    ThreadSlept,
+    SemaphoreAcquire,
+    SemaphoreAcquired,
+    SemaphoreRelease,
+}
+
+impl Kind {
+    /// The event name written in the log.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::ThreadStarted => "ThreadStarted",
+            Kind::ThreadEnded => "ThreadEnded",
+            Kind::MonitorContendedEnter => "MonitorContendedEnter",
+            Kind::MonitorContendedEntered => "MonitorContendedEntered",
+            Kind::ObjectWait => "ObjectWait",
+            Kind::ObjectWaited => "ObjectWaited",
+            Kind::ObjectNotify => "ObjectNotify",
+            Kind::ObjectNotifyAll => "ObjectNotifyAll",
+            Kind::ThreadStart => "ThreadStart",
+            Kind::ThreadJoin => "ThreadJoin",
+            Kind::ThreadJoined => "ThreadJoined",
+            Kind::ThreadSleep => "ThreadSleep",
+            Kind::ThreadSlept => "ThreadSlept",
+            Kind::SemaphoreAcquire => "SemaphoreAcquire",
+            Kind::SemaphoreAcquired => "SemaphoreAcquired",
+            Kind::SemaphoreRelease => "SemaphoreRelease",
+        }
+    }
+
+    /// Whether the line has an `<object>` field after the thread.
+    fn has_object(self) -> bool {
+        !matches!(
+            self,
+            Kind::ThreadStarted | Kind::ThreadEnded | Kind::ThreadSleep | Kind::ThreadSlept
+        )
+    }
+
+    /// Whether the line ends with a stack trace.
+    fn has_stack(self) -> bool {
+        !matches!(self, Kind::ThreadStarted | Kind::ThreadEnded)
+    }
+}
+
+/// One stack frame: the agent's method ID and the original bytecode index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub method: u32,
+    pub location: u32,
+}
+
+/// One `.orca` line, unformatted.
+#[derive(Debug)]
+pub struct EventRecord {
+    pub nanos: u64,
+    pub kind: Kind,
+    pub thread: u32,
+    pub object: u32,
+    /// Only `MonitorContendedEnter`: the owner thread (0: unknown).
+    pub owner: u32,
+    /// Only `ThreadStarted`: the thread name.
+    pub name: Option<Box<str>>,
+    pub frames: Vec<Frame>,
+}
+
+/// One `.methods` or `.classtable` line, unformatted.
+#[derive(Debug)]
+pub enum MetaRecord {
+    Method {
+        nanos: u64,
+        id: u32,
+        name: String,
+        signature: String,
+        class: u32,
+        lines: Option<Vec<LineEntry>>,
+    },
+    Class {
+        nanos: u64,
+        id: u32,
+        signature: String,
+        source: Option<String>,
+    },
+}
+
+/// What the writer did, for the exit line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub events: u64,
+    pub dropped: u64,
+    pub lost_to_io: u64,
+}
+
+/// The three open output files.
+pub struct Files {
+    pub paths: [PathBuf; 3],
+    files: [File; 3],
+}
+
+impl Files {
+    /// Creates (truncates) the three files, creating the folder if needed, so that a bad
+    /// path stops the JVM at start rather than losing the run.
+    pub fn create(paths: [PathBuf; 3]) -> Result<Files, (PathBuf, io::Error)> {
+        if let Some(dir) = paths[0].parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| (dir.to_path_buf(), e))?;
+        }
+        let open = |p: &PathBuf| File::create(p).map_err(|e| (p.clone(), e));
+        let files = [open(&paths[0])?, open(&paths[1])?, open(&paths[2])?];
+        Ok(Files { paths, files })
+    }
+}
+
+/// The queues shared by producers and the writer thread.
+pub struct LogWriter {
+    events: ArrayQueue<EventRecord>,
+    meta: SegQueue<MetaRecord>,
+    accepted: AtomicU64,
+    dropped: AtomicU64,
+    stop: AtomicBool,
+    thread: Mutex<Option<JoinHandle<Totals>>>,
+    finished: Mutex<Option<Totals>>,
+}
+
+impl LogWriter {
+    /// Makes the queues; [`LogWriter::start`] then starts the thread that empties them.
+    pub fn new() -> LogWriter {
+        LogWriter {
+            events: ArrayQueue::new(EVENT_QUEUE_CAPACITY),
+            meta: SegQueue::new(),
+            accepted: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            thread: Mutex::new(None),
+            finished: Mutex::new(None),
+        }
+    }
+
+    /// Starts the background writer. `self` must live as long as the process (the agent
+    /// context is a `static`).
+    pub fn start(&'static self, files: Files) -> io::Result<()> {
+        let handle = std::thread::Builder::new()
+            .name("orca-writer".into())
+            .spawn(move || self.run(files))?;
+        *self.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+        Ok(())
+    }
+
+    /// Queues an event; never blocks. A full queue drops the event and counts it.
+    pub fn push(&self, record: EventRecord) {
+        if self.stop.load(Ordering::Relaxed) || self.events.push(record).is_err() {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.accepted.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Queues a metadata line; never dropped.
+    pub fn push_meta(&self, record: MetaRecord) {
+        self.meta.push(record);
+    }
+
+    /// Drains the queues, flushes and closes the files; returns the totals. Safe to call more
+    /// than once (VMDeath, then Agent_OnUnload): later calls return the first result.
+    pub fn finish(&self) -> Totals {
+        let mut finished = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = *finished {
+            return t;
+        }
+        self.stop.store(true, Ordering::SeqCst);
+        let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let mut totals = handle.and_then(|h| h.join().ok()).unwrap_or_default();
+        totals.dropped = self.dropped.load(Ordering::SeqCst);
+        *finished = Some(totals);
+        totals
+    }
+
+    fn run(&self, files: Files) -> Totals {
+        let mut out = Output::new(files);
+        let mut line = Vec::with_capacity(4096);
+        let mut reported_drops = 0u64;
+        let mut last_flush = Instant::now();
+        let mut idle_sleep = Duration::from_micros(50);
+        loop {
+            // Read the flag before draining: everything pushed before it was set is then
+            // written by this final pass.
+            let stopping = self.stop.load(Ordering::SeqCst);
+            let mut busy = false;
+            while let Some(m) = self.meta.pop() {
+                busy = true;
+                line.clear();
+                let file = format_meta(&mut line, &m);
+                out.write(file, &line);
+            }
+            for _ in 0..4096 {
+                let Some(e) = self.events.pop() else { break };
+                busy = true;
+                line.clear();
+                format_event(&mut line, &e);
+                out.write(ORCA, &line);
+                out.events += 1;
+            }
+            let dropped = self.dropped.load(Ordering::Relaxed);
+            if dropped > reported_drops {
+                line.clear();
+                push_timestamp(&mut line, now_nanos());
+                let _ = writeln!(line, ",EventsDropped,{}", dropped - reported_drops);
+                out.write(ORCA, &line);
+                reported_drops = dropped;
+            }
+            if stopping && !busy {
+                out.flush();
+                break;
+            }
+            if busy {
+                idle_sleep = Duration::from_micros(50);
+            } else {
+                if last_flush.elapsed() >= FLUSH_INTERVAL {
+                    out.flush();
+                    last_flush = Instant::now();
+                }
+                std::thread::sleep(idle_sleep);
+                idle_sleep = (idle_sleep * 2).min(Duration::from_millis(2));
+            }
+        }
+        Totals {
+            events: out.events,
+            dropped: 0,
+            lost_to_io: out.lost,
+        }
+    }
+}
+
+impl Default for LogWriter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+const ORCA: usize = 0;
+const METHODS: usize = 1;
+const CLASSES: usize = 2;
+
+/// The buffered files, with the "say it once" I/O error handling: after a write error
+/// (a full disk, a folder gone) the file is given up and its lines are counted as lost.
+struct Output {
+    paths: [PathBuf; 3],
+    writers: [Option<BufWriter<File>>; 3],
+    events: u64,
+    lost: u64,
+}
+
+impl Output {
+    fn new(files: Files) -> Output {
+        let [a, b, c] = files.files;
+        let cap = 1 << 20;
+        Output {
+            paths: files.paths,
+            writers: [
+                Some(BufWriter::with_capacity(cap, a)),
+                Some(BufWriter::with_capacity(cap, b)),
+                Some(BufWriter::with_capacity(cap, c)),
+            ],
+            events: 0,
+            lost: 0,
+        }
+    }
+
+    fn write(&mut self, file: usize, line: &[u8]) {
+        let Some(w) = self.writers[file].as_mut() else {
+            self.lost += 1;
+            return;
+        };
+        if let Err(e) = w.write_all(line) {
+            self.fail(file, e);
+            self.lost += 1;
+        }
+    }
+
+    fn flush(&mut self) {
+        for file in 0..3 {
+            if let Some(w) = self.writers[file].as_mut() {
+                if let Err(e) = w.flush() {
+                    self.fail(file, e);
+                }
+            }
+        }
+    }
+
+    fn fail(&mut self, file: usize, e: io::Error) {
+        eprintln!("orca: cannot write {} ({e}); its lines from now on are lost, the program keeps running", self.paths[file].display());
+        // Dropping a BufWriter flushes again; take the file out of it instead.
+        if let Some(w) = self.writers[file].take() {
+            let (_file, _unwritten) = w.into_parts();
+        }
+    }
+}
+
+fn push_hex(out: &mut Vec<u8>, v: u32) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for shift in (0..8).rev() {
+        out.push(HEX[((v >> (shift * 4)) & 15) as usize]);
+    }
+}
+
+fn push_dec(out: &mut Vec<u8>, v: u64) {
+    let _ = write!(out, "{v}");
+}
+
+/// Formats one `.orca` line (with its newline) as docs/FORMAT.md says.
+pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
+    push_timestamp(out, e.nanos);
+    out.push(b',');
+    out.extend_from_slice(e.kind.name().as_bytes());
+    out.push(b',');
+    push_hex(out, e.thread);
+    if e.kind == Kind::ThreadStarted {
+        out.push(b',');
+        push_escaped(out, e.name.as_deref().unwrap_or(""), TextKind::Free);
+    }
+    if e.kind.has_object() {
+        out.push(b',');
+        push_hex(out, e.object);
+    }
+    if e.kind == Kind::MonitorContendedEnter {
+        out.push(b',');
+        push_hex(out, e.owner);
+    }
+    if e.kind.has_stack() {
+        out.push(b',');
+        push_dec(out, e.frames.len() as u64);
+        for f in &e.frames {
+            out.push(b';');
+            push_hex(out, f.method);
+            out.push(b';');
+            push_hex(out, f.location);
+        }
+    }
+    out.push(b'\n');
+}
+
+/// Formats one metadata line; returns which file it belongs to.
+fn format_meta(out: &mut Vec<u8>, m: &MetaRecord) -> usize {
+    match m {
+        MetaRecord::Method {
+            nanos,
+            id,
+            name,
+            signature,
+            class,
+            lines,
+        } => {
+            push_timestamp(out, *nanos);
+            out.push(b',');
+            push_hex(out, *id);
+            out.push(b',');
+            push_escaped(out, name, TextKind::JvmName);
+            out.push(b',');
+            push_escaped(out, signature, TextKind::JvmName);
+            out.push(b',');
+            push_hex(out, *class);
+            out.push(b',');
+            match lines {
+                None => out.extend_from_slice(b"-1"),
+                Some(entries) => {
+                    push_dec(out, entries.len() as u64);
+                    for l in entries {
+                        out.push(b';');
+                        push_hex(out, l.start_location as u32);
+                        out.push(b';');
+                        push_hex(out, l.line_number as u32);
+                    }
+                }
+            }
+            out.push(b'\n');
+            METHODS
+        }
+        MetaRecord::Class {
+            nanos,
+            id,
+            signature,
+            source,
+        } => {
+            push_timestamp(out, *nanos);
+            out.push(b',');
+            push_hex(out, *id);
+            out.push(b',');
+            push_escaped(out, signature, TextKind::JvmName);
+            out.push(b',');
+            push_escaped(out, source.as_deref().unwrap_or(""), TextKind::Free);
+            out.push(b'\n');
+            CLASSES
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(e: &EventRecord) -> String {
+        let mut v = Vec::new();
+        format_event(&mut v, e);
+        String::from_utf8(v).unwrap()
+    }
+
+    fn ev(kind: Kind, frames: Vec<Frame>) -> EventRecord {
+        EventRecord {
+            nanos: 12_000_000_345,
+            kind,
+            thread: 0xAB,
+            object: 0x1234_5678,
+            owner: 0xFFFF_0001,
+            name: None,
+            frames,
+        }
+    }
+
+    #[test]
+    fn formats_each_shape() {
+        let f = vec![
+            Frame {
+                method: 1,
+                location: 0x2A,
+            },
+            Frame {
+                method: 0x10,
+                location: u32::MAX,
+            },
+        ];
+        assert_eq!(
+            line(&ev(Kind::ObjectWait, f.clone())),
+            "12.000000345,ObjectWait,000000AB,12345678,2;00000001;0000002A;00000010;FFFFFFFF\n"
+        );
+        assert_eq!(
+            line(&ev(Kind::ThreadSleep, vec![])),
+            "12.000000345,ThreadSleep,000000AB,0\n"
+        );
+        assert_eq!(
+            line(&ev(Kind::MonitorContendedEnter, vec![])),
+            "12.000000345,MonitorContendedEnter,000000AB,12345678,FFFF0001,0\n"
+        );
+        assert_eq!(
+            line(&ev(Kind::ThreadEnded, f)),
+            "12.000000345,ThreadEnded,000000AB\n"
+        );
+        let mut s = ev(Kind::ThreadStarted, vec![]);
+        s.name = Some("a,b\nc".into());
+        assert_eq!(line(&s), "12.000000345,ThreadStarted,000000AB,a%2Cb%0Ac\n");
+    }
+
+    #[test]
+    fn formats_metadata() {
+        let mut v = Vec::new();
+        let m = MetaRecord::Method {
+            nanos: 5,
+            id: 3,
+            name: "main".into(),
+            signature: "([Ljava/lang/String;)V".into(),
+            class: 0x15DB9742,
+            lines: Some(vec![LineEntry {
+                start_location: 0,
+                line_number: 70,
+            }]),
+        };
+        assert_eq!(format_meta(&mut v, &m), METHODS);
+        assert_eq!(
+            String::from_utf8(v).unwrap(),
+            "0.000000005,00000003,main,([Ljava/lang/String;)V,15DB9742,1;00000000;00000046\n"
+        );
+        let mut v = Vec::new();
+        let c = MetaRecord::Class {
+            nanos: 1_500_000_000,
+            id: 7,
+            signature: "LPing;".into(),
+            source: None,
+        };
+        assert_eq!(format_meta(&mut v, &c), CLASSES);
+        assert_eq!(
+            String::from_utf8(v).unwrap(),
+            "1.500000000,00000007,LPing;,\n"
+        );
+    }
+}

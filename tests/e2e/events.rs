@@ -1,0 +1,301 @@
+//! Exact per-thread event sequences of deterministic programs, on every JDK found.
+
+use orca_tests::*;
+
+fn top(log: &Log, e: &Event) -> String {
+    log.top_frame(e)
+        .unwrap_or_else(|| format!("<no frame> line {}", e.line))
+}
+
+#[test]
+fn ping_pong_sequences_frames_and_lines() {
+    for jdk in jdks() {
+        let run = run("pingpong", jdk, "", "PingPong", &[]);
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        assert!(run.stdout.contains("pingpong done"));
+        let log = run.log();
+        assert_valid(&run, &log);
+        // The program's own calls on main: events whose caller is PingPong.main. (The JDK's
+        // start-up and shutdown code makes calls of its own on main.)
+        let main_calls: Vec<&Event> = by_thread_name(&log, "main")
+            .into_iter()
+            .filter(|e| {
+                e.frames
+                    .first()
+                    .is_some_and(|f| log.method_name(f.0) == "PingPong.main")
+            })
+            .collect();
+        let mut expected = vec!["ThreadStart".to_string()];
+        for _ in 0..5 {
+            expected.extend(["ObjectNotify", "ObjectWait", "ObjectWaited"].map(String::from));
+        }
+        expected
+            .extend(["ThreadJoin", "ThreadJoined", "ThreadSleep", "ThreadSlept"].map(String::from));
+        assert_eq!(names(&main_calls), expected, "{}: main", jdk.label());
+
+        let pong = by_thread_name(&log, "pong");
+        let pong_calls: Vec<&Event> = pong
+            .iter()
+            .copied()
+            .filter(|e| e.name.starts_with("Object"))
+            .collect();
+        let mut expected = vec!["ObjectNotify".to_string()];
+        for _ in 0..4 {
+            expected.extend(["ObjectWait", "ObjectWaited", "ObjectNotify"].map(String::from));
+        }
+        assert_eq!(names(&pong_calls), expected, "{}: pong", jdk.label());
+        assert_eq!(pong.first().map(|e| e.name.as_str()), Some("ThreadStarted"));
+        assert_eq!(pong.last().map(|e| e.name.as_str()), Some("ThreadEnded"));
+
+        // Every call event names the caller's line, entry and exit alike, and one monitor.
+        let line = |m: &str| format!("PingPong.main:{}", marker_line("PingPong.java", m));
+        let ours = &main_calls[..];
+        assert_eq!(top(&log, ours[0]), line("start"));
+        assert_eq!(top(&log, ours[1]), line("ping-notify"));
+        assert_eq!(top(&log, ours[2]), line("ping-wait"));
+        assert_eq!(top(&log, ours[3]), line("ping-wait"));
+        assert_eq!(top(&log, ours[16]), line("join"));
+        assert_eq!(top(&log, ours[17]), line("join"));
+        assert_eq!(top(&log, ours[18]), line("sleep"));
+        let pong_line = |m: &str| format!("PingPong.pong:{}", marker_line("PingPong.java", m));
+        assert_eq!(top(&log, pong_calls[0]), pong_line("pong-notify"));
+        assert_eq!(top(&log, pong_calls[1]), pong_line("pong-wait"));
+        assert_eq!(top(&log, pong_calls[2]), pong_line("pong-wait"));
+        let lock = ours[1].object;
+        assert!(
+            pong_calls
+                .iter()
+                .chain(&ours[1..16])
+                .all(|e| e.object == lock),
+            "one monitor"
+        );
+        // ThreadStart and ThreadJoin name the pong thread.
+        let pong_id = pong[0].thread;
+        assert_eq!(ours[0].object, Some(pong_id));
+        assert_eq!(ours[16].object, Some(pong_id));
+        // Causality across threads: pong starts after main's ThreadStart.
+        assert!(pong[0].nanos >= ours[0].nanos);
+    }
+}
+
+#[test]
+fn semaphore_hand_off_and_failed_try_acquire() {
+    for jdk in jdks() {
+        let run = run("semaphore", jdk, "", "SemaphoreHandoff", &[]);
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        assert!(
+            run.stdout.contains("semaphore done true true"),
+            "{}",
+            run.stdout
+        );
+        let log = run.log();
+        assert_valid(&run, &log);
+        let main: Vec<&Event> = by_thread_name(&log, "main")
+            .into_iter()
+            .filter(|e| e.name.starts_with("Semaphore"))
+            .collect();
+        assert_eq!(
+            names(&main),
+            [
+                "SemaphoreRelease",
+                "SemaphoreAcquire",
+                "SemaphoreAcquired",
+                "SemaphoreAcquire",
+                "SemaphoreAcquired",
+                "SemaphoreAcquire",
+                "SemaphoreAcquired"
+            ],
+            "{}",
+            jdk.label()
+        );
+        let line = |m: &str| {
+            format!(
+                "SemaphoreHandoff.main:{}",
+                marker_line("SemaphoreHandoff.java", m)
+            )
+        };
+        assert_eq!(top(&log, main[0]), line("main-release"));
+        assert_eq!(top(&log, main[1]), line("main-acquire"));
+        assert_eq!(top(&log, main[4]), line("main-tryacquire-timeout"));
+        assert_eq!(top(&log, main[6]), line("main-tryacquire"));
+        // The timed tryAcquire really waited about 20 ms between its two events.
+        let waited = main[4].nanos - main[3].nanos;
+        assert!(waited >= 15_000_000, "timed tryAcquire took {waited} ns");
+        let taker: Vec<&Event> = by_thread_name(&log, "taker")
+            .into_iter()
+            .filter(|e| e.name.starts_with("Semaphore"))
+            .collect();
+        assert_eq!(
+            names(&taker),
+            ["SemaphoreAcquire", "SemaphoreAcquired", "SemaphoreRelease"]
+        );
+        assert_eq!(taker[0].object, main[0].object, "the same semaphore");
+        assert_ne!(
+            taker[2].object, main[0].object,
+            "`done` is another semaphore"
+        );
+        // Causality: the taker's acquire completes after main released.
+        assert!(taker[1].nanos >= main[0].nanos);
+    }
+}
+
+#[test]
+fn forced_contention_names_the_owner() {
+    for jdk in jdks() {
+        let run = run("contention", jdk, "", "Contention", &[]);
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        let field = |k: &str| {
+            let w = run
+                .stdout
+                .split_whitespace()
+                .find(|w| w.starts_with(&format!("{k}=")))
+                .unwrap();
+            w[k.len() + 1..].to_string()
+        };
+        let (lock, main, blocked) = (field("lock"), field("main"), field("blocked"));
+        let hex = |s: &str| u32::from_str_radix(s, 16).unwrap();
+        let log = run.log();
+        assert_valid(&run, &log);
+        let ev: Vec<&Event> = log
+            .events
+            .iter()
+            .filter(|e| e.thread == hex(&blocked) && e.name.starts_with("MonitorContended"))
+            .collect();
+        assert_eq!(
+            names(&ev),
+            ["MonitorContendedEnter", "MonitorContendedEntered"],
+            "{}",
+            jdk.label()
+        );
+        assert_eq!(ev[0].object, Some(hex(&lock)));
+        assert_eq!(ev[0].owner, Some(hex(&main)), "the owner is main");
+        assert_eq!(ev[1].object, Some(hex(&lock)));
+        let site = format!(
+            "Contention.lambda$main$0:{}",
+            marker_line("Contention.java", "blocked-enter")
+        );
+        assert_eq!(top(&log, ev[0]), site);
+        assert_eq!(top(&log, ev[1]), site);
+        assert_eq!(
+            log.thread_names.get(&hex(&blocked)).map(String::as_str),
+            Some("blocked")
+        );
+    }
+}
+
+#[test]
+fn thread_names_survive_separators_and_unicode() {
+    for jdk in jdks() {
+        let run = run("names", jdk, "", "Names", &[]);
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        let log = run.log();
+        assert_valid(&run, &log);
+        for expected in [
+            "comma,name",
+            "line\nbreak\r\n",
+            "semi;colon%percent",
+            "ünïcödé 線程 😀",
+            "",
+            "tab\there",
+        ] {
+            assert!(
+                log.thread_names.values().any(|n| n == expected),
+                "{}: {expected:?} not in {:?}",
+                jdk.label(),
+                log.thread_names
+            );
+        }
+        let raw = std::fs::read_to_string(format!("{}.orca", run.prefix.display())).unwrap();
+        assert!(
+            raw.contains(",comma%2Cname\n")
+                && raw.contains(",line%0Abreak%0D%0A\n")
+                && raw.contains(",semi%3Bcolon%25percent\n")
+        );
+    }
+}
+
+#[test]
+fn interrupted_calls_still_end_their_pairs() {
+    for jdk in jdks() {
+        let run = run("interrupts", jdk, "", "Interrupts", &[]);
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        for s in ["wait interrupted", "sleep interrupted", "join interrupted"] {
+            assert!(run.stdout.contains(s), "{}", run.stdout);
+        }
+        let log = run.log();
+        assert_valid(&run, &log);
+        for (thread, pair, marker) in [
+            ("waiter", ["ObjectWait", "ObjectWaited"], "waiter-wait"),
+            ("sleeper", ["ThreadSleep", "ThreadSlept"], "sleeper-sleep"),
+            ("joiner", ["ThreadJoin", "ThreadJoined"], "joiner-join"),
+        ] {
+            let ev: Vec<&Event> = by_thread_name(&log, thread)
+                .into_iter()
+                .filter(|e| pair.contains(&e.name.as_str()))
+                .collect();
+            assert_eq!(names(&ev), pair, "{}: {thread}", jdk.label());
+            let line = marker_line("Interrupts.java", marker);
+            assert!(
+                top(&log, ev[1]).ends_with(&format!(":{line}")),
+                "{}: {thread} exit at {}",
+                jdk.label(),
+                top(&log, ev[1])
+            );
+        }
+    }
+}
+
+#[test]
+fn stack_depth_option_bounds_every_trace() {
+    let jdk = jdk17();
+    for depth in [0usize, 1, 3] {
+        let run = run(
+            &format!("depth{depth}"),
+            jdk,
+            &format!("stackdepth={depth}"),
+            "PingPong",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let log = run.log();
+        assert_valid(&run, &log);
+        let calls: Vec<&Event> = log
+            .events
+            .iter()
+            .filter(|e| e.name.starts_with("Object"))
+            .collect();
+        assert!(calls.len() >= 20);
+        assert!(calls.iter().all(|e| e.frames.len() <= depth));
+        assert!(
+            calls.iter().any(|e| e.frames.len() == depth),
+            "some trace reaches depth {depth}"
+        );
+        assert!(run.stderr.contains(&format!("stackdepth={depth}")));
+    }
+}
+
+#[test]
+fn metadata_is_lazy_and_complete() {
+    let jdk = jdk17();
+    let run = run("metadata", jdk, "", "PingPong", &[]);
+    let log = run.log();
+    assert_valid(&run, &log);
+    // Lazy: only methods that some event's stack refers to are described.
+    let used: std::collections::HashSet<u32> = log
+        .events
+        .iter()
+        .flat_map(|e| e.frames.iter().map(|f| f.0))
+        .collect();
+    let listed: std::collections::HashSet<u32> = log.methods.keys().copied().collect();
+    assert_eq!(used, listed);
+    let main = log
+        .methods
+        .values()
+        .find(|m| m.name == "main" && m.signature == "([Ljava/lang/String;)V")
+        .expect("main listed");
+    assert_eq!(
+        log.classes[&main.class],
+        ("LPingPong;".to_string(), "PingPong.java".to_string())
+    );
+    assert!(main.lines.as_ref().is_some_and(|l| !l.is_empty()));
+}

@@ -1,0 +1,96 @@
+//! Option errors stop the JVM with one clear line; good options start it with one line.
+
+use orca_tests::*;
+
+fn start_with(options: &str, extra: &[&str]) -> Run {
+    let jdk = jdk17();
+    let cmd = java_command(jdk, options, extra, "Hello", &[]);
+    finish(work_dir().join("unused"), output_with_timeout(cmd, 60))
+}
+
+#[test]
+fn bad_options_refuse_to_start_naming_the_option() {
+    let file_as_dir = work_dir().join("a-file");
+    std::fs::write(&file_as_dir, "x").unwrap();
+    let under_file = format!("file={}/run", file_as_dir.display());
+    let cases: Vec<(&str, &str)> = vec![
+        ("stackdepth=abc", "'stackdepth'"),
+        ("stackdepth=", "'stackdepth'"),
+        ("stackdepth=-1", "'stackdepth'"),
+        ("stackdepth=99999", "'stackdepth'"),
+        ("mode=fast", "jvmti, instrument"),
+        ("mode=", "'mode'"),
+        ("colour=red", "'colour'"),
+        ("file=", "'file'"),
+        ("out/x,bare", "'bare'"),
+        ("stackdepth=1,stackdepth=2", "twice"),
+        ("out/x,file=out/y", "twice"),
+        ("mode=instrument", "mode=instrument"),
+        ("file=/proc/orca-cannot/run", "/proc/orca-cannot"),
+        (&under_file, "a-file"),
+    ];
+    for (opts, needle) in cases {
+        let run = start_with(opts, &[]);
+        assert_ne!(run.code, Some(0), "{opts:?} started the JVM");
+        assert!(!run.stdout.contains("hello"), "{opts:?}: the program ran");
+        let ours: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("orca: "))
+            .collect();
+        assert_eq!(
+            ours.len(),
+            1,
+            "{opts:?}: expected one orca line, got:\n{}",
+            run.stderr
+        );
+        assert!(
+            ours[0].contains(needle),
+            "{opts:?}: {:?} does not mention {needle:?}",
+            ours[0]
+        );
+    }
+}
+
+#[test]
+fn loading_twice_is_refused() {
+    let agent = agent_path();
+    let second = format!(
+        "-agentpath:{}={}/twice2",
+        agent.display(),
+        work_dir().display()
+    );
+    let run = start_with(&format!("{}/twice1", work_dir().display()), &[&second]);
+    assert_ne!(run.code, Some(0));
+    assert!(run.stderr.contains("already loaded"), "{}", run.stderr);
+}
+
+#[test]
+fn default_prefix_and_start_and_exit_lines() {
+    let dir = work_dir().join("default-prefix");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut cmd = java_command(jdk17(), "", &[], "Hello", &[]);
+    // `-agentpath:...=` with nothing after it: the defaults.
+    cmd.current_dir(&dir);
+    let run = finish(dir.join("orca"), output_with_timeout(cmd, 60));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("hello"));
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stderr);
+    assert_eq!(
+        lines[0],
+        "orca: recording (mode=jvmti, stackdepth=8) to orca.orca, orca.methods, orca.classtable"
+    );
+    assert!(
+        lines[1].starts_with("orca: ")
+            && lines[1].ends_with(" dropped; wrote orca.orca, orca.methods, orca.classtable"),
+        "{}",
+        lines[1]
+    );
+    for ext in ["orca", "methods", "classtable"] {
+        assert!(dir.join(format!("orca.{ext}")).exists());
+    }
+    let log = run.log();
+    assert_valid(&run, &log);
+}
