@@ -560,11 +560,21 @@ impl Validator {
         }
         st.last_line = n;
         let obj = ev.object();
-        // MonitorContendedEnter must be followed by its Entered.
+        // MonitorContendedEnter must be followed by its Entered before any
+        // other monitor event of the thread (FORMAT.md: contention pairs and
+        // method-call pairs are matched apart, so other events may come between).
+        let is_monitor = matches!(
+            kind,
+            K::MonitorContendedEnter
+                | K::MonitorContendedEntered
+                | K::MonitorEnter
+                | K::MonitorEntered
+                | K::MonitorExit
+        );
         if let Some((m, l)) = st.contended {
             if kind == K::MonitorContendedEntered && obj == Some(m) {
                 st.contended = None;
-            } else {
+            } else if is_monitor {
                 st.contended = None;
                 msgs.push((
                     ViolationKind::Pairing,
@@ -581,13 +591,14 @@ impl Validator {
                 format!("MonitorContendedEntered of {} on thread {thread} without a MonitorContendedEnter", obj.unwrap_or(Hash(0))),
             ));
         }
-        // MonitorEnter must be followed by MonitorEntered (contention events may come between).
+        // MonitorEnter must be followed by MonitorEntered before any other monitor
+        // event (its own contention pair may come between).
         if let Some((m, l)) = st.enter {
             let contention = matches!(kind, K::MonitorContendedEnter | K::MonitorContendedEntered)
                 && obj == Some(m);
             if kind == K::MonitorEntered && obj == Some(m) {
                 st.enter = None;
-            } else if !contention {
+            } else if is_monitor && !contention {
                 st.enter = None;
                 msgs.push((
                     ViolationKind::Pairing,

@@ -271,16 +271,23 @@ fn contended_enter_must_be_followed_by_entered() {
     let ev = replace_line(
         EVENTS,
         10,
-        "5087.200000900,ThreadSleep,0000BBBB,1;00000002;00000000",
+        "5087.200000900,MonitorExit,0000BBBB,00001111,1;00000002;00000000",
     );
     let r = run(CLASSES, METHODS, &ev);
     let errs = lines(&r, Severity::Error);
     assert!(
         errs[0].starts_with(
-            "t.orca:10: ThreadSleep on thread 0000BBBB while its MonitorContendedEnter"
+            "t.orca:10: MonitorExit on thread 0000BBBB while its MonitorContendedEnter"
         ),
         "{errs:?}"
     );
+    // A non-monitor event in between is allowed (FORMAT.md: matched apart).
+    let ev = EVENTS.replace(
+        "5087.200000900,MonitorContendedEntered,0000BBBB",
+        "5087.200000850,ThreadSleep,0000BBBB,0\n5087.200000860,ThreadSlept,0000BBBB,0\n5087.200000900,MonitorContendedEntered,0000BBBB",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    assert!(r.is_valid(), "{:?}", r.error_lines());
 }
 
 #[test]
