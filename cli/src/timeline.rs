@@ -120,7 +120,15 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                         json_str(&site(f))
                     );
                     out.complete(tid, &format!("blocked on {m}"), "monitor", since, ts, &args)?;
-                    if let Some(&(rel_thread, rel_ts)) = last_release.get(&monitor) {
+                    // The releaser: the last thread seen releasing it while this
+                    // one was blocked, else (JVMTI mode, no MonitorExit) the owner
+                    // at contention, which released it just before this thread got it.
+                    let release = match last_release.get(&monitor) {
+                        Some(&(rt, rts)) if rts >= since && rts <= ts => Some((rt, rts)),
+                        _ if owner != Hash::UNKNOWN => Some((owner, ts)),
+                        _ => None,
+                    };
+                    if let Some((rel_thread, rel_ts)) = release {
                         if rel_thread != thread {
                             if let Some(rt) = threads.get(&rel_thread) {
                                 flow_id += 1;
