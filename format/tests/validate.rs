@@ -396,3 +396,59 @@ fn read_events_owned() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Mutates every byte of every line in many ways: the parsers must return an
+/// error or a record, never panic, and the validator must survive garbage.
+#[test]
+fn mutations_never_panic() {
+    let subst: &[u8] = b"0F9aA;,%.-\n\r\xff\xc3 ";
+    let mut seed = 0x1234_5678u32;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    for text in [EVENTS, METHODS, CLASSES] {
+        for line in text.lines() {
+            let b = line.as_bytes();
+            for i in 0..b.len() {
+                for &c in subst {
+                    let mut m = b.to_vec();
+                    m[i] = c;
+                    let _ = orca_format::parse_event_line(&m);
+                    let _ = orca_format::parse_method_line(&m);
+                    let _ = orca_format::parse_class_line(&m);
+                    if let Ok(r) = orca_format::parse_event_line(&m) {
+                        if let Some(s) = r.event.stack() {
+                            let _ = s.frames().count();
+                        }
+                    }
+                }
+                let mut m = b.to_vec();
+                m.truncate(i);
+                let _ = orca_format::parse_event_line(&m);
+                let _ = orca_format::parse_method_line(&m);
+                let _ = orca_format::parse_class_line(&m);
+            }
+        }
+    }
+    // Whole-log garbage: random splices of the valid logs.
+    for _ in 0..200 {
+        let mut ev = EVENTS.as_bytes().to_vec();
+        for _ in 0..5 {
+            let i = rnd() as usize % ev.len();
+            ev[i] = subst[rnd() as usize % subst.len()];
+        }
+        let r = validate_readers(
+            ("t.classtable", CLASSES.as_bytes()),
+            ("t.methods", METHODS.as_bytes()),
+            ("t.orca", &ev[..]),
+            &Options::default(),
+        )
+        .unwrap();
+        for v in &r.violations {
+            assert!(v.line >= 1, "{v}");
+        }
+    }
+}
