@@ -135,7 +135,12 @@ fn timed(args: &[&str], bytes: u64) -> String {
 #[test]
 #[ignore = "benchmark: generates a 200 MB log; run in release with --ignored --nocapture"]
 fn throughput() {
-    let dir = std::env::temp_dir().join(format!("orca-bench-{}", std::process::id()));
+    // ORCA_BENCH_DIR keeps the log there (for profiling) instead of a temp dir.
+    let keep = std::env::var_os("ORCA_BENCH_DIR");
+    let dir = keep
+        .clone()
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("orca-bench-{}", std::process::id())));
     std::fs::create_dir_all(&dir).unwrap();
     let prefix = dir.join("bench");
     let t = Instant::now();
@@ -154,5 +159,7 @@ fn throughput() {
         let line = timed(&args, bytes);
         println!("{line}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
+    if keep.is_none() {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -132,7 +132,7 @@ pub struct StackTrace<'a> {
     depth: u32,
     /// `<m>;<l>;<m>;<l>...` without the depth, already checked.
     pairs: &'a [u8],
-    raw: &'a str,
+    raw: &'a [u8],
 }
 
 impl<'a> StackTrace<'a> {
@@ -146,7 +146,8 @@ impl<'a> StackTrace<'a> {
     }
     /// The field as written, e.g. `1;00000001;00000004`.
     pub fn raw(&self) -> &'a str {
-        self.raw
+        // Checked to be ASCII when parsed; converted only when asked for.
+        std::str::from_utf8(self.raw).unwrap_or_default()
     }
     /// Frames, innermost (the caller of the tracked method) first.
     pub fn frames(&self) -> impl ExactSizeIterator<Item = Frame> + 'a {
@@ -243,24 +244,43 @@ fn hexval(c: u8) -> Option<u8> {
     }
 }
 
+/// Value of each byte as an uppercase hex digit, 0xFF when it is not one.
+/// A table lookup per digit, without branches, is what keeps stack parsing fast.
+const HEX: [u8; 256] = {
+    let mut t = [0xFFu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
 fn hex8_unchecked(b: &[u8]) -> u32 {
     let mut v = 0u32;
     for &c in &b[..8] {
-        v = (v << 4) | hexval(c).unwrap_or(0) as u32;
+        v = (v << 4) | (HEX[c as usize] & 0x0F) as u32;
     }
     v
 }
 
 /// Parses exactly 8 uppercase hex digits.
 fn hex8(b: &[u8]) -> Option<u32> {
-    if b.len() != 8 {
-        return None;
-    }
+    let b: &[u8; 8] = b.try_into().ok()?;
     let mut v = 0u32;
+    let mut bad = 0u8;
     for &c in b {
-        v = (v << 4) | hexval(c)? as u32;
+        let d = HEX[c as usize];
+        bad |= d;
+        v = (v << 4) | (d & 0x0F) as u32;
     }
-    Some(v)
+    // Valid digits are < 16, so bit 7 is set only by an invalid byte.
+    (bad & 0x80 == 0).then_some(v)
 }
 
 /// Parses a decimal `0|[1-9][0-9]*` that fits in u32.
@@ -383,8 +403,11 @@ pub fn parse_stack(b: &[u8], index: usize) -> Result<StackTrace<'_>, SyntaxError
         })?;
     }
     // Everything checked is ASCII.
-    let raw = std::str::from_utf8(b).expect("checked ASCII");
-    Ok(StackTrace { depth, pairs, raw })
+    Ok(StackTrace {
+        depth,
+        pairs,
+        raw: b,
+    })
 }
 
 /// Checks escaped text: valid UTF-8, no raw byte that must be escaped, every
