@@ -353,7 +353,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
     for (h, t) in threads.iter().take(top) {
         let life = t
             .ended
-            .unwrap_or(t.last)
+            .unwrap_or(a.last_ts)
             .saturating_sub(t.started.unwrap_or(t.first));
         let _ = writeln!(
             s,
@@ -366,7 +366,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
             dur(t.joining.1),
             dur(t.acquiring.1),
             if t.ended.is_none() {
-                "  (no ThreadEnded)"
+                "  (alive at end)"
             } else {
                 ""
             }
@@ -515,7 +515,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
                 "{{\"id\":\"{h}\",\"name\":{},\"start_ns\":{},\"end_ns\":{},\"ended\":{},\"blocked_ns\":{},\"blocked\":{},\"waiting_ns\":{},\"waits\":{},\"sleeping_ns\":{},\"sleeps\":{},\"joining_ns\":{},\"joins\":{},\"acquiring_ns\":{},\"acquires\":{}}}",
                 t.name.as_deref().map(json_str).unwrap_or_else(|| "null".into()),
                 t.started.unwrap_or(t.first),
-                t.ended.unwrap_or(t.last),
+                t.ended.unwrap_or(a.last_ts),
                 t.ended.is_some(),
                 t.blocked.1,
                 t.blocked.0,
