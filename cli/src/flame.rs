@@ -68,6 +68,18 @@ pub fn run<R: std::io::Read>(
                     None => t.held.push((monitor, 1, ts, stack.raw().to_string())),
                 }
             }
+            (FlameWeight::Held, Event::ObjectWait { object, .. }) => {
+                // Object.wait releases the monitor: count the hold so far.
+                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
+                    add(h.3.clone(), object, ts.saturating_sub(h.2));
+                    h.2 = u64::MAX;
+                }
+            }
+            (FlameWeight::Held, Event::ObjectWaited { object, .. }) => {
+                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
+                    h.2 = ts; // re-acquired
+                }
+            }
             (FlameWeight::Held, Event::MonitorExit { monitor, .. }) => {
                 if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
                     t.held[i].1 -= 1;

@@ -196,6 +196,12 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                 // Object.wait releases the monitor: a hand-off source too.
                 if t.held.iter().any(|h| h.0 == object) {
                     last_release.insert(object, (thread, ts));
+                    // The hold pauses while waiting: end its span, restart it at ObjectWaited.
+                    let s = format!(
+                        "{{\"ph\":\"e\",\"pid\":1,\"tid\":{tid},\"name\":\"hold {object}\",\"cat\":\"hold\",\"id\":\"{tid}-{object}\",\"ts\":{}}}",
+                        out.us(ts)
+                    );
+                    out.raw(&s)?;
                 }
                 t.call = Some(("wait on", object, ts, top));
             }
@@ -203,6 +209,17 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
             Event::ThreadSleep { .. } => t.call = Some(("sleep", Hash(0), ts, top)),
             Event::SemaphoreAcquire { semaphore, .. } => {
                 t.call = Some(("acquire semaphore", semaphore, ts, top))
+            }
+            Event::ObjectWaited { object, .. } if t.held.iter().any(|h| h.0 == object) => {
+                if let Some((what, obj, since, f)) = t.call.take() {
+                    let args = format!("\"site\":{}", json_str(&site(f)));
+                    out.complete(tid, &format!("{what} {obj}"), "call", since, ts, &args)?;
+                }
+                let s = format!(
+                    "{{\"ph\":\"b\",\"pid\":1,\"tid\":{tid},\"name\":\"hold {object}\",\"cat\":\"hold\",\"id\":\"{tid}-{object}\",\"ts\":{},\"args\":{{\"after\":\"wait\"}}}}",
+                    out.us(ts)
+                );
+                out.raw(&s)?;
             }
             Event::ObjectWaited { .. }
             | Event::ThreadJoined { .. }
@@ -254,7 +271,11 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                 "\"open_at_end\":true",
             )?;
         }
+        let waiting_on = t.call.and_then(|c| (c.0 == "wait on").then_some(c.1));
         for (m, _, _) in t.held {
+            if waiting_on == Some(m) {
+                continue; // its span already ended at the ObjectWait
+            }
             let s = format!(
                 "{{\"ph\":\"e\",\"pid\":1,\"tid\":{},\"name\":\"hold {m}\",\"cat\":\"hold\",\"id\":\"{}-{m}\",\"ts\":{}}}",
                 t.tid,

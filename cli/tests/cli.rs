@@ -292,3 +292,23 @@ fn timeline_is_chrome_trace_json() {
         text.matches("\"ph\":\"f\"").count()
     );
 }
+
+#[test]
+fn timeline_balances_spans_open_at_end() {
+    // Cut after main's ObjectWait (line 8): main holds 1111 but waits on it.
+    let p = broken("pingpong", "tlcut", |c, m, o| {
+        let o: String = o.lines().take(8).map(|l| format!("{l}\n")).collect();
+        (c.into(), m.into(), o)
+    });
+    let out = p.with_extension("json");
+    let o = orca(&["timeline", p.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        text.matches("\"ph\":\"b\"").count(),
+        text.matches("\"ph\":\"e\"").count(),
+        "{text}"
+    );
+    assert!(text.contains("\"name\":\"wait on 00001111\""), "{text}");
+    assert!(text.contains("\"open_at_end\":true"), "{text}");
+}
