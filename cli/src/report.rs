@@ -97,7 +97,7 @@ impl Analysis {
         self.last_ts = self.last_ts.max(ts);
         let Some(thread) = ev.thread() else {
             if let Event::EventsDropped { count } = ev {
-                self.dropped += *count as u64;
+                self.dropped += *count;
             }
             return;
         };

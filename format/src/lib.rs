@@ -206,7 +206,7 @@ pub struct OwnedEvent {
     /// Decoded thread name of a `ThreadStarted`.
     pub name: Option<String>,
     /// Count of an `EventsDropped`.
-    pub count: Option<u32>,
+    pub count: Option<u64>,
     /// Stack frames, innermost first (empty when the event has no stack).
     pub frames: Vec<Frame>,
 }

@@ -283,6 +283,18 @@ fn hex8(b: &[u8]) -> Option<u32> {
     (bad & 0x80 == 0).then_some(v)
 }
 
+/// Parses a decimal `0|[1-9][0-9]*` that fits in u64.
+fn decimal_u64(b: &[u8]) -> Option<u64> {
+    if b.is_empty()
+        || (b[0] == b'0' && b.len() > 1)
+        || b.len() > 19
+        || !b.iter().all(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    Some(b.iter().fold(0u64, |v, &c| v * 10 + (c - b'0') as u64))
+}
+
 /// Parses a decimal `0|[1-9][0-9]*` that fits in u32.
 fn decimal(b: &[u8]) -> Option<u32> {
     if b.is_empty() || (b[0] == b'0' && b.len() > 1) || b.len() > 10 {
@@ -874,7 +886,7 @@ pub enum Event<'a> {
         stack: StackTrace<'a>,
     },
     EventsDropped {
-        count: u32,
+        count: u64,
     },
 }
 
@@ -1024,7 +1036,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
         }
         K::EventsDropped => {
             let [_, _, c] = split::<3>(line, name)?;
-            let count = match decimal(c) {
+            let count = match decimal_u64(c) {
                 Some(0) => return Err(field_err(3, "count", c, "must be > 0")),
                 Some(v) => v,
                 None => {

@@ -510,7 +510,7 @@ impl Validator {
         }
         let Some(thread) = ev.thread() else {
             if let Event::EventsDropped { count } = ev {
-                self.report.dropped += *count as u64;
+                self.report.dropped += *count;
             }
             return;
         };
