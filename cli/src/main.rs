@@ -1,4 +1,243 @@
-fn main() {
-    eprintln!("orca: not built yet");
-    std::process::exit(2)
+//! `orca`: validate and analyse the three Orca log files of a run.
+//!
+//! Exit status: 0 when all is well, 1 when the log is invalid (`check`) or a
+//! deadlock was found (`deadlocks`), 2 when the files cannot be read or the
+//! command line is wrong.
+
+mod deadlocks;
+mod flame;
+mod report;
+mod timeline;
+mod util;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use orca_format::{validate_prefix, EventReader, Metadata, Options, OrcaError, Severity};
+
+#[derive(Parser)]
+#[command(
+    name = "orca",
+    version,
+    about = "Check and analyse Orca concurrency-profiler logs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Validate PREFIX.orca/.methods/.classtable against docs/FORMAT.md.
+    /// Prints one `file:line: what is wrong` per violation; exit 1 if invalid.
+    Check {
+        /// Dump prefix (the files are PREFIX.orca, PREFIX.methods, PREFIX.classtable).
+        prefix: PathBuf,
+        /// The agent's stackdepth, to reject deeper stacks.
+        #[arg(long)]
+        stackdepth: Option<u32>,
+        /// Also print notes (pairs still open at the end of the log).
+        #[arg(long, short)]
+        verbose: bool,
+        /// Most violations to print (the rest are counted).
+        #[arg(long, default_value_t = 10_000)]
+        max_violations: usize,
+    },
+    /// Threads, contended monitors with owners and sites, hold times, semaphores, wait/notify.
+    Report {
+        /// Dump prefix.
+        prefix: PathBuf,
+        /// Rows per table.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Lock-order cycles (potential deadlocks) and threads blocked at the end
+    /// (actual deadlocks); exit 1 if any is found.
+    Deadlocks {
+        /// Dump prefix.
+        prefix: PathBuf,
+    },
+    /// Collapsed stacks (`frame;frame;... weight`) for FlameGraph or speedscope.
+    Flame {
+        /// Dump prefix.
+        prefix: PathBuf,
+        /// Weight: nanoseconds blocked on monitors, or held (instrumentation mode).
+        #[arg(long, value_enum, default_value_t = FlameWeight::Blocked)]
+        weight: FlameWeight,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Chrome trace-event JSON (Perfetto, chrome://tracing).
+    Timeline {
+        /// Dump prefix.
+        prefix: PathBuf,
+        /// Output file.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
+/// What a flame graph's weights mean.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum FlameWeight {
+    /// ns between MonitorContendedEnter and MonitorContendedEntered.
+    Blocked,
+    /// ns between MonitorEntered and MonitorExit.
+    Held,
+    /// ns between ObjectWait and ObjectWaited.
+    Waiting,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let start = std::time::Instant::now();
+    let code = match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("orca: {e}");
+            ExitCode::from(2)
+        }
+    };
+    if std::env::var_os("ORCA_STATS").is_some() {
+        // For the throughput benchmark: wall time and peak resident memory.
+        let hwm = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmHWM:"))
+                    .map(|l| l[6..].trim().to_string())
+            })
+            .unwrap_or_default();
+        eprintln!(
+            "orca-stats: seconds={:.3} VmHWM={hwm}",
+            start.elapsed().as_secs_f64()
+        );
+    }
+    code
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    match cli.cmd {
+        Cmd::Check {
+            prefix,
+            stackdepth,
+            verbose,
+            max_violations,
+        } => check(&prefix, stackdepth, verbose, max_violations),
+        Cmd::Report { prefix, top, json } => {
+            let md = Metadata::load(&prefix)?;
+            let a = report::Analysis::run(open_events(&prefix)?)?;
+            let p = prefix.display().to_string();
+            let out = if json {
+                report::json(&a, &md, &p, top)
+            } else {
+                report::text(&a, &md, &p, top)
+            };
+            print_out(&out)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Deadlocks { prefix } => {
+            let md = Metadata::load(&prefix)?;
+            let (text, found) = deadlocks::run(open_events(&prefix)?, &md)?;
+            print_out(&text)?;
+            Ok(if found {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Cmd::Flame {
+            prefix,
+            weight,
+            output,
+        } => {
+            let md = Metadata::load(&prefix)?;
+            let text = flame::run(open_events(&prefix)?, &md, weight)?;
+            match output {
+                Some(p) => std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?,
+                None => print_out(&text)?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Timeline { prefix, output } => {
+            let md = Metadata::load(&prefix)?;
+            let n = timeline::run(&prefix, &md, &output)?;
+            eprintln!("orca: wrote {} trace events to {}", n, output.display());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn open_events(prefix: &Path) -> Result<EventReader<std::fs::File>, OrcaError> {
+    EventReader::open(prefix)
+}
+
+/// Writes to stdout, treating a closed pipe (`| head`) as success.
+fn print_out(s: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
+
+fn check(
+    prefix: &Path,
+    stackdepth: Option<u32>,
+    verbose: bool,
+    max_violations: usize,
+) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let opts = Options {
+        max_stack_depth: stackdepth,
+        max_violations,
+    };
+    let r = validate_prefix(prefix, &opts)?;
+    let mut s = String::new();
+    let (mut warnings, mut notes) = (0, 0);
+    for v in &r.violations {
+        match v.severity {
+            Severity::Error => {}
+            Severity::Warning => warnings += 1,
+            Severity::Note => {
+                notes += 1;
+                if !verbose {
+                    continue;
+                }
+            }
+        }
+        s.push_str(&v.to_string());
+        s.push('\n');
+    }
+    if r.suppressed > 0 {
+        s.push_str(&format!(
+            "... {} more violations not printed\n",
+            r.suppressed
+        ));
+    }
+    s.push_str(&format!(
+        "{}: {} events, {} methods, {} classes, {} threads{}: {} ({} errors, {} warnings, {} notes{})\n",
+        prefix.display(),
+        r.events,
+        r.methods,
+        r.classes,
+        r.threads,
+        if r.dropped > 0 { format!(", {} events dropped", r.dropped) } else { String::new() },
+        if r.is_valid() { "valid" } else { "INVALID" },
+        r.errors,
+        warnings,
+        notes,
+        if notes > 0 && !verbose { ", -v prints them" } else { "" }
+    ));
+    print_out(&s)?;
+    Ok(if r.is_valid() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -1,0 +1,126 @@
+//! `orca flame`: collapsed stacks (`outer;...;inner;monitor HASH weight`),
+//! weighted by nanoseconds blocked, held or waiting, as async-profiler's lock
+//! mode does; feed it to FlameGraph's `flamegraph.pl` or speedscope.
+//! Stacks are aggregated by their raw text, so memory grows with distinct
+//! stacks, not with events.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use orca_format::{parse_stack, Event, EventReader, Hash, Metadata};
+
+use crate::FlameWeight;
+
+#[derive(Default)]
+struct ThreadState {
+    /// Open span: (monitor/object, since, stack).
+    open: Option<(Hash, u64, String)>,
+    /// Held monitors: (monitor, count, since, stack).
+    held: Vec<(Hash, u32, u64, String)>,
+}
+
+/// Builds the collapsed-stack text.
+pub fn run<R: std::io::Read>(
+    mut r: EventReader<R>,
+    md: &Metadata,
+    w: FlameWeight,
+) -> std::io::Result<String> {
+    let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
+    let mut weights: HashMap<(String, Hash), u64> = HashMap::new();
+    let mut add = |raw: String, m: Hash, ns: u64| {
+        *weights.entry((raw, m)).or_default() += ns;
+    };
+    while let Some((_, rec)) = r.next_event()? {
+        let Ok(rec) = rec else { continue };
+        let ts = rec.timestamp.nanos();
+        let Some(thread) = rec.event.thread() else {
+            continue;
+        };
+        let t = threads.entry(thread).or_default();
+        match (w, rec.event) {
+            (FlameWeight::Blocked, Event::MonitorContendedEnter { monitor, stack, .. })
+            | (
+                FlameWeight::Waiting,
+                Event::ObjectWait {
+                    object: monitor,
+                    stack,
+                    ..
+                },
+            ) => {
+                t.open = Some((monitor, ts, stack.raw().to_string()));
+            }
+            (FlameWeight::Blocked, Event::MonitorContendedEntered { monitor, .. })
+            | (
+                FlameWeight::Waiting,
+                Event::ObjectWaited {
+                    object: monitor, ..
+                },
+            ) => {
+                if let Some((m, since, raw)) = t.open.take() {
+                    if m == monitor {
+                        add(raw, m, ts.saturating_sub(since));
+                    }
+                }
+            }
+            (FlameWeight::Held, Event::MonitorEntered { monitor, stack, .. }) => {
+                match t.held.iter_mut().find(|h| h.0 == monitor) {
+                    Some(h) => h.1 += 1,
+                    None => t.held.push((monitor, 1, ts, stack.raw().to_string())),
+                }
+            }
+            (FlameWeight::Held, Event::ObjectWait { object, .. }) => {
+                // Object.wait releases the monitor: count the hold so far.
+                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
+                    add(h.3.clone(), object, ts.saturating_sub(h.2));
+                    h.2 = u64::MAX;
+                }
+            }
+            (FlameWeight::Held, Event::ObjectWaited { object, .. }) => {
+                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
+                    h.2 = ts; // re-acquired
+                }
+            }
+            (FlameWeight::Held, Event::MonitorExit { monitor, .. }) => {
+                if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
+                    t.held[i].1 -= 1;
+                    if t.held[i].1 == 0 {
+                        let (m, _, since, raw) = t.held.swap_remove(i);
+                        add(raw, m, ts.saturating_sub(since));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut lines: Vec<(String, u64)> = weights
+        .into_iter()
+        .filter(|(_, ns)| *ns > 0)
+        .map(|((raw, m), ns)| {
+            let mut frames: Vec<String> = match parse_stack(raw.as_bytes(), 0) {
+                Ok(st) => st
+                    .frames()
+                    .map(|f| md.frame_to_string(f).replace(';', ":"))
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            frames.reverse(); // outermost first
+            frames.push(format!("monitor {m}"));
+            (frames.join(";"), ns)
+        })
+        .collect();
+    lines.sort();
+    // Merge identical lines (different raw stacks can resolve alike).
+    let mut out = String::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let mut ns = lines[i].1;
+        let mut j = i + 1;
+        while j < lines.len() && lines[j].0 == lines[i].0 {
+            ns += lines[j].1;
+            j += 1;
+        }
+        let _ = writeln!(out, "{} {ns}", lines[i].0);
+        i = j;
+    }
+    Ok(out)
+}

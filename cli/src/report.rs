@@ -1,0 +1,600 @@
+//! `orca report`: one streaming pass over `.orca` that adds up, per thread and
+//! per object, the time spent blocked, waiting, sleeping, joining, acquiring
+//! and holding. State is per thread and per object, never per event, so
+//! memory does not grow with the log's length.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use orca_format::{Event, EventKind, EventReader, FastMap, Frame, Hash, LineError, Metadata};
+
+use crate::util::{dur, json_str, Hist};
+
+/// Per-thread totals.
+#[derive(Debug, Default)]
+pub struct ThreadStats {
+    pub name: Option<String>,
+    pub order: usize,
+    pub started: Option<u64>,
+    pub ended: Option<u64>,
+    pub first: u64,
+    pub last: u64,
+    pub blocked: (u64, u64),
+    pub waiting: (u64, u64),
+    pub sleeping: (u64, u64),
+    pub joining: (u64, u64),
+    pub acquiring: (u64, u64),
+    /// Still blocked on a monitor at the end: (monitor, owner, since, site).
+    pub pending_contended: Option<(Hash, Hash, u64, Option<Frame>)>,
+    pending_call: Option<(EventKind, Hash, u64)>,
+    /// (monitor, count, since, site, ns accumulated before an Object.wait).
+    held: Vec<(Hash, u32, u64, Option<Frame>, u64)>,
+}
+
+/// Per-object (monitor, wait object, semaphore) totals.
+#[derive(Debug, Default)]
+pub struct ObjectStats {
+    pub contentions: u64,
+    pub blocked: u64,
+    pub blocked_max: u64,
+    pub still_blocked: u64,
+    pub owners: HashMap<Hash, u64>,
+    pub sites: HashMap<Option<Frame>, (u64, u64)>,
+    pub holds: Hist,
+    pub open_holds: u64,
+    pub hold_sites: HashMap<Option<Frame>, (u64, u64)>,
+    pub waits: u64,
+    pub waited: u64,
+    pub notifies: u64,
+    pub notify_alls: u64,
+    pub sem_acquires: u64,
+    pub sem_time: u64,
+    pub sem_max: u64,
+    pub sem_releases: u64,
+    pub sem_sites: HashMap<Option<Frame>, (u64, u64)>,
+}
+
+/// Everything `orca report` prints.
+#[derive(Debug, Default)]
+pub struct Analysis {
+    pub events: u64,
+    pub malformed: u64,
+    pub torn: bool,
+    pub dropped: u64,
+    pub bytes: u64,
+    pub first_ts: Option<u64>,
+    pub last_ts: u64,
+    pub threads: FastMap<Hash, ThreadStats>,
+    pub objects: FastMap<Hash, ObjectStats>,
+    pub has_holds: bool,
+}
+
+fn add_site(m: &mut HashMap<Option<Frame>, (u64, u64)>, f: Option<Frame>, ns: u64) {
+    let e = m.entry(f).or_default();
+    e.0 += 1;
+    e.1 += ns;
+}
+
+impl Analysis {
+    /// Reads every event of `r` and closes what is still open at the end.
+    pub fn run<R: std::io::Read>(mut r: EventReader<R>) -> std::io::Result<Analysis> {
+        let mut a = Analysis::default();
+        while let Some((_, rec)) = r.next_event()? {
+            match rec {
+                Ok(rec) => a.event(rec.timestamp.nanos(), &rec.event),
+                Err(LineError::Torn) => a.torn = true,
+                Err(_) => a.malformed += 1,
+            }
+        }
+        a.bytes = r.bytes_read();
+        a.finish();
+        Ok(a)
+    }
+
+    fn event(&mut self, ts: u64, ev: &Event<'_>) {
+        self.events += 1;
+        self.first_ts = Some(self.first_ts.map_or(ts, |f| f.min(ts)));
+        self.last_ts = self.last_ts.max(ts);
+        let Some(thread) = ev.thread() else {
+            if let Event::EventsDropped { count } = ev {
+                self.dropped += *count;
+            }
+            return;
+        };
+        let n = self.threads.len();
+        let t = self.threads.entry(thread).or_insert_with(|| ThreadStats {
+            order: n,
+            first: ts,
+            ..Default::default()
+        });
+        t.last = t.last.max(ts);
+        let top = ev.stack().and_then(|s| s.top());
+        match *ev {
+            Event::ThreadStarted { name, .. } => {
+                t.name = Some(name.decode().into_owned());
+                t.started = Some(ts);
+            }
+            Event::ThreadEnded { .. } => t.ended = Some(ts),
+            Event::MonitorContendedEnter { monitor, owner, .. } => {
+                t.pending_contended = Some((monitor, owner, ts, top));
+            }
+            Event::MonitorContendedEntered { monitor, .. } => {
+                if let Some((m, owner, since, site)) = t.pending_contended.take() {
+                    if m == monitor {
+                        let ns = ts.saturating_sub(since);
+                        t.blocked.0 += 1;
+                        t.blocked.1 += ns;
+                        let o = self.objects.entry(m).or_default();
+                        o.contentions += 1;
+                        o.blocked += ns;
+                        o.blocked_max = o.blocked_max.max(ns);
+                        *o.owners.entry(owner).or_default() += 1;
+                        add_site(&mut o.sites, site, ns);
+                    }
+                }
+            }
+            Event::MonitorEntered { monitor, .. } => {
+                self.has_holds = true;
+                match t.held.iter_mut().find(|h| h.0 == monitor) {
+                    Some(h) => h.1 += 1,
+                    None => t.held.push((monitor, 1, ts, top, 0)),
+                }
+            }
+            Event::MonitorExit { monitor, .. } => {
+                if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
+                    t.held[i].1 -= 1;
+                    if t.held[i].1 == 0 {
+                        let (_, _, since, site, acc) = t.held.swap_remove(i);
+                        let ns = acc + ts.saturating_sub(since);
+                        let o = self.objects.entry(monitor).or_default();
+                        o.holds.add(ns);
+                        add_site(&mut o.hold_sites, site, ns);
+                    }
+                }
+            }
+            Event::ObjectWait { object, .. } => {
+                // Object.wait releases the monitor: pause its hold.
+                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
+                    h.4 += ts.saturating_sub(h.2);
+                    h.2 = ts;
+                }
+                t.pending_call = Some((EventKind::ObjectWait, object, ts));
+            }
+            Event::ThreadJoin { joined: object, .. }
+            | Event::SemaphoreAcquire {
+                semaphore: object, ..
+            } => {
+                t.pending_call = Some((ev.kind(), object, ts));
+            }
+            Event::ThreadSleep { .. } => {
+                t.pending_call = Some((EventKind::ThreadSleep, Hash(0), ts))
+            }
+            Event::ObjectWaited { object, .. } => {
+                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
+                    h.2 = ts; // re-acquired: resume the hold
+                }
+                if let Some((k, obj, since)) = t.pending_call.take() {
+                    let ns = ts.saturating_sub(since);
+                    Self::close_call(t, &mut self.objects, k, obj, ns, top);
+                }
+            }
+            Event::ThreadJoined { .. }
+            | Event::ThreadSlept { .. }
+            | Event::SemaphoreAcquired { .. } => {
+                if let Some((k, obj, since)) = t.pending_call.take() {
+                    let ns = ts.saturating_sub(since);
+                    Self::close_call(t, &mut self.objects, k, obj, ns, top);
+                }
+            }
+            Event::ObjectNotify { object, .. } => {
+                self.objects.entry(object).or_default().notifies += 1
+            }
+            Event::ObjectNotifyAll { object, .. } => {
+                self.objects.entry(object).or_default().notify_alls += 1
+            }
+            Event::SemaphoreRelease { semaphore, .. } => {
+                self.objects.entry(semaphore).or_default().sem_releases += 1
+            }
+            _ => {}
+        }
+    }
+
+    fn close_call(
+        t: &mut ThreadStats,
+        objects: &mut FastMap<Hash, ObjectStats>,
+        k: EventKind,
+        obj: Hash,
+        ns: u64,
+        top: Option<Frame>,
+    ) {
+        match k {
+            EventKind::ObjectWait => {
+                t.waiting.0 += 1;
+                t.waiting.1 += ns;
+                let o = objects.entry(obj).or_default();
+                o.waits += 1;
+                o.waited += ns;
+            }
+            EventKind::ThreadJoin => {
+                t.joining.0 += 1;
+                t.joining.1 += ns;
+            }
+            EventKind::ThreadSleep => {
+                t.sleeping.0 += 1;
+                t.sleeping.1 += ns;
+            }
+            EventKind::SemaphoreAcquire => {
+                t.acquiring.0 += 1;
+                t.acquiring.1 += ns;
+                let o = objects.entry(obj).or_default();
+                o.sem_acquires += 1;
+                o.sem_time += ns;
+                o.sem_max = o.sem_max.max(ns);
+                add_site(&mut o.sem_sites, top, ns);
+            }
+            _ => {}
+        }
+    }
+
+    /// Counts what is still open at the end of the log up to its last timestamp.
+    fn finish(&mut self) {
+        let end = self.last_ts;
+        for t in self.threads.values_mut() {
+            if let Some((m, owner, since, site)) = t.pending_contended {
+                let ns = end.saturating_sub(since);
+                t.blocked.0 += 1;
+                t.blocked.1 += ns;
+                let o = self.objects.entry(m).or_default();
+                o.contentions += 1;
+                o.still_blocked += 1;
+                o.blocked += ns;
+                o.blocked_max = o.blocked_max.max(ns);
+                *o.owners.entry(owner).or_default() += 1;
+                add_site(&mut o.sites, site, ns);
+            }
+            if let Some((k, obj, since)) = t.pending_call.take() {
+                Self::close_call(
+                    t,
+                    &mut self.objects,
+                    k,
+                    obj,
+                    end.saturating_sub(since),
+                    None,
+                );
+            }
+            for (m, ..) in t.held.drain(..) {
+                self.objects.entry(m).or_default().open_holds += 1;
+            }
+        }
+    }
+
+    /// `name [HASH]`, or `[HASH]` for unnamed and `unknown` for 00000000.
+    pub fn thread_label(&self, h: Hash) -> String {
+        if h == Hash::UNKNOWN {
+            return "unknown (already released)".into();
+        }
+        match self.threads.get(&h).and_then(|t| t.name.as_deref()) {
+            Some(n) => format!("{n} [{h}]"),
+            None => format!("[{h}]"),
+        }
+    }
+
+    fn sorted_threads(&self) -> Vec<(Hash, &ThreadStats)> {
+        let mut v: Vec<_> = self.threads.iter().map(|(h, t)| (*h, t)).collect();
+        v.sort_by_key(|(_, t)| t.order);
+        v
+    }
+
+    fn ranked<F: Fn(&ObjectStats) -> u64>(
+        &self,
+        key: F,
+        filter: impl Fn(&ObjectStats) -> bool,
+    ) -> Vec<(Hash, &ObjectStats)> {
+        let mut v: Vec<_> = self
+            .objects
+            .iter()
+            .filter(|(_, o)| filter(o))
+            .map(|(h, o)| (*h, o))
+            .collect();
+        v.sort_by(|a, b| key(b.1).cmp(&key(a.1)).then(a.0.cmp(&b.0)));
+        v
+    }
+}
+
+fn site(md: &Metadata, f: Option<Frame>) -> String {
+    match f {
+        Some(f) => md.frame_to_string(f),
+        None => "(no stack)".into(),
+    }
+}
+
+fn top_sites(m: &HashMap<Option<Frame>, (u64, u64)>, n: usize) -> Vec<(Option<Frame>, u64, u64)> {
+    let mut v: Vec<_> = m.iter().map(|(f, (c, ns))| (*f, *c, *ns)).collect();
+    v.sort_by(|a, b| b.2.cmp(&a.2).then(b.1.cmp(&a.1)));
+    v.truncate(n);
+    v
+}
+
+/// The report as text.
+pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
+    let mut s = String::new();
+    let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
+    let _ = writeln!(
+        s,
+        "Orca report for {prefix}: {} events, {} threads, {} monitors/objects, span {}",
+        a.events,
+        a.threads.len(),
+        a.objects.len(),
+        dur(span)
+    );
+    if a.malformed > 0 || a.torn || a.dropped > 0 {
+        let _ = writeln!(
+            s,
+            "  ({} malformed lines skipped{}, {} events dropped by the agent; run `orca check`)",
+            a.malformed,
+            if a.torn { ", torn last line" } else { "" },
+            a.dropped
+        );
+    }
+    let _ = writeln!(s, "\nThreads");
+    let _ = writeln!(
+        s,
+        "  {:<32} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "thread", "lifetime", "blocked", "waiting", "sleeping", "joining", "semaphores"
+    );
+    let mut threads = a.sorted_threads();
+    threads.sort_by_key(|(_, t)| std::cmp::Reverse(t.blocked.1 + t.waiting.1 + t.acquiring.1));
+    if threads
+        .iter()
+        .all(|(_, t)| t.blocked.1 + t.waiting.1 + t.acquiring.1 == 0)
+    {
+        threads.sort_by_key(|(_, t)| t.order);
+    }
+    for (h, t) in threads.iter().take(top) {
+        let life = t
+            .ended
+            .unwrap_or(a.last_ts)
+            .saturating_sub(t.started.unwrap_or(t.first));
+        let _ = writeln!(
+            s,
+            "  {:<32} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}{}",
+            a.thread_label(*h),
+            dur(life),
+            dur(t.blocked.1),
+            dur(t.waiting.1),
+            dur(t.sleeping.1),
+            dur(t.joining.1),
+            dur(t.acquiring.1),
+            if t.ended.is_none() {
+                "  (alive at end)"
+            } else {
+                ""
+            }
+        );
+    }
+    if threads.len() > top {
+        let _ = writeln!(s, "  ... {} more threads", threads.len() - top);
+    }
+
+    let contended = a.ranked(|o| o.blocked, |o| o.contentions > 0);
+    let _ = writeln!(s, "\nMonitors by time threads spent blocked on them");
+    if contended.is_empty() {
+        let _ = writeln!(s, "  (no contention)");
+    }
+    for (i, (h, o)) in contended.iter().take(top).enumerate() {
+        let _ = writeln!(
+            s,
+            "  #{} monitor {h}: {} blocked in {} contentions (max {}){}",
+            i + 1,
+            dur(o.blocked),
+            o.contentions,
+            dur(o.blocked_max),
+            if o.still_blocked > 0 {
+                format!(", {} still blocked at end", o.still_blocked)
+            } else {
+                String::new()
+            }
+        );
+        let mut owners: Vec<_> = o.owners.iter().collect();
+        owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+        let owners: Vec<String> = owners
+            .iter()
+            .take(top)
+            .map(|(h, c)| format!("{} x{c}", a.thread_label(**h)))
+            .collect();
+        let _ = writeln!(s, "      owners at contention: {}", owners.join(", "));
+        for (f, c, ns) in top_sites(&o.sites, top) {
+            let _ = writeln!(s, "      blocked at {} x{c} {}", site(md, f), dur(ns));
+        }
+        if o.holds.count() > 0 {
+            let _ = writeln!(s, "      {}", holds_line(o));
+        }
+    }
+
+    if a.has_holds {
+        let held = a.ranked(
+            |o| o.holds.total(),
+            |o| o.holds.count() > 0 || o.open_holds > 0,
+        );
+        let _ = writeln!(
+            s,
+            "\nMonitor hold times (MonitorEntered to MonitorExit, outermost holds)"
+        );
+        for (h, o) in held.iter().take(top) {
+            let _ = writeln!(s, "  monitor {h}: {}", holds_line(o));
+            for (f, c, ns) in top_sites(&o.hold_sites, 3) {
+                let _ = writeln!(s, "      held from {} x{c} {}", site(md, f), dur(ns));
+            }
+        }
+    }
+
+    let sems = a.ranked(|o| o.sem_time, |o| o.sem_acquires > 0 || o.sem_releases > 0);
+    if !sems.is_empty() {
+        let _ = writeln!(s, "\nSemaphores by time threads spent acquiring them");
+        for (h, o) in sems.iter().take(top) {
+            let _ = writeln!(
+                s,
+                "  semaphore {h}: {} acquiring in {} acquires (max {}), {} releases",
+                dur(o.sem_time),
+                o.sem_acquires,
+                dur(o.sem_max),
+                o.sem_releases
+            );
+            for (f, c, ns) in top_sites(&o.sem_sites, 3) {
+                let _ = writeln!(s, "      acquired at {} x{c} {}", site(md, f), dur(ns));
+            }
+        }
+    }
+
+    let waits = a.ranked(|o| o.waited, |o| o.waits + o.notifies + o.notify_alls > 0);
+    let _ = writeln!(s, "\nWait/notify");
+    if waits.is_empty() {
+        let _ = writeln!(s, "  (none)");
+    }
+    for (h, o) in waits.iter().take(top) {
+        let _ = writeln!(
+            s,
+            "  object {h}: {} waits ({}), {} notify, {} notifyAll",
+            o.waits,
+            dur(o.waited),
+            o.notifies,
+            o.notify_alls
+        );
+    }
+    s
+}
+
+fn holds_line(o: &ObjectStats) -> String {
+    let h = &o.holds;
+    format!(
+        "held {} times, total {}, p50 {}, p99 {}, max {}{}",
+        h.count(),
+        dur(h.total()),
+        dur(h.percentile(50.0)),
+        dur(h.percentile(99.0)),
+        dur(h.max()),
+        if o.open_holds > 0 {
+            format!(", {} still held at end", o.open_holds)
+        } else {
+            String::new()
+        }
+    )
+}
+
+fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>, top: usize) -> String {
+    let v: Vec<String> = top_sites(m, top)
+        .into_iter()
+        .map(|(f, c, ns)| {
+            format!(
+                "{{\"site\":{},\"count\":{c},\"ns\":{ns}}}",
+                json_str(&site(md, f))
+            )
+        })
+        .collect();
+    format!("[{}]", v.join(","))
+}
+
+/// The report as one JSON object (times in nanoseconds).
+pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
+    let mut s = String::new();
+    let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
+    let _ = write!(
+        s,
+        "{{\"prefix\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"span_ns\":{span},\"threads\":[",
+        json_str(prefix),
+        a.events,
+        a.malformed,
+        a.torn,
+        a.dropped
+    );
+    let threads: Vec<String> = a
+        .sorted_threads()
+        .iter()
+        .map(|(h, t)| {
+            format!(
+                "{{\"id\":\"{h}\",\"name\":{},\"start_ns\":{},\"end_ns\":{},\"ended\":{},\"blocked_ns\":{},\"blocked\":{},\"waiting_ns\":{},\"waits\":{},\"sleeping_ns\":{},\"sleeps\":{},\"joining_ns\":{},\"joins\":{},\"acquiring_ns\":{},\"acquires\":{}}}",
+                t.name.as_deref().map(json_str).unwrap_or_else(|| "null".into()),
+                t.started.unwrap_or(t.first),
+                t.ended.unwrap_or(a.last_ts),
+                t.ended.is_some(),
+                t.blocked.1,
+                t.blocked.0,
+                t.waiting.1,
+                t.waiting.0,
+                t.sleeping.1,
+                t.sleeping.0,
+                t.joining.1,
+                t.joining.0,
+                t.acquiring.1,
+                t.acquiring.0
+            )
+        })
+        .collect();
+    s.push_str(&threads.join(","));
+    s.push_str("],\"monitors\":[");
+    let mons: Vec<String> = a
+        .ranked(|o| o.blocked, |o| o.contentions > 0 || o.holds.count() > 0 || o.open_holds > 0)
+        .iter()
+        .take(top)
+        .map(|(h, o)| {
+            let owners: Vec<String> = o
+                .owners
+                .iter()
+                .map(|(t, c)| {
+                    let name = a.threads.get(t).and_then(|t| t.name.as_deref()).map(json_str).unwrap_or_else(|| "null".into());
+                    format!("{{\"thread\":\"{t}\",\"name\":{name},\"count\":{c}}}")
+                })
+                .collect();
+            let hh = &o.holds;
+            format!(
+                "{{\"id\":\"{h}\",\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{}}},\"hold_sites\":{}}}",
+                o.blocked,
+                o.contentions,
+                o.blocked_max,
+                o.still_blocked,
+                owners.join(","),
+                sites_json(md, &o.sites, top),
+                hh.count(),
+                hh.total(),
+                hh.percentile(50.0),
+                hh.percentile(99.0),
+                hh.max(),
+                o.open_holds,
+                sites_json(md, &o.hold_sites, top)
+            )
+        })
+        .collect();
+    s.push_str(&mons.join(","));
+    s.push_str("],\"semaphores\":[");
+    let sems: Vec<String> = a
+        .ranked(|o| o.sem_time, |o| o.sem_acquires > 0 || o.sem_releases > 0)
+        .iter()
+        .take(top)
+        .map(|(h, o)| {
+            format!(
+                "{{\"id\":\"{h}\",\"acquiring_ns\":{},\"acquires\":{},\"max_ns\":{},\"releases\":{},\"sites\":{}}}",
+                o.sem_time,
+                o.sem_acquires,
+                o.sem_max,
+                o.sem_releases,
+                sites_json(md, &o.sem_sites, top)
+            )
+        })
+        .collect();
+    s.push_str(&sems.join(","));
+    s.push_str("],\"wait_notify\":[");
+    let waits: Vec<String> = a
+        .ranked(|o| o.waited, |o| o.waits + o.notifies + o.notify_alls > 0)
+        .iter()
+        .take(top)
+        .map(|(h, o)| {
+            format!(
+                "{{\"id\":\"{h}\",\"waits\":{},\"waited_ns\":{},\"notify\":{},\"notify_all\":{}}}",
+                o.waits, o.waited, o.notifies, o.notify_alls
+            )
+        })
+        .collect();
+    s.push_str(&waits.join(","));
+    s.push_str("]}\n");
+    s
+}

@@ -1,0 +1,304 @@
+//! `orca timeline`: a Chrome trace-event JSON file (Perfetto, chrome://tracing).
+//!
+//! One track per thread (`tid`), named from ThreadStarted. Blocked, waiting,
+//! sleeping, joining and acquiring spans are complete (`X`) events, which nest
+//! properly on one thread; monitor holds can overlap without nesting, so they
+//! are async (`b`/`e`) events. Flow arrows (`s`/`f`) go from the thread that
+//! released a monitor (MonitorExit) to the thread that got it next after
+//! blocking (MonitorContendedEntered). Events are written as they are found,
+//! so memory stays bounded; a first pass finds the earliest timestamp, which
+//! becomes 0.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use orca_format::{Event, EventReader, Frame, Hash, Metadata};
+
+use crate::util::json_str;
+
+struct Out<W: Write> {
+    w: W,
+    n: u64,
+    t0: u64,
+}
+
+impl<W: Write> Out<W> {
+    fn us(&self, ts: u64) -> String {
+        let d = ts.saturating_sub(self.t0);
+        format!("{}.{:03}", d / 1000, d % 1000)
+    }
+    fn raw(&mut self, s: &str) -> std::io::Result<()> {
+        if self.n > 0 {
+            self.w.write_all(b",\n")?;
+        }
+        self.n += 1;
+        self.w.write_all(s.as_bytes())
+    }
+    fn complete(
+        &mut self,
+        tid: usize,
+        name: &str,
+        cat: &str,
+        start: u64,
+        end: u64,
+        args: &str,
+    ) -> std::io::Result<()> {
+        let s = format!(
+            "{{\"ph\":\"X\",\"pid\":1,\"tid\":{tid},\"name\":{},\"cat\":\"{cat}\",\"ts\":{},\"dur\":{},\"args\":{{{args}}}}}",
+            json_str(name),
+            self.us(start),
+            {
+                let d = end.saturating_sub(start);
+                format!("{}.{:03}", d / 1000, d % 1000)
+            }
+        );
+        self.raw(&s)
+    }
+}
+
+#[derive(Default)]
+struct ThreadState {
+    tid: usize,
+    name: Option<String>,
+    contended: Option<(Hash, Hash, u64, Option<Frame>)>,
+    call: Option<(&'static str, Hash, u64, Option<Frame>)>,
+    held: Vec<(Hash, u32, u64)>,
+}
+
+/// Writes the trace; returns the number of trace events written.
+pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn std::error::Error>> {
+    // Pass 1: earliest timestamp.
+    let mut t0 = u64::MAX;
+    let mut last = 0;
+    let mut r = EventReader::open(prefix)?;
+    while let Some((_, rec)) = r.next_event()? {
+        if let Ok(rec) = rec {
+            t0 = t0.min(rec.timestamp.nanos());
+            last = last.max(rec.timestamp.nanos());
+        }
+    }
+    if t0 == u64::MAX {
+        t0 = 0;
+    }
+    let f = File::create(output).map_err(|e| format!("{}: {e}", output.display()))?;
+    let mut out = Out {
+        w: BufWriter::new(f),
+        n: 0,
+        t0,
+    };
+    out.w
+        .write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
+    let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
+    let mut last_release: HashMap<Hash, (Hash, u64)> = HashMap::new();
+    let mut flow_id = 0u64;
+    let site = |f: Option<Frame>| f.map(|f| md.frame_to_string(f)).unwrap_or_default();
+    let mut r = EventReader::open(prefix)?;
+    while let Some((_, rec)) = r.next_event()? {
+        let Ok(rec) = rec else { continue };
+        let ts = rec.timestamp.nanos();
+        let Some(thread) = rec.event.thread() else {
+            continue;
+        };
+        let n = threads.len();
+        let t = threads.entry(thread).or_insert_with(|| ThreadState {
+            tid: n + 1,
+            ..Default::default()
+        });
+        let tid = t.tid;
+        let top = rec.event.stack().and_then(|s| s.top());
+        match rec.event {
+            Event::ThreadStarted { name, .. } => t.name = Some(name.decode().into_owned()),
+            Event::MonitorContendedEnter { monitor, owner, .. } => {
+                t.contended = Some((monitor, owner, ts, top))
+            }
+            Event::MonitorContendedEntered { monitor, .. } => {
+                if let Some((m, owner, since, f)) = t.contended.take() {
+                    let args = format!(
+                        "\"monitor\":\"{m}\",\"owner\":\"{owner}\",\"site\":{}",
+                        json_str(&site(f))
+                    );
+                    out.complete(tid, &format!("blocked on {m}"), "monitor", since, ts, &args)?;
+                    // The releaser: the last thread seen releasing it while this
+                    // one was blocked, else (JVMTI mode, no MonitorExit) the owner
+                    // at contention, which released it just before this thread got it.
+                    let release = match last_release.get(&monitor) {
+                        Some(&(rt, rts)) if rts >= since && rts <= ts => Some((rt, rts)),
+                        _ if owner != Hash::UNKNOWN => Some((owner, ts)),
+                        _ => None,
+                    };
+                    if let Some((rel_thread, rel_ts)) = release {
+                        if rel_thread != thread {
+                            if let Some(rt) = threads.get(&rel_thread) {
+                                flow_id += 1;
+                                let rtid = rt.tid;
+                                out.complete(
+                                    rtid,
+                                    &format!("release {monitor}"),
+                                    "monitor",
+                                    rel_ts,
+                                    rel_ts + 1,
+                                    "",
+                                )?;
+                                out.complete(
+                                    tid,
+                                    &format!("acquired {monitor}"),
+                                    "monitor",
+                                    ts,
+                                    ts + 1,
+                                    "",
+                                )?;
+                                let s = format!(
+                                    "{{\"ph\":\"s\",\"pid\":1,\"tid\":{rtid},\"name\":\"handoff\",\"cat\":\"monitor\",\"id\":{flow_id},\"ts\":{}}}",
+                                    out.us(rel_ts)
+                                );
+                                out.raw(&s)?;
+                                let s = format!(
+                                    "{{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":{tid},\"name\":\"handoff\",\"cat\":\"monitor\",\"id\":{flow_id},\"ts\":{}}}",
+                                    out.us(ts)
+                                );
+                                out.raw(&s)?;
+                            }
+                        }
+                    }
+                }
+            }
+            Event::MonitorEntered { monitor, .. } => {
+                match t.held.iter_mut().find(|h| h.0 == monitor) {
+                    Some(h) => h.1 += 1,
+                    None => {
+                        t.held.push((monitor, 1, ts));
+                        let s = format!(
+                        "{{\"ph\":\"b\",\"pid\":1,\"tid\":{tid},\"name\":\"hold {monitor}\",\"cat\":\"hold\",\"id\":\"{tid}-{monitor}\",\"ts\":{},\"args\":{{\"site\":{}}}}}",
+                        out.us(ts),
+                        json_str(&site(top))
+                    );
+                        out.raw(&s)?;
+                    }
+                }
+            }
+            Event::MonitorExit { monitor, .. } => {
+                if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
+                    t.held[i].1 -= 1;
+                    if t.held[i].1 == 0 {
+                        t.held.swap_remove(i);
+                        let s = format!(
+                            "{{\"ph\":\"e\",\"pid\":1,\"tid\":{tid},\"name\":\"hold {monitor}\",\"cat\":\"hold\",\"id\":\"{tid}-{monitor}\",\"ts\":{}}}",
+                            out.us(ts)
+                        );
+                        out.raw(&s)?;
+                        last_release.insert(monitor, (thread, ts));
+                    }
+                }
+            }
+            Event::ObjectWait { object, .. } => {
+                // Object.wait releases the monitor: a hand-off source too.
+                if t.held.iter().any(|h| h.0 == object) {
+                    last_release.insert(object, (thread, ts));
+                    // The hold pauses while waiting: end its span, restart it at ObjectWaited.
+                    let s = format!(
+                        "{{\"ph\":\"e\",\"pid\":1,\"tid\":{tid},\"name\":\"hold {object}\",\"cat\":\"hold\",\"id\":\"{tid}-{object}\",\"ts\":{}}}",
+                        out.us(ts)
+                    );
+                    out.raw(&s)?;
+                }
+                t.call = Some(("wait on", object, ts, top));
+            }
+            Event::ThreadJoin { joined, .. } => t.call = Some(("join", joined, ts, top)),
+            Event::ThreadSleep { .. } => t.call = Some(("sleep", Hash(0), ts, top)),
+            Event::SemaphoreAcquire { semaphore, .. } => {
+                t.call = Some(("acquire semaphore", semaphore, ts, top))
+            }
+            Event::ObjectWaited { object, .. } if t.held.iter().any(|h| h.0 == object) => {
+                if let Some((what, obj, since, f)) = t.call.take() {
+                    let args = format!("\"site\":{}", json_str(&site(f)));
+                    out.complete(tid, &format!("{what} {obj}"), "call", since, ts, &args)?;
+                }
+                let s = format!(
+                    "{{\"ph\":\"b\",\"pid\":1,\"tid\":{tid},\"name\":\"hold {object}\",\"cat\":\"hold\",\"id\":\"{tid}-{object}\",\"ts\":{},\"args\":{{\"after\":\"wait\"}}}}",
+                    out.us(ts)
+                );
+                out.raw(&s)?;
+            }
+            Event::ObjectWaited { .. }
+            | Event::ThreadJoined { .. }
+            | Event::ThreadSlept { .. }
+            | Event::SemaphoreAcquired { .. } => {
+                if let Some((what, obj, since, f)) = t.call.take() {
+                    let name = if what == "sleep" {
+                        what.to_string()
+                    } else {
+                        format!("{what} {obj}")
+                    };
+                    let args = format!("\"site\":{}", json_str(&site(f)));
+                    out.complete(tid, &name, "call", since, ts, &args)?;
+                }
+            }
+            Event::ObjectNotify { object, .. } | Event::ObjectNotifyAll { object, .. } => {
+                let s = format!(
+                    "{{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":{tid},\"name\":\"{} {object}\",\"cat\":\"call\",\"ts\":{}}}",
+                    rec.event.kind(),
+                    out.us(ts)
+                );
+                out.raw(&s)?;
+            }
+            _ => {}
+        }
+    }
+    // Close what is still open at the end of the log, and name the tracks.
+    let mut ts: Vec<_> = threads.into_iter().collect();
+    ts.sort_by_key(|(_, t)| t.tid);
+    for (h, t) in ts {
+        if let Some((m, owner, since, _)) = t.contended {
+            let args = format!("\"monitor\":\"{m}\",\"owner\":\"{owner}\",\"open_at_end\":true");
+            out.complete(
+                t.tid,
+                &format!("blocked on {m}"),
+                "monitor",
+                since,
+                last,
+                &args,
+            )?;
+        }
+        if let Some((what, obj, since, _)) = t.call {
+            out.complete(
+                t.tid,
+                &format!("{what} {obj}"),
+                "call",
+                since,
+                last,
+                "\"open_at_end\":true",
+            )?;
+        }
+        let waiting_on = t.call.and_then(|c| (c.0 == "wait on").then_some(c.1));
+        for (m, _, _) in t.held {
+            if waiting_on == Some(m) {
+                continue; // its span already ended at the ObjectWait
+            }
+            let s = format!(
+                "{{\"ph\":\"e\",\"pid\":1,\"tid\":{},\"name\":\"hold {m}\",\"cat\":\"hold\",\"id\":\"{}-{m}\",\"ts\":{}}}",
+                t.tid,
+                t.tid,
+                out.us(last)
+            );
+            out.raw(&s)?;
+        }
+        let name = match &t.name {
+            Some(n) => format!("{n} [{h}]"),
+            None => format!("[{h}]"),
+        };
+        let s = format!(
+            "{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":{}}}}}",
+            t.tid,
+            json_str(&name)
+        );
+        out.raw(&s)?;
+    }
+    out.raw(
+        "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"java (orca)\"}}",
+    )?;
+    out.w.write_all(b"\n]}\n")?;
+    out.w.flush()?;
+    Ok(out.n)
+}

@@ -1,0 +1,314 @@
+//! Runs the `orca` binary on the hand-written fixture logs in tests/fixtures
+//! (and on broken copies of them) and checks what it prints and its exit code.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn orca(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_orca"))
+        .args(args)
+        .output()
+        .expect("run orca")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Copies fixture `name` into a fresh temp dir, applying `edit` to its .orca
+/// text, and returns the new prefix.
+fn broken(
+    name: &str,
+    tag: &str,
+    edit: impl Fn(&str, &str, &str) -> (String, String, String),
+) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("orca-cli-test-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let read = |ext: &str| std::fs::read_to_string(fixture(&format!("{name}.{ext}"))).unwrap();
+    let (c, m, o) = edit(&read("classtable"), &read("methods"), &read("orca"));
+    let prefix = dir.join(name);
+    std::fs::write(prefix.with_extension("classtable"), c).unwrap();
+    std::fs::write(prefix.with_extension("methods"), m).unwrap();
+    std::fs::write(prefix.with_extension("orca"), o).unwrap();
+    prefix
+}
+
+fn replace_line(text: &str, n: usize, new: &str) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i + 1 == n {
+                new.to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .map(|l| l + "\n")
+        .collect()
+}
+
+#[test]
+fn check_accepts_valid_fixtures() {
+    for name in ["pingpong", "twolocks", "ordered", "stuck"] {
+        let p = fixture(name);
+        let o = orca(&["check", p.to_str().unwrap()]);
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{name}: {out}");
+        assert!(
+            out.trim_end()
+                .lines()
+                .last()
+                .unwrap()
+                .contains("valid (0 errors"),
+            "{out}"
+        );
+    }
+    let o = orca(&["check", fixture("pingpong").to_str().unwrap()]);
+    assert!(stdout(&o).contains(": 29 events, 4 methods, 3 classes, 2 threads: valid"));
+}
+
+#[test]
+fn check_reports_missing_method_with_line() {
+    let p = broken("pingpong", "missing", |c, m, o| {
+        // Drop method 00000004 (used from line 15 of the .orca on).
+        let m: String = m
+            .lines()
+            .filter(|l| !l.contains(",00000004,"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        (c.into(), m, o.into())
+    });
+    let o = orca(&["check", p.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let file = p.with_extension("orca");
+    let expected = format!(
+        "{}:15: method ID 00000004 is not in the methods file",
+        file.display()
+    );
+    assert!(out.lines().any(|l| l.starts_with(&expected)), "{out}");
+    assert!(out.contains("INVALID (1 errors"), "{out}");
+}
+
+#[test]
+fn check_reports_unbalanced_exit_bad_hex_and_fraction() {
+    let p = broken("pingpong", "multi", |c, m, o| {
+        let o = replace_line(
+            o,
+            12,
+            "5087.200006000,MonitorExit,0000BBBB,00002222,1;00000002;00000006",
+        );
+        let o = replace_line(
+            &o,
+            21,
+            "5087.200009000,SemaphoreAcquire,0000BBBB,0000333G,1;00000002;00000006",
+        );
+        let o = replace_line(
+            &o,
+            24,
+            "5087.20001050,ThreadSleep,0000BBBB,1;00000002;00000006",
+        );
+        (c.into(), m.into(), o)
+    });
+    let o = orca(&["check", p.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let f = p.with_extension("orca").display().to_string();
+    for want in [
+        format!("{f}:12: unbalanced MonitorExit: thread 0000BBBB does not hold monitor 00002222"),
+        format!("{f}:21: field 4 (semaphore) `0000333G`: expected 8 uppercase hex digits"),
+        format!("{f}:24: field 1 (timestamp) `5087.20001050`: expected exactly 9 fraction digits"),
+    ] {
+        assert!(
+            out.lines().any(|l| l.starts_with(&want)),
+            "missing `{want}` in:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn check_torn_last_line_is_a_warning_not_an_error() {
+    let p = broken("pingpong", "torn", |c, m, o| {
+        // kill -9 in the middle of the last line.
+        (c.into(), m.into(), o[..o.len() - 10].to_string())
+    });
+    let o = orca(&["check", p.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let f = p.with_extension("orca").display().to_string();
+    assert!(
+        out.contains(&format!("{f}:29: warning: torn last line")),
+        "{out}"
+    );
+    assert!(out.contains("valid (0 errors, 1 warnings"), "{out}");
+}
+
+#[test]
+fn check_missing_files_exit_2() {
+    let o = orca(&["check", "/nonexistent/prefix"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/prefix.classtable"));
+}
+
+#[test]
+fn report_text() {
+    let o = orca(&["report", fixture("pingpong").to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("29 events, 2 threads"), "{out}");
+    assert!(out.contains("worker,1 [0000BBBB]"), "{out}");
+    assert!(
+        out.contains("#1 monitor 00001111: 3.000 µs blocked in 1 contentions"),
+        "{out}"
+    );
+    assert!(
+        out.contains("owners at contention: main [0000AAAA] x1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("blocked at com.example.PingPong.run(PingPong.java:33) x1 3.000 µs"),
+        "{out}"
+    );
+    // main holds 1111 from 1.0 to 3.0 µs and from 6.5 to 7.0 µs (the wait releases it).
+    assert!(
+        out.contains("monitor 00001111: held 3 times, total 4.500 µs, p50 1.000 µs, p99 2.500 µs, max 2.500 µs"),
+        "{out}"
+    );
+    assert!(
+        out.contains("semaphore 00003333: 1.000 µs acquiring in 1 acquires"),
+        "{out}"
+    );
+    assert!(
+        out.contains("object 00001111: 1 waits (3.500 µs), 1 notify, 0 notifyAll"),
+        "{out}"
+    );
+}
+
+#[test]
+fn report_json_and_top() {
+    let o = orca(&[
+        "report",
+        "--json",
+        "--top",
+        "1",
+        fixture("pingpong").to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        out.starts_with('{') && out.trim_end().ends_with('}'),
+        "{out}"
+    );
+    assert!(out.contains("\"name\":\"worker,1\""), "{out}");
+    assert!(
+        out.contains("\"id\":\"00001111\",\"blocked_ns\":3000,\"contentions\":1"),
+        "{out}"
+    );
+    assert!(out.contains("\"holds\":{\"count\":3,\"total_ns\":4500,\"p50_ns\":1000,\"p99_ns\":2500,\"max_ns\":2500"), "{out}");
+    // --top 1: only the first monitor.
+    assert!(!out.contains("\"id\":\"00002222\""), "{out}");
+}
+
+#[test]
+fn deadlocks_potential_actual_and_clean() {
+    let o = orca(&["deadlocks", fixture("twolocks").to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("Potential deadlock #1: lock-order cycle of 2 monitors: 0000F001 -> 0000F002 -> 0000F001"), "{out}");
+    assert!(out.contains("TwoLocks.forward(TwoLocks.java:11)"), "{out}");
+    assert!(out.contains("TwoLocks.backward(TwoLocks.java:21)"), "{out}");
+
+    let o = orca(&["deadlocks", fixture("ordered").to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("0 potential deadlocks, 0 threads blocked at the end"),
+        "{out}"
+    );
+
+    let o = orca(&["deadlocks", fixture("stuck").to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains(
+            "thread \"t1\" [00000A01] blocked on monitor 0000F002 owned by \"t2\" [00000A02]"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("wait-for cycle"), "{out}");
+}
+
+#[test]
+fn flame_collapsed_stacks() {
+    let o = orca(&["flame", fixture("pingpong").to_str().unwrap()]);
+    assert_eq!(
+        stdout(&o),
+        "com.example.PingPong.run(PingPong.java:33);monitor 00001111 3000\n"
+    );
+    let o = orca(&[
+        "flame",
+        "--weight",
+        "held",
+        fixture("twolocks").to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains("TwoLocks.run(TwoLocks.java:30);TwoLocks.forward(TwoLocks.java:10);monitor 0000F001 300\n"), "{out}");
+}
+
+#[test]
+fn timeline_is_chrome_trace_json() {
+    let dir = std::env::temp_dir().join(format!("orca-cli-test-{}-tl", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("trace.json");
+    let o = orca(&[
+        "timeline",
+        fixture("pingpong").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.starts_with("{\"displayTimeUnit\":\"ns\",\"traceEvents\":["));
+    assert!(
+        text.contains("\"ph\":\"X\",\"pid\":1,\"tid\":2,\"name\":\"blocked on 00001111\""),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("\"ph\":\"b\"").count(),
+        text.matches("\"ph\":\"e\"").count()
+    );
+    assert!(
+        text.contains("\"name\":\"thread_name\",\"args\":{\"name\":\"worker,1 [0000BBBB]\"}"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("\"ph\":\"s\"").count(),
+        text.matches("\"ph\":\"f\"").count()
+    );
+}
+
+#[test]
+fn timeline_balances_spans_open_at_end() {
+    // Cut after main's ObjectWait (line 8): main holds 1111 but waits on it.
+    let p = broken("pingpong", "tlcut", |c, m, o| {
+        let o: String = o.lines().take(8).map(|l| format!("{l}\n")).collect();
+        (c.into(), m.into(), o)
+    });
+    let out = p.with_extension("json");
+    let o = orca(&["timeline", p.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        text.matches("\"ph\":\"b\"").count(),
+        text.matches("\"ph\":\"e\"").count(),
+        "{text}"
+    );
+    assert!(text.contains("\"name\":\"wait on 00001111\""), "{text}");
+    assert!(text.contains("\"open_at_end\":true"), "{text}");
+}

@@ -1,0 +1,1255 @@
+//! Typed records of the three Orca files and their strict, zero-copy parsers.
+//!
+//! Every parser here checks its line against the exact syntax of docs/FORMAT.md
+//! and borrows free text and stack traces from the line instead of copying
+//! them, so that parsing a multi-gigabyte `.orca` file allocates nothing per
+//! line.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use thiserror::Error;
+
+/// What is wrong with one line, independently of any other line.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SyntaxError {
+    /// FORMAT.md: "There are no empty lines."
+    #[error("empty line")]
+    EmptyLine,
+    /// A line of `.orca` whose second field names no known event.
+    #[error("unknown event kind `{0}`")]
+    UnknownEvent(String),
+    /// Too few or too many `,`-separated fields for the record.
+    #[error("{record}: expected {expected} fields, found {found}")]
+    FieldCount {
+        /// The record (event kind or file) being parsed.
+        record: String,
+        /// Fields its syntax has.
+        expected: usize,
+        /// Fields the line has.
+        found: usize,
+    },
+    /// One field does not match its syntax.
+    #[error("field {index} ({field}) `{value}`: {problem}")]
+    Field {
+        /// 1-based position of the field in the line.
+        index: usize,
+        /// Its name in FORMAT.md, e.g. `timestamp`.
+        field: &'static str,
+        /// The offending text (lossily decoded, cut to 80 bytes).
+        value: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+fn field_err(
+    index: usize,
+    field: &'static str,
+    value: &[u8],
+    problem: impl Into<String>,
+) -> SyntaxError {
+    let cut = &value[..value.len().min(80)];
+    SyntaxError::Field {
+        index,
+        field,
+        value: String::from_utf8_lossy(cut).into_owned(),
+        problem: problem.into(),
+    }
+}
+
+/// A point on the monotonic clock, in nanoseconds (`<seconds>.<9 digits>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Timestamp(pub u64);
+
+impl Timestamp {
+    /// Nanoseconds since the clock's origin.
+    pub fn nanos(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}.{:09}",
+            self.0 / 1_000_000_000,
+            self.0 % 1_000_000_000
+        )
+    }
+}
+
+/// An identity hash (thread, object, monitor, class IDs): 8 uppercase hex digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Hash(pub u32);
+
+impl Hash {
+    /// `00000000`, which FORMAT.md uses for "unknown" (owner thread only).
+    pub const UNKNOWN: Hash = Hash(0);
+}
+
+impl fmt::Display for Hash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:08X}", self.0)
+    }
+}
+
+/// A method ID assigned by the agent, resolved through `PREFIX.methods`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MethodId(pub u32);
+
+impl fmt::Display for MethodId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:08X}", self.0)
+    }
+}
+
+/// Bytecode index used for frames of native methods (`FFFFFFFF`).
+pub const NATIVE_LOCATION: u32 = 0xFFFF_FFFF;
+
+/// One stack frame: a method and a bytecode index in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Frame {
+    /// The method, to look up in `PREFIX.methods`.
+    pub method: MethodId,
+    /// Bytecode index, or [`NATIVE_LOCATION`].
+    pub location: u32,
+}
+
+impl Frame {
+    /// Whether this is a native method's frame (no bytecode index).
+    pub fn is_native(&self) -> bool {
+        self.location == NATIVE_LOCATION
+    }
+}
+
+/// A validated stack trace, borrowed from its line: frames are decoded on
+/// demand by [`StackTrace::frames`], so events whose stacks are not looked at
+/// cost nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StackTrace<'a> {
+    depth: u32,
+    /// `<m>;<l>;<m>;<l>...` without the depth, already checked.
+    pairs: &'a [u8],
+    raw: &'a [u8],
+}
+
+impl<'a> StackTrace<'a> {
+    /// Number of frames.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+    /// Whether the trace is `0` (empty or missing).
+    pub fn is_empty(&self) -> bool {
+        self.depth == 0
+    }
+    /// The field as written, e.g. `1;00000001;00000004`.
+    pub fn raw(&self) -> &'a str {
+        // Checked to be ASCII when parsed; converted only when asked for.
+        std::str::from_utf8(self.raw).unwrap_or_default()
+    }
+    /// Frames, innermost (the caller of the tracked method) first.
+    pub fn frames(&self) -> impl ExactSizeIterator<Item = Frame> + 'a {
+        let pairs = self.pairs;
+        (0..self.depth as usize).map(move |i| {
+            let p = &pairs[i * 18..];
+            Frame {
+                method: MethodId(hex8_unchecked(&p[1..9])),
+                location: hex8_unchecked(&p[10..18]),
+            }
+        })
+    }
+    /// The innermost frame, if any.
+    pub fn top(&self) -> Option<Frame> {
+        self.frames().next()
+    }
+}
+
+/// Escaped text (thread name, source file, JVM name) borrowed from its line.
+/// It was checked at parse time, so [`Text::decode`] cannot fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Text<'a>(&'a str);
+
+impl<'a> Text<'a> {
+    /// The text as written in the file (escaped).
+    pub fn raw(&self) -> &'a str {
+        self.0
+    }
+    /// The text with every `%XX` replaced by its byte; borrowed when nothing was escaped.
+    pub fn decode(&self) -> Cow<'a, str> {
+        unescape(self.0)
+    }
+}
+
+impl fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.decode())
+    }
+}
+
+/// Replaces each `%XX` by byte 0xXX. Only meaningful on text that passed the
+/// parser's checks (every escape then stands for an ASCII byte, so the result
+/// is valid UTF-8); malformed escapes are left as they are.
+pub fn unescape(s: &str) -> Cow<'_, str> {
+    if !s.as_bytes().contains(&b'%') {
+        return Cow::Borrowed(s);
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            if let (Some(h), Some(l)) = (
+                b.get(i + 1).and_then(|&c| hexval(c)),
+                b.get(i + 2).and_then(|&c| hexval(c)),
+            ) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    match String::from_utf8(out) {
+        Ok(s) => Cow::Owned(s),
+        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    }
+}
+
+/// Escapes `s` as FORMAT.md says (free text when `free`, JVM name otherwise):
+/// the inverse of [`unescape`], for writing fixtures and tests.
+pub fn escape(s: &str, free: bool) -> String {
+    let mut bytes = Vec::with_capacity(s.len());
+    for &c in s.as_bytes() {
+        if needs_escape(c, free) {
+            bytes.extend_from_slice(format!("%{c:02X}").as_bytes());
+        } else {
+            bytes.push(c);
+        }
+    }
+    String::from_utf8(bytes).expect("escaping keeps UTF-8")
+}
+
+fn needs_escape(c: u8, free: bool) -> bool {
+    c == b'%' || c == b',' || c < 0x20 || c == 0x7F || (free && c == b';')
+}
+
+fn hexval(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Value of each byte as an uppercase hex digit, 0xFF when it is not one.
+/// A table lookup per digit, without branches, is what keeps stack parsing fast.
+const HEX: [u8; 256] = {
+    let mut t = [0xFFu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+fn hex8_unchecked(b: &[u8]) -> u32 {
+    let mut v = 0u32;
+    for &c in &b[..8] {
+        v = (v << 4) | (HEX[c as usize] & 0x0F) as u32;
+    }
+    v
+}
+
+/// Parses exactly 8 uppercase hex digits.
+fn hex8(b: &[u8]) -> Option<u32> {
+    let b: &[u8; 8] = b.try_into().ok()?;
+    let mut v = 0u32;
+    let mut bad = 0u8;
+    for &c in b {
+        let d = HEX[c as usize];
+        bad |= d;
+        v = (v << 4) | (d & 0x0F) as u32;
+    }
+    // Valid digits are < 16, so bit 7 is set only by an invalid byte.
+    (bad & 0x80 == 0).then_some(v)
+}
+
+/// Parses a decimal `0|[1-9][0-9]*` that fits in u64.
+fn decimal_u64(b: &[u8]) -> Option<u64> {
+    if b.is_empty()
+        || (b[0] == b'0' && b.len() > 1)
+        || b.len() > 19
+        || !b.iter().all(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    Some(b.iter().fold(0u64, |v, &c| v * 10 + (c - b'0') as u64))
+}
+
+/// Parses a decimal `0|[1-9][0-9]*` that fits in u32.
+fn decimal(b: &[u8]) -> Option<u32> {
+    if b.is_empty() || (b[0] == b'0' && b.len() > 1) || b.len() > 10 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as u64;
+    }
+    u32::try_from(v).ok()
+}
+
+fn parse_timestamp(b: &[u8], index: usize) -> Result<Timestamp, SyntaxError> {
+    let err = |p: &str| field_err(index, "timestamp", b, p);
+    let dot = match memchr::memchr(b'.', b) {
+        Some(d) => d,
+        None => return Err(err("no `.`; expected <seconds>.<9 digits>")),
+    };
+    let (secs, frac) = (&b[..dot], &b[dot + 1..]);
+    if secs.is_empty() || !secs.iter().all(u8::is_ascii_digit) {
+        return Err(err("seconds must be decimal digits"));
+    }
+    if secs.len() > 1 && secs[0] == b'0' {
+        return Err(err("seconds have a leading zero"));
+    }
+    if frac.len() != 9 || !frac.iter().all(u8::is_ascii_digit) {
+        return Err(err("expected exactly 9 fraction digits"));
+    }
+    if secs.len() > 11 {
+        return Err(err("seconds out of range"));
+    }
+    let mut s = 0u64;
+    for &c in secs {
+        s = s * 10 + (c - b'0') as u64;
+    }
+    let mut n = 0u64;
+    for &c in frac {
+        n = n * 10 + (c - b'0') as u64;
+    }
+    s.checked_mul(1_000_000_000)
+        .and_then(|v| v.checked_add(n))
+        .map(Timestamp)
+        .ok_or_else(|| err("seconds out of range"))
+}
+
+fn parse_hash(
+    b: &[u8],
+    index: usize,
+    field: &'static str,
+    allow_zero: bool,
+) -> Result<Hash, SyntaxError> {
+    match hex8(b) {
+        Some(0) if !allow_zero => Err(field_err(
+            index,
+            field,
+            b,
+            "00000000 (unknown) is not allowed here",
+        )),
+        Some(v) => Ok(Hash(v)),
+        None => Err(field_err(
+            index,
+            field,
+            b,
+            "expected 8 uppercase hex digits",
+        )),
+    }
+}
+
+/// Parses a `<stackTrace>` field (`index` is its 1-based position, for errors).
+pub fn parse_stack(b: &[u8], index: usize) -> Result<StackTrace<'_>, SyntaxError> {
+    let err = |p: String| field_err(index, "stackTrace", b, p);
+    let semi = memchr::memchr(b';', b).unwrap_or(b.len());
+    let depth = decimal(&b[..semi])
+        .ok_or_else(|| err("depth must be a decimal number without leading zeros".into()))?;
+    let pairs = &b[semi..];
+    let expected = depth as u64 * 18;
+    if pairs.len() as u64 != expected {
+        let found = if pairs.is_empty() {
+            0
+        } else {
+            pairs.split(|&c| c == b';').count() - 1
+        };
+        if found % 2 == 1 {
+            return Err(err(format!(
+                "depth {depth} but an odd number ({found}) of items follow"
+            )));
+        }
+        return Err(err(format!(
+            "depth {depth} but {} (methodID;jlocation) pairs follow, or they are not 8 hex digits each",
+            found / 2
+        )));
+    }
+    for i in 0..depth as usize {
+        let p = &pairs[i * 18..i * 18 + 18];
+        if p[0] != b';' || p[9] != b';' {
+            return Err(err(format!("frame {}: expected `;` separators", i + 1)));
+        }
+        let m = hex8(&p[1..9]).ok_or_else(|| {
+            err(format!(
+                "frame {}: methodID must be 8 uppercase hex digits",
+                i + 1
+            ))
+        })?;
+        if m == 0 {
+            return Err(err(format!(
+                "frame {}: methodID 00000000 is never assigned",
+                i + 1
+            )));
+        }
+        hex8(&p[10..18]).ok_or_else(|| {
+            err(format!(
+                "frame {}: jlocation must be 8 uppercase hex digits",
+                i + 1
+            ))
+        })?;
+    }
+    // Everything checked is ASCII.
+    Ok(StackTrace {
+        depth,
+        pairs,
+        raw: b,
+    })
+}
+
+/// Checks escaped text: valid UTF-8, no raw byte that must be escaped, every
+/// `%` followed by two uppercase hex digits naming a byte that must be escaped.
+fn parse_text<'a>(
+    b: &'a [u8],
+    index: usize,
+    field: &'static str,
+    free: bool,
+) -> Result<Text<'a>, SyntaxError> {
+    let s = std::str::from_utf8(b).map_err(|_| field_err(index, field, b, "not valid UTF-8"))?;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'%' {
+            let v = match (
+                b.get(i + 1).and_then(|&c| hexval(c)),
+                b.get(i + 2).and_then(|&c| hexval(c)),
+            ) {
+                (Some(h), Some(l)) => h * 16 + l,
+                _ => {
+                    return Err(field_err(
+                        index,
+                        field,
+                        b,
+                        format!(
+                            "byte {}: `%` must be followed by two uppercase hex digits",
+                            i + 1
+                        ),
+                    ))
+                }
+            };
+            if !needs_escape(v, free) {
+                return Err(field_err(
+                    index,
+                    field,
+                    b,
+                    format!(
+                        "byte {}: %{v:02X} escapes a byte that must be written as it is",
+                        i + 1
+                    ),
+                ));
+            }
+            i += 3;
+            continue;
+        }
+        if needs_escape(c, free) {
+            return Err(field_err(
+                index,
+                field,
+                b,
+                format!("byte {}: 0x{c:02X} must be escaped", i + 1),
+            ));
+        }
+        i += 1;
+    }
+    Ok(Text(s))
+}
+
+/// Splits a line into at most `N` fields, or reports the field count.
+fn split<'a, const N: usize>(line: &'a [u8], record: &str) -> Result<[&'a [u8]; N], SyntaxError> {
+    let mut out: [&[u8]; N] = [&[]; N];
+    let mut rest = line;
+    for (i, slot) in out.iter_mut().enumerate() {
+        if i + 1 == N {
+            if memchr::memchr(b',', rest).is_some() {
+                return Err(SyntaxError::FieldCount {
+                    record: record.to_string(),
+                    expected: N,
+                    found: line.split(|&c| c == b',').count(),
+                });
+            }
+            *slot = rest;
+        } else {
+            match memchr::memchr(b',', rest) {
+                Some(p) => {
+                    *slot = &rest[..p];
+                    rest = &rest[p + 1..];
+                }
+                None => {
+                    return Err(SyntaxError::FieldCount {
+                        record: record.to_string(),
+                        expected: N,
+                        found: line.split(|&c| c == b',').count(),
+                    })
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One line of `PREFIX.classtable`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClassRecord<'a> {
+    /// When the agent wrote it.
+    pub timestamp: Timestamp,
+    /// Identity hash of the `java.lang.Class`.
+    pub class: Hash,
+    /// JVM type signature, e.g. `Ljava/lang/Object;` (escaped as a JVM name).
+    pub signature: Text<'a>,
+    /// `SourceFile` attribute, empty when the class has none (escaped free text).
+    pub source_file: Text<'a>,
+}
+
+/// Parses one line (without `\n`) of `PREFIX.classtable`.
+pub fn parse_class_line(line: &[u8]) -> Result<ClassRecord<'_>, SyntaxError> {
+    if line.is_empty() {
+        return Err(SyntaxError::EmptyLine);
+    }
+    let [ts, id, sig, src] = split::<4>(line, "classtable line")?;
+    let signature = parse_text(sig, 3, "classSignature", false)?;
+    if sig.is_empty() {
+        return Err(field_err(3, "classSignature", sig, "empty class signature"));
+    }
+    Ok(ClassRecord {
+        timestamp: parse_timestamp(ts, 1)?,
+        class: parse_hash(id, 2, "classID", false)?,
+        signature,
+        source_file: parse_text(src, 4, "sourceFileName", true)?,
+    })
+}
+
+/// A method's `LineNumberTable`, borrowed from its line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineTable<'a> {
+    /// `None` for `-1` (no table), else the number of entries.
+    count: Option<u32>,
+    pairs: &'a [u8],
+}
+
+impl<'a> LineTable<'a> {
+    /// Whether the method has a table at all (`-1` means it has none).
+    pub fn is_present(&self) -> bool {
+        self.count.is_some()
+    }
+    /// Entries `(start_location, line_number)` in the JVM's order.
+    pub fn entries(&self) -> impl Iterator<Item = (u32, u32)> + 'a {
+        let pairs = self.pairs;
+        (0..self.count.unwrap_or(0) as usize).map(move |i| {
+            let p = &pairs[i * 18..];
+            (hex8_unchecked(&p[1..9]), hex8_unchecked(&p[10..18]))
+        })
+    }
+}
+
+/// Source line of bytecode index `location` in a line table: the entry with the
+/// greatest start location not above it (FORMAT.md / JVMS 4.7.12).
+pub fn line_for(entries: &[(u32, u32)], location: u32) -> Option<u32> {
+    entries
+        .iter()
+        .filter(|(start, _)| *start <= location)
+        .max_by_key(|(start, _)| *start)
+        .map(|&(_, line)| line)
+}
+
+/// One line of `PREFIX.methods`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MethodRecord<'a> {
+    /// When the agent wrote it.
+    pub timestamp: Timestamp,
+    /// The ID events use.
+    pub method: MethodId,
+    /// e.g. `main`, `<init>` (escaped as a JVM name).
+    pub name: Text<'a>,
+    /// Descriptor, e.g. `([Ljava/lang/String;)V` (escaped as a JVM name).
+    pub signature: Text<'a>,
+    /// Declaring class, in `PREFIX.classtable`.
+    pub class: Hash,
+    /// The line table.
+    pub line_table: LineTable<'a>,
+}
+
+/// Parses one line (without `\n`) of `PREFIX.methods`.
+pub fn parse_method_line(line: &[u8]) -> Result<MethodRecord<'_>, SyntaxError> {
+    if line.is_empty() {
+        return Err(SyntaxError::EmptyLine);
+    }
+    let [ts, id, name, sig, class, table] = split::<6>(line, "methods line")?;
+    let timestamp = parse_timestamp(ts, 1)?;
+    let method = match hex8(id) {
+        Some(0) => return Err(field_err(2, "methodID", id, "00000000 is never assigned")),
+        Some(v) => MethodId(v),
+        None => {
+            return Err(field_err(
+                2,
+                "methodID",
+                id,
+                "expected 8 uppercase hex digits",
+            ))
+        }
+    };
+    let name_t = parse_text(name, 3, "methodName", false)?;
+    if name.is_empty() {
+        return Err(field_err(3, "methodName", name, "empty method name"));
+    }
+    let sig_t = parse_text(sig, 4, "methodSignature", false)?;
+    if sig.is_empty() {
+        return Err(field_err(
+            4,
+            "methodSignature",
+            sig,
+            "empty method signature",
+        ));
+    }
+    let class = parse_hash(class, 5, "classID", false)?;
+    let line_table = parse_line_table(table)?;
+    Ok(MethodRecord {
+        timestamp,
+        method,
+        name: name_t,
+        signature: sig_t,
+        class,
+        line_table,
+    })
+}
+
+fn parse_line_table(b: &[u8]) -> Result<LineTable<'_>, SyntaxError> {
+    let err = |p: String| field_err(6, "lineTable", b, p);
+    if b == b"-1" {
+        return Ok(LineTable {
+            count: None,
+            pairs: &[],
+        });
+    }
+    let semi = memchr::memchr(b';', b).unwrap_or(b.len());
+    let count = decimal(&b[..semi])
+        .ok_or_else(|| err("count must be -1 or a decimal number without leading zeros".into()))?;
+    let pairs = &b[semi..];
+    if pairs.len() as u64 != count as u64 * 18 {
+        let items = if pairs.is_empty() {
+            0
+        } else {
+            pairs.split(|&c| c == b';').count() - 1
+        };
+        return Err(err(format!(
+            "count {count} but {items} items follow (expected {} pairs of 8 hex digits)",
+            count
+        )));
+    }
+    for i in 0..count as usize {
+        let p = &pairs[i * 18..i * 18 + 18];
+        if p[0] != b';' || p[9] != b';' || hex8(&p[1..9]).is_none() || hex8(&p[10..18]).is_none() {
+            return Err(err(format!(
+                "entry {}: expected ;<startLocation>;<lineNumber>, 8 uppercase hex digits each",
+                i + 1
+            )));
+        }
+    }
+    Ok(LineTable {
+        count: Some(count),
+        pairs,
+    })
+}
+
+/// The kind of an event line (its second field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[allow(missing_docs)]
+pub enum EventKind {
+    ThreadStarted,
+    ThreadEnded,
+    ObjectWait,
+    ObjectWaited,
+    ObjectNotify,
+    ObjectNotifyAll,
+    ThreadStart,
+    ThreadJoin,
+    ThreadJoined,
+    ThreadSleep,
+    ThreadSlept,
+    SemaphoreAcquire,
+    SemaphoreAcquired,
+    SemaphoreRelease,
+    MonitorContendedEnter,
+    MonitorContendedEntered,
+    MonitorEnter,
+    MonitorEntered,
+    MonitorExit,
+    EventsDropped,
+}
+
+impl EventKind {
+    /// Every kind, in FORMAT.md's order.
+    pub const ALL: [EventKind; 20] = [
+        EventKind::ThreadStarted,
+        EventKind::ThreadEnded,
+        EventKind::ObjectWait,
+        EventKind::ObjectWaited,
+        EventKind::ObjectNotify,
+        EventKind::ObjectNotifyAll,
+        EventKind::ThreadStart,
+        EventKind::ThreadJoin,
+        EventKind::ThreadJoined,
+        EventKind::ThreadSleep,
+        EventKind::ThreadSlept,
+        EventKind::SemaphoreAcquire,
+        EventKind::SemaphoreAcquired,
+        EventKind::SemaphoreRelease,
+        EventKind::MonitorContendedEnter,
+        EventKind::MonitorContendedEntered,
+        EventKind::MonitorEnter,
+        EventKind::MonitorEntered,
+        EventKind::MonitorExit,
+        EventKind::EventsDropped,
+    ];
+
+    /// The name as written in the file.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::ThreadStarted => "ThreadStarted",
+            EventKind::ThreadEnded => "ThreadEnded",
+            EventKind::ObjectWait => "ObjectWait",
+            EventKind::ObjectWaited => "ObjectWaited",
+            EventKind::ObjectNotify => "ObjectNotify",
+            EventKind::ObjectNotifyAll => "ObjectNotifyAll",
+            EventKind::ThreadStart => "ThreadStart",
+            EventKind::ThreadJoin => "ThreadJoin",
+            EventKind::ThreadJoined => "ThreadJoined",
+            EventKind::ThreadSleep => "ThreadSleep",
+            EventKind::ThreadSlept => "ThreadSlept",
+            EventKind::SemaphoreAcquire => "SemaphoreAcquire",
+            EventKind::SemaphoreAcquired => "SemaphoreAcquired",
+            EventKind::SemaphoreRelease => "SemaphoreRelease",
+            EventKind::MonitorContendedEnter => "MonitorContendedEnter",
+            EventKind::MonitorContendedEntered => "MonitorContendedEntered",
+            EventKind::MonitorEnter => "MonitorEnter",
+            EventKind::MonitorEntered => "MonitorEntered",
+            EventKind::MonitorExit => "MonitorExit",
+            EventKind::EventsDropped => "EventsDropped",
+        }
+    }
+
+    /// Looks a kind up by its name in the file.
+    pub fn from_name(b: &[u8]) -> Option<EventKind> {
+        // A `match` on the bytes dispatches on length and compares once,
+        // instead of scanning `ALL` on every line.
+        Some(match b {
+            b"ThreadStarted" => EventKind::ThreadStarted,
+            b"ThreadEnded" => EventKind::ThreadEnded,
+            b"ObjectWait" => EventKind::ObjectWait,
+            b"ObjectWaited" => EventKind::ObjectWaited,
+            b"ObjectNotify" => EventKind::ObjectNotify,
+            b"ObjectNotifyAll" => EventKind::ObjectNotifyAll,
+            b"ThreadStart" => EventKind::ThreadStart,
+            b"ThreadJoin" => EventKind::ThreadJoin,
+            b"ThreadJoined" => EventKind::ThreadJoined,
+            b"ThreadSleep" => EventKind::ThreadSleep,
+            b"ThreadSlept" => EventKind::ThreadSlept,
+            b"SemaphoreAcquire" => EventKind::SemaphoreAcquire,
+            b"SemaphoreAcquired" => EventKind::SemaphoreAcquired,
+            b"SemaphoreRelease" => EventKind::SemaphoreRelease,
+            b"MonitorContendedEnter" => EventKind::MonitorContendedEnter,
+            b"MonitorContendedEntered" => EventKind::MonitorContendedEntered,
+            b"MonitorEnter" => EventKind::MonitorEnter,
+            b"MonitorEntered" => EventKind::MonitorEntered,
+            b"MonitorExit" => EventKind::MonitorExit,
+            b"EventsDropped" => EventKind::EventsDropped,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for EventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One event of `PREFIX.orca` (without its timestamp, see [`EventRecord`]).
+/// Fields borrow from the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Event<'a> {
+    ThreadStarted {
+        thread: Hash,
+        name: Text<'a>,
+    },
+    ThreadEnded {
+        thread: Hash,
+    },
+    ObjectWait {
+        thread: Hash,
+        object: Hash,
+        stack: StackTrace<'a>,
+    },
+    ObjectWaited {
+        thread: Hash,
+        object: Hash,
+        stack: StackTrace<'a>,
+    },
+    ObjectNotify {
+        thread: Hash,
+        object: Hash,
+        stack: StackTrace<'a>,
+    },
+    ObjectNotifyAll {
+        thread: Hash,
+        object: Hash,
+        stack: StackTrace<'a>,
+    },
+    ThreadStart {
+        thread: Hash,
+        started: Hash,
+        stack: StackTrace<'a>,
+    },
+    ThreadJoin {
+        thread: Hash,
+        joined: Hash,
+        stack: StackTrace<'a>,
+    },
+    ThreadJoined {
+        thread: Hash,
+        joined: Hash,
+        stack: StackTrace<'a>,
+    },
+    ThreadSleep {
+        thread: Hash,
+        stack: StackTrace<'a>,
+    },
+    ThreadSlept {
+        thread: Hash,
+        stack: StackTrace<'a>,
+    },
+    SemaphoreAcquire {
+        thread: Hash,
+        semaphore: Hash,
+        stack: StackTrace<'a>,
+    },
+    SemaphoreAcquired {
+        thread: Hash,
+        semaphore: Hash,
+        stack: StackTrace<'a>,
+    },
+    SemaphoreRelease {
+        thread: Hash,
+        semaphore: Hash,
+        stack: StackTrace<'a>,
+    },
+    /// `owner` is [`Hash::UNKNOWN`] when the owner had already released it.
+    MonitorContendedEnter {
+        thread: Hash,
+        monitor: Hash,
+        owner: Hash,
+        stack: StackTrace<'a>,
+    },
+    MonitorContendedEntered {
+        thread: Hash,
+        monitor: Hash,
+        stack: StackTrace<'a>,
+    },
+    MonitorEnter {
+        thread: Hash,
+        monitor: Hash,
+        stack: StackTrace<'a>,
+    },
+    MonitorEntered {
+        thread: Hash,
+        monitor: Hash,
+        stack: StackTrace<'a>,
+    },
+    MonitorExit {
+        thread: Hash,
+        monitor: Hash,
+        stack: StackTrace<'a>,
+    },
+    EventsDropped {
+        count: u64,
+    },
+}
+
+impl<'a> Event<'a> {
+    /// The event's kind.
+    pub fn kind(&self) -> EventKind {
+        match self {
+            Event::ThreadStarted { .. } => EventKind::ThreadStarted,
+            Event::ThreadEnded { .. } => EventKind::ThreadEnded,
+            Event::ObjectWait { .. } => EventKind::ObjectWait,
+            Event::ObjectWaited { .. } => EventKind::ObjectWaited,
+            Event::ObjectNotify { .. } => EventKind::ObjectNotify,
+            Event::ObjectNotifyAll { .. } => EventKind::ObjectNotifyAll,
+            Event::ThreadStart { .. } => EventKind::ThreadStart,
+            Event::ThreadJoin { .. } => EventKind::ThreadJoin,
+            Event::ThreadJoined { .. } => EventKind::ThreadJoined,
+            Event::ThreadSleep { .. } => EventKind::ThreadSleep,
+            Event::ThreadSlept { .. } => EventKind::ThreadSlept,
+            Event::SemaphoreAcquire { .. } => EventKind::SemaphoreAcquire,
+            Event::SemaphoreAcquired { .. } => EventKind::SemaphoreAcquired,
+            Event::SemaphoreRelease { .. } => EventKind::SemaphoreRelease,
+            Event::MonitorContendedEnter { .. } => EventKind::MonitorContendedEnter,
+            Event::MonitorContendedEntered { .. } => EventKind::MonitorContendedEntered,
+            Event::MonitorEnter { .. } => EventKind::MonitorEnter,
+            Event::MonitorEntered { .. } => EventKind::MonitorEntered,
+            Event::MonitorExit { .. } => EventKind::MonitorExit,
+            Event::EventsDropped { .. } => EventKind::EventsDropped,
+        }
+    }
+
+    /// The thread the event happened on (`None` for `EventsDropped`).
+    pub fn thread(&self) -> Option<Hash> {
+        match *self {
+            Event::ThreadStarted { thread, .. }
+            | Event::ThreadEnded { thread }
+            | Event::ObjectWait { thread, .. }
+            | Event::ObjectWaited { thread, .. }
+            | Event::ObjectNotify { thread, .. }
+            | Event::ObjectNotifyAll { thread, .. }
+            | Event::ThreadStart { thread, .. }
+            | Event::ThreadJoin { thread, .. }
+            | Event::ThreadJoined { thread, .. }
+            | Event::ThreadSleep { thread, .. }
+            | Event::ThreadSlept { thread, .. }
+            | Event::SemaphoreAcquire { thread, .. }
+            | Event::SemaphoreAcquired { thread, .. }
+            | Event::SemaphoreRelease { thread, .. }
+            | Event::MonitorContendedEnter { thread, .. }
+            | Event::MonitorContendedEntered { thread, .. }
+            | Event::MonitorEnter { thread, .. }
+            | Event::MonitorEntered { thread, .. }
+            | Event::MonitorExit { thread, .. } => Some(thread),
+            Event::EventsDropped { .. } => None,
+        }
+    }
+
+    /// The object the event is about: the object, monitor, semaphore, or
+    /// started/joined thread (`None` for thread lifecycle, sleep and drops).
+    pub fn object(&self) -> Option<Hash> {
+        match *self {
+            Event::ObjectWait { object, .. }
+            | Event::ObjectWaited { object, .. }
+            | Event::ObjectNotify { object, .. }
+            | Event::ObjectNotifyAll { object, .. } => Some(object),
+            Event::ThreadStart { started, .. } => Some(started),
+            Event::ThreadJoin { joined, .. } | Event::ThreadJoined { joined, .. } => Some(joined),
+            Event::SemaphoreAcquire { semaphore, .. }
+            | Event::SemaphoreAcquired { semaphore, .. }
+            | Event::SemaphoreRelease { semaphore, .. } => Some(semaphore),
+            Event::MonitorContendedEnter { monitor, .. }
+            | Event::MonitorContendedEntered { monitor, .. }
+            | Event::MonitorEnter { monitor, .. }
+            | Event::MonitorEntered { monitor, .. }
+            | Event::MonitorExit { monitor, .. } => Some(monitor),
+            _ => None,
+        }
+    }
+
+    /// The event's stack trace, if it has one.
+    pub fn stack(&self) -> Option<&StackTrace<'a>> {
+        match self {
+            Event::ObjectWait { stack, .. }
+            | Event::ObjectWaited { stack, .. }
+            | Event::ObjectNotify { stack, .. }
+            | Event::ObjectNotifyAll { stack, .. }
+            | Event::ThreadStart { stack, .. }
+            | Event::ThreadJoin { stack, .. }
+            | Event::ThreadJoined { stack, .. }
+            | Event::ThreadSleep { stack, .. }
+            | Event::ThreadSlept { stack, .. }
+            | Event::SemaphoreAcquire { stack, .. }
+            | Event::SemaphoreAcquired { stack, .. }
+            | Event::SemaphoreRelease { stack, .. }
+            | Event::MonitorContendedEnter { stack, .. }
+            | Event::MonitorContendedEntered { stack, .. }
+            | Event::MonitorEnter { stack, .. }
+            | Event::MonitorEntered { stack, .. }
+            | Event::MonitorExit { stack, .. } => Some(stack),
+            _ => None,
+        }
+    }
+}
+
+/// One line of `PREFIX.orca`: a timestamp and an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventRecord<'a> {
+    /// When it happened.
+    pub timestamp: Timestamp,
+    /// What happened.
+    pub event: Event<'a>,
+}
+
+/// Parses one line (without `\n`) of `PREFIX.orca`.
+pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
+    if line.is_empty() {
+        return Err(SyntaxError::EmptyLine);
+    }
+    let c1 = memchr::memchr(b',', line).ok_or(SyntaxError::FieldCount {
+        record: "event line".into(),
+        expected: 3,
+        found: 1,
+    })?;
+    let rest = &line[c1 + 1..];
+    let c2 = memchr::memchr(b',', rest).unwrap_or(rest.len());
+    let kind_b = &rest[..c2];
+    let kind = EventKind::from_name(kind_b).ok_or_else(|| {
+        SyntaxError::UnknownEvent(
+            String::from_utf8_lossy(&kind_b[..kind_b.len().min(80)]).into_owned(),
+        )
+    })?;
+    let name = kind.name();
+    use EventKind as K;
+    let event = match kind {
+        K::ThreadStarted => {
+            let [ts, _, t, n] = split::<4>(line, name)?;
+            let _ = ts;
+            Event::ThreadStarted {
+                thread: parse_hash(t, 3, "thread", false)?,
+                name: parse_text(n, 4, "threadName", true)?,
+            }
+        }
+        K::ThreadEnded => {
+            let [_, _, t] = split::<3>(line, name)?;
+            Event::ThreadEnded {
+                thread: parse_hash(t, 3, "thread", false)?,
+            }
+        }
+        K::EventsDropped => {
+            let [_, _, c] = split::<3>(line, name)?;
+            let count = match decimal_u64(c) {
+                Some(0) => return Err(field_err(3, "count", c, "must be > 0")),
+                Some(v) => v,
+                None => {
+                    return Err(field_err(
+                        3,
+                        "count",
+                        c,
+                        "expected a decimal number without leading zeros",
+                    ))
+                }
+            };
+            Event::EventsDropped { count }
+        }
+        K::ThreadSleep | K::ThreadSlept => {
+            let [_, _, t, s] = split::<4>(line, name)?;
+            let thread = parse_hash(t, 3, "thread", false)?;
+            let stack = parse_stack(s, 4)?;
+            if kind == K::ThreadSleep {
+                Event::ThreadSleep { thread, stack }
+            } else {
+                Event::ThreadSlept { thread, stack }
+            }
+        }
+        K::MonitorContendedEnter => {
+            let [_, _, t, m, o, s] = split::<6>(line, name)?;
+            Event::MonitorContendedEnter {
+                thread: parse_hash(t, 3, "thread", false)?,
+                monitor: parse_hash(m, 4, "monitor", false)?,
+                owner: parse_hash(o, 5, "ownerThread", true)?,
+                stack: parse_stack(s, 6)?,
+            }
+        }
+        _ => {
+            let [_, _, t, o, s] = split::<5>(line, name)?;
+            let ofield = match kind {
+                K::ThreadStart => "startedThread",
+                K::ThreadJoin | K::ThreadJoined => "joinedThread",
+                K::SemaphoreAcquire | K::SemaphoreAcquired | K::SemaphoreRelease => "semaphore",
+                K::ObjectWait | K::ObjectWaited | K::ObjectNotify | K::ObjectNotifyAll => "object",
+                _ => "monitor",
+            };
+            let thread = parse_hash(t, 3, "thread", false)?;
+            let o = parse_hash(o, 4, ofield, false)?;
+            let stack = parse_stack(s, 5)?;
+            match kind {
+                K::ObjectWait => Event::ObjectWait {
+                    thread,
+                    object: o,
+                    stack,
+                },
+                K::ObjectWaited => Event::ObjectWaited {
+                    thread,
+                    object: o,
+                    stack,
+                },
+                K::ObjectNotify => Event::ObjectNotify {
+                    thread,
+                    object: o,
+                    stack,
+                },
+                K::ObjectNotifyAll => Event::ObjectNotifyAll {
+                    thread,
+                    object: o,
+                    stack,
+                },
+                K::ThreadStart => Event::ThreadStart {
+                    thread,
+                    started: o,
+                    stack,
+                },
+                K::ThreadJoin => Event::ThreadJoin {
+                    thread,
+                    joined: o,
+                    stack,
+                },
+                K::ThreadJoined => Event::ThreadJoined {
+                    thread,
+                    joined: o,
+                    stack,
+                },
+                K::SemaphoreAcquire => Event::SemaphoreAcquire {
+                    thread,
+                    semaphore: o,
+                    stack,
+                },
+                K::SemaphoreAcquired => Event::SemaphoreAcquired {
+                    thread,
+                    semaphore: o,
+                    stack,
+                },
+                K::SemaphoreRelease => Event::SemaphoreRelease {
+                    thread,
+                    semaphore: o,
+                    stack,
+                },
+                K::MonitorContendedEntered => Event::MonitorContendedEntered {
+                    thread,
+                    monitor: o,
+                    stack,
+                },
+                K::MonitorEnter => Event::MonitorEnter {
+                    thread,
+                    monitor: o,
+                    stack,
+                },
+                K::MonitorEntered => Event::MonitorEntered {
+                    thread,
+                    monitor: o,
+                    stack,
+                },
+                K::MonitorExit => Event::MonitorExit {
+                    thread,
+                    monitor: o,
+                    stack,
+                },
+                _ => unreachable!("handled above"),
+            }
+        }
+    };
+    let timestamp = parse_timestamp(&line[..c1], 1)?;
+    Ok(EventRecord { timestamp, event })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_shape() {
+        let e = parse_event_line(b"5087.102938475,ThreadStarted,15DB9742,main%2C1").unwrap();
+        assert_eq!(e.timestamp, Timestamp(5_087_102_938_475));
+        match e.event {
+            Event::ThreadStarted { thread, name } => {
+                assert_eq!(thread, Hash(0x15DB9742));
+                assert_eq!(name.decode(), "main,1");
+            }
+            _ => panic!(),
+        }
+        let e = parse_event_line(b"0.000000001,MonitorContendedEnter,00000001,00000002,00000000,2;00000001;00000004;00000002;FFFFFFFF").unwrap();
+        let st = e.event.stack().unwrap();
+        let f: Vec<_> = st.frames().collect();
+        assert_eq!(f.len(), 2);
+        assert_eq!(
+            f[0],
+            Frame {
+                method: MethodId(1),
+                location: 4
+            }
+        );
+        assert!(f[1].is_native());
+        assert!(parse_event_line(b"1.000000000,ThreadSleep,00000001,0").is_ok());
+        assert!(parse_event_line(b"1.000000000,EventsDropped,12").is_ok());
+        assert!(parse_event_line(b"1.000000000,MonitorExit,00000001,0000000A,0").is_ok());
+    }
+
+    #[test]
+    fn rejects_bad_fields() {
+        let bad: &[&[u8]] = &[
+            b"1.00000000,ThreadEnded,00000001",    // 8 fraction digits
+            b"01.000000000,ThreadEnded,00000001",  // leading zero
+            b"1.000000000,ThreadEnded,0000000a",   // lowercase hex
+            b"1.000000000,ThreadEnded,000000001",  // 9 digits
+            b"1.000000000,ThreadEnded,00000000",   // zero thread
+            b"1.000000000,ThreadEnded,00000001,x", // extra field
+            b"1.000000000,ThreadSleep,00000001,1", // missing frame
+            b"1.000000000,ThreadSleep,00000001,1;00000001", // half frame
+            b"1.000000000,ThreadSleep,00000001,0;", // trailing
+            b"1.000000000,ThreadSleep,00000001,01", // leading zero depth
+            b"1.000000000,ThreadStarted,00000001,a;b", // raw ;
+            b"1.000000000,ThreadStarted,00000001,a%41", // needless escape
+            b"1.000000000,ThreadStarted,00000001,a%2c", // lowercase escape
+            b"1.000000000,ThreadStarted,00000001,a\rb", // raw control
+            b"1.000000000,Bogus,00000001",
+            b"1.000000000,EventsDropped,0",
+            b"",
+        ];
+        for b in bad {
+            assert!(
+                parse_event_line(b).is_err(),
+                "{}",
+                String::from_utf8_lossy(b)
+            );
+        }
+    }
+
+    #[test]
+    fn methods_and_classes() {
+        let m = parse_method_line(
+            b"5087.102937000,00000001,main,([Ljava/lang/String;)V,15DB9742,3;00000000;00000046;00000008;00000047;00000010;00000049",
+        )
+        .unwrap();
+        let t: Vec<_> = m.line_table.entries().collect();
+        assert_eq!(t, vec![(0, 0x46), (8, 0x47), (0x10, 0x49)]);
+        assert_eq!(line_for(&t, 9), Some(0x47));
+        assert!(parse_method_line(b"1.000000000,00000002,n,()V,15DB9742,-1").is_ok());
+        assert!(parse_method_line(b"1.000000000,00000002,n,()V,15DB9742,0").is_ok());
+        assert!(
+            parse_method_line(b"1.000000000,00000002,n,()V,15DB9742,2;00000000;00000001").is_err()
+        );
+        assert!(parse_method_line(b"1.000000000,00000002,n,()V,15DB9742,-2").is_err());
+        let c = parse_class_line(b"5087.102938475,15DB9742,LPingPong;,PingPong.java").unwrap();
+        assert_eq!(c.signature.raw(), "LPingPong;");
+        assert!(parse_class_line(b"5087.102938475,15DB9742,LPingPong;,").is_ok());
+        assert!(parse_class_line(b"5087.102938475,15DB9742,LPingPong;,a;b").is_err());
+    }
+
+    #[test]
+    fn escape_round_trip() {
+        let s = "a,b;c%d\ne\u{7f}é日";
+        let e = escape(s, true);
+        assert_eq!(e, "a%2Cb%3Bc%25d%0Ae%7Fé日");
+        assert!(parse_text(e.as_bytes(), 1, "x", true).is_ok());
+        assert_eq!(unescape(&e), s);
+        assert_eq!(escape("Ljava/lang/String;", false), "Ljava/lang/String;");
+    }
+}

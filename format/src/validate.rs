@@ -1,0 +1,800 @@
+//! The validator: every rule of docs/FORMAT.md, checked in one streaming pass
+//! over each file, with memory bounded by the number of threads, methods and
+//! classes (never by the number of events).
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use crate::parse::{
+    parse_class_line, parse_event_line, parse_method_line, Event, EventKind, Frame, Hash, Timestamp,
+};
+use crate::reader::{Line, LineReader};
+use crate::{paths, OrcaError};
+
+/// Which of the three files a violation is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    /// `PREFIX.orca`, the events.
+    Orca,
+    /// `PREFIX.methods`.
+    Methods,
+    /// `PREFIX.classtable`.
+    Classtable,
+}
+
+/// How bad a violation is. Only [`Severity::Error`] makes a log invalid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The log breaks FORMAT.md.
+    Error,
+    /// Allowed, but only after `kill -9` (torn last line, unresolved IDs then).
+    Warning,
+    /// Allowed: e.g. a pair still open when the run ended.
+    Note,
+}
+
+/// The rule a violation breaks, so tests can match on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ViolationKind {
+    /// A line does not match its syntax (see the message for the field).
+    Syntax,
+    /// The last line has no final `\n` (writer killed); it is ignored.
+    Torn,
+    /// A line exceeds the reader's length limit.
+    LineTooLong,
+    /// A class or method ID listed twice.
+    DuplicateId,
+    /// A method ID used in `.orca` is not in `.methods`.
+    UnresolvedMethod,
+    /// A class ID used in `.methods` is not in `.classtable`.
+    UnresolvedClass,
+    /// A thread's timestamp went backwards.
+    TimestampOrder,
+    /// Entry/exit or enter/entered pairing broken on a thread.
+    Pairing,
+    /// A pair or a held monitor still open at the end of the log (a note).
+    OpenAtEnd,
+    /// ThreadStarted not first, or an event after ThreadEnded.
+    ThreadLifecycle,
+    /// Stack deeper than the configured `stackdepth`.
+    StackDepth,
+    /// A `ThreadStart` later than the started thread's `ThreadStarted`
+    /// (FORMAT.md, Ordering: timestamps preserve causality).
+    Causality,
+}
+
+/// One broken (or noteworthy) rule at one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// File name as given to the validator (e.g. `out/run.orca`).
+    pub file: String,
+    /// Which file that is.
+    pub file_kind: FileKind,
+    /// 1-based line number.
+    pub line: u64,
+    /// Error, warning or note.
+    pub severity: Severity,
+    /// The rule.
+    pub kind: ViolationKind,
+    /// What is wrong, for humans.
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    /// `file:line: message`, with `warning: ` or `note: ` before the message
+    /// when it is not an error.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tag = match self.severity {
+            Severity::Error => "",
+            Severity::Warning => "warning: ",
+            Severity::Note => "note: ",
+        };
+        write!(f, "{}:{}: {}{}", self.file, self.line, tag, self.message)
+    }
+}
+
+/// Knobs of the validator.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The agent's `stackdepth` if known: deeper stacks are errors.
+    pub max_stack_depth: Option<u32>,
+    /// Violations kept in the report; the rest are only counted, so that a
+    /// garbage file cannot make the validator's memory grow without bound.
+    pub max_violations: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_stack_depth: None,
+            max_violations: 10_000,
+        }
+    }
+}
+
+/// Result of validating one log.
+#[derive(Debug, Clone, Default)]
+pub struct ValidationReport {
+    /// Violations in the order found (classtable, methods, then orca lines;
+    /// end-of-log notes last), at most `Options::max_violations`.
+    pub violations: Vec<Violation>,
+    /// Violations found beyond `max_violations`.
+    pub suppressed: u64,
+    /// Errors in total (kept and suppressed).
+    pub errors: u64,
+    /// Well-formed event lines in `.orca`.
+    pub events: u64,
+    /// Well-formed lines in `.methods`.
+    pub methods: u64,
+    /// Well-formed lines in `.classtable`.
+    pub classes: u64,
+    /// Distinct thread IDs seen in `.orca`.
+    pub threads: u64,
+    /// Sum of the `EventsDropped` counts.
+    pub dropped: u64,
+    /// Whether any of the three files has a torn last line.
+    pub torn: bool,
+}
+
+impl ValidationReport {
+    /// True when the log has no error (warnings and notes are allowed).
+    pub fn is_valid(&self) -> bool {
+        self.errors == 0
+    }
+    /// Every kept error as `file:line: what is wrong`, for test assertions
+    /// (`assert!(r.is_valid(), "{:#?}", r.error_lines())`).
+    pub fn error_lines(&self) -> Vec<String> {
+        self.errors().map(|v| v.to_string()).collect()
+    }
+    /// Kept violations of severity [`Severity::Error`].
+    pub fn errors(&self) -> impl Iterator<Item = &Violation> {
+        self.violations
+            .iter()
+            .filter(|v| v.severity == Severity::Error)
+    }
+}
+
+/// Validates `PREFIX.classtable`, `PREFIX.methods` and `PREFIX.orca`.
+///
+/// Returns `Err` only when a file cannot be opened or read; everything wrong
+/// inside the files is in the report.
+pub fn validate_prefix(prefix: &Path, opts: &Options) -> Result<ValidationReport, OrcaError> {
+    let p = paths(prefix);
+    let open = |path: &Path| {
+        File::open(path).map_err(|source| OrcaError::Io {
+            path: path.display().to_string(),
+            source,
+        })
+    };
+    let c = open(&p.classtable)?;
+    let m = open(&p.methods)?;
+    let o = open(&p.orca)?;
+    validate_readers(
+        (&p.classtable.display().to_string(), c),
+        (&p.methods.display().to_string(), m),
+        (&p.orca.display().to_string(), o),
+        opts,
+    )
+}
+
+/// Validates three files given as `(name, reader)`: the name is what
+/// violations print before `:line:`. Handy for in-memory tests.
+pub fn validate_readers<C: Read, M: Read, O: Read>(
+    classtable: (&str, C),
+    methods: (&str, M),
+    orca: (&str, O),
+    opts: &Options,
+) -> Result<ValidationReport, OrcaError> {
+    let mut v = Validator::new(opts.clone());
+    v.classtable(classtable.0, classtable.1)?;
+    v.methods(methods.0, methods.1)?;
+    v.orca(orca.0, orca.1)?;
+    Ok(v.finish())
+}
+
+#[derive(Default)]
+struct ThreadState {
+    first_line: u64,
+    last_ts: Timestamp,
+    last_line: u64,
+    ended: Option<u64>,
+    /// Open method-call pair: entry kind, object, call site, line.
+    call: Option<(EventKind, Option<Hash>, Option<Frame>, u64)>,
+    /// MonitorContendedEnter waiting for its Entered: monitor, line.
+    contended: Option<(Hash, u64)>,
+    /// MonitorEnter waiting for its MonitorEntered: monitor, line.
+    enter: Option<(Hash, u64)>,
+    /// Monitors held: (monitor, count, line of the outermost MonitorEntered).
+    held: Vec<(Hash, u32, u64)>,
+}
+
+/// Dense set of method IDs (the agent counts up from 1), with a fallback.
+#[derive(Default)]
+struct MethodSet {
+    dense: Vec<u64>,
+    sparse: HashSet<u32>,
+}
+
+const DENSE_LIMIT: u32 = 1 << 24;
+
+impl MethodSet {
+    fn insert(&mut self, id: u32) -> bool {
+        if id < DENSE_LIMIT {
+            let w = (id / 64) as usize;
+            if w >= self.dense.len() {
+                self.dense.resize(w + 1, 0);
+            }
+            let bit = 1u64 << (id % 64);
+            let new = self.dense[w] & bit == 0;
+            self.dense[w] |= bit;
+            new
+        } else {
+            self.sparse.insert(id)
+        }
+    }
+    fn contains(&self, id: u32) -> bool {
+        if id < DENSE_LIMIT {
+            self.dense
+                .get((id / 64) as usize)
+                .is_some_and(|w| w & (1u64 << (id % 64)) != 0)
+        } else {
+            self.sparse.contains(&id)
+        }
+    }
+}
+
+/// Incremental validator: feed `.classtable`, then `.methods`, then `.orca`,
+/// then call [`Validator::finish`]. [`validate_prefix`] does all of this.
+pub struct Validator {
+    opts: Options,
+    report: ValidationReport,
+    classes: HashMap<Hash, u64>,
+    methods: MethodSet,
+    method_lines: HashMap<u32, u64>,
+    missing_methods: HashSet<u32>,
+    threads: crate::FastMap<Hash, ThreadState>,
+    orca_name: String,
+    last_orca_line: u64,
+    /// `ThreadStart` events by started thread: (timestamp, line).
+    start_calls: crate::FastMap<Hash, (Timestamp, u64)>,
+    /// `ThreadStarted` events by thread: (timestamp, line).
+    started: crate::FastMap<Hash, (Timestamp, u64)>,
+}
+
+impl Validator {
+    /// A validator with no file read yet.
+    pub fn new(opts: Options) -> Self {
+        Validator {
+            opts,
+            report: ValidationReport::default(),
+            classes: HashMap::new(),
+            methods: MethodSet::default(),
+            method_lines: HashMap::new(),
+            missing_methods: HashSet::new(),
+            threads: Default::default(),
+            orca_name: String::new(),
+            last_orca_line: 0,
+            start_calls: Default::default(),
+            started: Default::default(),
+        }
+    }
+
+    fn push(
+        &mut self,
+        file: &str,
+        fk: FileKind,
+        line: u64,
+        sev: Severity,
+        kind: ViolationKind,
+        message: String,
+    ) {
+        if sev == Severity::Error {
+            self.report.errors += 1;
+        }
+        if self.report.violations.len() >= self.opts.max_violations {
+            self.report.suppressed += 1;
+            return;
+        }
+        self.report.violations.push(Violation {
+            file: file.to_string(),
+            file_kind: fk,
+            line,
+            severity: sev,
+            kind,
+            message,
+        });
+    }
+
+    fn line_problem(&mut self, file: &str, fk: FileKind, n: u64, line: &Line<'_>) -> bool {
+        match line {
+            Line::Complete(_) => false,
+            Line::Torn(_) => {
+                self.report.torn = true;
+                self.push(
+                    file,
+                    fk,
+                    n,
+                    Severity::Warning,
+                    ViolationKind::Torn,
+                    "torn last line (no final newline: the writer was killed); ignored".into(),
+                );
+                true
+            }
+            Line::TooLong => {
+                self.push(
+                    file,
+                    fk,
+                    n,
+                    Severity::Error,
+                    ViolationKind::LineTooLong,
+                    "line too long".into(),
+                );
+                true
+            }
+        }
+    }
+
+    /// Reads `PREFIX.classtable`.
+    pub fn classtable<R: Read>(&mut self, name: &str, r: R) -> Result<(), OrcaError> {
+        let fk = FileKind::Classtable;
+        let mut lines = LineReader::new(r);
+        while let Some((n, line)) = lines.next_line().map_err(|e| io_err(name, e))? {
+            if self.line_problem(name, fk, n, &line) {
+                continue;
+            }
+            let Line::Complete(b) = line else { continue };
+            match parse_class_line(b) {
+                Ok(c) => {
+                    self.report.classes += 1;
+                    if let Some(first) = self.classes.get(&c.class) {
+                        let msg =
+                            format!("class ID {} listed again (first at line {first})", c.class);
+                        self.push(
+                            name,
+                            fk,
+                            n,
+                            Severity::Error,
+                            ViolationKind::DuplicateId,
+                            msg,
+                        );
+                    } else {
+                        self.classes.insert(c.class, n);
+                    }
+                }
+                Err(e) => self.push(
+                    name,
+                    fk,
+                    n,
+                    Severity::Error,
+                    ViolationKind::Syntax,
+                    e.to_string(),
+                ),
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads `PREFIX.methods` (after the class table).
+    pub fn methods<R: Read>(&mut self, name: &str, r: R) -> Result<(), OrcaError> {
+        let fk = FileKind::Methods;
+        let mut lines = LineReader::new(r);
+        while let Some((n, line)) = lines.next_line().map_err(|e| io_err(name, e))? {
+            if self.line_problem(name, fk, n, &line) {
+                continue;
+            }
+            let Line::Complete(b) = line else { continue };
+            match parse_method_line(b) {
+                Ok(m) => {
+                    self.report.methods += 1;
+                    if !self.methods.insert(m.method.0) {
+                        let first = self.method_lines.get(&m.method.0).copied().unwrap_or(0);
+                        let msg = format!(
+                            "method ID {} listed again (first at line {first})",
+                            m.method
+                        );
+                        self.push(
+                            name,
+                            fk,
+                            n,
+                            Severity::Error,
+                            ViolationKind::DuplicateId,
+                            msg,
+                        );
+                    } else {
+                        self.method_lines.insert(m.method.0, n);
+                    }
+                    if !self.classes.contains_key(&m.class) {
+                        let msg = format!(
+                            "class ID {} of method {} is not in the class table",
+                            m.class, m.method
+                        );
+                        self.push(
+                            name,
+                            fk,
+                            n,
+                            Severity::Error,
+                            ViolationKind::UnresolvedClass,
+                            msg,
+                        );
+                    }
+                }
+                Err(e) => self.push(
+                    name,
+                    fk,
+                    n,
+                    Severity::Error,
+                    ViolationKind::Syntax,
+                    e.to_string(),
+                ),
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads `PREFIX.orca` (after the methods).
+    pub fn orca<R: Read>(&mut self, name: &str, r: R) -> Result<(), OrcaError> {
+        self.orca_name = name.to_string();
+        let mut lines = LineReader::new(r);
+        while let Some((n, line)) = lines.next_line().map_err(|e| io_err(name, e))? {
+            self.last_orca_line = n;
+            if self.line_problem(name, FileKind::Orca, n, &line) {
+                continue;
+            }
+            let Line::Complete(b) = line else { continue };
+            match parse_event_line(b) {
+                Ok(rec) => {
+                    self.report.events += 1;
+                    self.event(name, n, rec.timestamp, &rec.event);
+                }
+                Err(e) => self.push(
+                    name,
+                    FileKind::Orca,
+                    n,
+                    Severity::Error,
+                    ViolationKind::Syntax,
+                    e.to_string(),
+                ),
+            }
+        }
+        Ok(())
+    }
+
+    fn err(&mut self, file: &str, n: u64, kind: ViolationKind, msg: String) {
+        self.push(file, FileKind::Orca, n, Severity::Error, kind, msg);
+    }
+
+    fn event(&mut self, file: &str, n: u64, ts: Timestamp, ev: &Event<'_>) {
+        use EventKind as K;
+        if let Some(st) = ev.stack() {
+            if let Some(max) = self.opts.max_stack_depth {
+                if st.depth() > max {
+                    let msg = format!("stack depth {} exceeds stackdepth {max}", st.depth());
+                    self.err(file, n, ViolationKind::StackDepth, msg);
+                }
+            }
+            for f in st.frames() {
+                if !self.methods.contains(f.method.0) && self.missing_methods.insert(f.method.0) {
+                    let msg = format!(
+                        "method ID {} is not in the methods file (first use)",
+                        f.method
+                    );
+                    self.err(file, n, ViolationKind::UnresolvedMethod, msg);
+                }
+            }
+        }
+        let kind = ev.kind();
+        // Causality across threads: Thread.start happens before the thread's start.
+        match *ev {
+            Event::ThreadStart { started, .. } => {
+                if let Some(&(sts, sl)) = self.started.get(&started) {
+                    if sts < ts {
+                        let msg = format!("ThreadStart of thread {started} at {ts} is later than its ThreadStarted at {sts} (line {sl})");
+                        self.err(file, n, ViolationKind::Causality, msg);
+                    }
+                }
+                self.start_calls.insert(started, (ts, n));
+            }
+            Event::ThreadStarted { thread, .. } => {
+                if let Some(&(cts, cl)) = self.start_calls.get(&thread) {
+                    if ts < cts {
+                        let msg = format!("ThreadStarted of thread {thread} at {ts} is earlier than the ThreadStart that started it at {cts} (line {cl})");
+                        self.err(file, n, ViolationKind::Causality, msg);
+                    }
+                }
+                self.started.insert(thread, (ts, n));
+            }
+            _ => {}
+        }
+        let Some(thread) = ev.thread() else {
+            if let Event::EventsDropped { count } = ev {
+                self.report.dropped += *count;
+            }
+            return;
+        };
+        let mut msgs: Vec<(ViolationKind, String)> = Vec::new();
+        let st = self.threads.entry(thread).or_insert_with(|| ThreadState {
+            first_line: n,
+            last_ts: ts,
+            last_line: n,
+            ..Default::default()
+        });
+        // Lifecycle.
+        if let Some(end) = st.ended {
+            if kind == K::ThreadStarted {
+                // A new thread whose identity hash equals an ended one's.
+                *st = ThreadState {
+                    first_line: n,
+                    last_ts: ts,
+                    last_line: n,
+                    ..Default::default()
+                };
+            } else {
+                msgs.push((
+                    ViolationKind::ThreadLifecycle,
+                    format!("{kind} of thread {thread} after its ThreadEnded at line {end}"),
+                ));
+            }
+        } else if kind == K::ThreadStarted && st.first_line != n {
+            msgs.push((
+                ViolationKind::ThreadLifecycle,
+                format!(
+                    "ThreadStarted of thread {thread} is not its first event (first at line {})",
+                    st.first_line
+                ),
+            ));
+        }
+        // Per-thread timestamp order.
+        if ts < st.last_ts {
+            msgs.push((
+                ViolationKind::TimestampOrder,
+                format!(
+                    "timestamp {ts} of thread {thread} is before its previous event's {} (line {})",
+                    st.last_ts, st.last_line
+                ),
+            ));
+        } else {
+            st.last_ts = ts;
+        }
+        st.last_line = n;
+        let obj = ev.object();
+        // MonitorContendedEnter must be followed by its Entered before any
+        // other monitor event of the thread (FORMAT.md: contention pairs and
+        // method-call pairs are matched apart, so other events may come between).
+        let is_monitor = matches!(
+            kind,
+            K::MonitorContendedEnter
+                | K::MonitorContendedEntered
+                | K::MonitorEnter
+                | K::MonitorEntered
+                | K::MonitorExit
+        );
+        if let Some((m, l)) = st.contended {
+            if kind == K::MonitorContendedEntered && obj == Some(m) {
+                st.contended = None;
+            } else if is_monitor {
+                st.contended = None;
+                msgs.push((
+                    ViolationKind::Pairing,
+                    format!("{kind} on thread {thread} while its MonitorContendedEnter of {m} at line {l} has no MonitorContendedEntered"),
+                ));
+                if kind == K::MonitorContendedEntered {
+                    // Mismatched monitor: already reported.
+                    return self.flush(file, n, msgs);
+                }
+            }
+        } else if kind == K::MonitorContendedEntered {
+            msgs.push((
+                ViolationKind::Pairing,
+                format!("MonitorContendedEntered of {} on thread {thread} without a MonitorContendedEnter", obj.unwrap_or(Hash(0))),
+            ));
+        }
+        // MonitorEnter must be followed by MonitorEntered before any other monitor
+        // event (its own contention pair may come between).
+        if let Some((m, l)) = st.enter {
+            let contention = matches!(kind, K::MonitorContendedEnter | K::MonitorContendedEntered)
+                && obj == Some(m);
+            if kind == K::MonitorEntered && obj == Some(m) {
+                st.enter = None;
+            } else if is_monitor && !contention {
+                st.enter = None;
+                msgs.push((
+                    ViolationKind::Pairing,
+                    format!("{kind} on thread {thread} while its MonitorEnter of {m} at line {l} has no MonitorEntered"),
+                ));
+            }
+        }
+        match kind {
+            K::MonitorContendedEnter => st.contended = Some((obj.unwrap(), n)),
+            K::MonitorEnter => st.enter = Some((obj.unwrap(), n)),
+            K::MonitorEntered => {
+                let m = obj.unwrap();
+                match st.held.iter_mut().find(|h| h.0 == m) {
+                    Some(h) => h.1 += 1,
+                    None => st.held.push((m, 1, n)),
+                }
+            }
+            K::MonitorExit => {
+                let m = obj.unwrap();
+                match st.held.iter().position(|h| h.0 == m) {
+                    Some(i) => {
+                        st.held[i].1 -= 1;
+                        if st.held[i].1 == 0 {
+                            st.held.swap_remove(i);
+                        }
+                    }
+                    None => msgs.push((
+                        ViolationKind::Pairing,
+                        format!("unbalanced MonitorExit: thread {thread} does not hold monitor {m} (no matching MonitorEntered)"),
+                    )),
+                }
+            }
+            _ => {}
+        }
+        // Method-call pairs.
+        let top = ev.stack().and_then(|s| s.top());
+        match kind {
+            K::ObjectWait | K::ThreadJoin | K::ThreadSleep | K::SemaphoreAcquire => {
+                if let Some((k, _, _, l)) = st.call {
+                    msgs.push((
+                        ViolationKind::Pairing,
+                        format!("{kind} on thread {thread} inside its open {k} of line {l} (tracked calls never nest)"),
+                    ));
+                }
+                st.call = Some((kind, obj, top, n));
+            }
+            K::ObjectWaited | K::ThreadJoined | K::ThreadSlept | K::SemaphoreAcquired => {
+                let entry = match kind {
+                    K::ObjectWaited => K::ObjectWait,
+                    K::ThreadJoined => K::ThreadJoin,
+                    K::ThreadSlept => K::ThreadSleep,
+                    _ => K::SemaphoreAcquire,
+                };
+                match st.call.take() {
+                    None => msgs.push((
+                        ViolationKind::Pairing,
+                        format!("{kind} on thread {thread} without its {entry}"),
+                    )),
+                    Some((k, o, t, l)) => {
+                        if k != entry {
+                            msgs.push((
+                                ViolationKind::Pairing,
+                                format!("{kind} on thread {thread} closes a {k} (line {l}), expected {entry}"),
+                            ));
+                        } else if o != obj {
+                            msgs.push((
+                                ViolationKind::Pairing,
+                                format!(
+                                    "{kind} of {} on thread {thread} but its {k} at line {l} was of {}",
+                                    obj.map(|h| h.to_string()).unwrap_or_default(),
+                                    o.map(|h| h.to_string()).unwrap_or_default()
+                                ),
+                            ));
+                        } else if t.is_some() && top.is_some() && t != top {
+                            msgs.push((
+                                ViolationKind::Pairing,
+                                format!("{kind} on thread {thread}: call site differs from its {k} at line {l}"),
+                            ));
+                        }
+                    }
+                }
+            }
+            K::ObjectNotify | K::ObjectNotifyAll | K::ThreadStart | K::SemaphoreRelease => {
+                if let Some((k, _, _, l)) = st.call {
+                    msgs.push((
+                        ViolationKind::Pairing,
+                        format!("{kind} on thread {thread} inside its open {k} of line {l} (tracked calls never nest)"),
+                    ));
+                }
+            }
+            K::ThreadEnded => {
+                if let Some((k, _, _, l)) = st.call.take() {
+                    msgs.push((
+                        ViolationKind::Pairing,
+                        format!("thread {thread} ended inside its {k} of line {l}"),
+                    ));
+                }
+                if let Some((m, l)) = st.contended.take() {
+                    msgs.push((
+                        ViolationKind::Pairing,
+                        format!("thread {thread} ended while blocked on {m} (MonitorContendedEnter at line {l})"),
+                    ));
+                }
+                for (m, c, l) in st.held.drain(..) {
+                    msgs.push((
+                        ViolationKind::Pairing,
+                        format!("thread {thread} ended holding monitor {m} ({c} MonitorEntered without MonitorExit, first at line {l})"),
+                    ));
+                }
+                st.ended = Some(n);
+            }
+            _ => {}
+        }
+        self.flush(file, n, msgs)
+    }
+
+    fn flush(&mut self, file: &str, n: u64, msgs: Vec<(ViolationKind, String)>) {
+        for (k, m) in msgs {
+            self.err(file, n, k, m);
+        }
+    }
+
+    /// Ends the pass: adds end-of-log notes for open pairs, and downgrades
+    /// unresolved IDs to warnings when a file is torn (after `kill -9` the
+    /// files may each lack their last lines).
+    pub fn finish(mut self) -> ValidationReport {
+        let file = self.orca_name.clone();
+        let end = self.last_orca_line;
+        let mut notes = Vec::new();
+        let mut threads: Vec<_> = self.threads.iter().collect();
+        threads.sort_by_key(|(_, s)| s.first_line);
+        for (t, s) in threads {
+            if s.ended.is_some() {
+                continue;
+            }
+            if let Some((k, _, _, l)) = s.call {
+                notes.push(format!(
+                    "thread {t}: {k} of line {l} still open at the end of the log"
+                ));
+            }
+            if let Some((m, l)) = s.contended {
+                notes.push(format!("thread {t}: still blocked on monitor {m} at the end of the log (MonitorContendedEnter at line {l})"));
+            }
+            if let Some((m, l)) = s.enter {
+                notes.push(format!("thread {t}: MonitorEnter of {m} at line {l} not yet entered at the end of the log"));
+            }
+            for (m, c, l) in &s.held {
+                notes.push(format!("thread {t}: still holds monitor {m} at the end of the log ({c} open MonitorEntered, first at line {l})"));
+            }
+        }
+        for msg in notes {
+            self.push(
+                &file,
+                FileKind::Orca,
+                end,
+                Severity::Note,
+                ViolationKind::OpenAtEnd,
+                msg,
+            );
+        }
+        self.report.threads = self.threads.len() as u64;
+        if self.report.dropped > 0 {
+            // Lost events break pairs and lifecycles on whatever thread lost them.
+            for v in &mut self.report.violations {
+                if matches!(
+                    v.kind,
+                    ViolationKind::Pairing | ViolationKind::ThreadLifecycle
+                ) && v.severity == Severity::Error
+                {
+                    v.severity = Severity::Warning;
+                    v.message.push_str(" (expected: the agent dropped events)");
+                    self.report.errors -= 1;
+                }
+            }
+        }
+        if self.report.torn {
+            for v in &mut self.report.violations {
+                if matches!(
+                    v.kind,
+                    ViolationKind::UnresolvedMethod | ViolationKind::UnresolvedClass
+                ) && v.severity == Severity::Error
+                {
+                    v.severity = Severity::Warning;
+                    v.message
+                        .push_str(" (expected after kill -9: files are torn)");
+                    self.report.errors -= 1;
+                }
+            }
+        }
+        self.report
+    }
+}
+
+fn io_err(name: &str, source: std::io::Error) -> OrcaError {
+    OrcaError::Io {
+        path: name.to_string(),
+        source,
+    }
+}

@@ -1,0 +1,454 @@
+//! Hand-written logs, valid and hand-broken, with the exact `file:line` expected.
+
+use orca_format::{validate_readers, Options, Severity, ValidationReport, ViolationKind};
+
+const CLASSES: &str = "\
+5087.100000000,15DB9742,LPingPong;,PingPong.java
+5087.100000001,6D06D69C,Ljava/lang/Object;,Object.java
+";
+
+const METHODS: &str = "\
+5087.100000000,00000001,main,([Ljava/lang/String;)V,15DB9742,3;00000000;00000046;00000008;00000047;00000010;00000049
+5087.100000001,00000002,run,()V,15DB9742,1;00000000;0000000A
+5087.100000002,00000003,wait,()V,6D06D69C,-1
+";
+
+/// Two threads: ping-pong with wait/notify, a contention, nested monitors.
+const EVENTS: &str = "\
+5087.200000000,ThreadStarted,0000AAAA,main
+5087.200000100,ThreadStart,0000AAAA,0000BBBB,1;00000001;00000008
+5087.200000200,ThreadStarted,0000BBBB,worker%2C1
+5087.200000300,MonitorEnter,0000AAAA,00001111,1;00000001;00000010
+5087.200000400,MonitorEntered,0000AAAA,00001111,1;00000001;00000010
+5087.200000500,MonitorEnter,0000BBBB,00001111,1;00000002;00000000
+5087.200000600,MonitorContendedEnter,0000BBBB,00001111,0000AAAA,1;00000002;00000000
+5087.200000700,MonitorEntered,0000AAAA,00001111,1;00000001;00000010
+5087.200000800,ObjectWait,0000AAAA,00001111,2;00000003;FFFFFFFF;00000001;00000010
+5087.200000900,MonitorContendedEntered,0000BBBB,00001111,1;00000002;00000000
+5087.200001000,MonitorEntered,0000BBBB,00001111,1;00000002;00000000
+5087.200001100,ObjectNotify,0000BBBB,00001111,1;00000002;00000000
+5087.200001200,MonitorExit,0000BBBB,00001111,1;00000002;00000000
+5087.200001300,ObjectWaited,0000AAAA,00001111,2;00000003;FFFFFFFF;00000001;00000010
+5087.200001400,MonitorExit,0000AAAA,00001111,1;00000001;00000010
+5087.200001500,MonitorExit,0000AAAA,00001111,1;00000001;00000010
+5087.200001600,ThreadSleep,0000BBBB,1;00000002;00000000
+5087.200001700,ThreadSlept,0000BBBB,1;00000002;00000000
+5087.200001800,ThreadEnded,0000BBBB
+5087.200001900,ThreadJoin,0000AAAA,0000BBBB,1;00000001;00000000
+5087.200002000,ThreadJoined,0000AAAA,0000BBBB,1;00000001;00000000
+5087.200002100,ObjectNotifyAll,0000AAAA,00001111,1;00000001;00000000
+5087.200002200,ThreadEnded,0000AAAA
+";
+
+fn run(classes: &str, methods: &str, events: &str) -> ValidationReport {
+    validate_readers(
+        ("t.classtable", classes.as_bytes()),
+        ("t.methods", methods.as_bytes()),
+        ("t.orca", events.as_bytes()),
+        &Options::default(),
+    )
+    .unwrap()
+}
+
+fn lines(r: &ValidationReport, sev: Severity) -> Vec<String> {
+    r.violations
+        .iter()
+        .filter(|v| v.severity == sev)
+        .map(|v| v.to_string())
+        .collect()
+}
+
+/// Replace line `n` (1-based) of `text` by `new`.
+fn replace_line(text: &str, n: usize, new: &str) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i + 1 == n {
+                new.to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .map(|l| l + "\n")
+        .collect()
+}
+
+#[test]
+fn valid_log_passes() {
+    let r = run(CLASSES, METHODS, EVENTS);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    assert!(r.violations.is_empty(), "{:#?}", r.violations);
+    assert_eq!(
+        (r.events, r.methods, r.classes, r.threads, r.dropped),
+        (23, 3, 2, 2, 0)
+    );
+}
+
+#[test]
+fn missing_method_id() {
+    let ev = replace_line(
+        EVENTS,
+        17,
+        "5087.200001600,ThreadSleep,0000BBBB,1;00000009;00000000",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    let errs = lines(&r, Severity::Error);
+    assert!(
+        errs[0].starts_with("t.orca:17: method ID 00000009"),
+        "{errs:?}"
+    );
+    // The exit's call site no longer matches its entry's either.
+    assert!(
+        errs[1].starts_with("t.orca:18: ThreadSlept on thread 0000BBBB: call site differs"),
+        "{errs:?}"
+    );
+    assert_eq!(r.violations[0].kind, ViolationKind::UnresolvedMethod);
+    assert_eq!(r.violations[0].line, 17);
+}
+
+#[test]
+fn missing_class_id() {
+    let m = replace_line(
+        METHODS,
+        2,
+        "5087.100000001,00000002,run,()V,0BADC1A5,1;00000000;0000000A",
+    );
+    let r = run(CLASSES, &m, EVENTS);
+    let errs = lines(&r, Severity::Error);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(
+        errs[0].starts_with("t.methods:2: class ID 0BADC1A5"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn duplicate_ids() {
+    let m = format!("{METHODS}5087.100000003,00000002,run,()V,15DB9742,-1\n");
+    let c = format!("{CLASSES}5087.100000003,15DB9742,LOther;,\n");
+    let r = run(&c, &m, EVENTS);
+    let errs = lines(&r, Severity::Error);
+    assert_eq!(
+        errs,
+        vec![
+            "t.classtable:3: class ID 15DB9742 listed again (first at line 1)",
+            "t.methods:4: method ID 00000002 listed again (first at line 2)"
+        ]
+    );
+}
+
+#[test]
+fn unbalanced_exit() {
+    // Thread B exits the monitor twice.
+    let ev = replace_line(
+        EVENTS,
+        16,
+        "5087.200001500,MonitorExit,0000BBBB,00001111,1;00000002;00000000",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    let errs = lines(&r, Severity::Error);
+    assert!(
+        errs.iter()
+            .any(|e| e.starts_with("t.orca:16: unbalanced MonitorExit")),
+        "{errs:?}"
+    );
+    // And thread A now ends holding it.
+    assert!(
+        errs.iter()
+            .any(|e| e.starts_with("t.orca:23: thread 0000AAAA ended holding monitor 00001111")),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn bad_hex_field() {
+    let ev = replace_line(
+        EVENTS,
+        5,
+        "5087.200000400,MonitorEntered,0000AAAA,0000111g,1;00000001;00000010",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    let first = r
+        .violations
+        .iter()
+        .find(|v| v.severity == Severity::Error)
+        .unwrap();
+    assert_eq!(first.line, 5);
+    assert_eq!(first.kind, ViolationKind::Syntax);
+    assert!(
+        first
+            .to_string()
+            .starts_with("t.orca:5: field 4 (monitor) `0000111g`"),
+        "{first}"
+    );
+    let ev = replace_line(
+        EVENTS,
+        5,
+        "5087.200000400,MonitorEntered,0000aaaa,00001111,1;00000001;00000010",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    assert!(lines(&r, Severity::Error)[0].starts_with("t.orca:5: field 3 (thread)"));
+}
+
+#[test]
+fn bad_fraction_digits() {
+    let ev = replace_line(EVENTS, 3, "5087.2000002,ThreadStarted,0000BBBB,worker%2C1");
+    let r = run(CLASSES, METHODS, &ev);
+    let errs = lines(&r, Severity::Error);
+    assert!(
+        errs[0].starts_with(
+            "t.orca:3: field 1 (timestamp) `5087.2000002`: expected exactly 9 fraction digits"
+        ),
+        "{errs:?}"
+    );
+    let c = replace_line(
+        CLASSES,
+        2,
+        "5087.1000000010,6D06D69C,Ljava/lang/Object;,Object.java",
+    );
+    let r = run(&c, METHODS, EVENTS);
+    assert!(lines(&r, Severity::Error)[0].starts_with("t.classtable:2: field 1 (timestamp)"));
+}
+
+#[test]
+fn stack_depth_and_line_table_counts() {
+    let ev = replace_line(
+        EVENTS,
+        17,
+        "5087.200001600,ThreadSleep,0000BBBB,2;00000002;00000000",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    assert!(lines(&r, Severity::Error)[0].starts_with("t.orca:17: field 4 (stackTrace)"));
+    let m = replace_line(
+        METHODS,
+        2,
+        "5087.100000001,00000002,run,()V,15DB9742,2;00000000;0000000A",
+    );
+    let r = run(CLASSES, &m, EVENTS);
+    assert!(lines(&r, Severity::Error)[0].starts_with("t.methods:2: field 6 (lineTable)"));
+}
+
+#[test]
+fn torn_last_line_is_a_warning() {
+    let ev = EVENTS.strip_suffix('\n').unwrap();
+    let r = run(CLASSES, METHODS, ev);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    let w = lines(&r, Severity::Warning);
+    assert_eq!(w.len(), 1);
+    assert!(
+        w[0].starts_with("t.orca:23: warning: torn last line"),
+        "{w:?}"
+    );
+    assert_eq!(r.violations[0].kind, ViolationKind::Torn);
+    // Thread A's ThreadEnded was torn away: its state is left open, as a note.
+    assert!(r.torn);
+}
+
+#[test]
+fn timestamps_per_thread() {
+    let ev = replace_line(
+        EVENTS,
+        18,
+        "5087.200001650,ThreadSlept,0000BBBB,1;00000002;00000000",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    assert!(r.is_valid());
+    let ev = replace_line(
+        EVENTS,
+        18,
+        "5087.200001500,ThreadSlept,0000BBBB,1;00000002;00000000",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    let errs = lines(&r, Severity::Error);
+    assert!(
+        errs[0].starts_with("t.orca:18: timestamp 5087.200001500 of thread 0000BBBB is before"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn contended_enter_must_be_followed_by_entered() {
+    let ev = replace_line(
+        EVENTS,
+        10,
+        "5087.200000900,MonitorExit,0000BBBB,00001111,1;00000002;00000000",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    let errs = lines(&r, Severity::Error);
+    assert!(
+        errs[0].starts_with(
+            "t.orca:10: MonitorExit on thread 0000BBBB while its MonitorContendedEnter"
+        ),
+        "{errs:?}"
+    );
+    // A non-monitor event in between is allowed (FORMAT.md: matched apart).
+    let ev = EVENTS.replace(
+        "5087.200000900,MonitorContendedEntered,0000BBBB",
+        "5087.200000850,ThreadSleep,0000BBBB,0\n5087.200000860,ThreadSlept,0000BBBB,0\n5087.200000900,MonitorContendedEntered,0000BBBB",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    assert!(r.is_valid(), "{:?}", r.error_lines());
+}
+
+#[test]
+fn waited_without_wait_and_interleaved_pairs() {
+    let ev = replace_line(
+        EVENTS,
+        9,
+        "5087.200000800,ThreadSleep,0000AAAA,1;00000001;00000010",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    let errs = lines(&r, Severity::Error);
+    assert!(
+        errs.iter()
+            .any(|e| e
+                .starts_with("t.orca:14: ObjectWaited on thread 0000AAAA closes a ThreadSleep")),
+        "{errs:?}"
+    );
+    let ev = replace_line(
+        EVENTS,
+        9,
+        "5087.200000800,ObjectNotify,0000AAAA,00001111,1;00000001;00000010",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    let errs = lines(&r, Severity::Error);
+    assert_eq!(
+        errs,
+        vec!["t.orca:14: ObjectWaited on thread 0000AAAA without its ObjectWait"]
+    );
+}
+
+#[test]
+fn open_pairs_at_end_are_notes() {
+    // Cut the log after line 9: A is waiting and holds 1111 twice, B is blocked.
+    let ev: String = EVENTS.lines().take(9).map(|l| format!("{l}\n")).collect();
+    let r = run(CLASSES, METHODS, &ev);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    let notes = lines(&r, Severity::Note);
+    assert_eq!(
+        notes,
+        vec![
+            "t.orca:9: note: thread 0000AAAA: ObjectWait of line 9 still open at the end of the log",
+            "t.orca:9: note: thread 0000AAAA: still holds monitor 00001111 at the end of the log (2 open MonitorEntered, first at line 5)",
+            "t.orca:9: note: thread 0000BBBB: still blocked on monitor 00001111 at the end of the log (MonitorContendedEnter at line 7)",
+            "t.orca:9: note: thread 0000BBBB: MonitorEnter of 00001111 at line 6 not yet entered at the end of the log",
+        ]
+    );
+}
+
+#[test]
+fn lifecycle_and_misc_lines() {
+    let ev = format!("{EVENTS}5087.200002300,ThreadSleep,0000AAAA,0\n\n5087.200002300,ThreadSleep,0000AAAA,0\r\n");
+    let r = run(CLASSES, METHODS, &ev);
+    let errs = lines(&r, Severity::Error);
+    assert_eq!(
+        errs[0],
+        "t.orca:24: ThreadSleep of thread 0000AAAA after its ThreadEnded at line 23"
+    );
+    assert_eq!(errs[1], "t.orca:25: empty line");
+    assert!(
+        errs[2].starts_with("t.orca:26: field 4 (stackTrace)"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn thread_start_causality() {
+    // The started thread's ThreadStarted earlier than the ThreadStart call.
+    let ev = replace_line(
+        EVENTS,
+        3,
+        "5087.200000050,ThreadStarted,0000BBBB,worker%2C1",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    assert_eq!(
+        r.error_lines(),
+        vec!["t.orca:3: ThreadStarted of thread 0000BBBB at 5087.200000050 is earlier than the ThreadStart that started it at 5087.200000100 (line 2)"]
+    );
+}
+
+#[test]
+fn dropped_events_downgrade_pairing_errors() {
+    let ev = replace_line(EVENTS, 16, "5087.200001500,EventsDropped,1");
+    let r = run(CLASSES, METHODS, &ev);
+    assert!(r.is_valid(), "{:?}", r.error_lines());
+    assert_eq!(r.dropped, 1);
+    assert!(r.violations.iter().any(|v| v.severity == Severity::Warning
+        && v.message.ends_with("(expected: the agent dropped events)")));
+}
+
+#[test]
+fn read_events_owned() {
+    let dir = std::env::temp_dir().join(format!("orca-format-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prefix = dir.join("run");
+    std::fs::write(dir.join("run.orca"), EVENTS).unwrap();
+    let ev = orca_format::read_events(&prefix).unwrap();
+    assert_eq!(ev.len(), 23);
+    assert_eq!(ev[2].name.as_deref(), Some("worker,1"));
+    assert_eq!(ev[6].owner, Some(orca_format::Hash(0xAAAA)));
+    assert_eq!(ev[6].frames[0].method, orca_format::MethodId(2));
+    std::fs::write(dir.join("run.orca"), replace_line(EVENTS, 4, "bad")).unwrap();
+    let e = orca_format::read_events(&prefix).unwrap_err().to_string();
+    assert!(
+        e.ends_with("run.orca:4: unknown event kind `bad`") || e.contains("run.orca:4:"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Mutates every byte of every line in many ways: the parsers must return an
+/// error or a record, never panic, and the validator must survive garbage.
+#[test]
+fn mutations_never_panic() {
+    let subst: &[u8] = b"0F9aA;,%.-\n\r\xff\xc3 ";
+    let mut seed = 0x1234_5678u32;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    for text in [EVENTS, METHODS, CLASSES] {
+        for line in text.lines() {
+            let b = line.as_bytes();
+            for i in 0..b.len() {
+                for &c in subst {
+                    let mut m = b.to_vec();
+                    m[i] = c;
+                    let _ = orca_format::parse_event_line(&m);
+                    let _ = orca_format::parse_method_line(&m);
+                    let _ = orca_format::parse_class_line(&m);
+                    if let Ok(r) = orca_format::parse_event_line(&m) {
+                        if let Some(s) = r.event.stack() {
+                            let _ = s.frames().count();
+                        }
+                    }
+                }
+                let mut m = b.to_vec();
+                m.truncate(i);
+                let _ = orca_format::parse_event_line(&m);
+                let _ = orca_format::parse_method_line(&m);
+                let _ = orca_format::parse_class_line(&m);
+            }
+        }
+    }
+    // Whole-log garbage: random splices of the valid logs.
+    for _ in 0..200 {
+        let mut ev = EVENTS.as_bytes().to_vec();
+        for _ in 0..5 {
+            let i = rnd() as usize % ev.len();
+            ev[i] = subst[rnd() as usize % subst.len()];
+        }
+        let r = validate_readers(
+            ("t.classtable", CLASSES.as_bytes()),
+            ("t.methods", METHODS.as_bytes()),
+            ("t.orca", &ev[..]),
+            &Options::default(),
+        )
+        .unwrap();
+        for v in &r.violations {
+            assert!(v.line >= 1, "{v}");
+        }
+    }
+}
