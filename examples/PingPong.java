@@ -2,7 +2,8 @@ import java.util.concurrent.Semaphore;
 
 /**
  * The example Orca profiles in the README: two threads hand a ball back and forth with
- * wait/notify, a third contends for the same lock, and a semaphore guards a "printer".
+ * wait/notify, a referee keeps grabbing the same lock (so they contend), and a semaphore
+ * guards a "printer".
  */
 public class PingPong {
     static final Object table = new Object();
@@ -35,12 +36,15 @@ public class PingPong {
     }
 
     public static void main(String[] args) throws Exception {
-        Thread ping = new Thread(() -> play(true, 10), "ping");
-        Thread pong = new Thread(() -> play(false, 10), "pong");
+        Thread ping = new Thread(() -> play(true, 100), "ping");
+        Thread pong = new Thread(() -> play(false, 100), "pong");
         Thread referee = new Thread(() -> {
-            for (int i = 0; i < 1000; i++) {
+            for (int i = 0; i < 200; i++) {
                 synchronized (table) {
-                    Thread.onSpinWait();
+                    long until = System.nanoTime() + 100_000;
+                    while (System.nanoTime() < until) {
+                        Thread.onSpinWait();
+                    }
                 }
             }
         }, "referee");

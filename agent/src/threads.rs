@@ -64,6 +64,9 @@ pub fn current_or_new<'a>(
     stack_depth: usize,
 ) -> Option<(&'a mut ThreadState, bool)> {
     let p = jvmti.thread_local() as *mut ThreadState;
+    if p == ENDED {
+        return None;
+    }
     if !p.is_null() {
         // SAFETY: made from a leaked Box below or in `create_for`, and only freed by
         // `remove_current` on this same thread; callbacks on one thread do not overlap.
@@ -99,13 +102,18 @@ pub fn create_for(jvmti: &Jvmti, thread: jthread, stack_depth: usize) -> Option<
     Some(hash)
 }
 
+/// The thread-local value of a thread past its ThreadEnd. HotSpot still runs JVM code on the
+/// thread afterwards (notifying its joiners can contend for the Thread object's monitor); those
+/// are JVM internals, not the program's, and `ThreadEnded` stays the thread's last line.
+const ENDED: *mut ThreadState = std::ptr::dangling_mut();
+
 /// Frees the current thread's state (ThreadEnd); returns its hash if it had one.
 pub fn remove_current(jvmti: &Jvmti) -> Option<u32> {
     let p = jvmti.thread_local() as *mut ThreadState;
-    if p.is_null() {
+    if p.is_null() || p == ENDED {
         return None;
     }
-    let _ = jvmti.set_thread_local(std::ptr::null_mut(), std::ptr::null_mut());
+    let _ = jvmti.set_thread_local(std::ptr::null_mut(), ENDED as *mut _);
     // SAFETY: the pointer came from Box::into_raw and the slot no longer refers to it.
     let state = unsafe { Box::from_raw(p) };
     Some(state.hash)

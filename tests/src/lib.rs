@@ -321,8 +321,19 @@ pub fn marker_line(file: &str, marker: &str) -> u32 {
     hits[0] as u32
 }
 
-/// Asserts that a log is well formed and consistent, with context on failure.
+/// Asserts that a log is well formed and consistent, with context on failure: every line
+/// through the strict, independent `orca-format` validator (docs/FORMAT.md), then the
+/// invariants this crate's own reader checks.
 pub fn assert_valid(run: &Run, log: &Log) {
+    let report = orca_format::validate_prefix(&run.prefix, &orca_format::Options::default())
+        .unwrap_or_else(|e| panic!("{}: cannot validate: {e}", run.prefix.display()));
+    assert!(
+        report.is_valid(),
+        "{}: orca-format says:\n{}\nstderr:\n{}",
+        run.prefix.display(),
+        report.error_lines().join("\n"),
+        run.stderr
+    );
     let v = log.invariant_violations();
     assert!(
         v.is_empty(),
