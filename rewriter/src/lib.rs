@@ -80,6 +80,26 @@ impl Config {
     }
 }
 
+/// Every `(name, descriptor)` of a static method of the tracker class that
+/// rewritten code may call. Why public: the tracker's Java source and the
+/// agent's checks must match this list exactly (tested in `tests/tracker.rs`).
+pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
+    let mut v = vec![
+        ("monitorEnter", "(Ljava/lang/Object;)V"),
+        ("monitorEntered", "(Ljava/lang/Object;)V"),
+        ("monitorExit", "(Ljava/lang/Object;)V"),
+    ];
+    for r in transform::RULES {
+        v.push((r.wrapper, r.wrapper_desc));
+        if let transform::Action::HintAround(after) = r.action {
+            v.push((after, "(Ljava/lang/Object;)V"));
+        }
+    }
+    v.sort();
+    v.dedup();
+    v
+}
+
 /// Why a method that could have been instrumented was left unchanged.
 /// The caller (CLI, agent log) shows these so that gaps are visible.
 #[derive(Clone, Debug, PartialEq, Eq)]
