@@ -306,11 +306,7 @@ fn switch_padding_changes_in_static_synchronized_method() {
         let (pad, t) = switch_targets(&p.code, 6);
         assert_eq!(pad, 1, "padding must change from 2 to 1");
         let m = &maps[0];
-        let want: Vec<u32> = if op == 0xaa {
-            vec![d as u32, c0 as u32, c1 as u32]
-        } else {
-            vec![d as u32, c0 as u32, c1 as u32]
-        };
+        let want: Vec<u32> = vec![d as u32, c0 as u32, c1 as u32];
         let got: Vec<u32> = t.iter().map(|&x| m.original(x as u32).unwrap()).collect();
         assert_eq!(got, want);
         // every target is an iconst of a case body
