@@ -264,3 +264,60 @@ pub fn changed(
         o => panic!("expected Changed, got {o:?}"),
     }
 }
+
+/// Every class of the JDK 17 jmods and of /usr/share/java/*.jar (symlinks
+/// deduplicated), as (source, entry name, bytes). `jmods_only` limits it to
+/// the JDK.
+pub fn corpus(jmods_only: bool) -> Vec<(String, String, Vec<u8>)> {
+    use std::io::Read;
+    let home = std::env::var("ORCA_CORPUS_JDK")
+        .unwrap_or_else(|_| "/usr/lib/jvm/java-17-openjdk-amd64".into());
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(format!("{home}/jmods")) {
+        files.extend(
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "jmod")),
+        );
+    }
+    if !jmods_only {
+        if let Ok(rd) = std::fs::read_dir("/usr/share/java") {
+            let mut jars: Vec<_> = rd
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "jar"))
+                .filter_map(|p| std::fs::canonicalize(p).ok())
+                .collect();
+            jars.sort();
+            jars.dedup();
+            files.extend(jars);
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let Ok(data) = std::fs::read(&f) else {
+            continue;
+        };
+        let (z, prefix) = if f.extension().is_some_and(|e| e == "jmod") {
+            (&data[4.min(data.len())..], "classes/")
+        } else {
+            (&data[..], "")
+        };
+        let Ok(mut zip) = zip::ZipArchive::new(std::io::Cursor::new(z)) else {
+            continue;
+        };
+        for k in 0..zip.len() {
+            let Ok(mut e) = zip.by_index(k) else { continue };
+            let name = e.name().to_string();
+            if !name.ends_with(".class") || !name.starts_with(prefix) {
+                continue;
+            }
+            let mut b = Vec::with_capacity(e.size() as usize);
+            if e.read_to_end(&mut b).is_ok() {
+                out.push((f.display().to_string(), name, b));
+            }
+        }
+    }
+    out
+}
