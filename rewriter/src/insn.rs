@@ -80,54 +80,83 @@ fn fixed_len(op: u8) -> Option<u32> {
     })
 }
 
+/// Length of the instruction at `pc` (checked against the end of `code`).
+#[inline]
+pub(crate) fn insn_len(code: &[u8], pc: usize) -> Result<u32, &'static str> {
+    let n = code.len();
+    let op = code[pc];
+    let len = match fixed_len(op) {
+        None => return Err("invalid opcode in code"),
+        Some(0) => match op {
+            WIDE => match code.get(pc + 1) {
+                Some(0x84) => 6,
+                Some(0x15..=0x19) | Some(0x36..=0x3a) | Some(0xa9) => 4,
+                _ => return Err("invalid opcode after wide"),
+            },
+            TABLESWITCH => {
+                let base = (pc + 4) & !3;
+                let lo = be32(code, base + 4).ok_or("truncated tableswitch")?;
+                let hi = be32(code, base + 8).ok_or("truncated tableswitch")?;
+                if hi < lo {
+                    return Err("tableswitch high < low");
+                }
+                let cnt = (hi as i64 - lo as i64 + 1) as usize;
+                if cnt > 65536 {
+                    return Err("tableswitch too large");
+                }
+                (base + 12 + 4 * cnt - pc) as u32
+            }
+            _ => {
+                let base = (pc + 4) & !3;
+                let np = be32(code, base + 4).ok_or("truncated lookupswitch")?;
+                if !(0..=65536).contains(&np) {
+                    return Err("lookupswitch npairs out of range");
+                }
+                (base + 8 + 8 * np as usize - pc) as u32
+            }
+        },
+        Some(l) => l,
+    };
+    if pc + len as usize > n {
+        return Err("instruction runs past the end of the code");
+    }
+    Ok(len)
+}
+
 /// Decodes all instructions; `Err` names the problem (the method is then
 /// left unchanged).
 pub(crate) fn decode(code: &[u8], out: &mut Vec<Insn>) -> Result<(), &'static str> {
-    let n = code.len();
     let mut pc = 0usize;
-    while pc < n {
-        let op = code[pc];
-        let len = match fixed_len(op) {
-            None => return Err("invalid opcode in code"),
-            Some(0) => match op {
-                WIDE => match code.get(pc + 1) {
-                    Some(0x84) => 6,
-                    Some(0x15..=0x19) | Some(0x36..=0x3a) | Some(0xa9) => 4,
-                    _ => return Err("invalid opcode after wide"),
-                },
-                TABLESWITCH => {
-                    let base = (pc + 4) & !3;
-                    let lo = be32(code, base + 4).ok_or("truncated tableswitch")?;
-                    let hi = be32(code, base + 8).ok_or("truncated tableswitch")?;
-                    if hi < lo {
-                        return Err("tableswitch high < low");
-                    }
-                    let cnt = (hi as i64 - lo as i64 + 1) as usize;
-                    if cnt > 65536 {
-                        return Err("tableswitch too large");
-                    }
-                    (base + 12 + 4 * cnt - pc) as u32
-                }
-                _ => {
-                    let base = (pc + 4) & !3;
-                    let np = be32(code, base + 4).ok_or("truncated lookupswitch")?;
-                    if !(0..=65536).contains(&np) {
-                        return Err("lookupswitch npairs out of range");
-                    }
-                    (base + 8 + 8 * np as usize - pc) as u32
-                }
-            },
-            Some(l) => l,
-        };
-        if pc + len as usize > n {
-            return Err("instruction runs past the end of the code");
-        }
+    while pc < code.len() {
+        let len = insn_len(code, pc)?;
         out.push(Insn {
             off: pc as u32,
             len,
-            op,
+            op: code[pc],
         });
         pc += len as usize;
     }
     Ok(())
+}
+
+/// Fast-path check (no allocation): does the code hold a `monitorenter` or
+/// `monitorexit` instruction? A byte scan rejects most methods; a hit (which
+/// may be an operand byte) is confirmed by decoding. Invalid code answers
+/// `true` so that the full path reports it.
+pub(crate) fn has_monitor_insn(code: &[u8]) -> bool {
+    if !code.iter().any(|&b| b == MONITORENTER || b == MONITOREXIT) {
+        return false;
+    }
+    let mut pc = 0usize;
+    while pc < code.len() {
+        let op = code[pc];
+        if op == MONITORENTER || op == MONITOREXIT {
+            return true;
+        }
+        match insn_len(code, pc) {
+            Ok(l) => pc += l as usize,
+            Err(_) => return true,
+        }
+    }
+    false
 }

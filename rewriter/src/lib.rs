@@ -22,7 +22,7 @@ pub use error::RewriteError;
 use cp::{Pool, PoolBuilder, UTF8};
 use fixup::{CodeCtx, NewCode};
 use insn::Insn;
-use reader::{be16, Reader};
+use reader::{be16, be32, Reader};
 use transform::{MethodInfo, MonitorLoad};
 
 /// What to instrument. Every transformation can be switched off; class-name
@@ -191,10 +191,10 @@ pub fn rewrite(bytes: &[u8], config: &Config) -> Result<Outcome, RewriteError> {
     if !(45..=69).contains(&major) {
         return Err(RewriteError::UnsupportedVersion { major, minor });
     }
-    // fast path: one walk over the constant pool, no allocation
+    // fast path: walks over the constant pool, no allocation
     let mut code_idx = 0u16;
     let mut code_dups = false;
-    let mut names_hit = false;
+    let mut names = Small::new();
     let want_calls = config.any_call_rules();
     let (cp_end, _count) = cp::walk(bytes, |i, off, tag| {
         if tag == UTF8 {
@@ -203,12 +203,36 @@ pub fn rewrite(bytes: &[u8], config: &Config) -> Result<Outcome, RewriteError> {
                 if s == b"Code" {
                     code_dups |= code_idx != 0;
                     code_idx = i;
-                } else if want_calls && !names_hit && (4..=22).contains(&len) {
-                    names_hit = transform::interesting_name(s, config);
+                } else if want_calls
+                    && (4..=22).contains(&len)
+                    && transform::interesting_name(s, config)
+                {
+                    names.push(i);
                 }
             }
         }
     })?;
+    // is any interesting name the name of a method reference?
+    let mut calls_hit = names.overflow;
+    if names.len > 0 && !calls_hit {
+        let mut nats = Small::new();
+        cp::walk(bytes, |i, off, tag| {
+            if tag == cp::NAME_AND_TYPE && names.contains(be16(bytes, off + 1).unwrap_or(0)) {
+                nats.push(i);
+            }
+        })?;
+        calls_hit = nats.overflow;
+        if nats.len > 0 && !calls_hit {
+            cp::walk(bytes, |_, off, tag| {
+                if (tag == cp::METHODREF || tag == cp::IMETHODREF)
+                    && nats.contains(be16(bytes, off + 3).unwrap_or(0))
+                {
+                    calls_hit = true;
+                }
+            })?;
+        }
+    }
+    let names_hit = calls_hit;
     let mut r = Reader::new(bytes, cp_end);
     let _access = r.u2("access_flags")?;
     let this_class = r.u2("this_class")?;
@@ -231,11 +255,9 @@ pub fn rewrite(bytes: &[u8], config: &Config) -> Result<Outcome, RewriteError> {
                 if config.synchronized_methods && acc & ACC_SYNCHRONIZED != 0 {
                     interesting = true;
                 } else if config.monitors {
-                    let code = body.get(8..).unwrap_or(&[]);
-                    if code
-                        .iter()
-                        .any(|&b| b == insn::MONITORENTER || b == insn::MONITOREXIT)
-                    {
+                    let len = be32(body, 4).unwrap_or(0) as usize;
+                    let code = body.get(8..8 + len).unwrap_or(&[]);
+                    if insn::has_monitor_insn(code) {
                         interesting = true;
                     }
                 }
@@ -255,6 +277,34 @@ pub fn rewrite(bytes: &[u8], config: &Config) -> Result<Outcome, RewriteError> {
         methods_start,
         methods_end,
     )
+}
+
+/// A small fixed-capacity set of constant pool indices (no allocation).
+struct Small {
+    v: [u16; 16],
+    len: usize,
+    overflow: bool,
+}
+
+impl Small {
+    fn new() -> Self {
+        Small {
+            v: [0; 16],
+            len: 0,
+            overflow: false,
+        }
+    }
+    fn push(&mut self, x: u16) {
+        if self.len < 16 {
+            self.v[self.len] = x;
+            self.len += 1;
+        } else {
+            self.overflow = true;
+        }
+    }
+    fn contains(&self, x: u16) -> bool {
+        self.v[..self.len].contains(&x)
+    }
 }
 
 fn skip_members(r: &mut Reader, what: &'static str) -> Result<(), RewriteError> {
