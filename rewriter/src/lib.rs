@@ -1,1 +1,599 @@
-//! Class-file rewriter for instrumentation mode (issue 3: not built yet).
+//! `orca-rewriter`: the class-file rewriter of Orca's instrumentation mode.
+//!
+//! Why it exists: JVMTI cannot report monitor *releases*, so Orca inserts
+//! calls to a tracker class (`orca/OrcaProfilerTracker` by default) around
+//! `monitorenter`/`monitorexit`, at entry and exits of `synchronized`
+//! methods, and around selected blocking calls. This crate reads a class
+//! file, inserts those calls, fixes every offset that moves, and copies every
+//! other byte unchanged. It needs no JVM.
+//!
+//! Entry point: [`rewrite`]. See `rewriter/README.md` for the design and the
+//! decisions (call-site owner policy, offset attribution).
+
+mod cp;
+mod error;
+mod fixup;
+mod insn;
+mod reader;
+mod transform;
+
+pub use error::RewriteError;
+
+use cp::{Pool, PoolBuilder, UTF8};
+use fixup::{CodeCtx, NewCode};
+use insn::Insn;
+use reader::{be16, be32, Reader};
+use transform::{MethodInfo, MonitorLoad};
+
+/// What to instrument. Every transformation can be switched off; class-name
+/// filters choose which classes are considered at all.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Internal name of the tracker class the inserted code calls; this class
+    /// itself is never rewritten.
+    pub tracker_class: String,
+    /// `monitorenter` / `monitorexit` instructions.
+    pub monitors: bool,
+    /// `synchronized` methods (entry, every return, exceptional exit).
+    pub synchronized_methods: bool,
+    /// `Object.wait/notify/notifyAll` call sites.
+    pub object_calls: bool,
+    /// `Thread.start/join/sleep` call sites.
+    pub thread_calls: bool,
+    /// `java.util.concurrent.Semaphore` acquire/tryAcquire/release call sites.
+    pub semaphore_calls: bool,
+    /// Internal-name prefixes of classes to consider (empty: all classes).
+    pub include: Vec<String>,
+    /// Internal-name prefixes of classes never to rewrite (wins over include).
+    pub exclude: Vec<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            tracker_class: "orca/OrcaProfilerTracker".to_string(),
+            monitors: true,
+            synchronized_methods: true,
+            object_calls: true,
+            thread_calls: true,
+            semaphore_calls: true,
+            include: Vec::new(),
+            exclude: Vec::new(),
+        }
+    }
+}
+
+impl Config {
+    /// Whether a class (internal name) passes the filters; the tracker never does.
+    pub fn accepts(&self, name: &[u8]) -> bool {
+        if name == self.tracker_class.as_bytes() {
+            return false;
+        }
+        if self.exclude.iter().any(|p| name.starts_with(p.as_bytes())) {
+            return false;
+        }
+        self.include.is_empty() || self.include.iter().any(|p| name.starts_with(p.as_bytes()))
+    }
+
+    fn any_call_rules(&self) -> bool {
+        self.object_calls || self.thread_calls || self.semaphore_calls
+    }
+}
+
+/// Every `(name, descriptor)` of a static method of the tracker class that
+/// rewritten code may call. Why public: the tracker's Java source and the
+/// agent's checks must match this list exactly (tested in `tests/tracker.rs`).
+pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
+    let mut v = vec![
+        ("monitorEnter", "(Ljava/lang/Object;)V"),
+        ("monitorEntered", "(Ljava/lang/Object;)V"),
+        ("monitorExit", "(Ljava/lang/Object;)V"),
+    ];
+    for r in transform::RULES {
+        v.push((r.wrapper, r.wrapper_desc));
+        if let transform::Action::HintAround(after) = r.action {
+            v.push((after, "(Ljava/lang/Object;)V"));
+        }
+    }
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Why a method that could have been instrumented was left unchanged.
+/// The caller (CLI, agent log) shows these so that gaps are visible.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MethodNote {
+    /// method name
+    pub name: String,
+    /// method descriptor
+    pub descriptor: String,
+    /// human-readable reason
+    pub reason: String,
+}
+
+/// Offset map of one rewritten method. The agent reports *original* bytecode
+/// indices (so both modes agree on locations and line numbers); this is how
+/// it translates the new ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MethodMap {
+    /// method name
+    pub name: String,
+    /// method descriptor
+    pub descriptor: String,
+    /// `(new_offset, original_offset)` sorted by `new_offset`: every new
+    /// offset from `new_offset` up to the next entry belongs to the original
+    /// instruction at `original_offset` (inserted code belongs to the
+    /// instruction it was inserted for; a synchronized method's entry code
+    /// belongs to offset 0, its appended exit handler to the last
+    /// instruction).
+    pub entries: Vec<(u32, u32)>,
+    /// code length of the rewritten method
+    pub new_code_length: u32,
+    /// code length of the original method
+    pub original_code_length: u32,
+}
+
+impl MethodMap {
+    /// The original bytecode index of new bytecode index `bci` (None when out
+    /// of range).
+    pub fn original(&self, bci: u32) -> Option<u32> {
+        if bci >= self.new_code_length {
+            return None;
+        }
+        let i = self.entries.partition_point(|e| e.0 <= bci);
+        if i == 0 {
+            None
+        } else {
+            Some(self.entries[i - 1].1)
+        }
+    }
+}
+
+/// Result of [`rewrite`].
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Nothing to instrument: keep the original bytes. On the fast path
+    /// `notes` is empty and nothing was allocated.
+    Unchanged {
+        /// methods that would have been instrumented but could not be, and why
+        notes: Vec<MethodNote>,
+    },
+    /// The class is the tracker or is filtered out by the configuration.
+    Excluded,
+    /// The class was rewritten.
+    Changed {
+        /// the new class file
+        bytes: Vec<u8>,
+        /// one entry per changed method
+        methods: Vec<MethodMap>,
+        /// methods left unchanged, and why
+        notes: Vec<MethodNote>,
+    },
+}
+
+const ACC_STATIC: u16 = 0x0008;
+const ACC_SYNCHRONIZED: u16 = 0x0020;
+const ACC_NATIVE: u16 = 0x0100;
+const ACC_ABSTRACT: u16 = 0x0400;
+
+/// Rewrites one class file. Returns `Unchanged` (keep the input), `Excluded`,
+/// or the new bytes with per-method offset maps; an error only for input that
+/// is not a readable class file. Never panics on malformed input.
+pub fn rewrite(bytes: &[u8], config: &Config) -> Result<Outcome, RewriteError> {
+    let mut r = Reader::new(bytes, 0);
+    let magic = r.u4("magic")?;
+    if magic != 0xCAFE_BABE {
+        return Err(RewriteError::BadMagic(magic));
+    }
+    let minor = r.u2("minor_version")?;
+    let major = r.u2("major_version")?;
+    if !(45..=69).contains(&major) {
+        return Err(RewriteError::UnsupportedVersion { major, minor });
+    }
+    // fast path: walks over the constant pool, no allocation
+    let mut code_idx = 0u16;
+    let mut code_dups = false;
+    let mut names = Small::new();
+    let want_calls = config.any_call_rules();
+    let (cp_end, _count) = cp::walk(bytes, |i, off, tag| {
+        if tag == UTF8 {
+            let len = be16(bytes, off + 1).unwrap_or(0) as usize;
+            if let Some(s) = bytes.get(off + 3..off + 3 + len) {
+                if s == b"Code" {
+                    code_dups |= code_idx != 0;
+                    code_idx = i;
+                } else if want_calls
+                    && (4..=22).contains(&len)
+                    && transform::interesting_name(s, config)
+                {
+                    names.push(i);
+                }
+            }
+        }
+    })?;
+    // is any interesting name the name of a method reference?
+    let mut calls_hit = names.overflow;
+    if names.len > 0 && !calls_hit {
+        let mut nats = Small::new();
+        cp::walk(bytes, |i, off, tag| {
+            if tag == cp::NAME_AND_TYPE && names.contains(be16(bytes, off + 1).unwrap_or(0)) {
+                nats.push(i);
+            }
+        })?;
+        calls_hit = nats.overflow;
+        if nats.len > 0 && !calls_hit {
+            cp::walk(bytes, |_, off, tag| {
+                if (tag == cp::METHODREF || tag == cp::IMETHODREF)
+                    && nats.contains(be16(bytes, off + 3).unwrap_or(0))
+                {
+                    calls_hit = true;
+                }
+            })?;
+        }
+    }
+    let names_hit = calls_hit;
+    let mut r = Reader::new(bytes, cp_end);
+    let _access = r.u2("access_flags")?;
+    let this_class = r.u2("this_class")?;
+    r.skip(2, "super_class")?;
+    let ni = r.u2("interfaces_count")? as usize;
+    r.skip(2 * ni, "interfaces")?;
+    skip_members(&mut r, "fields")?;
+    let methods_start = r.pos;
+    let mut interesting = names_hit || code_dups;
+    let nm = r.u2("methods_count")?;
+    for _ in 0..nm {
+        let acc = r.u2("method access_flags")?;
+        r.skip(4, "method name/descriptor")?;
+        let na = r.u2("method attributes_count")?;
+        for _ in 0..na {
+            let name = r.u2("attribute_name_index")?;
+            let len = r.u4("attribute_length")? as usize;
+            let body = r.bytes(len, "method attribute")?;
+            if name == code_idx && !interesting {
+                if config.synchronized_methods && acc & ACC_SYNCHRONIZED != 0 {
+                    interesting = true;
+                } else if config.monitors {
+                    let len = be32(body, 4).unwrap_or(0) as usize;
+                    let code = body.get(8..8 + len).unwrap_or(&[]);
+                    if insn::has_monitor_insn(code) {
+                        interesting = true;
+                    }
+                }
+            }
+        }
+    }
+    let methods_end = r.pos;
+    if !interesting || code_idx == 0 {
+        return Ok(Outcome::Unchanged { notes: Vec::new() });
+    }
+    slow_path(
+        bytes,
+        config,
+        major,
+        cp_end,
+        this_class,
+        methods_start,
+        methods_end,
+    )
+}
+
+/// A small fixed-capacity set of constant pool indices (no allocation).
+struct Small {
+    v: [u16; 16],
+    len: usize,
+    overflow: bool,
+}
+
+impl Small {
+    fn new() -> Self {
+        Small {
+            v: [0; 16],
+            len: 0,
+            overflow: false,
+        }
+    }
+    fn push(&mut self, x: u16) {
+        if self.len < 16 {
+            self.v[self.len] = x;
+            self.len += 1;
+        } else {
+            self.overflow = true;
+        }
+    }
+    fn contains(&self, x: u16) -> bool {
+        self.v[..self.len].contains(&x)
+    }
+}
+
+fn skip_members(r: &mut Reader, what: &'static str) -> Result<(), RewriteError> {
+    let n = r.u2(what)?;
+    for _ in 0..n {
+        r.skip(6, what)?;
+        let na = r.u2("attributes_count")?;
+        for _ in 0..na {
+            r.skip(2, "attribute_name_index")?;
+            let len = r.u4("attribute_length")? as usize;
+            r.skip(len, "attribute")?;
+        }
+    }
+    Ok(())
+}
+
+/// Number of local-variable *entries* (not slots) of the parameters.
+fn param_entries(desc: &[u8]) -> Option<usize> {
+    let mut i = 1;
+    let mut n = 0;
+    if desc.first() != Some(&b'(') {
+        return None;
+    }
+    while *desc.get(i)? != b')' {
+        while *desc.get(i)? == b'[' {
+            i += 1;
+        }
+        if *desc.get(i)? == b'L' {
+            while *desc.get(i)? != b';' {
+                i += 1;
+            }
+        }
+        i += 1;
+        n += 1;
+    }
+    Some(n)
+}
+
+struct Rewritten {
+    /// method index, new method bytes
+    idx: usize,
+    bytes: Vec<u8>,
+    map: MethodMap,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn slow_path(
+    bytes: &[u8],
+    config: &Config,
+    major: u16,
+    cp_end: usize,
+    this_class: u16,
+    methods_start: usize,
+    methods_end: usize,
+) -> Result<Outcome, RewriteError> {
+    let (pool, _) = Pool::new(bytes)?;
+    let this_name = pool.class_name(this_class)?;
+    if !config.accepts(this_name) {
+        return Ok(Outcome::Excluded);
+    }
+    // class attributes must end the file exactly
+    {
+        let mut r = Reader::new(bytes, methods_end);
+        let na = r.u2("class attributes_count")?;
+        for _ in 0..na {
+            r.skip(2, "attribute_name_index")?;
+            let len = r.u4("attribute_length")? as usize;
+            r.skip(len, "class attribute")?;
+        }
+        if r.pos != bytes.len() {
+            return Err(RewriteError::Malformed {
+                offset: r.pos,
+                reason: "extra bytes after the class attributes",
+            });
+        }
+    }
+    let mut pb = PoolBuilder::new(&pool);
+    let mut notes = Vec::new();
+    let mut done: Vec<Rewritten> = Vec::new();
+    let names = |i: u16| pool.utf8(i).ok();
+    let resolve = |i: u16| pool.member_ref(i).ok().map(|(o, n, d, _)| (o, n, d));
+    let is_this = |i: u16| pool.class_name(i).ok() == Some(this_name);
+    let mut insns: Vec<Insn> = Vec::new();
+
+    let mut r = Reader::new(bytes, methods_start);
+    let nm = r.u2("methods_count")?;
+    for midx in 0..nm as usize {
+        let mstart = r.pos;
+        let acc = r.u2("access")?;
+        let name_i = r.u2("name")?;
+        let desc_i = r.u2("descriptor")?;
+        let na = r.u2("attributes_count")?;
+        let mut attrs: Vec<(u16, usize, &[u8])> = Vec::with_capacity(na as usize);
+        let mut code_pos = None;
+        for _ in 0..na {
+            let an = r.u2("attribute_name_index")?;
+            let len = r.u4("attribute_length")? as usize;
+            let body = r.bytes(len, "attribute")?;
+            if pool.utf8(an)? == b"Code" {
+                if code_pos.is_some() {
+                    return Err(RewriteError::Malformed {
+                        offset: r.pos,
+                        reason: "method has two Code attributes",
+                    });
+                }
+                code_pos = Some(attrs.len());
+            }
+            attrs.push((an, r.pos - len, body));
+        }
+        let Some(ci) = code_pos else {
+            if acc & ACC_SYNCHRONIZED != 0 && acc & ACC_NATIVE != 0 && config.synchronized_methods {
+                notes.push(note(
+                    &pool,
+                    name_i,
+                    desc_i,
+                    "synchronized native method: no bytecode to instrument",
+                ));
+            }
+            continue;
+        };
+        let mname = pool.utf8(name_i)?;
+        let mdesc = pool.utf8(desc_i)?;
+        let mut mnote = |reason: String| MethodNote {
+            name: String::from_utf8_lossy(mname).into_owned(),
+            descriptor: String::from_utf8_lossy(mdesc).into_owned(),
+            reason,
+        };
+        if acc & ACC_ABSTRACT != 0 {
+            continue;
+        }
+        let cv = match fixup::parse_code(attrs[ci].2) {
+            Ok(cv) => cv,
+            Err(e) => {
+                notes.push(mnote(e.to_string()));
+                continue;
+            }
+        };
+        insns.clear();
+        if let Err(e) = insn::decode(cv.code, &mut insns) {
+            notes.push(mnote(e.to_string()));
+            continue;
+        }
+        let is_static = acc & ACC_STATIC != 0;
+        let mut sync_monitor = None;
+        if config.synchronized_methods && acc & ACC_SYNCHRONIZED != 0 {
+            if !is_static && transform::stores_slot0(cv.code, &insns) {
+                notes.push(mnote(
+                    "synchronized method stores into local 0 (`this`): left unchanged".into(),
+                ));
+                continue;
+            }
+            if !is_static && major >= 50 {
+                let smt = cv
+                    .attrs
+                    .iter()
+                    .find(|(n, _)| names(*n) == Some(&b"StackMapTable"[..]));
+                if let Some((_, b)) = smt {
+                    let init = param_entries(mdesc).unwrap_or(0) + 1;
+                    match fixup::frames_keep_this(b, init, &is_this) {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            notes.push(mnote("synchronized method has a stack map frame without `this` in local 0: left unchanged".into()));
+                            continue;
+                        }
+                        Err(e) => {
+                            notes.push(mnote(e.to_string()));
+                            continue;
+                        }
+                    }
+                }
+            }
+            sync_monitor = Some(if !is_static {
+                MonitorLoad::This
+            } else if major >= 49 {
+                MonitorLoad::Ldc(this_class)
+            } else {
+                let dotted: String = String::from_utf8_lossy(this_name).replace('/', ".");
+                let s = pb.string(&dotted)?;
+                let m = pb.methodref(
+                    "java/lang/Class",
+                    "forName",
+                    "(Ljava/lang/String;)Ljava/lang/Class;",
+                )?;
+                MonitorLoad::ForName(s, m)
+            });
+        }
+        let mi = MethodInfo {
+            is_static,
+            code: cv.code,
+            insns: &insns,
+        };
+        let plan = transform::plan(
+            &mi,
+            config,
+            &mut pb,
+            &resolve,
+            sync_monitor.as_ref(),
+            this_class,
+        )?;
+        if !plan.changed {
+            continue;
+        }
+        let has_smt = cv
+            .attrs
+            .iter()
+            .any(|(n, _)| names(*n) == Some(&b"StackMapTable"[..]));
+        let smt_name = if plan.edits.tail.is_some() && major >= 50 && !has_smt {
+            Some(pb.utf8("StackMapTable")?)
+        } else {
+            None
+        };
+        let ctx = CodeCtx {
+            names: &names,
+            major,
+            smt_name,
+        };
+        let nc: NewCode = match fixup::rewrite_code(&cv, &insns, &plan.edits, &ctx) {
+            Ok(nc) => nc,
+            Err(e) => {
+                notes.push(mnote(e));
+                continue;
+            }
+        };
+        // new method bytes
+        let mut mb = Vec::with_capacity(r.pos - mstart + nc.body.len());
+        mb.extend_from_slice(&bytes[mstart..mstart + 8]);
+        for (k, (an, pos, body)) in attrs.iter().enumerate() {
+            if k == ci {
+                mb.extend_from_slice(&an.to_be_bytes());
+                mb.extend_from_slice(&(nc.body.len() as u32).to_be_bytes());
+                mb.extend_from_slice(&nc.body);
+            } else {
+                mb.extend_from_slice(&bytes[pos - 6..pos + body.len()]);
+            }
+        }
+        let _ = &mut mnote;
+        done.push(Rewritten {
+            idx: midx,
+            bytes: mb,
+            map: MethodMap {
+                name: String::from_utf8_lossy(mname).into_owned(),
+                descriptor: String::from_utf8_lossy(mdesc).into_owned(),
+                entries: nc.map,
+                new_code_length: nc.new_len,
+                original_code_length: nc.old_len,
+            },
+        });
+    }
+    if done.is_empty() {
+        return Ok(Outcome::Unchanged { notes });
+    }
+    // assemble
+    let extra_len: usize = done.iter().map(|d| d.bytes.len()).sum();
+    let mut out = Vec::with_capacity(bytes.len() + pb.extra.len() + extra_len);
+    out.extend_from_slice(&bytes[..8]);
+    out.extend_from_slice(&(pb.count() as u16).to_be_bytes());
+    out.extend_from_slice(&bytes[10..cp_end]);
+    out.extend_from_slice(&pb.extra);
+    out.extend_from_slice(&bytes[cp_end..methods_start + 2]);
+    let mut r = Reader::new(bytes, methods_start + 2);
+    let mut di = 0;
+    for midx in 0..nm as usize {
+        let s = r.pos;
+        r.skip(6, "method")?;
+        let na = r.u2("attributes_count")?;
+        for _ in 0..na {
+            r.skip(2, "attribute_name_index")?;
+            let len = r.u4("attribute_length")? as usize;
+            r.skip(len, "attribute")?;
+        }
+        if di < done.len() && done[di].idx == midx {
+            out.extend_from_slice(&done[di].bytes);
+            di += 1;
+        } else {
+            out.extend_from_slice(&bytes[s..r.pos]);
+        }
+    }
+    out.extend_from_slice(&bytes[methods_end..]);
+    Ok(Outcome::Changed {
+        bytes: out,
+        methods: done.into_iter().map(|d| d.map).collect(),
+        notes,
+    })
+}
+
+fn note(pool: &Pool, name: u16, desc: u16, reason: &str) -> MethodNote {
+    MethodNote {
+        name: String::from_utf8_lossy(pool.utf8(name).unwrap_or(b"?")).into_owned(),
+        descriptor: String::from_utf8_lossy(pool.utf8(desc).unwrap_or(b"?")).into_owned(),
+        reason: reason.to_string(),
+    }
+}

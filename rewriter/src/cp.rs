@@ -1,0 +1,264 @@
+//! Constant pool: a non-allocating walker for the fast path, an indexed view
+//! for the rewrite path, and a builder that appends only the entries the
+//! inserted code needs (deduplicated against the existing pool).
+
+use crate::error::RewriteError;
+use crate::reader::{be16, Reader};
+
+pub(crate) const UTF8: u8 = 1;
+pub(crate) const CLASS: u8 = 7;
+pub(crate) const STRING: u8 = 8;
+pub(crate) const METHODREF: u8 = 10;
+pub(crate) const IMETHODREF: u8 = 11;
+pub(crate) const NAME_AND_TYPE: u8 = 12;
+
+/// Size in bytes of the body (after the tag) of a fixed-size entry, or
+/// `None` for Utf8 / unknown tags.
+#[inline]
+fn fixed_body(tag: u8) -> Option<(usize, bool)> {
+    // (body size, takes two slots)
+    Some(match tag {
+        3 | 4 => (4, false),      // Integer, Float
+        5 | 6 => (8, true),       // Long, Double
+        7 | 8 | 16 => (2, false), // Class, String, MethodType
+        19 | 20 => (2, false),    // Module, Package
+        9..=12 => (4, false),     // Field/Method/IMethod ref, NameAndType
+        15 => (3, false),         // MethodHandle
+        17 | 18 => (4, false),    // Dynamic, InvokeDynamic
+        _ => return None,
+    })
+}
+
+/// Walks the constant pool starting at byte 8 and calls `f(index, offset, tag)`
+/// for every entry; returns the offset just past the pool and its count.
+/// Allocates nothing: this is what the `Unchanged` fast path uses.
+#[inline]
+pub(crate) fn walk<F: FnMut(u16, usize, u8)>(
+    b: &[u8],
+    mut f: F,
+) -> Result<(usize, u16), RewriteError> {
+    let mut r = Reader::new(b, 8);
+    let count = r.u2("constant_pool_count")?;
+    let mut i: u16 = 1;
+    while i < count {
+        let off = r.pos;
+        let tag = r.u1("constant pool tag")?;
+        f(i, off, tag);
+        if tag == UTF8 {
+            let len = r.u2("Utf8 length")? as usize;
+            r.skip(len, "Utf8 bytes")?;
+            i += 1;
+        } else if let Some((n, two)) = fixed_body(tag) {
+            r.skip(n, "constant pool entry")?;
+            i += if two { 2 } else { 1 };
+        } else {
+            return Err(RewriteError::BadConstantTag {
+                index: i,
+                tag,
+                offset: off,
+            });
+        }
+    }
+    if i != count {
+        return Err(RewriteError::Malformed {
+            offset: r.pos,
+            reason: "a Long/Double entry occupies the slot past the end of the constant pool",
+        });
+    }
+    Ok((r.pos, count))
+}
+
+/// (owner, name, descriptor, tag) of a method reference.
+pub(crate) type MemberRef<'a> = (&'a [u8], &'a [u8], &'a [u8], u8);
+
+/// Indexed view of the original constant pool (rewrite path only).
+pub(crate) struct Pool<'a> {
+    pub(crate) buf: &'a [u8],
+    /// offset of each entry's tag; 0 for index 0 and for second slots
+    pub(crate) offs: Vec<u32>,
+}
+
+impl<'a> Pool<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Result<(Pool<'a>, usize), RewriteError> {
+        let count = be16(buf, 8).unwrap_or(0) as usize;
+        let mut offs = vec![0u32; count.max(1)];
+        let (end, _) = walk(buf, |i, off, _| offs[i as usize] = off as u32)?;
+        Ok((Pool { buf, offs }, end))
+    }
+
+    pub(crate) fn count(&self) -> usize {
+        self.offs.len()
+    }
+
+    #[inline]
+    pub(crate) fn tag(&self, idx: u16) -> Option<u8> {
+        let o = *self.offs.get(idx as usize)? as usize;
+        if o == 0 {
+            return None;
+        }
+        self.buf.get(o).copied()
+    }
+
+    fn entry(&self, idx: u16, want: u8, reason: &'static str) -> Result<usize, RewriteError> {
+        match self.tag(idx) {
+            Some(t) if t == want => Ok(self.offs[idx as usize] as usize),
+            _ => Err(RewriteError::BadConstantRef { index: idx, reason }),
+        }
+    }
+
+    /// The bytes of a Utf8 entry.
+    pub(crate) fn utf8(&self, idx: u16) -> Result<&'a [u8], RewriteError> {
+        let o = self.entry(idx, UTF8, "expected a Utf8 entry")?;
+        let len = be16(self.buf, o + 1).unwrap_or(0) as usize;
+        // walk() has checked that the bytes are in bounds
+        Ok(&self.buf[o + 3..o + 3 + len])
+    }
+
+    /// The name of a Class entry.
+    pub(crate) fn class_name(&self, idx: u16) -> Result<&'a [u8], RewriteError> {
+        let o = self.entry(idx, CLASS, "expected a Class entry")?;
+        self.utf8(be16(self.buf, o + 1).unwrap_or(0))
+    }
+
+    /// (owner, name, descriptor, tag) of a Methodref or InterfaceMethodref.
+    pub(crate) fn member_ref(&self, idx: u16) -> Result<MemberRef<'a>, RewriteError> {
+        let t = self.tag(idx);
+        if t != Some(METHODREF) && t != Some(IMETHODREF) {
+            return Err(RewriteError::BadConstantRef {
+                index: idx,
+                reason: "expected a method reference",
+            });
+        }
+        let o = self.offs[idx as usize] as usize;
+        let class = be16(self.buf, o + 1).unwrap_or(0);
+        let nat = be16(self.buf, o + 3).unwrap_or(0);
+        let no = self.entry(nat, NAME_AND_TYPE, "expected a NameAndType entry")?;
+        let name = self.utf8(be16(self.buf, no + 1).unwrap_or(0))?;
+        let desc = self.utf8(be16(self.buf, no + 3).unwrap_or(0))?;
+        Ok((self.class_name(class)?, name, desc, t.unwrap_or(0)))
+    }
+
+    fn find_utf8(&self, s: &[u8]) -> Option<u16> {
+        (1..self.offs.len()).find_map(|i| {
+            let o = self.offs[i] as usize;
+            if o != 0 && self.buf[o] == UTF8 {
+                let len = be16(self.buf, o + 1)? as usize;
+                if len == s.len() && &self.buf[o + 3..o + 3 + len] == s {
+                    return Some(i as u16);
+                }
+            }
+            None
+        })
+    }
+
+    fn find_two(&self, tag: u8, a: u16, b: Option<u16>) -> Option<u16> {
+        (1..self.offs.len()).find_map(|i| {
+            let o = self.offs[i] as usize;
+            if o != 0
+                && self.buf[o] == tag
+                && be16(self.buf, o + 1) == Some(a)
+                && b.is_none_or(|b| be16(self.buf, o + 3) == Some(b))
+            {
+                Some(i as u16)
+            } else {
+                None
+            }
+        })
+    }
+}
+
+/// Appends constant pool entries, reusing existing or already added ones.
+pub(crate) struct PoolBuilder<'p, 'a> {
+    pub(crate) pool: &'p Pool<'a>,
+    pub(crate) extra: Vec<u8>,
+    next: usize,
+    cache: Vec<(u8, Vec<u8>, u16)>,
+}
+
+impl<'p, 'a> PoolBuilder<'p, 'a> {
+    pub(crate) fn new(pool: &'p Pool<'a>) -> Self {
+        PoolBuilder {
+            pool,
+            extra: Vec::new(),
+            next: pool.count(),
+            cache: Vec::new(),
+        }
+    }
+
+    /// New constant_pool_count.
+    pub(crate) fn count(&self) -> usize {
+        self.next
+    }
+
+    fn cached(&self, tag: u8, key: &[u8]) -> Option<u16> {
+        self.cache
+            .iter()
+            .find(|(t, k, _)| *t == tag && k == key)
+            .map(|e| e.2)
+    }
+
+    fn add(&mut self, tag: u8, key: Vec<u8>, body: &[u8]) -> Result<u16, RewriteError> {
+        if self.next >= 0xFFFF {
+            return Err(RewriteError::ConstantPoolFull);
+        }
+        let idx = self.next as u16;
+        self.next += 1;
+        self.extra.push(tag);
+        self.extra.extend_from_slice(body);
+        self.cache.push((tag, key, idx));
+        Ok(idx)
+    }
+
+    pub(crate) fn utf8(&mut self, s: &str) -> Result<u16, RewriteError> {
+        let key = s.as_bytes();
+        if let Some(i) = self.cached(UTF8, key) {
+            return Ok(i);
+        }
+        if let Some(i) = self.pool.find_utf8(key) {
+            self.cache.push((UTF8, key.to_vec(), i));
+            return Ok(i);
+        }
+        let mut body = (key.len() as u16).to_be_bytes().to_vec();
+        body.extend_from_slice(key);
+        self.add(UTF8, key.to_vec(), &body)
+    }
+
+    fn two(&mut self, tag: u8, a: u16, b: Option<u16>) -> Result<u16, RewriteError> {
+        let mut key = a.to_be_bytes().to_vec();
+        if let Some(b) = b {
+            key.extend_from_slice(&b.to_be_bytes());
+        }
+        if let Some(i) = self.cached(tag, &key) {
+            return Ok(i);
+        }
+        if let Some(i) = self.pool.find_two(tag, a, b) {
+            self.cache.push((tag, key, i));
+            return Ok(i);
+        }
+        let body = key.clone();
+        self.add(tag, key, &body)
+    }
+
+    pub(crate) fn class(&mut self, name: &str) -> Result<u16, RewriteError> {
+        let n = self.utf8(name)?;
+        self.two(CLASS, n, None)
+    }
+
+    pub(crate) fn string(&mut self, s: &str) -> Result<u16, RewriteError> {
+        let n = self.utf8(s)?;
+        self.two(STRING, n, None)
+    }
+
+    pub(crate) fn methodref(
+        &mut self,
+        owner: &str,
+        name: &str,
+        desc: &str,
+    ) -> Result<u16, RewriteError> {
+        let c = self.class(owner)?;
+        let n = self.utf8(name)?;
+        let d = self.utf8(desc)?;
+        let nat = self.two(NAME_AND_TYPE, n, Some(d))?;
+        self.two(METHODREF, c, Some(nat))
+    }
+}

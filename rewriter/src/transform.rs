@@ -1,0 +1,561 @@
+//! Which instructions get instrumented, and with what code.
+//!
+//! Why separate from `fixup`: this module only decides *what* to insert
+//! (position-independent byte sequences); `fixup` decides *where* everything
+//! ends up.
+
+use crate::cp::PoolBuilder;
+use crate::error::RewriteError;
+use crate::fixup::{InsnEdit, MethodEdits, Tail};
+use crate::insn::*;
+use crate::Config;
+
+/// How a matched call site is handled.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Action {
+    /// replace the invoke by `invokestatic T.wrapper(wrapper_desc)`
+    Redirect,
+    /// `dup; invokestatic T.wrapper(Object)V` before the unchanged call
+    HintBefore,
+    /// `dup; dup; invokestatic T.wrapper(Object)V` before and
+    /// `invokestatic T.after(Object)V` after the unchanged call
+    HintAround(&'static str),
+}
+
+/// Which configuration switch a rule belongs to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Group {
+    Object,
+    Thread,
+    Semaphore,
+}
+
+/// A call-site rule: owner (`None`: any owner), name, descriptor, whether the
+/// call is static, action, tracker method name and descriptor.
+pub(crate) struct Rule {
+    pub(crate) group: Group,
+    pub(crate) owner: Option<&'static str>,
+    /// when set, the rule applies only to owners *other* than this class
+    pub(crate) other_than: Option<&'static str>,
+    pub(crate) name: &'static str,
+    pub(crate) desc: &'static str,
+    pub(crate) is_static: bool,
+    pub(crate) action: Action,
+    pub(crate) wrapper: &'static str,
+    pub(crate) wrapper_desc: &'static str,
+}
+
+const OBJ: Option<&str> = None;
+const THREAD: &str = "java/lang/Thread";
+const SEM: &str = "java/util/concurrent/Semaphore";
+
+macro_rules! r {
+    ($g:ident, $owner:expr, $other:expr, $name:expr, $desc:expr, $st:expr, $act:expr, $w:expr, $wd:expr) => {
+        Rule {
+            group: Group::$g,
+            owner: $owner,
+            other_than: $other,
+            name: $name,
+            desc: $desc,
+            is_static: $st,
+            action: $act,
+            wrapper: $w,
+            wrapper_desc: $wd,
+        }
+    };
+}
+
+/// Every call site the rewriter instruments. The table is the single source
+/// of truth for the tracker's Java API (see `java-tracker/`).
+pub(crate) static RULES: &[Rule] = &[
+    r!(
+        Object,
+        OBJ,
+        None,
+        "wait",
+        "()V",
+        false,
+        Action::Redirect,
+        "objectWait",
+        "(Ljava/lang/Object;)V"
+    ),
+    r!(
+        Object,
+        OBJ,
+        None,
+        "wait",
+        "(J)V",
+        false,
+        Action::Redirect,
+        "objectWait",
+        "(Ljava/lang/Object;J)V"
+    ),
+    r!(
+        Object,
+        OBJ,
+        None,
+        "wait",
+        "(JI)V",
+        false,
+        Action::Redirect,
+        "objectWait",
+        "(Ljava/lang/Object;JI)V"
+    ),
+    r!(
+        Object,
+        OBJ,
+        None,
+        "notify",
+        "()V",
+        false,
+        Action::Redirect,
+        "objectNotify",
+        "(Ljava/lang/Object;)V"
+    ),
+    r!(
+        Object,
+        OBJ,
+        None,
+        "notifyAll",
+        "()V",
+        false,
+        Action::Redirect,
+        "objectNotifyAll",
+        "(Ljava/lang/Object;)V"
+    ),
+    r!(
+        Thread,
+        Some(THREAD),
+        None,
+        "start",
+        "()V",
+        false,
+        Action::Redirect,
+        "threadStart",
+        "(Ljava/lang/Thread;)V"
+    ),
+    r!(
+        Thread,
+        Some(THREAD),
+        None,
+        "join",
+        "()V",
+        false,
+        Action::Redirect,
+        "threadJoin",
+        "(Ljava/lang/Thread;)V"
+    ),
+    r!(
+        Thread,
+        Some(THREAD),
+        None,
+        "join",
+        "(J)V",
+        false,
+        Action::Redirect,
+        "threadJoin",
+        "(Ljava/lang/Thread;J)V"
+    ),
+    r!(
+        Thread,
+        Some(THREAD),
+        None,
+        "join",
+        "(JI)V",
+        false,
+        Action::Redirect,
+        "threadJoin",
+        "(Ljava/lang/Thread;JI)V"
+    ),
+    r!(
+        Thread,
+        Some(THREAD),
+        None,
+        "sleep",
+        "(J)V",
+        true,
+        Action::Redirect,
+        "threadSleep",
+        "(J)V"
+    ),
+    r!(
+        Thread,
+        Some(THREAD),
+        None,
+        "sleep",
+        "(JI)V",
+        true,
+        Action::Redirect,
+        "threadSleep",
+        "(JI)V"
+    ),
+    r!(
+        Thread,
+        None,
+        Some(THREAD),
+        "start",
+        "()V",
+        false,
+        Action::HintBefore,
+        "threadStarting",
+        "(Ljava/lang/Object;)V"
+    ),
+    r!(
+        Thread,
+        None,
+        Some(THREAD),
+        "join",
+        "()V",
+        false,
+        Action::HintAround("threadJoined"),
+        "threadJoining",
+        "(Ljava/lang/Object;)V"
+    ),
+    r!(
+        Semaphore,
+        Some(SEM),
+        None,
+        "acquire",
+        "()V",
+        false,
+        Action::Redirect,
+        "semaphoreAcquire",
+        "(Ljava/util/concurrent/Semaphore;)V"
+    ),
+    r!(
+        Semaphore,
+        Some(SEM),
+        None,
+        "acquire",
+        "(I)V",
+        false,
+        Action::Redirect,
+        "semaphoreAcquire",
+        "(Ljava/util/concurrent/Semaphore;I)V"
+    ),
+    r!(
+        Semaphore,
+        Some(SEM),
+        None,
+        "acquireUninterruptibly",
+        "()V",
+        false,
+        Action::Redirect,
+        "semaphoreAcquireUninterruptibly",
+        "(Ljava/util/concurrent/Semaphore;)V"
+    ),
+    r!(
+        Semaphore,
+        Some(SEM),
+        None,
+        "acquireUninterruptibly",
+        "(I)V",
+        false,
+        Action::Redirect,
+        "semaphoreAcquireUninterruptibly",
+        "(Ljava/util/concurrent/Semaphore;I)V"
+    ),
+    r!(
+        Semaphore,
+        Some(SEM),
+        None,
+        "tryAcquire",
+        "()Z",
+        false,
+        Action::Redirect,
+        "semaphoreTryAcquire",
+        "(Ljava/util/concurrent/Semaphore;)Z"
+    ),
+    r!(
+        Semaphore,
+        Some(SEM),
+        None,
+        "tryAcquire",
+        "(I)Z",
+        false,
+        Action::Redirect,
+        "semaphoreTryAcquire",
+        "(Ljava/util/concurrent/Semaphore;I)Z"
+    ),
+    r!(
+        Semaphore,
+        Some(SEM),
+        None,
+        "tryAcquire",
+        "(JLjava/util/concurrent/TimeUnit;)Z",
+        false,
+        Action::Redirect,
+        "semaphoreTryAcquire",
+        "(Ljava/util/concurrent/Semaphore;JLjava/util/concurrent/TimeUnit;)Z"
+    ),
+    r!(
+        Semaphore,
+        Some(SEM),
+        None,
+        "tryAcquire",
+        "(IJLjava/util/concurrent/TimeUnit;)Z",
+        false,
+        Action::Redirect,
+        "semaphoreTryAcquire",
+        "(Ljava/util/concurrent/Semaphore;IJLjava/util/concurrent/TimeUnit;)Z"
+    ),
+    r!(
+        Semaphore,
+        Some(SEM),
+        None,
+        "release",
+        "()V",
+        false,
+        Action::Redirect,
+        "semaphoreRelease",
+        "(Ljava/util/concurrent/Semaphore;)V"
+    ),
+    r!(
+        Semaphore,
+        Some(SEM),
+        None,
+        "release",
+        "(I)V",
+        false,
+        Action::Redirect,
+        "semaphoreRelease",
+        "(Ljava/util/concurrent/Semaphore;I)V"
+    ),
+];
+
+/// Method names the call-site rules look at; the fast path looks for them
+/// among the Utf8 constants before parsing anything else.
+pub(crate) fn interesting_name(s: &[u8], cfg: &Config) -> bool {
+    match s {
+        b"wait" | b"notify" | b"notifyAll" => cfg.object_calls,
+        b"start" | b"join" | b"sleep" => cfg.thread_calls,
+        b"acquire" | b"acquireUninterruptibly" | b"tryAcquire" | b"release" => cfg.semaphore_calls,
+        _ => false,
+    }
+}
+
+pub(crate) fn group_on(g: Group, cfg: &Config) -> bool {
+    match g {
+        Group::Object => cfg.object_calls,
+        Group::Thread => cfg.thread_calls,
+        Group::Semaphore => cfg.semaphore_calls,
+    }
+}
+
+/// Finds the rule for a call site.
+pub(crate) fn find_rule(
+    op: u8,
+    owner: &[u8],
+    name: &[u8],
+    desc: &[u8],
+    cfg: &Config,
+) -> Option<&'static Rule> {
+    let is_static = op == INVOKESTATIC;
+    RULES.iter().find(|r| {
+        r.is_static == is_static
+            && r.name.as_bytes() == name
+            && r.desc.as_bytes() == desc
+            && group_on(r.group, cfg)
+            && r.owner.is_none_or(|o| o.as_bytes() == owner)
+            && r.other_than.is_none_or(|o| o.as_bytes() != owner)
+            // array owners ("[I") only for Object methods
+            && (owner.first() != Some(&b'[') || r.group == Group::Object)
+    })
+}
+
+fn invokestatic(idx: u16) -> [u8; 3] {
+    let b = idx.to_be_bytes();
+    [INVOKESTATIC, b[0], b[1]]
+}
+
+/// Code that pushes the monitor of a synchronized method.
+pub(crate) enum MonitorLoad {
+    This,
+    /// ldc / ldc_w of the class
+    Ldc(u16),
+    /// ldc String + Class.forName (class files below 49)
+    ForName(u16, u16),
+}
+
+impl MonitorLoad {
+    fn emit(&self, v: &mut Vec<u8>) {
+        match *self {
+            MonitorLoad::This => v.push(0x2a), // aload_0
+            MonitorLoad::Ldc(i) | MonitorLoad::ForName(i, _) => {
+                if i <= 255 {
+                    v.extend_from_slice(&[0x12, i as u8]);
+                } else {
+                    let b = i.to_be_bytes();
+                    v.extend_from_slice(&[0x13, b[0], b[1]]);
+                }
+                if let MonitorLoad::ForName(_, m) = *self {
+                    v.extend_from_slice(&invokestatic(m));
+                }
+            }
+        }
+    }
+}
+
+/// Tracker method indices resolved lazily in the constant pool builder.
+pub(crate) struct Tracker<'c> {
+    pub(crate) class: &'c str,
+}
+
+impl Tracker<'_> {
+    fn m(&self, pb: &mut PoolBuilder, name: &str, desc: &str) -> Result<u16, RewriteError> {
+        pb.methodref(self.class, name, desc)
+    }
+}
+
+/// What `plan` found in one method.
+pub(crate) struct Plan {
+    pub(crate) edits: MethodEdits,
+    pub(crate) changed: bool,
+}
+
+/// Information about the method being planned.
+pub(crate) struct MethodInfo<'x> {
+    pub(crate) is_static: bool,
+    pub(crate) code: &'x [u8],
+    pub(crate) insns: &'x [Insn],
+}
+
+/// Decides the edits of one method. `resolve(idx)` gives (owner, name, desc)
+/// of a method reference. `sync_monitor` is `Some` when the synchronized-method
+/// transformation applies (checks done by the caller).
+#[allow(clippy::type_complexity)]
+pub(crate) fn plan<'b>(
+    mi: &MethodInfo,
+    cfg: &Config,
+    pb: &mut PoolBuilder,
+    resolve: &dyn Fn(u16) -> Option<(&'b [u8], &'b [u8], &'b [u8])>,
+    sync_monitor: Option<&MonitorLoad>,
+    this_class: u16,
+) -> Result<Plan, RewriteError> {
+    let t = Tracker {
+        class: &cfg.tracker_class,
+    };
+    let n = mi.insns.len();
+    let mut per = vec![InsnEdit::default(); n];
+    let mut extra: u16 = 0;
+    let mut changed = false;
+    let obj1 = "(Ljava/lang/Object;)V";
+    for (i, ins) in mi.insns.iter().enumerate() {
+        match ins.op {
+            MONITORENTER if cfg.monitors => {
+                let a = t.m(pb, "monitorEnter", obj1)?;
+                let b = t.m(pb, "monitorEntered", obj1)?;
+                let e = &mut per[i];
+                e.prefix.extend_from_slice(&[0x59, 0x59]); // dup dup
+                e.prefix.extend_from_slice(&invokestatic(a));
+                e.suffix.extend_from_slice(&invokestatic(b));
+                extra = extra.max(2);
+                changed = true;
+            }
+            MONITOREXIT if cfg.monitors => {
+                let a = t.m(pb, "monitorExit", obj1)?;
+                let e = &mut per[i];
+                e.prefix.push(0x59);
+                e.prefix.extend_from_slice(&invokestatic(a));
+                extra = extra.max(1);
+                changed = true;
+            }
+            INVOKEVIRTUAL | INVOKESTATIC | INVOKEINTERFACE => {
+                let o = ins.off as usize;
+                let idx = u16::from_be_bytes([mi.code[o + 1], mi.code[o + 2]]);
+                let Some((owner, name, desc)) = resolve(idx) else {
+                    continue;
+                };
+                let Some(rule) = find_rule(ins.op, owner, name, desc, cfg) else {
+                    continue;
+                };
+                let w = t.m(pb, rule.wrapper, rule.wrapper_desc)?;
+                let e = &mut per[i];
+                match rule.action {
+                    Action::Redirect => e.replace = Some(invokestatic(w).to_vec()),
+                    Action::HintBefore => {
+                        e.prefix.push(0x59);
+                        e.prefix.extend_from_slice(&invokestatic(w));
+                        extra = extra.max(1);
+                    }
+                    Action::HintAround(after) => {
+                        let a = t.m(pb, after, obj1)?;
+                        e.prefix.extend_from_slice(&[0x59, 0x59]);
+                        e.prefix.extend_from_slice(&invokestatic(w));
+                        e.suffix.extend_from_slice(&invokestatic(a));
+                        extra = extra.max(2);
+                    }
+                }
+                changed = true;
+            }
+            _ => {}
+        }
+    }
+    let mut head = Vec::new();
+    let mut tail = None;
+    let mut min_stack = 0;
+    if let Some(ml) = sync_monitor {
+        let entered = t.m(pb, "monitorEntered", obj1)?;
+        let exit = t.m(pb, "monitorExit", obj1)?;
+        ml.emit(&mut head);
+        head.extend_from_slice(&invokestatic(entered));
+        for (i, ins) in mi.insns.iter().enumerate() {
+            if (0xac..=0xb1).contains(&ins.op) {
+                let mut p = Vec::with_capacity(6);
+                ml.emit(&mut p);
+                p.extend_from_slice(&invokestatic(exit));
+                // before any monitorExit of a monitorexit edit on the same insn
+                p.extend_from_slice(&per[i].prefix);
+                per[i].prefix = p;
+            }
+        }
+        let mut code = Vec::new();
+        ml.emit(&mut code);
+        code.extend_from_slice(&invokestatic(exit));
+        code.push(0xbf); // athrow
+        let thr = pb.class("java/lang/Throwable")?.to_be_bytes();
+        let mut fb = Vec::new();
+        if mi.is_static {
+            fb.extend_from_slice(&[0, 0]);
+        } else {
+            let tc = this_class.to_be_bytes();
+            fb.extend_from_slice(&[0, 1, 7, tc[0], tc[1]]);
+        }
+        fb.extend_from_slice(&[0, 1, 7, thr[0], thr[1]]);
+        tail = Some(Tail {
+            code,
+            frame_body: fb,
+        });
+        extra = extra.max(1);
+        min_stack = 2;
+        changed = true;
+    }
+    Ok(Plan {
+        edits: MethodEdits {
+            head,
+            per,
+            tail,
+            extra_stack: extra,
+            min_stack,
+        },
+        changed,
+    })
+}
+
+/// Whether the code stores into local 0 (or increments it).
+pub(crate) fn stores_slot0(code: &[u8], insns: &[Insn]) -> bool {
+    insns.iter().any(|ins| {
+        let o = ins.off as usize;
+        match ins.op {
+            0x3b | 0x3f | 0x43 | 0x47 | 0x4b => true,
+            0x36..=0x3a | 0x84 => code.get(o + 1) == Some(&0),
+            WIDE => {
+                let op2 = code.get(o + 1).copied().unwrap_or(0);
+                ((0x36..=0x3a).contains(&op2) || op2 == 0x84)
+                    && code.get(o + 2) == Some(&0)
+                    && code.get(o + 3) == Some(&0)
+            }
+            _ => false,
+        }
+    })
+}

@@ -1,0 +1,631 @@
+//! Unit tests of every offset fix-up on hand-made classes; each output is
+//! re-parsed with cafebabe as an independent check.
+
+mod common;
+use common::*;
+use orca_rewriter::{rewrite, Config, Outcome};
+
+const ACC_STATIC: u16 = 0x0008;
+const ACC_SYNC: u16 = 0x0020;
+
+fn invokestatic_of(ops: &[(usize, String)], at: usize) -> String {
+    ops.iter()
+        .find(|o| o.0 == at)
+        .map(|o| o.1.clone())
+        .unwrap_or_default()
+}
+
+/// javac's synchronized block: monitorenter, try range, handler with the
+/// exception-path monitorexit.
+#[test]
+fn monitor_block_all_tables() {
+    let mut b = ClassBuilder::new("t/Block", 52);
+    let this = b.this_index();
+    let obj = b.class("java/lang/Object");
+    let thr = b.class("java/lang/Throwable");
+    let code = vec![
+        0x2b, 0x59, 0x4d, 0xc2, // aload_1 dup astore_2 monitorenter
+        0x2c, 0xc3, // 4: aload_2 monitorexit
+        0xa7, 0x00, 0x08, // 6: goto 14
+        0x4e, 0x2c, 0xc3, // 9: astore_3 aload_2 monitorexit
+        0x2d, 0xbf, // 12: aload_3 athrow
+        0xb1, // 14: return
+    ];
+    let mut smt = be(&[2]);
+    smt.push(255);
+    smt.extend(be(&[9, 3]));
+    smt.push(7);
+    smt.extend(be(&[this]));
+    smt.push(7);
+    smt.extend(be(&[obj]));
+    smt.push(7);
+    smt.extend(be(&[obj]));
+    smt.extend(be(&[1]));
+    smt.push(7);
+    smt.extend(be(&[thr]));
+    smt.push(4); // same_frame at 14
+    let lnt = be(&[4, 0, 10, 4, 11, 9, 12, 14, 13]);
+    let n_this = b.utf8("this");
+    let d_this = b.utf8("Lt/Block;");
+    let lvt = be(&[1, 0, 15, n_this, d_this, 0]);
+    b.method(
+        0,
+        "f",
+        "(Ljava/lang/Object;)V",
+        Some(Code {
+            max_stack: 2,
+            max_locals: 4,
+            code,
+            exc: vec![(4, 6, 9, 0), (9, 12, 9, 0)],
+            attrs: vec![
+                ("StackMapTable", smt),
+                ("LineNumberTable", lnt),
+                ("LocalVariableTable", lvt),
+            ],
+        }),
+    );
+    let (out, maps, notes) = changed(&b.build());
+    assert!(notes.is_empty());
+    let p = reparse(&out, "f");
+    assert_eq!(p.code.len(), 31);
+    assert_eq!(&p.code[0..4], &[0x2b, 0x59, 0x4d, 0x59]); // dup dup before monitorenter
+    assert_eq!(p.code[8], 0xc2);
+    assert_eq!(p.code[17], 0xc3);
+    assert_eq!(p.code[27], 0xc3);
+    assert_eq!(&p.code[18..21], &[0xa7, 0x00, 12]); // goto 30
+    assert_eq!(p.code[30], 0xb1);
+    assert_eq!(p.exc, vec![(12, 18, 21, None), (21, 28, 21, None)]);
+    assert_eq!(p.frames, vec![21, 30]);
+    assert_eq!(p.lines, vec![(0, 10), (12, 11), (21, 12), (30, 13)]);
+    assert_eq!(p.lvt, vec![(0, 31, "this".to_string())]);
+    assert_eq!(p.max_stack, 4);
+    let ops = ops(&out, "f");
+    assert!(invokestatic_of(&ops, 5).contains("monitorEnter"));
+    assert!(invokestatic_of(&ops, 9).contains("monitorEntered"));
+    assert!(invokestatic_of(&ops, 14).contains("monitorExit"));
+    let m = &maps[0];
+    assert_eq!(
+        (m.name.as_str(), m.descriptor.as_str()),
+        ("f", "(Ljava/lang/Object;)V")
+    );
+    for (new, old) in [
+        (0, 0),
+        (2, 2),
+        (3, 3),
+        (8, 3),
+        (9, 3),
+        (11, 3),
+        (12, 4),
+        (13, 5),
+        (17, 5),
+        (18, 6),
+        (21, 9),
+        (23, 11),
+        (27, 11),
+        (30, 14),
+    ] {
+        assert_eq!(m.original(new), Some(old), "new offset {new}");
+    }
+    assert_eq!(m.original(31), None);
+}
+
+/// An exception range that starts at an instrumented instruction includes the
+/// code inserted in front of it; one that ends there excludes it.
+#[test]
+fn handler_range_starts_at_instrumented_instruction() {
+    let mut b = ClassBuilder::new("t/Range", 49);
+    let code = vec![
+        0x2b, 0xc2, // 0: aload_1 monitorenter
+        0x2b, 0xc3, // 2: aload_1 monitorexit
+        0xb1, // 4: return
+        0x4c, 0x2b, 0xc3, 0xb1, // 5: astore_1 aload_1 monitorexit return
+    ];
+    b.method(
+        0,
+        "g",
+        "(Ljava/lang/Object;)V",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 2,
+            code,
+            exc: vec![(1, 3, 5, 0)],
+            attrs: vec![],
+        }),
+    );
+    let (out, _, _) = changed(&b.build());
+    let p = reparse(&out, "g");
+    // 0 aload_1, 1..6 prefix, 6 monitorenter, 7..10 suffix, 10 aload_1, 11..15 prefix, 15 monitorexit, 16 return
+    // 17 astore_1, 18 aload_1, 19..23 prefix, 23 monitorexit, 24 return
+    assert_eq!(p.code[6], 0xc2);
+    assert_eq!(p.code[15], 0xc3);
+    assert_eq!(p.exc, vec![(1, 11, 17, None)]);
+    assert_eq!(p.code.len(), 25);
+}
+
+fn widening_class(k: usize, with_fallthrough_frame: bool) -> Vec<u8> {
+    let mut b = ClassBuilder::new("t/Wide", 52);
+    let mut code = vec![0x1a, 0x99, 0, 0, 0x2b, 0xc2, 0x2b, 0xc3];
+    code.extend(std::iter::repeat_n(0u8, k));
+    let l = code.len() as u16;
+    code[2..4].copy_from_slice(&(l - 1).to_be_bytes());
+    code.push(0xb1);
+    let mut smt = Vec::new();
+    if with_fallthrough_frame {
+        smt.extend(be(&[2]));
+        smt.push(4); // same at 4
+        smt.push(251);
+        smt.extend(be(&[l - 4 - 1]));
+    } else {
+        smt.extend(be(&[1]));
+        smt.push(251);
+        smt.extend(be(&[l]));
+    }
+    b.method(
+        ACC_STATIC,
+        "w",
+        "(ILjava/lang/Object;)V",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![("StackMapTable", smt)],
+        }),
+    );
+    b.build()
+}
+
+/// A conditional branch that no longer reaches becomes `ifne +8; goto_w`.
+#[test]
+fn conditional_branch_widening_near_32k() {
+    let k = 32753; // target at 32761: reaches before, not after +12 bytes
+    let (out, maps, _) = changed(&widening_class(k, true));
+    let p = reparse(&out, "w");
+    assert_eq!(&p.code[1..4], &[0x9a, 0x00, 0x08]); // ifne +8
+    assert_eq!(p.code[4], 0xc8); // goto_w
+    let target = 32761 + 12 + 5;
+    let off = i32::from_be_bytes([p.code[5], p.code[6], p.code[7], p.code[8]]);
+    assert_eq!(4 + off, target as i32);
+    assert_eq!(p.code[target], 0xb1);
+    assert_eq!(p.frames, vec![9, target as u16]);
+    assert_eq!(maps[0].original(4), Some(1));
+    assert_eq!(maps[0].original(9), Some(4));
+    // just below the limit: no widening
+    let (out, _, _) = changed(&widening_class(32753 - 13, true));
+    let p = reparse(&out, "w");
+    assert_eq!(p.code[1], 0x99);
+}
+
+/// Without a frame at the fall-through the method is left unchanged with a note.
+#[test]
+fn widening_without_fallthrough_frame_is_refused() {
+    match rewrite(&widening_class(32753, false), &Config::default()).unwrap() {
+        Outcome::Unchanged { notes } => {
+            assert_eq!(notes.len(), 1);
+            assert!(notes[0].reason.contains("widened"), "{}", notes[0].reason);
+        }
+        o => panic!("{o:?}"),
+    }
+}
+
+/// A backward goto that no longer reaches becomes goto_w.
+#[test]
+fn goto_widening_backward() {
+    let mut b = ClassBuilder::new("t/Back", 52);
+    let mut code = vec![0x2b, 0xc2, 0x2b, 0xc3];
+    code.extend(std::iter::repeat_n(0u8, 32760));
+    let at = code.len();
+    code.push(0xa7);
+    code.extend_from_slice(&(-(at as i32) as i16).to_be_bytes());
+    let smt = vec![0, 1, 0]; // same_frame at 0
+    b.method(
+        ACC_STATIC,
+        "g",
+        "(ILjava/lang/Object;)V",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![("StackMapTable", smt)],
+        }),
+    );
+    let (out, _, _) = changed(&b.build());
+    let p = reparse(&out, "g");
+    let g = at + 12;
+    assert_eq!(p.code[g], 0xc8);
+    let off = i32::from_be_bytes([p.code[g + 1], p.code[g + 2], p.code[g + 3], p.code[g + 4]]);
+    assert_eq!(off, -(g as i32));
+    assert_eq!(p.code.len(), g + 5);
+}
+
+fn switch_targets(code: &[u8], at: usize) -> (usize, Vec<usize>) {
+    let base = (at + 4) & !3;
+    let rd = |p: usize| i32::from_be_bytes([code[p], code[p + 1], code[p + 2], code[p + 3]]);
+    let mut t = vec![(at as i32 + rd(base)) as usize];
+    if code[at] == 0xaa {
+        let (lo, hi) = (rd(base + 4), rd(base + 8));
+        for k in 0..=(hi - lo) as usize {
+            t.push((at as i32 + rd(base + 12 + 4 * k)) as usize);
+        }
+    } else {
+        for k in 0..rd(base + 4) as usize {
+            t.push((at as i32 + rd(base + 12 + 8 * k)) as usize);
+        }
+    }
+    (base - at - 1, t)
+}
+
+/// A switch whose padding changes (5 bytes inserted in front of it by a
+/// static synchronized method's entry code), frames promoted and the
+/// catch-all handler appended with its frame.
+#[test]
+fn switch_padding_changes_in_static_synchronized_method() {
+    for op in [0xaa_u8, 0xab] {
+        let mut b = ClassBuilder::new("t/Sw", 52);
+        let mut code = vec![0x1a, op, 0, 0]; // iload_0, switch at 1, pad 2
+        let rel = |t: i32| (t - 1).to_be_bytes();
+        let (c0, c1, d) = if op == 0xaa {
+            (24, 26, 28)
+        } else {
+            (28, 30, 32)
+        };
+        code.extend_from_slice(&rel(d));
+        if op == 0xaa {
+            code.extend_from_slice(&0i32.to_be_bytes());
+            code.extend_from_slice(&1i32.to_be_bytes());
+            code.extend_from_slice(&rel(c0));
+            code.extend_from_slice(&rel(c1));
+        } else {
+            code.extend_from_slice(&2i32.to_be_bytes());
+            code.extend_from_slice(&0i32.to_be_bytes());
+            code.extend_from_slice(&rel(c0));
+            code.extend_from_slice(&7i32.to_be_bytes());
+            code.extend_from_slice(&rel(c1));
+        }
+        assert_eq!(code.len(), c0 as usize);
+        code.extend_from_slice(&[0x03, 0xac, 0x04, 0xac, 0x02, 0xac]);
+        let smt = vec![0, 3, c0 as u8, 1, 1];
+        let lnt = be(&[1, 0, 5]);
+        b.method(
+            ACC_STATIC | ACC_SYNC,
+            "s",
+            "(I)I",
+            Some(Code {
+                max_stack: 1,
+                max_locals: 1,
+                code,
+                exc: vec![],
+                attrs: vec![("StackMapTable", smt), ("LineNumberTable", lnt)],
+            }),
+        );
+        let (out, maps, _) = changed(&b.build());
+        let p = reparse(&out, "s");
+        assert_eq!(p.code[0], 0x12); // ldc class
+        assert_eq!(p.code[6], op);
+        let (pad, t) = switch_targets(&p.code, 6);
+        assert_eq!(pad, 1, "padding must change from 2 to 1");
+        let m = &maps[0];
+        let want: Vec<u32> = vec![d as u32, c0 as u32, c1 as u32];
+        let got: Vec<u32> = t.iter().map(|&x| m.original(x as u32).unwrap()).collect();
+        assert_eq!(got, want);
+        // every target is an iconst of a case body
+        for &x in &t {
+            assert!([0x02, 0x03, 0x04].contains(&p.code[x]));
+        }
+        // frames: three targets + the appended handler
+        assert_eq!(p.frames.len(), 4);
+        assert_eq!(&p.frames[..3], &[t[1] as u16, t[2] as u16, t[0] as u16]);
+        let (s, e, h, ty) = p.exc[0].clone();
+        assert_eq!((s, ty), (0, None));
+        assert_eq!(e, h);
+        assert_eq!(*p.frames.last().unwrap(), h);
+        assert_eq!(
+            &p.code[h as usize..],
+            &[
+                0x12,
+                p.code[1],
+                0xb8,
+                p.code[h as usize + 3],
+                p.code[h as usize + 4],
+                0xbf
+            ]
+        );
+        assert_eq!(p.lines, vec![(0, 5)]);
+        assert!(p.max_stack >= 2);
+    }
+}
+
+/// Uninitialized(offset) in frames follows the `new` instruction.
+#[test]
+fn uninitialized_frames_are_remapped() {
+    let mut b = ClassBuilder::new("t/Un", 52);
+    let c = b.class("t/C");
+    let obj = b.class("java/lang/Object");
+    let init = b.method_ref("t/C", "<init>", "(Z)V");
+    let cb = c.to_be_bytes();
+    let ib = init.to_be_bytes();
+    let code = vec![
+        0x2a, 0xc2, // aload_0 monitorenter
+        0xbb, cb[0], cb[1], // 2: new
+        0x59, 0x1b, // 5: dup iload_1
+        0x99, 0x00, 0x07, // 7: ifeq 14
+        0x04, 0xa7, 0x00, 0x04, // 10: iconst_1 goto 15
+        0x03, // 14: iconst_0
+        0xb7, ib[0], ib[1], // 15: invokespecial
+        0x4d, 0x2a, 0xc3, 0xb1, // 18: astore_2 aload_0 monitorexit return
+    ];
+    let mut smt = be(&[2]);
+    for (delta, int_on_stack) in [(14u16, false), (0u16, true)] {
+        smt.push(255);
+        smt.extend(be(&[delta, 2]));
+        smt.push(7);
+        smt.extend(be(&[obj]));
+        smt.push(1);
+        smt.extend(be(&[if int_on_stack { 3 } else { 2 }]));
+        smt.push(8);
+        smt.extend(be(&[2]));
+        smt.push(8);
+        smt.extend(be(&[2]));
+        if int_on_stack {
+            smt.push(1);
+        }
+    }
+    b.method(
+        ACC_STATIC,
+        "u",
+        "(Ljava/lang/Object;Z)V",
+        Some(Code {
+            max_stack: 4,
+            max_locals: 3,
+            code,
+            exc: vec![],
+            attrs: vec![("StackMapTable", smt)],
+        }),
+    );
+    let (out, _, _) = changed(&b.build());
+    let p = reparse(&out, "u");
+    assert_eq!(p.code[10], 0xbb);
+    assert_eq!(p.uninit, vec![10, 10, 10, 10]);
+    assert_eq!(p.frames, vec![22, 23]);
+}
+
+/// Synchronized instance method: entered at entry (not re-run by a branch
+/// back to 0), exit before every return and in an appended catch-all handler.
+#[test]
+fn synchronized_instance_method() {
+    let mut b = ClassBuilder::new("t/S", 52);
+    let code = vec![0x1b, 0x99, 0x00, 0x05, 0x04, 0xac, 0x03, 0xac];
+    let smt = vec![0, 1, 6];
+    let lnt = be(&[2, 0, 1, 6, 2]);
+    b.method(
+        ACC_SYNC,
+        "m",
+        "(I)I",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![("StackMapTable", smt), ("LineNumberTable", lnt)],
+        }),
+    );
+    let code = vec![0x1b, 0x9a, 0xff, 0xff, 0xb1];
+    let smt = vec![0, 1, 0];
+    b.method(
+        ACC_SYNC,
+        "loop",
+        "(I)V",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![("StackMapTable", smt)],
+        }),
+    );
+    let (out, maps, _) = changed(&b.build());
+    let p = reparse(&out, "m");
+    assert_eq!(p.code.len(), 25);
+    assert_eq!(p.code[0], 0x2a);
+    assert_eq!(&p.code[5..8], &[0x99, 0x00, 9]);
+    assert_eq!(p.exc, vec![(0, 20, 20, None)]);
+    assert_eq!(p.frames, vec![14, 20]);
+    assert_eq!(p.lines, vec![(0, 1), (14, 2)]);
+    assert_eq!(p.max_stack, 2);
+    let o = ops(&out, "m");
+    assert!(invokestatic_of(&o, 1).contains("monitorEntered"));
+    assert!(invokestatic_of(&o, 10).contains("monitorExit"));
+    assert!(invokestatic_of(&o, 21).contains("monitorExit"));
+    assert_eq!(maps[0].original(0), Some(0));
+    assert_eq!(maps[0].original(21), Some(7));
+    let p = reparse(&out, "loop");
+    // head 4 bytes, then iload_1 at 4, ifne back to 4 (not 0)
+    assert_eq!(&p.code[5..8], &[0x9a, 0xff, 0xff]);
+    assert_eq!(p.frames, vec![4, 13]);
+}
+
+/// Below version 49 a static synchronized method loads its class with Class.forName.
+#[test]
+fn synchronized_static_old_version_uses_class_for_name() {
+    let mut b = ClassBuilder::new("t/Old", 48);
+    b.method(
+        ACC_STATIC | ACC_SYNC,
+        "s",
+        "()V",
+        Some(Code {
+            max_stack: 0,
+            max_locals: 0,
+            code: vec![0xb1],
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    let (out, _, _) = changed(&b.build());
+    let o = ops(&out, "s");
+    assert!(
+        o[0].1.contains("Ldc") && o[0].1.contains("t.Old"),
+        "{:?}",
+        o[0]
+    );
+    assert!(o[1].1.contains("forName"));
+    let p = reparse(&out, "s");
+    assert!(p.frames.is_empty());
+    assert_eq!(p.exc.len(), 1);
+}
+
+/// A synchronized method that stores into slot 0 is left unchanged with a note.
+#[test]
+fn synchronized_method_storing_slot0_is_refused() {
+    let mut b = ClassBuilder::new("t/S0", 52);
+    b.method(
+        ACC_SYNC,
+        "m",
+        "()V",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 1,
+            code: vec![0x01, 0x4b, 0xb1],
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    match rewrite(&b.build(), &Config::default()).unwrap() {
+        Outcome::Unchanged { notes } => assert!(notes[0].reason.contains("local 0")),
+        o => panic!("{o:?}"),
+    }
+}
+
+/// Call sites: Object methods whatever the owner (invokeinterface shrinks to
+/// invokestatic), Thread exact owner redirected, Thread subclass owner
+/// bracketed, invokespecial never touched.
+#[test]
+fn call_sites() {
+    let mut b = ClassBuilder::new("t/Calls", 52);
+    let wait = b.method_ref("java/lang/Object", "wait", "(J)V");
+    let notify_i = b.imethod_ref("t/Iface", "notify", "()V");
+    let wait_special = b.method_ref("java/lang/Object", "wait", "()V");
+    let start = b.method_ref("java/lang/Thread", "start", "()V");
+    let mystart = b.method_ref("t/MyThread", "start", "()V");
+    let sleep = b.method_ref("java/lang/Thread", "sleep", "(J)V");
+    let tryacq = b.method_ref(
+        "java/util/concurrent/Semaphore",
+        "tryAcquire",
+        "(JLjava/util/concurrent/TimeUnit;)Z",
+    );
+    let other = b.method_ref("t/Other", "release", "()V");
+    let h = |i: u16| i.to_be_bytes();
+    let mut code = vec![0x2a, 0x09, 0xb6, h(wait)[0], h(wait)[1]]; // 0: aload_0 lconst_0 invokevirtual wait(J)
+    code.extend_from_slice(&[0x2a, 0xb9, h(notify_i)[0], h(notify_i)[1], 1, 0]); // 5: invokeinterface
+    code.extend_from_slice(&[0x2a, 0xb7, h(wait_special)[0], h(wait_special)[1]]); // 11: invokespecial
+    code.extend_from_slice(&[0x2a, 0xb6, h(start)[0], h(start)[1]]); // 15
+    code.extend_from_slice(&[0x2a, 0xb6, h(mystart)[0], h(mystart)[1]]); // 19
+    code.extend_from_slice(&[0x09, 0xb8, h(sleep)[0], h(sleep)[1]]); // 23
+    code.extend_from_slice(&[0x2a, 0x09, 0x01, 0xb6, h(tryacq)[0], h(tryacq)[1], 0x57]); // 27
+    code.extend_from_slice(&[0x2a, 0xb6, h(other)[0], h(other)[1]]); // 34
+    code.push(0xb1); // 38
+    b.method(
+        0,
+        "c",
+        "()V",
+        Some(Code {
+            max_stack: 4,
+            max_locals: 1,
+            code,
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    let (out, maps, _) = changed(&b.build());
+    let o = ops(&out, "c");
+    let text: Vec<String> = o.iter().map(|x| format!("{} {}", x.0, x.1)).collect();
+    let find = |s: &str| text.iter().any(|t| t.contains(s));
+    assert!(find("objectWait"), "{text:#?}");
+    assert!(find("objectNotify"));
+    assert!(
+        text.iter().any(|t| t.starts_with("10 Invokespecial")),
+        "{text:#?}"
+    );
+    assert!(find("threadStart\""));
+    assert!(find("threadStarting"));
+    assert!(find("threadSleep"));
+    assert!(find("semaphoreTryAcquire"));
+    assert!(text
+        .iter()
+        .any(|t| t.contains("Invokevirtual") && t.contains("t/Other")));
+    assert!(!find("Invokeinterface"));
+    // invokeinterface (5 bytes) became invokestatic (3 bytes): later offsets shift by -2
+    assert_eq!(maps[0].original(9), Some(11));
+    assert_eq!(reparse(&out, "c").max_stack, 5);
+}
+
+/// Switching a transformation off, filters and the tracker class.
+#[test]
+fn config_switches_and_filters() {
+    let mut b = ClassBuilder::new("t/Cfg", 52);
+    b.method(
+        ACC_STATIC,
+        "m",
+        "(Ljava/lang/Object;)V",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 1,
+            code: vec![0x2a, 0xc2, 0x2a, 0xc3, 0xb1],
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    let bytes = b.build();
+    let off = Config {
+        monitors: false,
+        ..Config::default()
+    };
+    assert!(matches!(
+        rewrite(&bytes, &off).unwrap(),
+        Outcome::Unchanged { .. }
+    ));
+    let ex = Config {
+        exclude: vec!["t/".into()],
+        ..Config::default()
+    };
+    assert!(matches!(rewrite(&bytes, &ex).unwrap(), Outcome::Excluded));
+    let inc = Config {
+        include: vec!["u/".into()],
+        ..Config::default()
+    };
+    assert!(matches!(rewrite(&bytes, &inc).unwrap(), Outcome::Excluded));
+    let tr = Config {
+        tracker_class: "t/Cfg".into(),
+        ..Config::default()
+    };
+    assert!(matches!(rewrite(&bytes, &tr).unwrap(), Outcome::Excluded));
+    assert!(matches!(
+        rewrite(&bytes, &Config::default()).unwrap(),
+        Outcome::Changed { .. }
+    ));
+}
+
+/// Every truncation and many single-byte corruptions of a class give a
+/// result or an error, never a panic.
+#[test]
+fn malformed_inputs_never_panic() {
+    let bytes = widening_class(100, true);
+    for n in 0..bytes.len() {
+        let _ = rewrite(&bytes[..n], &Config::default());
+    }
+    for i in 0..bytes.len().min(400) {
+        for v in [0u8, 1, 0x7f, 0xff] {
+            let mut m = bytes.clone();
+            m[i] = v;
+            let _ = rewrite(&m, &Config::default());
+        }
+    }
+    assert!(matches!(
+        rewrite(b"\xca\xfe\xba\xbe\0\0\0\x20", &Config::default()),
+        Err(orca_rewriter::RewriteError::UnsupportedVersion { .. })
+    ));
+    assert!(matches!(
+        rewrite(b"nope", &Config::default()),
+        Err(orca_rewriter::RewriteError::BadMagic(_))
+    ));
+}

@@ -1,0 +1,139 @@
+//! End to end on a real JVM: compile `tests/jvm/Demo.java`, rewrite its
+//! classes, run original and rewritten with verification forced, against a
+//! counting variant of the tracker (its native `event` replaced by a Java
+//! counter). Output (including exception line numbers) must be identical and
+//! the event counts exact. Skipped when no JDK is installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn jdks() -> Vec<PathBuf> {
+    [
+        "/usr/lib/jvm/java-17-openjdk-amd64",
+        "/usr/lib/jvm/temurin-25-jdk-amd64",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .filter(|p| p.join("bin/javac").exists())
+    .collect()
+}
+
+fn rewrite_dir(from: &Path, to: &Path) -> usize {
+    let mut changed = 0;
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|e| e.to_str()) != Some("class") {
+            continue;
+        }
+        let b = std::fs::read(&p).unwrap();
+        let out = match orca_rewriter::rewrite(&b, &orca_rewriter::Config::default()).unwrap() {
+            orca_rewriter::Outcome::Changed { bytes, .. } => {
+                changed += 1;
+                bytes
+            }
+            _ => b,
+        };
+        std::fs::write(to.join(p.file_name().unwrap()), out).unwrap();
+    }
+    changed
+}
+
+fn run(java: &Path, cp: &str) -> (String, String) {
+    let o = Command::new(java)
+        .args([
+            "-Xverify:all",
+            "-XX:+UnlockDiagnosticVMOptions",
+            "-XX:+BytecodeVerificationLocal",
+            "-cp",
+            cp,
+            "Demo",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "java failed: {err}");
+    (String::from_utf8_lossy(&o.stdout).into_owned(), err)
+}
+
+#[test]
+fn demo_runs_identically_with_exact_event_counts() {
+    let jdks = jdks();
+    if jdks.is_empty() {
+        eprintln!("no JDK: skipped");
+        return;
+    }
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let base = std::env::temp_dir().join(format!("orca-e2e-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    // counting tracker
+    let src = std::fs::read_to_string(here.join("../java-tracker/orca/OrcaProfilerTracker.java"))
+        .unwrap();
+    let native = "private static native void event(int kind, Object subject);";
+    assert!(src.contains(native));
+    let counting = src.replace(
+        native,
+        "static final java.util.concurrent.atomic.AtomicLongArray C = new java.util.concurrent.atomic.AtomicLongArray(32);\n\
+         private static void event(int kind, Object subject) { C.incrementAndGet(kind); }\n\
+         public static String counts() { StringBuilder b = new StringBuilder(); for (int i = 1; i < 17; i++) b.append(C.get(i)).append(i < 16 ? \",\" : \"\"); return b.toString(); }",
+    );
+    let tsrc = base.join("tsrc/orca");
+    std::fs::create_dir_all(&tsrc).unwrap();
+    std::fs::write(tsrc.join("OrcaProfilerTracker.java"), counting).unwrap();
+    for jdk in &jdks {
+        let javac = jdk.join("bin/javac");
+        let java = jdk.join("bin/java");
+        for release in ["8", "17"] {
+            let d = base.join(format!(
+                "{}-{release}",
+                jdk.file_name().unwrap().to_string_lossy()
+            ));
+            let (orig, new, trk) = (d.join("orig"), d.join("new"), d.join("trk"));
+            for p in [&orig, &new, &trk] {
+                std::fs::create_dir_all(p).unwrap();
+            }
+            let ok = Command::new(&javac)
+                .args(["--release", release, "-nowarn", "-d"])
+                .arg(&orig)
+                .arg(here.join("tests/jvm/Demo.java"))
+                .status()
+                .unwrap();
+            assert!(ok.success());
+            let ok = Command::new(&javac)
+                .args(["--release", "8", "-nowarn", "-d"])
+                .arg(&trk)
+                .arg(tsrc.join("OrcaProfilerTracker.java"))
+                .status()
+                .unwrap();
+            assert!(ok.success());
+            let changed = rewrite_dir(&orig, &new);
+            assert!(changed >= 2, "Demo and Demo$MyThread must change");
+            let (o1, e1) = run(&java, orig.to_str().unwrap());
+            let (o2, e2) = run(&java, &format!("{}:{}", new.display(), trk.display()));
+            assert_eq!(
+                o1,
+                o2,
+                "output differs on {} release {release}",
+                jdk.display()
+            );
+            assert!(e1.contains("COUNTS none"));
+            let counts = e2
+                .lines()
+                .find_map(|l| l.strip_prefix("COUNTS "))
+                .unwrap()
+                .to_string();
+            // enter, entered, exit, wait, waited, notify, notifyAll, tstart, join, joined, sleep, slept,
+            // sem acquire, acquired, failed, release
+            assert_eq!(
+                counts,
+                "204,408,408,1,1,0,1,2,2,2,1,1,4,3,1,2",
+                "counts on {} release {release}\n{o2}",
+                jdk.display()
+            );
+            eprintln!(
+                "{} release {release}: {changed} classes changed, counts {counts}\n{o2}",
+                jdk.display()
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}

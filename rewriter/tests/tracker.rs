@@ -1,0 +1,62 @@
+//! The Java tracker declares every method the rewritten code calls, as
+//! `public static` with the exact descriptor, and compiles with --release 8.
+
+mod common;
+use std::path::Path;
+use std::process::Command;
+
+fn javac() -> Option<String> {
+    let home =
+        std::env::var("JAVA_HOME").unwrap_or_else(|_| "/usr/lib/jvm/java-17-openjdk-amd64".into());
+    let p = format!("{home}/bin/javac");
+    Path::new(&p).exists().then_some(p)
+}
+
+#[test]
+fn tracker_declares_every_called_method() {
+    let Some(javac) = javac() else {
+        eprintln!("no javac: skipped");
+        return;
+    };
+    let src = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../java-tracker/orca/OrcaProfilerTracker.java"
+    );
+    let out = std::env::temp_dir().join(format!("orca-tracker-test-{}", std::process::id()));
+    let st = Command::new(javac)
+        .args(["--release", "8", "-d"])
+        .arg(&out)
+        .arg(src)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let bytes = std::fs::read(out.join("orca/OrcaProfilerTracker.class")).unwrap();
+    let cf = cafebabe::parse_class(&bytes).unwrap();
+    assert_eq!(cf.major_version, 52);
+    for (name, desc) in orca_rewriter::tracker_methods() {
+        let m = cf
+            .methods
+            .iter()
+            .find(|m| m.name == name && m.descriptor.to_string() == desc)
+            .unwrap_or_else(|| panic!("tracker lacks {name}{desc}"));
+        let f = m.access_flags;
+        assert!(
+            f.contains(cafebabe::MethodAccessFlags::PUBLIC)
+                && f.contains(cafebabe::MethodAccessFlags::STATIC),
+            "{name}{desc}"
+        );
+    }
+    let natives: Vec<_> = cf
+        .methods
+        .iter()
+        .filter(|m| m.access_flags.contains(cafebabe::MethodAccessFlags::NATIVE))
+        .map(|m| format!("{}{}", m.name, m.descriptor))
+        .collect();
+    assert_eq!(natives, vec!["event(ILjava/lang/Object;)V"]);
+    // the tracker itself is never rewritten
+    assert!(matches!(
+        orca_rewriter::rewrite(&bytes, &orca_rewriter::Config::default()).unwrap(),
+        orca_rewriter::Outcome::Excluded
+    ));
+    let _ = std::fs::remove_dir_all(out);
+}
