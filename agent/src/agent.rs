@@ -8,11 +8,13 @@ use std::path::PathBuf;
 use jni_sys::{jclass, jmethodID, jobject};
 
 use crate::clock::now_nanos;
-use crate::jvmti::{jthread, location_to_u32, Event, Jni, Jvmti};
+use crate::instrument::Instrumentation;
+use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::metadata::Metadata;
 use crate::options::Options;
 use crate::threads::{self, OpenCall, ThreadState};
 use crate::tracked::{Call, TrackedMethods};
+use crate::tracker::{Report, TRACKER_FRAMES};
 use crate::writer::{EventRecord, Frame, Kind, LogWriter};
 
 /// Everything the agent holds for the life of the JVM.
@@ -22,7 +24,12 @@ pub struct Agent {
     pub paths: [PathBuf; 3],
     pub log: LogWriter,
     pub meta: Metadata,
+    /// JVMTI event mode's method-ID cache.
     pub tracked: TrackedMethods,
+    /// Instrumentation mode's class-load hook; `None` in JVMTI event mode.
+    pub instrument: Option<Instrumentation>,
+    /// Whether the exit line was printed (VMDeath, or Agent_OnUnload when VMDeath never came).
+    pub exit_printed: std::sync::atomic::AtomicBool,
 }
 
 impl Agent {
@@ -42,37 +49,38 @@ impl Agent {
         threads::current(&self.jvmti, thread, self.options.stack_depth)
     }
 
-    /// The current thread's stack from `start_depth` down, as format frames.
-    fn stack(&self, jni: Jni, state: &mut ThreadState, start_depth: i32) -> Vec<Frame> {
+    /// The current thread's stack from `start_depth` down, as format frames, with every
+    /// location in the original class file's terms (see [`Metadata::original_location`]).
+    /// `monitor_top`: the top frame is blocked on a monitor, so its location is moved back
+    /// onto its `monitorenter` (see [`crate::bytecode`]).
+    fn stack(
+        &self,
+        jni: Jni,
+        state: &mut ThreadState,
+        start_depth: i32,
+        monitor_top: bool,
+    ) -> Vec<Frame> {
         let n = self
             .jvmti
             .stack_trace(start_depth, &mut state.scratch)
             .unwrap_or(0);
-        state.scratch[..n]
-            .iter()
-            .map(|f| {
-                // SAFETY: GetStackTrace initialised the first `n` entries.
-                let f = unsafe { f.assume_init() };
-                Frame {
-                    method: self.meta.method_id(&self.jvmti, jni, &self.log, f.method),
-                    location: location_to_u32(f.location),
+        let mut frames = Vec::with_capacity(n);
+        for (i, f) in state.scratch[..n].iter().enumerate() {
+            // SAFETY: GetStackTrace initialised the first `n` entries.
+            let f = unsafe { f.assume_init() };
+            let method = self.meta.method_id(&self.jvmti, jni, &self.log, f.method);
+            let location = if f.location < 0 {
+                u32::MAX
+            } else {
+                let mut bci = f.location as u32;
+                if i == 0 && monitor_top && bci > 0 {
+                    if let Ok(code) = self.jvmti.bytecodes(f.method) {
+                        bci = crate::bytecode::monitor_location(&code, bci);
+                    }
                 }
-            })
-            .collect()
-    }
-
-    /// The stack of a thread blocked on a monitor: like [`Agent::stack`] from the top frame,
-    /// with the top location moved back onto its `monitorenter` (see [`crate::bytecode`]).
-    fn monitor_stack(&self, jni: Jni, state: &mut ThreadState) -> Vec<Frame> {
-        let mut frames = self.stack(jni, state, 0);
-        if let Some(first) = frames.first_mut() {
-            // SAFETY: `stack` just initialised at least this entry.
-            let top = unsafe { state.scratch[0].assume_init() };
-            if top.location > 0 {
-                if let Ok(code) = self.jvmti.bytecodes(top.method) {
-                    first.location = crate::bytecode::monitor_location(&code, first.location);
-                }
-            }
+                self.meta.original_location(method, bci)
+            };
+            frames.push(Frame { method, location });
         }
         frames
     }
@@ -90,17 +98,10 @@ impl Agent {
         });
     }
 
-    /// VMInit: find the tracked methods of classes loaded before events could tell us, announce
-    /// the threads that already run, then switch on the method events.
+    /// VMInit. JVMTI event mode: find the tracked methods of classes loaded before events
+    /// could tell us, then switch on the method events. Instrumentation mode: install the
+    /// tracker, then switch on the class-load hook. Both: announce the threads already running.
     pub fn vm_init(&self, jni: Jni) {
-        // Enable ClassPrepare first, so no class falls between the scan and the event.
-        report(self.jvmti.set_event(true, Event::ClassPrepare));
-        if let Ok(classes) = self.jvmti.loaded_classes() {
-            for c in classes {
-                self.register_if_tracked(c);
-                jni.delete_local_ref(c);
-            }
-        }
         if let Ok(all) = self.jvmti.all_threads() {
             for t in all {
                 if let Some(hash) = threads::create_for(&self.jvmti, t, self.options.stack_depth) {
@@ -109,8 +110,121 @@ impl Agent {
                 jni.delete_local_ref(t);
             }
         }
-        report(self.jvmti.set_event(true, Event::MethodEntry));
-        report(self.jvmti.set_event(true, Event::MethodExit));
+        match &self.instrument {
+            None => {
+                // Enable ClassPrepare first, so no class falls between the scan and the event.
+                report(self.jvmti.set_event(true, Event::ClassPrepare));
+                if let Ok(classes) = self.jvmti.loaded_classes() {
+                    for c in classes {
+                        self.register_if_tracked(c);
+                        jni.delete_local_ref(c);
+                    }
+                }
+                report(self.jvmti.set_event(true, Event::MethodEntry));
+                report(self.jvmti.set_event(true, Event::MethodExit));
+            }
+            Some(ins) => {
+                ins.set_platform_loader(jni);
+                if let Err(e) = crate::tracker::install(&self.jvmti, jni, self.options.jdk) {
+                    eprintln!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
+                    return;
+                }
+                self.meta.set_instrumenting();
+                report(self.jvmti.set_event(true, Event::ClassFileLoadHook));
+            }
+        }
+    }
+
+    /// ClassFileLoadHook: new bytes for a class, or `None` to keep it.
+    pub fn class_file(
+        &self,
+        jni: Jni,
+        loader: jobject,
+        name: Option<&str>,
+        bytes: &[u8],
+    ) -> Option<Vec<u8>> {
+        self.instrument
+            .as_ref()?
+            .transform(&self.jvmti, jni, &self.meta, loader, name, bytes)
+    }
+
+    /// `OrcaProfilerTracker.event(kind, subject)`: one report from rewritten code.
+    pub fn tracker_event(&self, jni: Jni, kind: i32, subject: jobject) {
+        let nanos = now_nanos();
+        let Some(report) = Report::decode(kind) else {
+            return;
+        };
+        let Some(state) =
+            threads::current(&self.jvmti, std::ptr::null_mut(), self.options.stack_depth)
+        else {
+            return;
+        };
+        let hash = |o: jobject| {
+            if o.is_null() {
+                0
+            } else {
+                self.jvmti.object_hash(o).unwrap_or(0)
+            }
+        };
+        match report {
+            Report::Monitor(kind) => {
+                let monitor = match kind {
+                    Kind::MonitorEnter => {
+                        let h = hash(subject);
+                        state.pending_enter = Some(h);
+                        h
+                    }
+                    Kind::MonitorEntered => {
+                        let h = state.pending_enter.take().unwrap_or_else(|| hash(subject));
+                        state.held.push(h);
+                        h
+                    }
+                    _ => {
+                        state.pending_enter = None;
+                        state.held.pop().unwrap_or_else(|| hash(subject))
+                    }
+                };
+                let frames = self.stack(jni, state, TRACKER_FRAMES, false);
+                self.push(nanos, kind, state.hash, monitor, frames);
+            }
+            Report::Begin(entry, exit) => {
+                state.depth += 1;
+                if state.depth > 1 {
+                    return;
+                }
+                let object = hash(subject);
+                let frames = self.stack(jni, state, TRACKER_FRAMES, false);
+                state.open = Some(OpenCall {
+                    kind: exit,
+                    object,
+                    frames: frames.clone(),
+                });
+                self.push(nanos, entry, state.hash, object, frames);
+            }
+            Report::End => self.end_call(nanos, state),
+            Report::Point(kind) => {
+                if state.depth == 0 {
+                    let object = hash(subject);
+                    let frames = self.stack(jni, state, TRACKER_FRAMES, false);
+                    self.push(nanos, kind, state.hash, object, frames);
+                }
+            }
+        }
+    }
+
+    /// The end of a tracked call, in either mode: the exit event once the outermost call ends.
+    fn end_call(&self, nanos: u64, state: &mut ThreadState) {
+        // Depth 0: the call began before the agent could see it (a thread already waiting at
+        // VMInit); there is no entry event to pair with.
+        if state.depth == 0 {
+            return;
+        }
+        state.depth -= 1;
+        if state.depth == 0 {
+            if let Some(open) = state.open.take() {
+                self.push(nanos, open.kind, state.hash, open.object, open.frames);
+            }
+        }
     }
 
     /// VMDeath: stop the events, write everything out, print the summary line.
@@ -129,11 +243,28 @@ impl Agent {
 
     /// Flushes the log and prints the exit line (once).
     pub fn finish(&self) {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        static PRINTED: AtomicBool = AtomicBool::new(false);
         let t = self.log.finish();
-        if !PRINTED.swap(true, Ordering::SeqCst) {
+        if !self
+            .exit_printed
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
             let mut extra = String::new();
+            if let Some(ins) = &self.instrument {
+                let h = ins.totals();
+                extra.push_str(&format!(", {} classes instrumented", h.changed));
+                if h.failed > 0 {
+                    extra.push_str(&format!(
+                        ", {} classes left uninstrumented (unreadable)",
+                        h.failed
+                    ));
+                }
+                if h.methods_left > 0 {
+                    extra.push_str(&format!(
+                        ", {} methods left uninstrumented (see orca-rewrite -v)",
+                        h.methods_left
+                    ));
+                }
+            }
             if t.lost_to_io > 0 {
                 extra.push_str(&format!(", {} lines lost to write errors", t.lost_to_io));
             }
@@ -202,7 +333,7 @@ impl Agent {
             return;
         }
         let object = self.receiver(jni, call);
-        let frames = self.stack(jni, state, 1);
+        let frames = self.stack(jni, state, 1, false);
         if let Some(kind) = call.exit_kind() {
             state.open = Some(OpenCall {
                 kind,
@@ -257,19 +388,8 @@ impl Agent {
             return;
         }
         let nanos = now_nanos();
-        let Some(state) = self.state(thread) else {
-            return;
-        };
-        // Depth 0: the call began before the agent could see it (a thread already waiting at
-        // VMInit); there is no entry event to pair with.
-        if state.depth == 0 {
-            return;
-        }
-        state.depth -= 1;
-        if state.depth == 0 {
-            if let Some(open) = state.open.take() {
-                self.push(nanos, open.kind, state.hash, open.object, open.frames);
-            }
+        if let Some(state) = self.state(thread) {
+            self.end_call(nanos, state);
         }
     }
 
@@ -288,7 +408,7 @@ impl Agent {
             // Released already, or JVMTI could not tell: "unknown" in the format.
             _ => 0,
         };
-        let frames = self.monitor_stack(jni, state);
+        let frames = self.stack(jni, state, 0, true);
         self.log.push(EventRecord {
             nanos,
             kind: Kind::MonitorContendedEnter,
@@ -306,7 +426,7 @@ impl Agent {
             return;
         };
         let monitor = self.jvmti.object_hash(object).unwrap_or(0);
-        let frames = self.monitor_stack(jni, state);
+        let frames = self.stack(jni, state, 0, true);
         self.push(
             nanos,
             Kind::MonitorContendedEntered,

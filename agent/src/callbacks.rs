@@ -4,7 +4,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use jni_sys::{jboolean, jclass, jmethodID, jobject, jvalue, JNIEnv};
+use jni_sys::{jboolean, jclass, jint, jmethodID, jobject, jvalue, JNIEnv};
 use jvmti_sys::jvmtiEnv;
 
 use crate::jvmti::{jthread, jvmtiEventCallbacks, Jni};
@@ -108,7 +108,44 @@ unsafe extern "C" fn contended_entered(
     });
 }
 
-/// The callback table for JVMTI event mode.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn class_file_load_hook(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    _class_being_redefined: jclass,
+    loader: jobject,
+    name: *const std::ffi::c_char,
+    _protection_domain: jobject,
+    len: jint,
+    data: *const u8,
+    new_len: *mut jint,
+    new_data: *mut *mut u8,
+) {
+    with_agent("ClassFileLoadHook", jni, |a, jni| {
+        if data.is_null() || len <= 0 || new_len.is_null() || new_data.is_null() {
+            return;
+        }
+        // SAFETY: JVMTI passes `len` bytes of class file at `data`, and a NUL-terminated name
+        // or null.
+        let bytes = unsafe { std::slice::from_raw_parts(data, len as usize) };
+        let name = if name.is_null() {
+            None
+        } else {
+            unsafe { std::ffi::CStr::from_ptr(name) }.to_str().ok()
+        };
+        if let Some(out) = a.class_file(jni, loader, name, bytes) {
+            if let Ok(mem) = a.jvmti.allocate_copy(&out) {
+                // SAFETY: JVMTI's out-parameters; the memory was allocated with JVMTI Allocate.
+                unsafe {
+                    *new_len = out.len() as jint;
+                    *new_data = mem;
+                }
+            }
+        }
+    });
+}
+
+/// The callback table (both modes; each enables the events it needs).
 pub fn table() -> jvmtiEventCallbacks {
     jvmtiEventCallbacks {
         VMInit: Some(vm_init),
@@ -120,6 +157,7 @@ pub fn table() -> jvmtiEventCallbacks {
         MethodExit: Some(method_exit),
         MonitorContendedEnter: Some(contended_enter),
         MonitorContendedEntered: Some(contended_entered),
+        ClassFileLoadHook: Some(class_file_load_hook),
         ..Default::default()
     }
 }

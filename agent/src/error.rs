@@ -14,7 +14,7 @@ pub struct JvmtiError {
 /// so the JVM does not run the program unprofiled by surprise.
 #[derive(Debug, Error)]
 pub enum StartError {
-    #[error("unknown option '{key}'; valid options: file=PREFIX, mode=jvmti|instrument, stackdepth=N (0..=1024), or a bare PREFIX first")]
+    #[error("unknown option '{key}'; valid options: file=PREFIX, mode=jvmti|instrument, stackdepth=N (0..=1024), jdk=yes|no, or a bare PREFIX first")]
     UnknownOption { key: String },
     #[error("option '{key}' is given twice ('{first}' and '{second}'); give it once")]
     Duplicate {
@@ -32,8 +32,8 @@ pub enum StartError {
     },
     #[error("'{word}' is not key=value; only the first option may be a bare dump prefix (e.g. =out/run,stackdepth=8)")]
     BareWord { word: String },
-    #[error("mode=instrument is not available in this build yet; use mode=jvmti")]
-    ModeNotBuilt,
+    #[error("option '{key}' only applies to mode=instrument")]
+    NeedsInstrument { key: &'static str },
     #[error("cannot write the log files with prefix '{prefix}' ({path}: {source}); choose a writable folder with file=PREFIX")]
     Output {
         prefix: String,

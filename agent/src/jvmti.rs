@@ -44,6 +44,7 @@ pub enum Event {
     VmDeath = 51,
     ThreadStart = 52,
     ThreadEnd = 53,
+    ClassFileLoadHook = 54,
     ClassPrepare = 56,
     MethodEntry = 65,
     MethodExit = 66,
@@ -65,6 +66,7 @@ pub enum Capability {
     GenerateMethodExitEvents = 25,
     GenerateMonitorEvents = 28,
     GetOwnedMonitorStackDepthInfo = 34,
+    GenerateAllClassHookEvents = 26,
 }
 
 impl Capability {
@@ -80,6 +82,7 @@ impl Capability {
             Capability::GenerateMethodExitEvents => "can_generate_method_exit_events",
             Capability::GenerateMonitorEvents => "can_generate_monitor_events",
             Capability::GetOwnedMonitorStackDepthInfo => "can_get_owned_monitor_stack_depth_info",
+            Capability::GenerateAllClassHookEvents => "can_generate_all_class_hook_events",
         }
     }
 
@@ -153,6 +156,142 @@ impl Jni {
     /// `raw` must be the JNI environment of the calling thread.
     pub unsafe fn from_raw(raw: *mut JNIEnv) -> Self {
         Jni { raw }
+    }
+
+    /// Returns and clears a pending Java exception, so that the agent never leaves one behind
+    /// in the program's thread.
+    pub fn take_exception(&self) -> bool {
+        // SAFETY: `raw` is this thread's JNIEnv.
+        unsafe {
+            let pending = (**self.raw)
+                .ExceptionCheck
+                .map(|f| f(self.raw) != 0)
+                .unwrap_or(false);
+            if pending {
+                if let Some(f) = (**self.raw).ExceptionClear {
+                    f(self.raw);
+                }
+            }
+            pending
+        }
+    }
+
+    /// Defines a class in the bootstrap class loader (`loader` null), so every class loader
+    /// that delegates to its parents finds it.
+    pub fn define_boot_class(&self, name: &CStr, bytes: &[u8]) -> Option<jclass> {
+        // SAFETY: `raw` is this thread's JNIEnv; the buffer outlives the call.
+        let class = unsafe {
+            let f = (**self.raw).DefineClass?;
+            f(
+                self.raw,
+                name.as_ptr(),
+                ptr::null_mut(),
+                bytes.as_ptr() as *const jni_sys::jbyte,
+                bytes.len() as jint,
+            )
+        };
+        if self.take_exception() || class.is_null() {
+            None
+        } else {
+            Some(class)
+        }
+    }
+
+    /// Binds one native method of `class` to `function`.
+    pub fn register_native(
+        &self,
+        class: jclass,
+        name: &CStr,
+        signature: &CStr,
+        function: *mut c_void,
+    ) -> bool {
+        let method = jni_sys::JNINativeMethod {
+            name: name.as_ptr() as *mut c_char,
+            signature: signature.as_ptr() as *mut c_char,
+            fnPtr: function,
+        };
+        // SAFETY: `raw` is this thread's JNIEnv; `method` points at NUL-terminated strings.
+        let rc = unsafe {
+            match (**self.raw).RegisterNatives {
+                Some(f) => f(self.raw, class, &method, 1),
+                None => -1,
+            }
+        };
+        !self.take_exception() && rc == 0
+    }
+
+    /// Calls an instance method `()L...;` by name; `None` if it threw or does not exist.
+    pub fn call_object_method(
+        &self,
+        obj: jobject,
+        name: &CStr,
+        signature: &CStr,
+    ) -> Option<jobject> {
+        // SAFETY: `raw` is this thread's JNIEnv and `obj` a live reference.
+        unsafe {
+            let class = (**self.raw).GetObjectClass?(self.raw, obj);
+            let id = (**self.raw).GetMethodID?(self.raw, class, name.as_ptr(), signature.as_ptr());
+            self.delete_local_ref(class);
+            if self.take_exception() || id.is_null() {
+                return None;
+            }
+            let r = (**self.raw).CallObjectMethodA?(self.raw, obj, id, ptr::null());
+            if self.take_exception() {
+                None
+            } else {
+                Some(r)
+            }
+        }
+    }
+
+    /// Calls a static method `()L...;` of the named class; `None` if anything failed.
+    pub fn call_static_object_method(
+        &self,
+        class: &CStr,
+        name: &CStr,
+        signature: &CStr,
+    ) -> Option<jobject> {
+        // SAFETY: `raw` is this thread's JNIEnv.
+        unsafe {
+            let cls = (**self.raw).FindClass?(self.raw, class.as_ptr());
+            if self.take_exception() || cls.is_null() {
+                return None;
+            }
+            let id =
+                (**self.raw).GetStaticMethodID?(self.raw, cls, name.as_ptr(), signature.as_ptr());
+            if self.take_exception() || id.is_null() {
+                return None;
+            }
+            let r = (**self.raw).CallStaticObjectMethodA?(self.raw, cls, id, ptr::null());
+            self.delete_local_ref(cls);
+            if self.take_exception() {
+                None
+            } else {
+                Some(r)
+            }
+        }
+    }
+
+    /// A global reference, valid on every thread until the VM ends.
+    pub fn new_global_ref(&self, obj: jobject) -> jobject {
+        // SAFETY: `raw` is this thread's JNIEnv.
+        unsafe {
+            (**self.raw)
+                .NewGlobalRef
+                .map(|f| f(self.raw, obj))
+                .unwrap_or(ptr::null_mut())
+        }
+    }
+
+    /// JNI `IsSameObject`.
+    pub fn is_same_object(&self, a: jobject, b: jobject) -> bool {
+        // SAFETY: `raw` is this thread's JNIEnv.
+        unsafe {
+            (**self.raw)
+                .IsSameObject
+                .map(|f| f(self.raw, a, b) != 0)
+                .unwrap_or(false)
+        }
     }
 
     /// Frees a local reference early: loops over many classes would otherwise fill the frame.
@@ -516,6 +655,66 @@ impl Jvmti {
         );
         check("GetBytecodes", rc)?;
         Ok(self.take_array(code, count))
+    }
+
+    /// The current thread (a local reference).
+    pub fn current_thread(&self) -> Result<jthread, JvmtiError> {
+        let mut t: jthread = ptr::null_mut();
+        let rc = call!(self, GetCurrentThread, fn(*mut jthread), &mut t);
+        check("GetCurrentThread", rc)?;
+        Ok(t)
+    }
+
+    /// The class loader of a class (null: the bootstrap loader).
+    pub fn class_loader(&self, class: jclass) -> Result<jobject, JvmtiError> {
+        let mut l: jobject = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetClassLoader,
+            fn(jclass, *mut jobject),
+            class,
+            &mut l
+        );
+        check("GetClassLoader", rc)?;
+        Ok(l)
+    }
+
+    /// Copies `bytes` into memory allocated by JVMTI, which the JVM frees (ClassFileLoadHook's
+    /// new class data must be allocated this way).
+    pub fn allocate_copy(&self, bytes: &[u8]) -> Result<*mut u8, JvmtiError> {
+        let mut mem: *mut u8 = ptr::null_mut();
+        let rc = call!(
+            self,
+            Allocate,
+            fn(jlong, *mut *mut u8),
+            bytes.len() as jlong,
+            &mut mem
+        );
+        check("Allocate", rc)?;
+        // SAFETY: JVMTI allocated `bytes.len()` bytes at `mem`.
+        unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), mem, bytes.len()) };
+        Ok(mem)
+    }
+
+    /// Every module of the VM (JVMTI 9 `GetAllModules`, function 3).
+    pub fn all_modules(&self) -> Result<Vec<jobject>, JvmtiError> {
+        let mut count: jint = 0;
+        let mut modules: *mut jobject = ptr::null_mut();
+        let rc = call!(
+            self,
+            reserved3,
+            fn(*mut jint, *mut *mut jobject),
+            &mut count,
+            &mut modules
+        );
+        check("GetAllModules", rc)?;
+        Ok(self.take_array(modules, count))
+    }
+
+    /// Makes `module` read `to_module` (JVMTI 9 `AddModuleReads`, function 94).
+    pub fn add_module_reads(&self, module: jobject, to_module: jobject) -> Result<(), JvmtiError> {
+        let rc = call!(self, reserved94, fn(jobject, jobject), module, to_module);
+        check("AddModuleReads", rc)
     }
 
     /// The agent's per-thread pointer for the current thread.

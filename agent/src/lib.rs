@@ -13,11 +13,13 @@ pub mod callbacks;
 pub mod clock;
 pub mod error;
 pub mod escape;
+pub mod instrument;
 pub mod jvmti;
 pub mod metadata;
 pub mod options;
 pub mod threads;
 pub mod tracked;
+pub mod tracker;
 pub mod writer;
 
 use std::ffi::{c_char, c_void, CStr};
@@ -47,23 +49,29 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
         return Err(StartError::AlreadyLoaded);
     }
     let options = Options::parse(options)?;
-    if options.mode == Mode::Instrument {
-        return Err(StartError::ModeNotBuilt);
+    if options.jdk && options.mode != Mode::Instrument {
+        return Err(StartError::NeedsInstrument { key: "jdk" });
     }
     // SAFETY: `vm` is the JavaVM* the JVM passed to Agent_OnLoad.
     let jvmti = unsafe { Jvmti::from_vm(vm) }?;
-    jvmti
-        .add_capabilities(&[
+    let mut caps = vec![
+        Capability::GenerateMonitorEvents,
+        Capability::GetMonitorInfo,
+        Capability::GetLineNumbers,
+        Capability::GetSourceFileName,
+        Capability::GetBytecodes,
+    ];
+    match options.mode {
+        Mode::Jvmti => caps.extend([
             Capability::GenerateMethodEntryEvents,
             Capability::GenerateMethodExitEvents,
-            Capability::GenerateMonitorEvents,
-            Capability::GetMonitorInfo,
-            Capability::GetBytecodes,
-            Capability::GetOwnedMonitorStackDepthInfo,
-            Capability::GetLineNumbers,
-            Capability::GetSourceFileName,
             Capability::AccessLocalVariables,
-        ])
+            Capability::GetOwnedMonitorStackDepthInfo,
+        ]),
+        Mode::Instrument => caps.push(Capability::GenerateAllClassHookEvents),
+    }
+    jvmti
+        .add_capabilities(&caps)
         .map_err(StartError::Capability)?;
     let paths = options.paths();
     let files = Files::create(paths.clone()).map_err(|(path, source)| StartError::Output {
@@ -71,6 +79,8 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
         path: path.display().to_string(),
         source,
     })?;
+    let instrument =
+        (options.mode == Mode::Instrument).then(|| instrument::Instrumentation::new(options.jdk));
     let agent = Agent {
         jvmti,
         options,
@@ -78,6 +88,8 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
         log: LogWriter::new(),
         meta: Default::default(),
         tracked: Default::default(),
+        instrument,
+        exit_printed: Default::default(),
     };
     if AGENT.set(agent).is_err() {
         return Err(StartError::AlreadyLoaded);

@@ -8,7 +8,7 @@
 //! some event refers to.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use jni_sys::{jclass, jmethodID};
@@ -16,6 +16,7 @@ use jni_sys::{jclass, jmethodID};
 use crate::clock::now_nanos;
 use crate::jvmti::{Jni, Jvmti};
 use crate::writer::{LogWriter, MetaRecord};
+use orca_rewriter::MethodMap;
 
 /// Slots per table: 2^20 (12 MB of address space, committed only as pages are touched).
 /// Past 3/4 of it the overflow map takes over, so no ID is ever lost.
@@ -110,14 +111,48 @@ impl Default for IdTable {
     }
 }
 
-/// Method IDs and described classes, resolved on first sight.
-#[derive(Default)]
+/// Sentinel in [`Metadata`]'s per-method map slots: described, and not rewritten.
+const NO_MAP: *mut MethodMap = std::ptr::dangling_mut();
+
+/// Method IDs and described classes, resolved on first sight; in instrumentation mode also
+/// the rewriter's offset maps, so that every location reported is the original class file's.
 pub struct Metadata {
     methods: IdTable,
     classes: IdTable,
+    /// Whether classes are being rewritten (instrumentation mode).
+    instrumenting: AtomicBool,
+    /// Offset maps of rewritten classes, by (loader identity hash, internal class name), as
+    /// the class-load hook registers them; looked up once per method, when it is described.
+    rewritten: Mutex<HashMap<(u32, String), Vec<MethodMap>>>,
+    /// Per method ID: null until described, then [`NO_MAP`] or the method's map (leaked: it
+    /// lives as long as the method can appear in a stack).
+    maps: Box<[AtomicPtr<MethodMap>]>,
+}
+
+impl Default for Metadata {
+    fn default() -> Self {
+        Metadata {
+            methods: IdTable::new(),
+            classes: IdTable::new(),
+            instrumenting: AtomicBool::new(false),
+            rewritten: Mutex::new(HashMap::new()),
+            maps: zeroed_atomics::<usize, AtomicPtr<MethodMap>>(1 << TABLE_BITS),
+        }
+    }
 }
 
 impl Metadata {
+    /// Switches on location translation (instrumentation mode).
+    pub fn set_instrumenting(&self) {
+        self.instrumenting.store(true, Ordering::SeqCst);
+    }
+
+    /// Called by the class-load hook for each rewritten class.
+    pub fn register_rewritten(&self, loader_hash: u32, class_name: &str, methods: Vec<MethodMap>) {
+        let mut map = self.rewritten.lock().unwrap_or_else(|e| e.into_inner());
+        map.insert((loader_hash, class_name.to_string()), methods);
+    }
+
     /// The format's method ID of `method`, describing it to the writer the first time.
     pub fn method_id(&self, jvmti: &Jvmti, jni: Jni, log: &LogWriter, method: jmethodID) -> u32 {
         if method.is_null() {
@@ -128,6 +163,30 @@ impl Metadata {
             self.describe_method(jvmti, jni, log, method, id);
         }
         id
+    }
+
+    /// The original bytecode index of `bci` in method `id` (the same index unless the
+    /// method was rewritten).
+    pub fn original_location(&self, id: u32, bci: u32) -> u32 {
+        if !self.instrumenting.load(Ordering::Relaxed) {
+            return bci;
+        }
+        let Some(slot) = self.maps.get(id as usize) else {
+            return bci;
+        };
+        // The thread that numbered the method stores its map first thing; wait for it.
+        let mut p = slot.load(Ordering::Acquire);
+        let mut spins = 0u32;
+        while p.is_null() && spins < 1_000_000 {
+            std::hint::spin_loop();
+            spins += 1;
+            p = slot.load(Ordering::Acquire);
+        }
+        if p.is_null() || p == NO_MAP {
+            return bci;
+        }
+        // SAFETY: a leaked Box<MethodMap>, never freed.
+        unsafe { &*p }.original(bci).unwrap_or(bci)
     }
 
     fn describe_method(
@@ -142,15 +201,39 @@ impl Metadata {
         let (name, signature) = jvmti
             .method_name(method)
             .unwrap_or_else(|_| ("?".into(), "?".into()));
-        let lines = jvmti.line_number_table(method).unwrap_or(None);
-        let class = match jvmti.method_declaring_class(method) {
-            Ok(c) => {
+        let declaring = jvmti.method_declaring_class(method).ok();
+        let map = match declaring {
+            Some(c) if self.instrumenting.load(Ordering::Relaxed) => {
+                self.find_map(jvmti, jni, c, &name, &signature)
+            }
+            _ => None,
+        };
+        let map_ptr = map.map(|m| Box::into_raw(Box::new(m))).unwrap_or(NO_MAP);
+        if let Some(slot) = self.maps.get(id as usize) {
+            slot.store(map_ptr, Ordering::Release);
+        }
+        let class = match declaring {
+            Some(c) => {
                 let id = self.class_id(jvmti, log, c);
                 jni.delete_local_ref(c);
                 id
             }
-            Err(_) => self.unknown_class(log),
+            None => self.unknown_class(log),
         };
+        let mut lines = jvmti.line_number_table(method).unwrap_or(None);
+        if map_ptr != NO_MAP {
+            // SAFETY: just leaked above, never freed.
+            let map = unsafe { &*map_ptr };
+            if let Some(entries) = lines.as_mut() {
+                for e in entries.iter_mut() {
+                    e.start_location = map
+                        .original(e.start_location as u32)
+                        .map(i64::from)
+                        .unwrap_or(e.start_location);
+                }
+                entries.dedup();
+            }
+        }
         log.push_meta(MetaRecord::Method {
             nanos,
             id,
@@ -159,6 +242,31 @@ impl Metadata {
             class,
             lines,
         });
+    }
+
+    fn find_map(
+        &self,
+        jvmti: &Jvmti,
+        jni: Jni,
+        class: jclass,
+        name: &str,
+        descriptor: &str,
+    ) -> Option<MethodMap> {
+        let sig = jvmti.class_signature(class).ok()?;
+        let internal = sig.strip_prefix('L')?.strip_suffix(';')?;
+        let loader = jvmti.class_loader(class).ok()?;
+        let loader_hash = if loader.is_null() {
+            0
+        } else {
+            jvmti.object_hash(loader).unwrap_or(0)
+        };
+        jni.delete_local_ref(loader);
+        let rewritten = self.rewritten.lock().unwrap_or_else(|e| e.into_inner());
+        let methods = rewritten.get(&(loader_hash, internal.to_string()))?;
+        methods
+            .iter()
+            .find(|m| m.name == name && m.descriptor == descriptor)
+            .cloned()
     }
 
     /// The class ID (identity hash) of `class`, describing it the first time.

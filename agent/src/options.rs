@@ -12,7 +12,7 @@ use crate::error::StartError;
 pub enum Mode {
     /// JVMTI MethodEntry/MethodExit filtered by a method-ID cache (the original Orca design).
     Jvmti,
-    /// Bytecode instrumentation through the bundled tracker (not built yet).
+    /// Bytecode instrumentation: classes are rewritten to call the bundled tracker.
     Instrument,
 }
 
@@ -41,6 +41,9 @@ pub struct Options {
     pub prefix: String,
     pub mode: Mode,
     pub stack_depth: usize,
+    /// Instrumentation mode: also rewrite JDK classes (boot and platform loaders) loaded after
+    /// start-up, not only the application's.
+    pub jdk: bool,
 }
 
 impl Default for Options {
@@ -49,6 +52,7 @@ impl Default for Options {
             prefix: DEFAULT_PREFIX.to_string(),
             mode: Mode::Jvmti,
             stack_depth: DEFAULT_STACK_DEPTH,
+            jdk: false,
         }
     }
 }
@@ -56,6 +60,7 @@ impl Default for Options {
 const PREFIX_EXPECTED: &str = "expected a file prefix such as out/run";
 const MODE_EXPECTED: &str = "valid values: jvmti, instrument";
 const DEPTH_EXPECTED: &str = "expected a whole number of frames from 0 to 1024";
+const JDK_EXPECTED: &str = "valid values: yes, no";
 
 impl Options {
     /// Parses the text after `=` in `-agentpath:...=`; `None` or empty gives the defaults.
@@ -137,6 +142,25 @@ impl Options {
                             expected: DEPTH_EXPECTED,
                         })?;
                 }
+                "jdk" => {
+                    opts.jdk = match value {
+                        "yes" => true,
+                        "no" => false,
+                        "" => {
+                            return Err(StartError::Empty {
+                                key: key.into(),
+                                expected: JDK_EXPECTED,
+                            })
+                        }
+                        _ => {
+                            return Err(StartError::BadValue {
+                                key: key.into(),
+                                value: value.into(),
+                                expected: JDK_EXPECTED,
+                            })
+                        }
+                    }
+                }
                 _ => {
                     return Err(StartError::UnknownOption {
                         key: key.to_string(),
@@ -174,6 +198,8 @@ mod tests {
     fn rejects_every_malformed_form() {
         for bad in [
             "stackdepth=",
+            "jdk=maybe",
+            "jdk=",
             "stackdepth=-1",
             "stackdepth=1025",
             "stackdepth=+3",

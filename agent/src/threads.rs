@@ -28,6 +28,13 @@ pub struct ThreadState {
     /// which suppresses nested calls (`join` calling `wait`).
     pub depth: u32,
     pub open: Option<OpenCall>,
+    /// Instrumentation mode: the hashes of the monitors this thread holds, innermost last.
+    /// `MonitorExit` reports the innermost (Java's locking is block-structured), which spares
+    /// hashing an object while it is locked: that would inflate its monitor.
+    pub held: Vec<u32>,
+    /// Instrumentation mode: the hash taken at `MonitorEnter`, for the `MonitorEntered` that
+    /// follows it.
+    pub pending_enter: Option<u32>,
     /// Reused buffer for `GetStackTrace`, `stackdepth` frames long.
     pub scratch: Vec<MaybeUninit<jvmtiFrameInfo>>,
 }
@@ -38,6 +45,8 @@ impl ThreadState {
             hash,
             depth: 0,
             open: None,
+            held: Vec::new(),
+            pending_enter: None,
             scratch: vec![MaybeUninit::uninit(); stack_depth],
         })
     }
@@ -72,7 +81,15 @@ pub fn current_or_new<'a>(
         // `remove_current` on this same thread; callbacks on one thread do not overlap.
         return Some((unsafe { &mut *p }, false));
     }
-    let hash = jvmti.object_hash(thread).ok()?;
+    // A tracker native has no jthread at hand: ask JVMTI for the current one.
+    let hash = if thread.is_null() {
+        jvmti
+            .current_thread()
+            .and_then(|t| jvmti.object_hash(t))
+            .ok()?
+    } else {
+        jvmti.object_hash(thread).ok()?
+    };
     let raw = Box::into_raw(ThreadState::new(hash, stack_depth));
     if jvmti
         .set_thread_local(std::ptr::null_mut(), raw as *mut _)

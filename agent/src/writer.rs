@@ -50,6 +50,13 @@ pub enum Kind {
     SemaphoreAcquire,
     SemaphoreAcquired,
     SemaphoreRelease,
+    /// Instrumentation mode: about to run `monitorenter`.
+    MonitorEnter,
+    /// Instrumentation mode: holds the monitor (after `monitorenter`, or entering a
+    /// `synchronized` method).
+    MonitorEntered,
+    /// Instrumentation mode: about to release the monitor.
+    MonitorExit,
 }
 
 impl Kind {
@@ -72,6 +79,9 @@ impl Kind {
             Kind::SemaphoreAcquire => "SemaphoreAcquire",
             Kind::SemaphoreAcquired => "SemaphoreAcquired",
             Kind::SemaphoreRelease => "SemaphoreRelease",
+            Kind::MonitorEnter => "MonitorEnter",
+            Kind::MonitorEntered => "MonitorEntered",
+            Kind::MonitorExit => "MonitorExit",
         }
     }
 
