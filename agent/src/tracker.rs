@@ -5,7 +5,7 @@
 //! (so blocking happens in Java) and report through `event(int kind, Object subject)`,
 //! whose kinds are the `K_*` constants of `java-tracker/orca/OrcaProfilerTracker.java`.
 
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 
 use jni_sys::{jclass, jint, jobject, JNIEnv};
 
