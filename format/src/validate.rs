@@ -515,6 +515,7 @@ impl Validator {
             return;
         };
         let mut msgs: Vec<(ViolationKind, String)> = Vec::new();
+        let mut notes: Vec<String> = Vec::new();
         let st = self.threads.entry(thread).or_insert_with(|| ThreadState {
             first_line: n,
             last_ts: ts,
@@ -702,15 +703,25 @@ impl Validator {
                         format!("thread {thread} ended while blocked on {m} (MonitorContendedEnter at line {l})"),
                     ));
                 }
+                // Not an error: a thread that calls System.exit ends inside the JDK's own
+                // `synchronized` shutdown code (java.lang.Shutdown), whose exits never run.
                 for (m, c, l) in st.held.drain(..) {
-                    msgs.push((
-                        ViolationKind::Pairing,
-                        format!("thread {thread} ended holding monitor {m} ({c} MonitorEntered without MonitorExit, first at line {l})"),
-                    ));
+                    notes.push(format!("thread {thread} ended holding monitor {m} ({c} MonitorEntered without MonitorExit, first at line {l}): normal only for a thread inside System.exit"));
                 }
                 st.ended = Some(n);
             }
             _ => {}
+        }
+        for msg in notes {
+            let name = self.orca_name.clone();
+            self.push(
+                &name,
+                FileKind::Orca,
+                n,
+                Severity::Note,
+                ViolationKind::OpenAtEnd,
+                msg,
+            );
         }
         self.flush(file, n, msgs)
     }

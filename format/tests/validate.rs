@@ -152,11 +152,13 @@ fn unbalanced_exit() {
             .any(|e| e.starts_with("t.orca:16: unbalanced MonitorExit")),
         "{errs:?}"
     );
-    // And thread A now ends holding it.
+    // And thread A now ends holding it: a note (a thread inside System.exit does so), not an
+    // error.
+    let notes = lines(&r, Severity::Note);
     assert!(
-        errs.iter()
-            .any(|e| e.starts_with("t.orca:23: thread 0000AAAA ended holding monitor 00001111")),
-        "{errs:?}"
+        notes.iter().any(|e| e.starts_with("t.orca:23:")
+            && e.contains("thread 0000AAAA ended holding monitor 00001111")),
+        "{notes:?}"
     );
 }
 
@@ -373,8 +375,14 @@ fn dropped_events_downgrade_pairing_errors() {
     let r = run(CLASSES, METHODS, &ev);
     assert!(r.is_valid(), "{:?}", r.error_lines());
     assert_eq!(r.dropped, 1);
-    assert!(r.violations.iter().any(|v| v.severity == Severity::Warning
-        && v.message.ends_with("(expected: the agent dropped events)")));
+    // The thread that lost its MonitorExit ends holding the monitor: a note, not an error.
+    assert!(
+        r.violations
+            .iter()
+            .any(|v| v.severity == Severity::Note && v.message.contains("ended holding monitor")),
+        "{:?}",
+        r.violations
+    );
 }
 
 #[test]

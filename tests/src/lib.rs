@@ -215,16 +215,35 @@ pub fn java_command(
     c
 }
 
+/// JVM flags that make a bad rewrite fail loudly: every class verified, the JDK's own too.
+pub const VERIFY_ALL: &[&str] = &[
+    "-Xverify:all",
+    "-XX:+UnlockDiagnosticVMOptions",
+    "-XX:+BytecodeVerificationLocal",
+];
+
 /// Runs `main` from tests/java on `jdk` with the agent writing to a fresh prefix, plus
 /// `extra_options` (e.g. `stackdepth=4`).
 pub fn run(test: &str, jdk: &Jdk, extra_options: &str, main: &str, args: &[&str]) -> Run {
+    run_with(test, jdk, extra_options, &[], main, args)
+}
+
+/// [`run`] with extra JVM flags (before the main class).
+pub fn run_with(
+    test: &str,
+    jdk: &Jdk,
+    extra_options: &str,
+    jvm_args: &[&str],
+    main: &str,
+    args: &[&str],
+) -> Run {
     let prefix = prefix_for(test, jdk);
     let mut options = prefix.display().to_string();
     if !extra_options.is_empty() {
         options.push(',');
         options.push_str(extra_options);
     }
-    let out = output_with_timeout(java_command(jdk, &options, &[], main, args), 120);
+    let out = output_with_timeout(java_command(jdk, &options, jvm_args, main, args), 300);
     finish(prefix, out)
 }
 

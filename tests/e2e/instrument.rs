@@ -1,0 +1,344 @@
+//! Instrumentation mode end to end, with every class verified (`-Xverify:all`
+//! `-XX:+BytecodeVerificationLocal`), on every JDK found.
+
+use std::collections::HashMap;
+
+use orca_tests::*;
+
+/// Output with identity hashes (`=` and 8 hex digits) blanked: they differ from run to run.
+fn without_hashes(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'='
+            && b.len() >= i + 9
+            && b[i + 1..i + 9]
+                .iter()
+                .all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(c))
+        {
+            out.push_str("=########");
+            i += 9;
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The spec's method-call events whose caller is the test program's own code, as
+/// (event, thread name, top frame method, line): what both modes must agree on.
+fn call_events(log: &Log) -> Vec<(String, String, String, u32)> {
+    let mut v: Vec<(String, String, String, u32)> = log
+        .events
+        .iter()
+        .filter(|e| {
+            e.name.starts_with("Object")
+                || e.name.starts_with("Semaphore")
+                || matches!(
+                    e.name.as_str(),
+                    "ThreadStart" | "ThreadJoin" | "ThreadJoined" | "ThreadSleep" | "ThreadSlept"
+                )
+        })
+        .filter_map(|e| {
+            let (m, loc) = *e.frames.first()?;
+            let method = log.method_name(m);
+            let class = method.rsplit_once('.').map(|(c, _)| c).unwrap_or("");
+            if class.contains('.') {
+                return None; // a JDK class (java.*, jdk.*): only the program's classes count
+            }
+            let thread = log.thread_names.get(&e.thread).cloned().unwrap_or_default();
+            Some((
+                e.name.clone(),
+                thread,
+                method,
+                log.line_of(m, loc).unwrap_or(0),
+            ))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn both_modes_report_the_same_calls_at_the_same_lines() {
+    for jdk in jdks() {
+        for main in [
+            "PingPong",
+            "SemaphoreHandoff",
+            "Nested",
+            "Interrupts",
+            "Names",
+        ] {
+            let a = run(
+                &format!("parity-jvmti-{main}"),
+                jdk,
+                "mode=jvmti",
+                main,
+                &[],
+            );
+            let b = run_with(
+                &format!("parity-instr-{main}"),
+                jdk,
+                "mode=instrument",
+                VERIFY_ALL,
+                main,
+                &[],
+            );
+            assert_eq!(
+                a.code,
+                Some(0),
+                "{} {main} jvmti: {}",
+                jdk.label(),
+                a.stderr
+            );
+            assert_eq!(
+                b.code,
+                Some(0),
+                "{} {main} instrument: {}",
+                jdk.label(),
+                b.stderr
+            );
+            assert_eq!(
+                without_hashes(&a.stdout),
+                without_hashes(&b.stdout),
+                "{} {main}: the program's output differs",
+                jdk.label()
+            );
+            let (la, lb) = (a.log(), b.log());
+            assert_valid(&a, &la);
+            assert_valid(&b, &lb);
+            let (ea, eb) = (call_events(&la), call_events(&lb));
+            assert!(!ea.is_empty(), "{main}: no events");
+            assert_eq!(
+                ea,
+                eb,
+                "{} {main}: jvmti (left) and instrument (right) differ",
+                jdk.label()
+            );
+        }
+    }
+}
+
+fn hashes(stdout: &str) -> HashMap<String, u32> {
+    stdout
+        .split_whitespace()
+        .filter_map(|w| w.split_once('='))
+        .filter_map(|(k, v)| Some((k.to_string(), u32::from_str_radix(v, 16).ok()?)))
+        .collect()
+}
+
+#[test]
+fn every_monitor_operation_is_counted_and_exits_balance() {
+    for jdk in jdks() {
+        let run = run_with(
+            "monitors",
+            jdk,
+            "mode=instrument",
+            VERIFY_ALL,
+            "Monitors",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        let plain = run_plain(jdk, "Monitors", &[]);
+        // Same output, the stack trace thrown through a synchronized block included (line
+        // numbers are those of the original class).
+        assert_eq!(
+            without_hashes(&run.stdout),
+            without_hashes(&String::from_utf8_lossy(&plain.stdout)),
+            "{}",
+            jdk.label()
+        );
+        assert!(run.stdout.contains(&format!(
+            "Monitors.fail(Monitors.java:{})",
+            marker_line("Monitors.java", "fail")
+        )));
+        let h = hashes(&run.stdout);
+        let log = run.log();
+        assert_valid(&run, &log);
+        let n = 50;
+        let count = |kind: &str, monitor: &str| {
+            log.events
+                .iter()
+                .filter(|e| e.name == kind && e.object == Some(h[monitor]))
+                .count()
+        };
+        for (monitor, enter, entered_exit) in [
+            ("a", 2 * n, 2 * n),
+            ("b", 2 * n, 2 * n),
+            ("c", 1, 1),
+            ("m", 0, 2 * n),
+            ("class", 0, n),
+        ] {
+            assert_eq!(
+                count("MonitorEnter", monitor),
+                enter,
+                "{} MonitorEnter on {monitor}",
+                jdk.label()
+            );
+            assert_eq!(
+                count("MonitorEntered", monitor),
+                entered_exit,
+                "{} MonitorEntered on {monitor}",
+                jdk.label()
+            );
+            assert_eq!(
+                count("MonitorExit", monitor),
+                entered_exit,
+                "{} MonitorExit on {monitor}",
+                jdk.label()
+            );
+        }
+        // Per thread, each MonitorEntered is followed by exactly one MonitorExit of the same
+        // monitor, innermost first.
+        let mut held: HashMap<u32, Vec<u32>> = HashMap::new();
+        for e in &log.events {
+            match e.name.as_str() {
+                "MonitorEntered" => held.entry(e.thread).or_default().push(e.object.unwrap()),
+                "MonitorExit" => assert_eq!(
+                    held.entry(e.thread).or_default().pop(),
+                    e.object,
+                    "line {}",
+                    e.line
+                ),
+                _ => {}
+            }
+        }
+        assert!(
+            held.values().all(|v| v.is_empty()),
+            "{}: held at the end: {held:?}",
+            jdk.label()
+        );
+        // Locations are the original class file's: the MonitorEnter of `c` is on the line of
+        // its synchronized statement.
+        let c_enter = log
+            .events
+            .iter()
+            .find(|e| e.name == "MonitorEnter" && e.object == Some(h["c"]))
+            .unwrap();
+        let src = std::fs::read_to_string(root().join("tests/java/Monitors.java")).unwrap();
+        let line = src
+            .lines()
+            .position(|l| l.contains("synchronized (m.c)"))
+            .unwrap() as u32
+            + 1;
+        assert_eq!(
+            log.top_frame(c_enter).unwrap(),
+            format!("Monitors.main:{line}")
+        );
+    }
+}
+
+#[test]
+fn a_java_util_concurrent_program_runs_unchanged_with_jdk_classes_instrumented() {
+    for jdk in jdks() {
+        let run = run_with(
+            "pool",
+            jdk,
+            "mode=instrument,jdk=yes",
+            VERIFY_ALL,
+            "PoolWork",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        let plain = run_plain(jdk, "PoolWork", &[]);
+        assert_eq!(run.stdout, String::from_utf8_lossy(&plain.stdout));
+        assert_eq!(run.stdout.trim(), "counter=20000 sum=19900 total=39800");
+        let log = run.log();
+        assert_valid(&run, &log);
+        let entered = log
+            .events
+            .iter()
+            .filter(|e| e.name == "MonitorEntered")
+            .count();
+        assert!(entered >= 20_000, "{entered} MonitorEntered");
+        assert!(
+            !run.stderr.contains("left uninstrumented (unreadable)"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn javac_compiles_the_same_classes_under_full_instrumentation() {
+    // A few hundred generated sources, with synchronized code in them.
+    let src = work_dir().join("javac-src");
+    let _ = std::fs::remove_dir_all(&src);
+    std::fs::create_dir_all(&src).unwrap();
+    let mut files = Vec::new();
+    for i in 0..300 {
+        let next = (i + 1) % 300;
+        let body = format!(
+            "package gen;\npublic class C{i} {{\n    private int n;\n    public synchronized int bump(C{next} other) {{\n        synchronized (this) {{ n++; }}\n        return other == null ? n : n + 1;\n    }}\n    public static String name() {{ return \"C{i}\" + java.util.List.of({i}, {next}); }}\n}}\n"
+        );
+        let f = src.join(format!("C{i}.java"));
+        std::fs::write(&f, body).unwrap();
+        files.push(f.display().to_string());
+    }
+    for jdk in jdks() {
+        let out_plain = work_dir().join(format!("javac-out-plain-{}", jdk.label()));
+        let out_instr = work_dir().join(format!("javac-out-instr-{}", jdk.label()));
+        for d in [&out_plain, &out_instr] {
+            let _ = std::fs::remove_dir_all(d);
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let javac_args = |out: &std::path::Path| {
+            let mut a = vec![
+                "-m".to_string(),
+                "jdk.compiler/com.sun.tools.javac.Main".to_string(),
+                "-d".to_string(),
+                out.display().to_string(),
+            ];
+            a.extend(files.iter().cloned());
+            a
+        };
+        let mut plain = std::process::Command::new(jdk.java());
+        plain.args(javac_args(&out_plain));
+        let plain = output_with_timeout(plain, 300);
+        assert!(
+            plain.status.success(),
+            "{}: {}",
+            jdk.label(),
+            String::from_utf8_lossy(&plain.stderr)
+        );
+
+        let prefix = prefix_for("javac", jdk);
+        let mut cmd = std::process::Command::new(jdk.java());
+        cmd.arg(format!(
+            "-agentpath:{}={},mode=instrument,jdk=yes",
+            agent_path().display(),
+            prefix.display()
+        ));
+        cmd.args(VERIFY_ALL).args(javac_args(&out_instr));
+        let run = finish(prefix, output_with_timeout(cmd, 600));
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        for i in 0..300 {
+            let name = format!("gen/C{i}.class");
+            let a = std::fs::read(out_plain.join(&name)).unwrap();
+            let b = std::fs::read(out_instr.join(&name)).unwrap();
+            assert!(a == b, "{}: {name} differs", jdk.label());
+        }
+        let log = run.log();
+        assert_valid(&run, &log);
+        let instrumented: u64 = run
+            .stderr
+            .lines()
+            .find_map(|l| {
+                let before = l
+                    .split(" classes instrumented")
+                    .next()
+                    .filter(|b| b.len() < l.len())?;
+                before.rsplit(' ').next()?.parse().ok()
+            })
+            .expect("exit line counts instrumented classes");
+        // javac's and the JDK's classes with monitors or tracked calls, loaded after start-up.
+        assert!(
+            instrumented > 30,
+            "{}: only {instrumented} classes instrumented",
+            jdk.label()
+        );
+        assert!(!run.stderr.contains("unreadable"), "{}", run.stderr);
+    }
+}
