@@ -12,7 +12,9 @@ use crate::error::StartError;
 pub enum Mode {
     /// JVMTI MethodEntry/MethodExit filtered by a method-ID cache (the original Orca design).
     Jvmti,
-    /// Bytecode instrumentation: classes are rewritten to call the bundled tracker.
+    /// Bytecode instrumentation: classes are rewritten to call the bundled tracker. The
+    /// default: it sees monitor exits (hold times), costs far less than MethodEntry events, and
+    /// reports the same calls at the same lines (tests/e2e/instrument.rs).
     Instrument,
 }
 
@@ -50,7 +52,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             prefix: DEFAULT_PREFIX.to_string(),
-            mode: Mode::Jvmti,
+            mode: Mode::Instrument,
             stack_depth: DEFAULT_STACK_DEPTH,
             jdk: false,
         }
@@ -185,6 +187,7 @@ mod tests {
     #[test]
     fn defaults_and_bare_prefix() {
         assert_eq!(Options::parse(None).unwrap(), Options::default());
+        assert_eq!(Options::default().mode, Mode::Instrument);
         assert_eq!(Options::parse(Some("")).unwrap(), Options::default());
         let o = Options::parse(Some("out/run,stackdepth=3,mode=jvmti")).unwrap();
         assert_eq!(

@@ -9,9 +9,15 @@ fn top(log: &Log, e: &Event) -> String {
 
 #[test]
 fn ping_pong_sequences_frames_and_lines() {
-    for jdk in jdks() {
-        let run = run("pingpong", jdk, "", "PingPong", &[]);
-        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+    for (jdk, mode) in jdks_and_modes() {
+        let run = run(
+            &format!("pingpong-{}", tag(mode)),
+            jdk,
+            mode,
+            "PingPong",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{} {mode}: {}", jdk.label(), run.stderr);
         assert!(run.stdout.contains("pingpong done"));
         let log = run.log();
         assert_valid(&run, &log);
@@ -20,9 +26,10 @@ fn ping_pong_sequences_frames_and_lines() {
         let main_calls: Vec<&Event> = by_thread_name(&log, "main")
             .into_iter()
             .filter(|e| {
-                e.frames
-                    .first()
-                    .is_some_and(|f| log.method_name(f.0) == "PingPong.main")
+                !e.name.starts_with("Monitor")
+                    && e.frames
+                        .first()
+                        .is_some_and(|f| log.method_name(f.0) == "PingPong.main")
             })
             .collect();
         let mut expected = vec!["ThreadStart".to_string()];
@@ -31,7 +38,7 @@ fn ping_pong_sequences_frames_and_lines() {
         }
         expected
             .extend(["ThreadJoin", "ThreadJoined", "ThreadSleep", "ThreadSlept"].map(String::from));
-        assert_eq!(names(&main_calls), expected, "{}: main", jdk.label());
+        assert_eq!(names(&main_calls), expected, "{} {mode}: main", jdk.label());
 
         let pong = by_thread_name(&log, "pong");
         let pong_calls: Vec<&Event> = pong
@@ -43,7 +50,7 @@ fn ping_pong_sequences_frames_and_lines() {
         for _ in 0..4 {
             expected.extend(["ObjectWait", "ObjectWaited", "ObjectNotify"].map(String::from));
         }
-        assert_eq!(names(&pong_calls), expected, "{}: pong", jdk.label());
+        assert_eq!(names(&pong_calls), expected, "{} {mode}: pong", jdk.label());
         assert_eq!(pong.first().map(|e| e.name.as_str()), Some("ThreadStarted"));
         assert_eq!(pong.last().map(|e| e.name.as_str()), Some("ThreadEnded"));
 
@@ -80,9 +87,15 @@ fn ping_pong_sequences_frames_and_lines() {
 
 #[test]
 fn semaphore_hand_off_and_failed_try_acquire() {
-    for jdk in jdks() {
-        let run = run("semaphore", jdk, "", "SemaphoreHandoff", &[]);
-        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+    for (jdk, mode) in jdks_and_modes() {
+        let run = run(
+            &format!("semaphore-{}", tag(mode)),
+            jdk,
+            mode,
+            "SemaphoreHandoff",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{} {mode}: {}", jdk.label(), run.stderr);
         assert!(
             run.stdout.contains("semaphore done true true"),
             "{}",
@@ -141,9 +154,15 @@ fn semaphore_hand_off_and_failed_try_acquire() {
 
 #[test]
 fn forced_contention_names_the_owner() {
-    for jdk in jdks() {
-        let run = run("contention", jdk, "", "Contention", &[]);
-        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+    for (jdk, mode) in jdks_and_modes() {
+        let run = run(
+            &format!("contention-{}", tag(mode)),
+            jdk,
+            mode,
+            "Contention",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{} {mode}: {}", jdk.label(), run.stderr);
         let field = |k: &str| {
             let w = run
                 .stdout
@@ -185,9 +204,9 @@ fn forced_contention_names_the_owner() {
 
 #[test]
 fn thread_names_survive_separators_and_unicode() {
-    for jdk in jdks() {
-        let run = run("names", jdk, "", "Names", &[]);
-        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+    for (jdk, mode) in jdks_and_modes() {
+        let run = run(&format!("names-{}", tag(mode)), jdk, mode, "Names", &[]);
+        assert_eq!(run.code, Some(0), "{} {mode}: {}", jdk.label(), run.stderr);
         let log = run.log();
         assert_valid(&run, &log);
         for expected in [
@@ -216,9 +235,15 @@ fn thread_names_survive_separators_and_unicode() {
 
 #[test]
 fn interrupted_calls_still_end_their_pairs() {
-    for jdk in jdks() {
-        let run = run("interrupts", jdk, "", "Interrupts", &[]);
-        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+    for (jdk, mode) in jdks_and_modes() {
+        let run = run(
+            &format!("interrupts-{}", tag(mode)),
+            jdk,
+            mode,
+            "Interrupts",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{} {mode}: {}", jdk.label(), run.stderr);
         for s in ["wait interrupted", "sleep interrupted", "join interrupted"] {
             assert!(run.stdout.contains(s), "{}", run.stdout);
         }
@@ -276,35 +301,43 @@ fn stack_depth_option_bounds_every_trace() {
 
 #[test]
 fn metadata_is_lazy_and_complete() {
-    let jdk = jdk17();
-    let run = run("metadata", jdk, "", "PingPong", &[]);
-    let log = run.log();
-    assert_valid(&run, &log);
-    // Lazy: only methods that some event's stack refers to are described.
-    let used: std::collections::HashSet<u32> = log
-        .events
-        .iter()
-        .flat_map(|e| e.frames.iter().map(|f| f.0))
-        .collect();
-    let listed: std::collections::HashSet<u32> = log.methods.keys().copied().collect();
-    assert_eq!(used, listed);
-    let main = log
-        .methods
-        .values()
-        .find(|m| m.name == "main" && m.signature == "([Ljava/lang/String;)V")
-        .expect("main listed");
-    assert_eq!(
-        log.classes[&main.class],
-        ("LPingPong;".to_string(), "PingPong.java".to_string())
-    );
-    assert!(main.lines.as_ref().is_some_and(|l| !l.is_empty()));
+    for mode in MODES {
+        let jdk = jdk17();
+        let run = run(
+            &format!("metadata-{}", tag(mode)),
+            jdk,
+            mode,
+            "PingPong",
+            &[],
+        );
+        let log = run.log();
+        assert_valid(&run, &log);
+        // Lazy: only methods that some event's stack refers to are described.
+        let used: std::collections::HashSet<u32> = log
+            .events
+            .iter()
+            .flat_map(|e| e.frames.iter().map(|f| f.0))
+            .collect();
+        let listed: std::collections::HashSet<u32> = log.methods.keys().copied().collect();
+        assert_eq!(used, listed);
+        let main = log
+            .methods
+            .values()
+            .find(|m| m.name == "main" && m.signature == "([Ljava/lang/String;)V")
+            .expect("main listed");
+        assert_eq!(
+            log.classes[&main.class],
+            ("LPingPong;".to_string(), "PingPong.java".to_string())
+        );
+        assert!(main.lines.as_ref().is_some_and(|l| !l.is_empty()));
+    }
 }
 
 #[test]
 fn receivers_are_exact_with_several_monitors_owned() {
-    for jdk in jdks() {
-        let run = run("nested", jdk, "", "Nested", &[]);
-        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+    for (jdk, mode) in jdks_and_modes() {
+        let run = run(&format!("nested-{}", tag(mode)), jdk, mode, "Nested", &[]);
+        assert_eq!(run.code, Some(0), "{} {mode}: {}", jdk.label(), run.stderr);
         let hex = |k: &str| {
             let w = run
                 .stdout
@@ -318,9 +351,10 @@ fn receivers_are_exact_with_several_monitors_owned() {
         let main: Vec<&Event> = by_thread_name(&log, "main")
             .into_iter()
             .filter(|e| {
-                e.frames
-                    .first()
-                    .is_some_and(|f| log.method_name(f.0) == "Nested.main")
+                !e.name.starts_with("Monitor")
+                    && e.frames
+                        .first()
+                        .is_some_and(|f| log.method_name(f.0) == "Nested.main")
             })
             .collect();
         assert_eq!(

@@ -342,3 +342,66 @@ fn javac_compiles_the_same_classes_under_full_instrumentation() {
         assert!(!run.stderr.contains("unreadable"), "{}", run.stderr);
     }
 }
+
+#[test]
+fn virtual_threads_each_get_their_own_state() {
+    let newer: Vec<&Jdk> = jdks().iter().filter(|j| j.major >= 21).collect();
+    if newer.is_empty() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "orca-tests: no JDK 21+ found: the virtual-thread test did NOT run"
+        );
+        return;
+    }
+    for jdk in newer {
+        let classes = work_dir().join(format!("classes21-{}", jdk.label()));
+        std::fs::create_dir_all(&classes).unwrap();
+        let ok = std::process::Command::new(jdk.javac())
+            .args(["--release", "21", "-d"])
+            .arg(&classes)
+            .arg(root().join("tests/java21/VThreads.java"))
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "javac --release 21 failed");
+        let prefix = prefix_for("vthreads", jdk);
+        let mut cmd = std::process::Command::new(jdk.java());
+        cmd.arg(format!(
+            "-agentpath:{}={},mode=instrument",
+            agent_path().display(),
+            prefix.display()
+        ));
+        cmd.args(VERIFY_ALL)
+            .arg("-cp")
+            .arg(&classes)
+            .arg("VThreads");
+        let run = finish(prefix, output_with_timeout(cmd, 120));
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        assert_eq!(run.stdout.trim(), "counter=10000");
+        let log = run.log();
+        assert_valid(&run, &log);
+        let count = |k: &str| log.events.iter().filter(|e| e.name == k).count();
+        assert_eq!(
+            (
+                count("MonitorEnter"),
+                count("MonitorEntered"),
+                count("MonitorExit")
+            ),
+            (10_000, 10_000, 10_000)
+        );
+        assert_eq!((count("ThreadSleep"), count("ThreadSlept")), (100, 100));
+        // Each virtual thread is its own thread in the log: 100 distinct sleepers.
+        let sleepers: std::collections::HashSet<u32> = log
+            .events
+            .iter()
+            .filter(|e| e.name == "ThreadSleep")
+            .map(|e| e.thread)
+            .collect();
+        assert!(
+            sleepers.len() >= 95,
+            "{} distinct sleeping threads",
+            sleepers.len()
+        );
+    }
+}

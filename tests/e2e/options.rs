@@ -25,7 +25,8 @@ fn bad_options_refuse_to_start_naming_the_option() {
         ("out/x,bare", "'bare'"),
         ("stackdepth=1,stackdepth=2", "twice"),
         ("out/x,file=out/y", "twice"),
-        ("mode=instrument", "mode=instrument"),
+        ("jdk=maybe", "yes, no"),
+        ("mode=jvmti,jdk=yes", "mode=instrument"),
         ("file=/proc/orca-cannot/run", "/proc/orca-cannot"),
         (&under_file, "a-file"),
     ];
@@ -80,11 +81,11 @@ fn default_prefix_and_start_and_exit_lines() {
     assert_eq!(lines.len(), 2, "{}", run.stderr);
     assert_eq!(
         lines[0],
-        "orca: recording (mode=jvmti, stackdepth=8) to orca.orca, orca.methods, orca.classtable"
+        "orca: recording (mode=instrument, stackdepth=8) to orca.orca, orca.methods, orca.classtable"
     );
     assert!(
         lines[1].starts_with("orca: ")
-            && lines[1].ends_with(" dropped; wrote orca.orca, orca.methods, orca.classtable"),
+            && lines[1].ends_with("; wrote orca.orca, orca.methods, orca.classtable"),
         "{}",
         lines[1]
     );

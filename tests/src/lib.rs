@@ -126,6 +126,22 @@ pub fn jdks() -> &'static [Jdk] {
     })
 }
 
+/// The two ways of recording, as agent options.
+pub const MODES: [&str; 2] = ["mode=jvmti", "mode=instrument"];
+
+/// Every (JDK, mode) pair: the end-to-end tests run each case on each.
+pub fn jdks_and_modes() -> Vec<(&'static Jdk, &'static str)> {
+    jdks()
+        .iter()
+        .flat_map(|j| MODES.iter().map(move |m| (j, *m)))
+        .collect()
+}
+
+/// A short tag for a mode option, for output folders: `jvmti` or `instrument`.
+pub fn tag(mode: &str) -> &str {
+    mode.trim_start_matches("mode=")
+}
+
 /// The JDK 17 (first of [`jdks`]).
 pub fn jdk17() -> &'static Jdk {
     &jdks()[0]
