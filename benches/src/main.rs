@@ -1,10 +1,12 @@
 //! `orca-overhead`: the agent's cost on a lock-heavy Java workload.
 //!
-//! Runs `benches/java/LockHeavy.java` without the agent and under `mode=jvmti`, interleaved
-//! (none, jvmti, none, jvmti, ...) after one warm-up run of each, and prints the median wall
-//! time of each mode and the median of the pairwise ratios: pairs taken side by side share
-//! whatever else the machine was doing at that moment. Then it sweeps `stackdepth` to show the
-//! cost per event of deeper traces (how the default was chosen).
+//! Runs `benches/java/LockHeavy.java` without the agent, under `mode=jvmti` and under
+//! `mode=instrument`, interleaved (none, jvmti, instrument, none, ...) after one warm-up run of
+//! each, and prints per mode the median wall time, the median of the ratios to the `none` run
+//! of the same round (runs taken side by side share whatever else the machine was doing), the
+//! event count and the extra wall time per event. Then it sweeps `stackdepth` in
+//! instrumentation mode to show the cost per event of deeper traces (how the default was
+//! chosen).
 //!
 //! Usage: `cargo run --release -p orca-benches -- [--runs N] [--scale S] [--java PATH] [--depths 0,1,8,16,32]`
 
@@ -144,44 +146,58 @@ fn main() {
     };
 
     println!(
-        "orca-overhead: LockHeavy scale {} on {}, {} interleaved runs per mode after a warm-up",
+        "orca-overhead: LockHeavy scale {} on {}, {} interleaved runs per mode (none, jvmti, instrument) after a warm-up",
         args.scale,
         args.java_home.display(),
         args.runs
     );
-    run_once(&java, &classes, None, args.scale);
-    run_once(&java, &classes, with_agent("mode=jvmti"), args.scale);
-    let (mut none, mut jvmti, mut ratios, mut events) = (Vec::new(), Vec::new(), Vec::new(), 0);
-    for _ in 0..args.runs {
-        let a = run_once(&java, &classes, None, args.scale);
-        let b = run_once(&java, &classes, with_agent("mode=jvmti"), args.scale);
-        ratios.push(b.secs / a.secs);
-        none.push(a.secs);
-        jvmti.push(b.secs);
-        events = b.events;
+    let modes: [(&str, Option<String>); 3] = [
+        ("none", None),
+        ("jvmti", with_agent("mode=jvmti")),
+        ("instrument", with_agent("mode=instrument")),
+    ];
+    for (_, agent) in &modes {
+        run_once(&java, &classes, agent.clone(), args.scale);
     }
-    println!("| mode | median wall (s) | min | max | events |");
-    println!("| --- | --- | --- | --- | --- |");
-    let row = |name: &str, v: &[f64], ev: u64| {
+    let mut secs: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
+    let mut events = vec![0u64; modes.len()];
+    for _ in 0..args.runs {
+        let samples: Vec<Sample> = modes
+            .iter()
+            .map(|(_, agent)| run_once(&java, &classes, agent.clone(), args.scale))
+            .collect();
+        for (i, s) in samples.iter().enumerate() {
+            secs[i].push(s.secs);
+            ratios[i].push(s.secs / samples[0].secs);
+            events[i] = s.events;
+        }
+    }
+    println!("| mode | median wall (s) | min | max | median ratio to none (pairwise) | events | extra ns per event |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    let base = median(secs[0].clone());
+    for (i, (name, _)) in modes.iter().enumerate() {
+        let v = &secs[i];
         let min = v.iter().cloned().fold(f64::INFINITY, f64::min);
         let max = v.iter().cloned().fold(0.0, f64::max);
+        let m = median(v.clone());
+        let per_event = if events[i] > 0 {
+            format!("{:.0}", (m - base) * 1e9 / events[i] as f64)
+        } else {
+            "-".into()
+        };
         println!(
-            "| {name} | {:.3} | {min:.3} | {max:.3} | {ev} |",
-            median(v.to_vec())
+            "| {name} | {m:.3} | {min:.3} | {max:.3} | {:.2}x | {} | {per_event} |",
+            median(ratios[i].clone()),
+            events[i]
         );
-    };
-    row("none", &none, 0);
-    row("jvmti", &jvmti, events);
-    println!(
-        "median wall-time ratio jvmti/none (pairwise): {:.2}x",
-        median(ratios)
-    );
+    }
 
     if args.depths.is_empty() {
         return;
     }
     println!();
-    println!("stackdepth sweep (mode=jvmti; cost per event = (wall - wall at depth 0) / events), {} runs each, interleaved:", args.runs);
+    println!("stackdepth sweep (mode=instrument; cost per event = (wall - wall at depth 0) / events), {} runs each, interleaved:", args.runs);
     let mut per_depth: Vec<(usize, Vec<f64>, u64)> =
         args.depths.iter().map(|d| (*d, Vec::new(), 0)).collect();
     for _ in 0..args.runs {
@@ -189,7 +205,7 @@ fn main() {
             let s = run_once(
                 &java,
                 &classes,
-                with_agent(&format!("stackdepth={d}")),
+                with_agent(&format!("mode=instrument,stackdepth={d}")),
                 args.scale,
             );
             v.push(s.secs);
