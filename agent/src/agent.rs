@@ -167,23 +167,25 @@ impl Agent {
             }
         };
         match report {
-            Report::Monitor(kind) => {
-                let monitor = match kind {
-                    Kind::MonitorEnter => {
-                        let h = hash(subject);
-                        state.pending_enter = Some(h);
-                        h
-                    }
-                    Kind::MonitorEntered => {
-                        let h = state.pending_enter.take().unwrap_or_else(|| hash(subject));
-                        state.held.push(h);
-                        h
-                    }
-                    _ => {
-                        state.pending_enter = None;
-                        state.held.pop().unwrap_or_else(|| hash(subject))
-                    }
+            Report::Monitor(Kind::MonitorEnter) => {
+                let monitor = hash(subject);
+                let frames = self.stack(jni, state, TRACKER_FRAMES, false);
+                state.pending_enter = Some((monitor, frames.clone()));
+                self.push(nanos, Kind::MonitorEnter, state.hash, monitor, frames);
+            }
+            Report::Monitor(Kind::MonitorEntered) => {
+                // Right after its MonitorEnter, at the same call site: reuse its hash (the
+                // object is locked now, hashing it would inflate its monitor) and its stack.
+                let (monitor, frames) = match state.pending_enter.take() {
+                    Some(pending) => pending,
+                    None => (hash(subject), self.stack(jni, state, TRACKER_FRAMES, false)),
                 };
+                state.held.push(monitor);
+                self.push(nanos, Kind::MonitorEntered, state.hash, monitor, frames);
+            }
+            Report::Monitor(kind) => {
+                state.pending_enter = None;
+                let monitor = state.held.pop().unwrap_or_else(|| hash(subject));
                 let frames = self.stack(jni, state, TRACKER_FRAMES, false);
                 self.push(nanos, kind, state.hash, monitor, frames);
             }

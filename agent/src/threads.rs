@@ -32,9 +32,9 @@ pub struct ThreadState {
     /// `MonitorExit` reports the innermost (Java's locking is block-structured), which spares
     /// hashing an object while it is locked: that would inflate its monitor.
     pub held: Vec<u32>,
-    /// Instrumentation mode: the hash taken at `MonitorEnter`, for the `MonitorEntered` that
-    /// follows it.
-    pub pending_enter: Option<u32>,
+    /// Instrumentation mode: the hash and stack taken at `MonitorEnter`, for the
+    /// `MonitorEntered` that follows it at the same call site.
+    pub pending_enter: Option<(u32, Vec<Frame>)>,
     /// Reused buffer for `GetStackTrace`, `stackdepth` frames long.
     pub scratch: Vec<MaybeUninit<jvmtiFrameInfo>>,
 }
