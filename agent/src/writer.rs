@@ -2,8 +2,9 @@
 //!
 //! Producers (event callbacks on application threads) only fill a record and push it onto a
 //! lock-free bounded queue; a background thread formats the records and writes the three
-//! files. When producers outrun the disk the queue fills and further events are **dropped and
-//! counted** rather than blocking application threads (which could be holding locks the
+//! files. When producers outrun the writer the queue fills: a producer waits a little for
+//! space (a burst), and when the writer is stuck (a slow disk) further events are **dropped
+//! and counted** rather than blocking application threads (which could be holding locks the
 //! program needs): the count goes into the log as an `EventsDropped` line and onto stderr.
 //! Metadata records (methods, classes) are rare and never dropped: they travel on an unbounded
 //! queue, so every ID an event uses can always be resolved.
@@ -27,6 +28,8 @@ use crate::jvmti::LineEntry;
 pub const EVENT_QUEUE_CAPACITY: usize = 1 << 16;
 /// Longest time a complete line waits in memory before it reaches the file.
 const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
+/// Longest time a producer waits for space in a full queue before it drops the event.
+const FULL_QUEUE_WAIT: Duration = Duration::from_millis(2);
 /// Longest time JVM exit waits for the writer to drain: a hung file system (a stalled network
 /// mount, a pipe nobody reads) must not hang the program's exit.
 const FINISH_TIMEOUT: Duration = Duration::from_secs(10);
@@ -176,6 +179,9 @@ pub struct LogWriter {
     accepted: AtomicU64,
     dropped: AtomicU64,
     late: AtomicU64,
+    /// Set when a producer waited [`FULL_QUEUE_WAIT`] for space in vain; cleared by the writer
+    /// once the queue is half empty.
+    congested: AtomicBool,
     stop: AtomicBool,
     done: Mutex<Option<Receiver<Totals>>>,
     finished: Mutex<Option<Totals>>,
@@ -190,6 +196,7 @@ impl LogWriter {
             accepted: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
             late: AtomicU64::new(0),
+            congested: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             done: Mutex::new(None),
             finished: Mutex::new(None),
@@ -213,11 +220,33 @@ impl LogWriter {
     pub fn push(&self, record: EventRecord) {
         if self.stop.load(Ordering::Relaxed) {
             self.late.fetch_add(1, Ordering::Relaxed);
-        } else if self.events.push(record).is_err() {
-            self.dropped.fetch_add(1, Ordering::Relaxed);
-        } else {
-            self.accepted.fetch_add(1, Ordering::Relaxed);
+            return;
         }
+        let mut record = match self.events.push(record) {
+            Ok(()) => {
+                self.accepted.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            Err(r) => r,
+        };
+        // Full. A burst faster than the writer formats is worth a short wait (the writer is
+        // working, space comes within microseconds); a writer stuck on the disk is not, so once
+        // a wait has failed, events are dropped at once until the writer has caught up.
+        if !self.congested.load(Ordering::Relaxed) {
+            let start = Instant::now();
+            while start.elapsed() < FULL_QUEUE_WAIT {
+                std::thread::yield_now();
+                match self.events.push(record) {
+                    Ok(()) => {
+                        self.accepted.fetch_add(1, Ordering::Relaxed);
+                        return;
+                    }
+                    Err(r) => record = r,
+                }
+            }
+            self.congested.store(true, Ordering::Relaxed);
+        }
+        self.dropped.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Queues a metadata line; never dropped.
@@ -280,6 +309,9 @@ impl LogWriter {
                 format_event(&mut line, &e);
                 out.write(ORCA, &line);
                 out.events += 1;
+            }
+            if self.events.len() < EVENT_QUEUE_CAPACITY / 2 {
+                self.congested.store(false, Ordering::Relaxed);
             }
             let dropped = self.dropped.load(Ordering::Relaxed);
             if dropped > reported_drops {
