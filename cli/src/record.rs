@@ -90,10 +90,17 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let so = find_agent()?;
     let options = agent_options(&r)?;
     let args = java_args(&so, &options, &r.command);
-    let status = Command::new(&args[0])
+    let mut child = Command::new(&args[0])
         .args(&args[1..])
-        .status()
+        .spawn()
         .map_err(|e| format!("cannot run {}: {e}", args[0]))?;
+    // Ctrl-C and Ctrl-\ go to the whole foreground process group: let the JVM handle them
+    // (it exits, and the agent writes its files) while `orca` stays to print the report, as
+    // a shell does for its children. Set after the spawn, so the JVM keeps the defaults.
+    let ignore = IgnoreTerminalSignals::new();
+    let status = child.wait();
+    drop(ignore);
+    let status = status.map_err(|e| format!("waiting for {}: {e}", args[0]))?;
     let files: Vec<String> = ["orca", "methods", "classtable"]
         .iter()
         .map(|ext| format!("{}.{ext}", r.prefix))
@@ -119,6 +126,33 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }
     };
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// Ignores SIGINT and SIGQUIT in this process until dropped.
+struct IgnoreTerminalSignals {
+    old: [libc::sighandler_t; 2],
+}
+
+const TERMINAL_SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGQUIT];
+
+impl IgnoreTerminalSignals {
+    fn new() -> Self {
+        // SAFETY: signal(2) with SIG_IGN installs no handler code; the old dispositions are
+        // restored on drop.
+        let old = TERMINAL_SIGNALS.map(|s| unsafe { libc::signal(s, libc::SIG_IGN) });
+        IgnoreTerminalSignals { old }
+    }
+}
+
+impl Drop for IgnoreTerminalSignals {
+    fn drop(&mut self) {
+        for (s, h) in TERMINAL_SIGNALS.iter().zip(self.old) {
+            if h != libc::SIG_ERR {
+                // SAFETY: restores the disposition signal(2) returned above.
+                unsafe { libc::signal(*s, h) };
+            }
+        }
+    }
 }
 
 /// `s` quoted for a POSIX shell when it needs it.

@@ -407,3 +407,67 @@ fn record_says_clearly_when_it_cannot_find_the_agent() {
         "{err}"
     );
 }
+
+#[test]
+fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::os::unix::process::CommandExt;
+    let classes = test_classes();
+    for jdk in jdks() {
+        let dir = orca_tests::work_dir()
+            .join("runs")
+            .join(format!("cli-record-int-{}", jdk.label()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // Its own process group, as a shell's foreground job: Ctrl-C signals the whole group.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_orca"))
+            .current_dir(&dir)
+            .args(["record", "-o", "int", "--"])
+            .arg(jdk.java())
+            .arg("-cp")
+            .arg(classes)
+            .args(["Exits", "wait"])
+            .env("ORCA_AGENT", orca_tests::agent_path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let group = format!("-{}", child.id());
+        let watchdog = group.clone();
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            if rx
+                .recv_timeout(std::time::Duration::from_secs(120))
+                .is_err()
+            {
+                let _ = Command::new("kill").args(["-9", "--", &watchdog]).status();
+            }
+        });
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        while line != "ready\n" {
+            line.clear();
+            assert!(out.read_line(&mut line).unwrap() > 0, "no `ready` line");
+        }
+        let st = Command::new("kill")
+            .args(["-INT", "--", &group])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let mut rest = String::new();
+        out.read_to_string(&mut rest).unwrap();
+        let status = child.wait().unwrap();
+        let _ = tx.send(());
+        let ctx = format!("{}:\n{rest}", jdk.label());
+        // The JVM exits on SIGINT with 128 + 2; orca waited for it and reported.
+        assert_eq!(status.code(), Some(130), "{ctx}");
+        assert!(
+            rest.contains("\n$ orca report int\nOrca report for int: "),
+            "{ctx}"
+        );
+        let (code, check, _) = orca(&["check", dir.join("int").to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{check}");
+    }
+}
