@@ -2,7 +2,7 @@
 //!
 //! Exit status: 0 when all is well, 1 when the log is invalid (`check`) or a
 //! deadlock was found (`deadlocks`), 2 when the files cannot be read or the
-//! command line is wrong.
+//! command line is wrong; `record` exits with the Java program's status.
 
 mod deadlocks;
 mod flame;
