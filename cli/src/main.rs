@@ -2,10 +2,11 @@
 //!
 //! Exit status: 0 when all is well, 1 when the log is invalid (`check`) or a
 //! deadlock was found (`deadlocks`), 2 when the files cannot be read or the
-//! command line is wrong.
+//! command line is wrong; `record` exits with the Java program's status.
 
 mod deadlocks;
 mod flame;
+mod record;
 mod report;
 mod timeline;
 mod util;
@@ -30,6 +31,32 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Run `java ARGS...` under liborca.so (found beside `orca` or in
+    /// $ORCA_AGENT), then print `orca report PREFIX`. Exit status: the
+    /// Java program's.
+    Record {
+        /// Dump prefix: the run writes PREFIX.orca, PREFIX.methods, PREFIX.classtable.
+        #[arg(
+            short = 'o',
+            long = "output",
+            visible_alias = "prefix",
+            value_name = "PREFIX",
+            default_value = "orca"
+        )]
+        prefix: String,
+        /// How the agent sees events (default: the agent's, instrument).
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
+        /// Frames per stack trace, 0 to 1024 (default: the agent's, 8).
+        #[arg(long)]
+        stackdepth: Option<u32>,
+        /// Instrumentation mode: also rewrite the JDK's own classes (agent option jdk=yes).
+        #[arg(long)]
+        jdk: bool,
+        /// The Java command: `java` (or a path to it) and its arguments.
+        #[arg(last = true, required = true, value_name = "JAVA ARGS")]
+        command: Vec<String>,
+    },
     /// Validate PREFIX.orca/.methods/.classtable against docs/FORMAT.md.
     /// Prints one `file:line: what is wrong` per violation; exit 1 if invalid.
     Check {
@@ -83,6 +110,15 @@ enum Cmd {
     },
 }
 
+/// The agent's `mode=` option.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// Rewritten bytecode: monitor exits, hold times, lock order.
+    Instrument,
+    /// JVMTI MethodEntry/MethodExit events.
+    Jvmti,
+}
+
 /// What a flame graph's weights mean.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
 pub enum FlameWeight {
@@ -124,6 +160,22 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
     match cli.cmd {
+        Cmd::Record {
+            prefix,
+            mode,
+            stackdepth,
+            jdk,
+            command,
+        } => record::run(record::Record {
+            prefix,
+            mode: mode.map(|m| match m {
+                Mode::Instrument => "instrument".to_string(),
+                Mode::Jvmti => "jvmti".to_string(),
+            }),
+            stackdepth,
+            jdk,
+            command,
+        }),
         Cmd::Check {
             prefix,
             stackdepth,
@@ -131,15 +183,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             max_violations,
         } => check(&prefix, stackdepth, verbose, max_violations),
         Cmd::Report { prefix, top, json } => {
-            let md = Metadata::load(&prefix)?;
-            let a = report::Analysis::run(open_events(&prefix)?)?;
-            let p = prefix.display().to_string();
-            let out = if json {
-                report::json(&a, &md, &p, top)
-            } else {
-                report::text(&a, &md, &p, top)
-            };
-            print_out(&out)?;
+            print_out(&report_text(&prefix, top, json)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Deadlocks { prefix } => {
@@ -172,6 +216,22 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// What `orca report PREFIX [--top N] [--json]` prints.
+fn report_text(
+    prefix: &Path,
+    top: usize,
+    json: bool,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let md = Metadata::load(prefix)?;
+    let a = report::Analysis::run(open_events(prefix)?)?;
+    let p = prefix.display().to_string();
+    Ok(if json {
+        report::json(&a, &md, &p, top)
+    } else {
+        report::text(&a, &md, &p, top)
+    })
 }
 
 fn open_events(prefix: &Path) -> Result<EventReader<std::fs::File>, OrcaError> {

@@ -1,0 +1,473 @@
+//! End-to-end tests of what the `orca` subcommands print about real runs: Java programs from
+//! `tests/java` run under `liborca.so` in instrumentation mode on every JDK that
+//! `orca_tests::jdks()` finds (JDK 17 and every other JDK under /usr/lib/jvm). Needs
+//! `target/release/liborca.so` (`cargo build --release -p orca-agent`) or `$ORCA_AGENT`.
+//!
+//! `cargo test --release -p orca-cli --test e2e`
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use orca_tests::{jdks, marker_line, output_with_timeout, run, test_classes, Jdk, Run};
+
+const INSTRUMENT: &str = "mode=instrument";
+
+/// Runs `orca ARGS`: (exit status, stdout, stderr).
+fn orca(args: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_orca"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run orca");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn prefix(r: &Run) -> String {
+    r.prefix.to_str().expect("UTF-8 prefix").to_string()
+}
+
+/// Runs `main` in instrumentation mode, asserts it ended well and `orca check` accepts the log.
+fn run_checked(test: &str, jdk: &Jdk, main: &str, args: &[&str]) -> Run {
+    let r = run(test, jdk, INSTRUMENT, main, args);
+    assert_eq!(r.code, Some(0), "{} {main}: {r:?}", jdk.label());
+    let (code, out, err) = orca(&["check", &prefix(&r)]);
+    assert_eq!(
+        code,
+        Some(0),
+        "{} {main}: orca check:\n{out}{err}",
+        jdk.label()
+    );
+    r
+}
+
+/// `key=VALUE` from a program's output line.
+fn field<'a>(stdout: &'a str, key: &str) -> &'a str {
+    let k = format!("{key}=");
+    stdout
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix(k.as_str()))
+        .unwrap_or_else(|| panic!("no {key}= in {stdout:?}"))
+}
+
+fn num(stdout: &str, key: &str) -> u64 {
+    field(stdout, key).parse().expect("number")
+}
+
+/// The number after `"key":` in `json`, from `from` on.
+fn json_u64(json: &str, from: usize, key: &str) -> u64 {
+    let k = format!("\"{key}\":");
+    let at = json[from..]
+        .find(&k)
+        .unwrap_or_else(|| panic!("no {k} after {from} in {json}"))
+        + from
+        + k.len();
+    let digits: String = json[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().expect("JSON number")
+}
+
+#[test]
+fn deadlock_prone_lock_order_is_a_potential_deadlock_with_both_sites() {
+    let line = |m: &str| marker_line("LockOrder.java", m);
+    for jdk in jdks() {
+        let r = run_checked("cli-lockorder-cycle", jdk, "LockOrder", &["cycle"]);
+        let (a, b) = (field(&r.stdout, "a"), field(&r.stdout, "b"));
+        let (code, out, err) = orca(&["deadlocks", &prefix(&r)]);
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(1), "{ctx}");
+        assert!(
+            out.contains("Potential deadlock #1: lock-order cycle of 2 monitors: ")
+                && !out.contains("Potential deadlock #2"),
+            "{ctx}"
+        );
+        assert!(
+            out.contains(&format!("{a} -> {b}")) || out.contains(&format!("{b} -> {a}")),
+            "{ctx}"
+        );
+        // Thread A holds a (taken at @a-outer) and then takes b at @b-inner; thread B holds b
+        // (@b-outer) and then takes a at @a-inner.
+        assert!(out.contains("  thread \"A\" ["), "{ctx}");
+        assert!(out.contains("  thread \"B\" ["), "{ctx}");
+        for (method, outer, inner, taken) in [
+            ("aThenB", "a-outer", "b-inner", b),
+            ("bThenA", "b-outer", "a-inner", a),
+        ] {
+            let outer_site = format!("LockOrder.{method}(LockOrder.java:{})", line(outer));
+            let inner_site = format!("LockOrder.{method}(LockOrder.java:{})", line(inner));
+            let i = out
+                .find(&format!("      {outer_site}\n"))
+                .unwrap_or_else(|| panic!("no {outer_site}: {ctx}"));
+            let rest = &out[i..];
+            let then = format!("    then takes monitor {taken} at:\n      {inner_site}\n");
+            assert!(
+                rest.contains(&then),
+                "no {then:?} after {outer_site}: {ctx}"
+            );
+        }
+        assert!(
+            out.contains("2 lock-order edges, 1 potential deadlocks, 0 threads blocked at the end"),
+            "{ctx}"
+        );
+    }
+}
+
+#[test]
+fn consistent_lock_order_is_clean() {
+    for jdk in jdks() {
+        let r = run_checked("cli-lockorder-ordered", jdk, "LockOrder", &["ordered"]);
+        assert_eq!(field(&r.stdout, "counter"), "2");
+        let (code, out, err) = orca(&["deadlocks", &prefix(&r)]);
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(0), "{ctx}");
+        assert!(!out.contains("Potential deadlock"), "{ctx}");
+        // Both threads took a then b: one edge, seen twice.
+        assert!(
+            out.contains("1 lock-order edges, 0 potential deadlocks, 0 threads blocked at the end"),
+            "{ctx}"
+        );
+    }
+}
+
+/// Most the agent's hold may exceed the program's own measurement of it, per hold. The
+/// program reads System.nanoTime right after entering and right before leaving the block, so
+/// its interval lies inside the agent's MonitorEntered..MonitorExit (same clock,
+/// CLOCK_MONOTONIC): the agent's hold is never shorter. It is longer by the tracker's work
+/// between its clock read and the program's (a stack walk and a queue push, a few µs) plus
+/// whatever the OS or the JVM interleaves there: on this shared 2-core machine a preemption
+/// costs a scheduler slice (a few ms), a first call may resolve or compile. 5 ms per hold is
+/// a tenth of the 50 ms hold: it tolerates that, yet a unit error, a hold counted twice or
+/// missed (50 ms each), or holds measured across the sleep of another iteration fail.
+const HOLD_TOLERANCE_NS: u64 = 5_000_000;
+
+#[test]
+fn hold_times_agree_with_the_programs_own_measurements() {
+    for jdk in jdks() {
+        let r = run_checked("cli-holdtimes", jdk, "HoldTimes", &[]);
+        let lock = field(&r.stdout, "lock");
+        let holds = num(&r.stdout, "holds");
+        let total = num(&r.stdout, "total_ns");
+        let max = num(&r.stdout, "max_ns");
+        let (code, json, err) = orca(&["report", &prefix(&r), "--json", "--top", "100"]);
+        let ctx = format!("{}: program: {}\n{json}{err}", jdk.label(), r.stdout.trim());
+        assert_eq!(code, Some(0), "{ctx}");
+        let at = json
+            .find(&format!("{{\"id\":\"{lock}\",\"blocked_ns\""))
+            .unwrap_or_else(|| panic!("monitor {lock} not in the JSON report: {ctx}"));
+        let h = json[at..].find("\"holds\":{").expect("holds") + at;
+        let (n, agent_total, agent_max) = (
+            json_u64(&json, h, "count"),
+            json_u64(&json, h, "total_ns"),
+            json_u64(&json, h, "max_ns"),
+        );
+        eprintln!(
+            "{}: holds {n}, agent total {agent_total} ns vs program {total} ns (+{} ns), agent max {agent_max} ns vs program {max} ns (+{} ns)",
+            jdk.label(),
+            agent_total as i64 - total as i64,
+            agent_max as i64 - max as i64
+        );
+        assert_eq!(n, holds, "{ctx}");
+        assert!(
+            agent_total >= total,
+            "agent total below the program's: {ctx}"
+        );
+        assert!(
+            agent_total <= total + holds * HOLD_TOLERANCE_NS,
+            "agent total exceeds the program's by more than {holds} x {HOLD_TOLERANCE_NS} ns: {ctx}"
+        );
+        assert!(agent_max >= max, "agent max below the program's: {ctx}");
+        assert!(
+            agent_max <= max + HOLD_TOLERANCE_NS,
+            "agent max exceeds the program's by more than {HOLD_TOLERANCE_NS} ns: {ctx}"
+        );
+        assert!(json_u64(&json, h, "open") == 0, "{ctx}");
+
+        // The text report: the same monitor, held that many times from the known line.
+        let (code, text, _) = orca(&["report", &prefix(&r)]);
+        assert_eq!(code, Some(0));
+        assert!(
+            text.contains(&format!("  monitor {lock}: held {holds} times, total ")),
+            "{}:\n{text}",
+            jdk.label()
+        );
+        let site = format!(
+            "held from HoldTimes.main(HoldTimes.java:{}) x{holds} ",
+            marker_line("HoldTimes.java", "hold")
+        );
+        assert!(
+            text.contains(&site),
+            "{}: no {site:?}:\n{text}",
+            jdk.label()
+        );
+    }
+}
+
+#[test]
+fn report_names_the_contention_site_and_owner() {
+    let line = marker_line("Contention.java", "blocked-enter");
+    for jdk in jdks() {
+        let r = run_checked("cli-contention", jdk, "Contention", &[]);
+        let (lock, main, blocked) = (
+            field(&r.stdout, "lock"),
+            field(&r.stdout, "main"),
+            field(&r.stdout, "blocked"),
+        );
+        let (code, out, err) = orca(&["report", &prefix(&r)]);
+        let ctx = format!("{}: {}\n{out}{err}", jdk.label(), r.stdout.trim());
+        assert_eq!(code, Some(0), "{ctx}");
+        // The monitor with the contention is ranked first, with main as its owner and the
+        // blocked thread's synchronized statement as the site.
+        let i = out
+            .find(&format!("  #1 monitor {lock}: "))
+            .unwrap_or_else(|| panic!("monitor {lock} not ranked first: {ctx}"));
+        let entry = &out[i..];
+        let entry = &entry[..entry.find("\n  #2 ").unwrap_or(entry.len())];
+        assert!(entry.contains("blocked in 1 contentions"), "{ctx}");
+        assert!(
+            entry.contains(&format!("owners at contention: main [{main}] x1")),
+            "{ctx}"
+        );
+        assert!(
+            entry.contains(&format!(
+                "blocked at Contention.lambda$main$0(Contention.java:{line}) x1"
+            )),
+            "{ctx}"
+        );
+        assert!(out.contains(&format!("  blocked [{blocked}] ")), "{ctx}");
+        // main held the lock for the 300 ms sleep; the blocked thread waited most of it.
+        let (_, json, _) = orca(&["report", &prefix(&r), "--json"]);
+        let at = json
+            .find(&format!("{{\"id\":\"{lock}\","))
+            .expect("lock in JSON");
+        let blocked_ns = json_u64(&json, at, "blocked_ns");
+        assert!(
+            (200_000_000..2_000_000_000).contains(&blocked_ns),
+            "{ctx}\n{json}"
+        );
+        assert!(
+            json[at..].contains(&format!(
+                "\"owners\":[{{\"thread\":\"{main}\",\"name\":\"main\",\"count\":1}}]"
+            )),
+            "{ctx}\n{json}"
+        );
+    }
+}
+
+/// The folder of the `orca` executable under test, and whether liborca.so is beside it.
+fn beside() -> (PathBuf, bool) {
+    let dir = Path::new(env!("CARGO_BIN_EXE_orca"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let has = dir.join("liborca.so").is_file();
+    (dir, has)
+}
+
+#[test]
+fn record_runs_java_under_the_agent_and_prints_the_report() {
+    let classes = test_classes();
+    for jdk in jdks() {
+        let dir = orca_tests::work_dir()
+            .join("runs")
+            .join(format!("cli-record-{}", jdk.label()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let java = jdk.java();
+        let java = java.to_str().unwrap();
+
+        // Defaults (instrumentation mode, stackdepth 8, prefix `orca` in the working
+        // directory), the agent found beside `orca` when it is there; the exit status passes
+        // through.
+        let mut c = Command::new(env!("CARGO_BIN_EXE_orca"));
+        c.current_dir(&dir)
+            .args(["record", "--", java, "-cp"])
+            .arg(classes)
+            .args(["ExitStatus", "7"]);
+        if beside().1 {
+            c.env_remove("ORCA_AGENT");
+        } else {
+            c.env("ORCA_AGENT", orca_tests::agent_path());
+        }
+        let o = output_with_timeout(c, 300);
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(o.status.code(), Some(7), "{ctx}");
+        assert!(out.starts_with("exiting with 7\n"), "{ctx}");
+        assert!(
+            err.contains("orca: recording (mode=instrument, stackdepth=8) to orca.orca, orca.methods, orca.classtable"),
+            "{ctx}"
+        );
+        assert!(
+            out.contains("\n$ orca report orca\nOrca report for orca: "),
+            "{ctx}"
+        );
+        assert!(
+            out.contains("\nMonitor hold times (MonitorEntered to MonitorExit"),
+            "{ctx}"
+        );
+        assert!(
+            out.contains(&format!(
+                "held from ExitStatus.main(ExitStatus.java:{}) x1 ",
+                marker_line("ExitStatus.java", "lock")
+            )),
+            "{ctx}"
+        );
+        let p = dir.join("orca");
+        let (code, check, _) = orca(&["check", p.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{check}");
+
+        // Options reach the agent; $ORCA_AGENT is used; -o names the prefix; status 0.
+        let mut c = Command::new(env!("CARGO_BIN_EXE_orca"));
+        c.current_dir(&dir)
+            .args([
+                "record",
+                "-o",
+                "out/jv",
+                "--mode",
+                "jvmti",
+                "--stackdepth",
+                "2",
+                "--",
+                java,
+                "-cp",
+            ])
+            .arg(classes)
+            .args(["ExitStatus", "0"])
+            .env("ORCA_AGENT", orca_tests::agent_path());
+        let o = output_with_timeout(c, 300);
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(o.status.code(), Some(0), "{ctx}");
+        assert!(
+            err.contains("orca: recording (mode=jvmti, stackdepth=2) to out/jv.orca"),
+            "{ctx}"
+        );
+        assert!(
+            out.contains("\n$ orca report out/jv\nOrca report for out/jv: "),
+            "{ctx}"
+        );
+        assert!(dir.join("out/jv.orca").is_file());
+    }
+}
+
+#[test]
+fn record_says_clearly_when_it_cannot_find_the_agent() {
+    // A copy of `orca` alone in a folder, without $ORCA_AGENT.
+    let dir = orca_tests::work_dir().join("runs/cli-record-no-agent");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("orca");
+    std::fs::copy(env!("CARGO_BIN_EXE_orca"), &exe).unwrap();
+    let java = jdks()[0].java();
+    let o = Command::new(&exe)
+        .current_dir(&dir)
+        .env_remove("ORCA_AGENT")
+        .args(["record", "--"])
+        .arg(&java)
+        .arg("-version")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let so = dir.join("liborca.so");
+    assert!(
+        err.contains(&format!(
+            "orca: cannot find the agent: no {} beside the orca executable and ORCA_AGENT is not set",
+            so.display()
+        )) && err.contains("cargo build --release -p orca-agent"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty(), "java must not have run");
+    assert!(!dir.join("orca.orca").exists());
+
+    // $ORCA_AGENT naming a missing file is an error too, never a silent fallback.
+    let o = Command::new(env!("CARGO_BIN_EXE_orca"))
+        .current_dir(&dir)
+        .env("ORCA_AGENT", dir.join("missing/liborca.so"))
+        .args(["record", "--"])
+        .arg(&java)
+        .arg("-version")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("ORCA_AGENT is set to ") && err.contains("which is not a file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::os::unix::process::CommandExt;
+    let classes = test_classes();
+    for jdk in jdks() {
+        let dir = orca_tests::work_dir()
+            .join("runs")
+            .join(format!("cli-record-int-{}", jdk.label()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // Its own process group, as a shell's foreground job: Ctrl-C signals the whole group.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_orca"))
+            .current_dir(&dir)
+            .args(["record", "-o", "int", "--"])
+            .arg(jdk.java())
+            .arg("-cp")
+            .arg(classes)
+            .args(["Exits", "wait"])
+            .env("ORCA_AGENT", orca_tests::agent_path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let group = format!("-{}", child.id());
+        let watchdog = group.clone();
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            if rx
+                .recv_timeout(std::time::Duration::from_secs(120))
+                .is_err()
+            {
+                let _ = Command::new("kill").args(["-9", "--", &watchdog]).status();
+            }
+        });
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        while line != "ready\n" {
+            line.clear();
+            assert!(out.read_line(&mut line).unwrap() > 0, "no `ready` line");
+        }
+        let st = Command::new("kill")
+            .args(["-INT", "--", &group])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let mut rest = String::new();
+        out.read_to_string(&mut rest).unwrap();
+        let status = child.wait().unwrap();
+        let _ = tx.send(());
+        let ctx = format!("{}:\n{rest}", jdk.label());
+        // The JVM exits on SIGINT with 128 + 2; orca waited for it and reported.
+        assert_eq!(status.code(), Some(130), "{ctx}");
+        assert!(
+            rest.contains("\n$ orca report int\nOrca report for int: "),
+            "{ctx}"
+        );
+        let (code, check, _) = orca(&["check", dir.join("int").to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{check}");
+    }
+}
