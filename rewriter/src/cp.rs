@@ -168,20 +168,50 @@ impl<'a> Pool<'a> {
 }
 
 /// Appends constant pool entries, reusing existing or already added ones.
-pub(crate) struct PoolBuilder<'p, 'a> {
+pub(crate) struct PoolBuilder<'p, 'a, 'w> {
     pub(crate) pool: &'p Pool<'a>,
     pub(crate) extra: Vec<u8>,
     next: usize,
     cache: Vec<(u8, Vec<u8>, u16)>,
+    wanted: &'w [&'w str],
+    /// index in the original pool of each wanted string, 0 when absent
+    found: Vec<u16>,
 }
 
-impl<'p, 'a> PoolBuilder<'p, 'a> {
-    pub(crate) fn new(pool: &'p Pool<'a>) -> Self {
+impl<'p, 'a, 'w> PoolBuilder<'p, 'a, 'w> {
+    /// `wanted`: strings that will probably be needed; they are looked up in
+    /// one pass (an absent one is then known to be absent without a scan).
+    pub(crate) fn new(pool: &'p Pool<'a>, wanted: &'w [&'w str]) -> Self {
+        let mut lens = 0u128;
+        for w in wanted {
+            if w.len() < 128 {
+                lens |= 1 << w.len();
+            }
+        }
+        let mut found: Vec<u16> = vec![0; wanted.len()];
+        for i in 1..pool.offs.len() {
+            let o = pool.offs[i] as usize;
+            if o == 0 || pool.buf[o] != UTF8 {
+                continue;
+            }
+            let len = be16(pool.buf, o + 1).unwrap_or(0) as usize;
+            if len >= 128 || lens & (1 << len) == 0 {
+                continue;
+            }
+            let s = &pool.buf[o + 3..o + 3 + len];
+            for (k, w) in wanted.iter().enumerate() {
+                if found[k] == 0 && w.as_bytes() == s {
+                    found[k] = i as u16;
+                }
+            }
+        }
         PoolBuilder {
             pool,
             extra: Vec::new(),
             next: pool.count(),
             cache: Vec::new(),
+            wanted,
+            found,
         }
     }
 
@@ -214,7 +244,17 @@ impl<'p, 'a> PoolBuilder<'p, 'a> {
         if let Some(i) = self.cached(UTF8, key) {
             return Ok(i);
         }
-        if let Some(i) = self.pool.find_utf8(key) {
+        let known = self
+            .wanted
+            .iter()
+            .position(|w| w.as_bytes() == key)
+            .map(|k| self.found[k]);
+        let found = match known {
+            Some(0) => None,
+            Some(i) => Some(i),
+            None => self.pool.find_utf8(key),
+        };
+        if let Some(i) = found {
             self.cache.push((UTF8, key.to_vec(), i));
             return Ok(i);
         }
@@ -231,7 +271,14 @@ impl<'p, 'a> PoolBuilder<'p, 'a> {
         if let Some(i) = self.cached(tag, &key) {
             return Ok(i);
         }
-        if let Some(i) = self.pool.find_two(tag, a, b) {
+        // an entry that refers to a new entry cannot exist in the original pool
+        let old = self.pool.count() as u16;
+        let may_exist = a < old && b.is_none_or(|b| b < old);
+        if let Some(i) = if may_exist {
+            self.pool.find_two(tag, a, b)
+        } else {
+            None
+        } {
             self.cache.push((tag, key, i));
             return Ok(i);
         }

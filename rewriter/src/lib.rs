@@ -381,7 +381,22 @@ fn slow_path(
             });
         }
     }
-    let mut pb = PoolBuilder::new(&pool);
+    let wanted = transform::wanted_strings(config);
+    let mut pb = PoolBuilder::new(&pool, &wanted);
+    // method references whose name is one the call-site rules look at
+    let mut cand = Vec::new();
+    if config.any_call_rules() {
+        cand = vec![false; pool.count()];
+        for (i, c) in cand.iter_mut().enumerate() {
+            let t = pool.tag(i as u16);
+            if t == Some(cp::METHODREF) || t == Some(cp::IMETHODREF) {
+                if let Ok((_, name, _, _)) = pool.member_ref(i as u16) {
+                    *c = transform::interesting_name(name, config);
+                }
+            }
+        }
+    }
+    let candidate = |i: u16| cand.get(i as usize).copied().unwrap_or(false);
     let mut notes = Vec::new();
     let mut done: Vec<Rewritten> = Vec::new();
     let names = |i: u16| pool.utf8(i).ok();
@@ -501,6 +516,7 @@ fn slow_path(
             config,
             &mut pb,
             &resolve,
+            &candidate,
             sync_monitor.as_ref(),
             this_class,
         )?;

@@ -396,6 +396,33 @@ impl MonitorLoad {
     }
 }
 
+/// Every string the inserted code may need in the constant pool; the pool
+/// builder looks them all up in one pass over the original pool.
+pub(crate) fn wanted_strings(cfg: &Config) -> Vec<&str> {
+    let mut v: Vec<&str> = vec![
+        &cfg.tracker_class,
+        "monitorEnter",
+        "monitorEntered",
+        "monitorExit",
+        "(Ljava/lang/Object;)V",
+        "java/lang/Throwable",
+        "StackMapTable",
+        "java/lang/Class",
+        "forName",
+        "(Ljava/lang/String;)Ljava/lang/Class;",
+    ];
+    for r in RULES {
+        v.push(r.wrapper);
+        v.push(r.wrapper_desc);
+        if let Action::HintAround(a) = r.action {
+            v.push(a);
+        }
+    }
+    v.sort();
+    v.dedup();
+    v
+}
+
 /// Tracker method indices resolved lazily in the constant pool builder.
 pub(crate) struct Tracker<'c> {
     pub(crate) class: &'c str,
@@ -429,6 +456,7 @@ pub(crate) fn plan<'b>(
     cfg: &Config,
     pb: &mut PoolBuilder,
     resolve: &dyn Fn(u16) -> Option<(&'b [u8], &'b [u8], &'b [u8])>,
+    candidate: &dyn Fn(u16) -> bool,
     sync_monitor: Option<&MonitorLoad>,
     this_class: u16,
 ) -> Result<Plan, RewriteError> {
@@ -436,6 +464,28 @@ pub(crate) fn plan<'b>(
         class: &cfg.tracker_class,
     };
     let n = mi.insns.len();
+    // cheap pre-check before allocating anything per instruction
+    let relevant = sync_monitor.is_some()
+        || mi.insns.iter().any(|ins| match ins.op {
+            MONITORENTER | MONITOREXIT => cfg.monitors,
+            INVOKEVIRTUAL | INVOKESTATIC | INVOKEINTERFACE => {
+                let o = ins.off as usize;
+                candidate(u16::from_be_bytes([mi.code[o + 1], mi.code[o + 2]]))
+            }
+            _ => false,
+        });
+    if !relevant {
+        return Ok(Plan {
+            edits: MethodEdits {
+                head: Vec::new(),
+                per: Vec::new(),
+                tail: None,
+                extra_stack: 0,
+                min_stack: 0,
+            },
+            changed: false,
+        });
+    }
     let mut per = vec![InsnEdit::default(); n];
     let mut extra: u16 = 0;
     let mut changed = false;
@@ -463,6 +513,9 @@ pub(crate) fn plan<'b>(
             INVOKEVIRTUAL | INVOKESTATIC | INVOKEINTERFACE => {
                 let o = ins.off as usize;
                 let idx = u16::from_be_bytes([mi.code[o + 1], mi.code[o + 2]]);
+                if !candidate(idx) {
+                    continue;
+                }
                 let Some((owner, name, desc)) = resolve(idx) else {
                     continue;
                 };
