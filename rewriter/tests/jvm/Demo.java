@@ -82,7 +82,7 @@ public class Demo {
         try {
             Object c = Class.forName("orca.OrcaProfilerTracker").getMethod("counts").invoke(null);
             System.err.println("COUNTS " + c);
-        } catch (ClassNotFoundException e) {
+        } catch (ReflectiveOperationException e) {
             System.err.println("COUNTS none");
         }
     }
