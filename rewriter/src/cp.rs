@@ -215,6 +215,19 @@ impl<'p, 'a, 'w> PoolBuilder<'p, 'a, 'w> {
         }
     }
 
+    /// A point to return to with [`PoolBuilder::rollback`].
+    pub(crate) fn mark(&self) -> (usize, usize, usize) {
+        (self.extra.len(), self.next, self.cache.len())
+    }
+
+    /// Forgets the entries added since `mark` (a method that ended up
+    /// unchanged must not leave constants behind).
+    pub(crate) fn rollback(&mut self, mark: (usize, usize, usize)) {
+        self.extra.truncate(mark.0);
+        self.next = mark.1;
+        self.cache.truncate(mark.2);
+    }
+
     /// New constant_pool_count.
     pub(crate) fn count(&self) -> usize {
         self.next

@@ -463,6 +463,8 @@ fn slow_path(
             continue;
         }
         let is_static = acc & ACC_STATIC != 0;
+        // constant pool state to return to if this method ends up unchanged
+        let mark = pb.mark();
         let mut sync_monitor = None;
         if config.synchronized_methods && acc & ACC_SYNCHRONIZED != 0 {
             if !is_static && transform::stores_slot0(cv.code, &insns) {
@@ -521,6 +523,7 @@ fn slow_path(
             this_class,
         )?;
         if !plan.changed {
+            pb.rollback(mark);
             continue;
         }
         let has_smt = cv
@@ -541,6 +544,7 @@ fn slow_path(
             Ok(nc) => nc,
             Err(e) => {
                 notes.push(mnote(e));
+                pb.rollback(mark);
                 continue;
             }
         };

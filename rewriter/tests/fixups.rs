@@ -64,8 +64,10 @@ fn monitor_block_all_tables() {
             ],
         }),
     );
-    let (out, maps, notes) = changed(&b.build());
+    let input = b.build();
+    let (out, maps, notes) = changed(&input);
     assert!(notes.is_empty());
+    jvm_same_outcome(&[("t/Block", &input, &out)]);
     let p = reparse(&out, "f");
     assert_eq!(p.code.len(), 31);
     assert_eq!(&p.code[0..4], &[0x2b, 0x59, 0x4d, 0x59]); // dup dup before monitorenter
@@ -179,7 +181,10 @@ fn widening_class(k: usize, with_fallthrough_frame: bool) -> Vec<u8> {
 #[test]
 fn conditional_branch_widening_near_32k() {
     let k = 32753; // target at 32761: reaches before, not after +12 bytes
-    let (out, maps, _) = changed(&widening_class(k, true));
+    let input = widening_class(k, true);
+    let (out, maps, _) = changed(&input);
+    let summary = jvm_same_outcome(&[("t/Wide", &input, &out)]);
+    assert!(summary.map_or(true, |s| s.contains("bothOK=1")));
     let p = reparse(&out, "w");
     assert_eq!(&p.code[1..4], &[0x9a, 0x00, 0x08]); // ifne +8
     assert_eq!(p.code[4], 0xc8); // goto_w
@@ -230,7 +235,9 @@ fn goto_widening_backward() {
             attrs: vec![("StackMapTable", smt)],
         }),
     );
-    let (out, _, _) = changed(&b.build());
+    let input = b.build();
+    let (out, _, _) = changed(&input);
+    assert!(jvm_same_outcome(&[("t/Back", &input, &out)]).map_or(true, |s| s.contains("bothOK=1")));
     let p = reparse(&out, "g");
     let g = at + 12;
     assert_eq!(p.code[g], 0xc8);
@@ -299,7 +306,11 @@ fn switch_padding_changes_in_static_synchronized_method() {
                 attrs: vec![("StackMapTable", smt), ("LineNumberTable", lnt)],
             }),
         );
-        let (out, maps, _) = changed(&b.build());
+        let input = b.build();
+        let (out, maps, _) = changed(&input);
+        assert!(
+            jvm_same_outcome(&[("t/Sw", &input, &out)]).map_or(true, |s| s.contains("bothOK=1"))
+        );
         let p = reparse(&out, "s");
         assert_eq!(p.code[0], 0x12); // ldc class
         assert_eq!(p.code[6], op);
@@ -383,7 +394,9 @@ fn uninitialized_frames_are_remapped() {
             attrs: vec![("StackMapTable", smt)],
         }),
     );
-    let (out, _, _) = changed(&b.build());
+    let input = b.build();
+    let (out, _, _) = changed(&input);
+    jvm_same_outcome(&[("t/Un", &input, &out)]);
     let p = reparse(&out, "u");
     assert_eq!(p.code[10], 0xbb);
     assert_eq!(p.uninit, vec![10, 10, 10, 10]);
@@ -424,7 +437,9 @@ fn synchronized_instance_method() {
             attrs: vec![("StackMapTable", smt)],
         }),
     );
-    let (out, maps, _) = changed(&b.build());
+    let input = b.build();
+    let (out, maps, _) = changed(&input);
+    assert!(jvm_same_outcome(&[("t/S", &input, &out)]).map_or(true, |s| s.contains("bothOK=1")));
     let p = reparse(&out, "m");
     assert_eq!(p.code.len(), 25);
     assert_eq!(p.code[0], 0x2a);
@@ -628,4 +643,63 @@ fn malformed_inputs_never_panic() {
         rewrite(b"nope", &Config::default()),
         Err(orca_rewriter::RewriteError::BadMagic(_))
     ));
+}
+
+/// Version 49 (no StackMapTable): jsr/ret finally-style code with monitors,
+/// a synchronized method, and a goto that must be widened; verified by the
+/// JVM's old (type-inferencing) verifier.
+#[test]
+fn old_class_with_jsr_ret_and_widening() {
+    let mut b = ClassBuilder::new("t/Jsr", 49);
+    // static void f(Object o): aload_0 monitorenter; jsr F; aload_0 monitorexit; return; F: astore_1 ret 1
+    let code = vec![
+        0x2a, 0xc2, // 0
+        0xa8, 0x00, 0x06, // 2: jsr 8
+        0x2a, 0xc3, // 5
+        0xb1, // 7
+        0x4c, 0xa9, 0x01, // 8: astore_1 ret 1
+    ];
+    b.method(
+        ACC_STATIC,
+        "f",
+        "(Ljava/lang/Object;)V",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    // synchronized instance method with a far backward goto (becomes goto_w)
+    let mut code = vec![0x2a, 0xc2, 0x2a, 0xc3]; // 0
+    code.extend(std::iter::repeat_n(0u8, 32758));
+    let at = code.len();
+    code.push(0x1b); // iload_1
+    code.push(0x9a); // ifne 0
+    code.extend_from_slice(&(-(at as i32 + 1) as i16).to_be_bytes());
+    code.push(0xb1);
+    b.method(
+        ACC_SYNC,
+        "g",
+        "(I)V",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    let input = b.build();
+    let (out, _, notes) = changed(&input);
+    assert!(notes.is_empty(), "{notes:?}");
+    assert!(jvm_same_outcome(&[("t/Jsr", &input, &out)]).map_or(true, |s| s.contains("bothOK=1")));
+    let p = reparse(&out, "f");
+    assert_eq!(p.code[10], 0xa8); // jsr after the 5+3 inserted bytes
+    let p = reparse(&out, "g");
+    // head 4 + monitor code 12: the ifne no longer reaches offset 4 and is inverted around a goto_w
+    let i = at + 16;
+    assert_eq!(&p.code[i + 1..i + 4], &[0x99, 0x00, 0x08]);
+    assert_eq!(p.code[i + 4], 0xc8);
 }
