@@ -184,7 +184,7 @@ fn conditional_branch_widening_near_32k() {
     let input = widening_class(k, true);
     let (out, maps, _) = changed(&input);
     let summary = jvm_same_outcome(&[("t/Wide", &input, &out)]);
-    assert!(summary.map_or(true, |s| s.contains("bothOK=1")));
+    assert!(summary.is_none_or(|s| s.contains("bothOK=1")));
     let p = reparse(&out, "w");
     assert_eq!(&p.code[1..4], &[0x9a, 0x00, 0x08]); // ifne +8
     assert_eq!(p.code[4], 0xc8); // goto_w
@@ -237,7 +237,7 @@ fn goto_widening_backward() {
     );
     let input = b.build();
     let (out, _, _) = changed(&input);
-    assert!(jvm_same_outcome(&[("t/Back", &input, &out)]).map_or(true, |s| s.contains("bothOK=1")));
+    assert!(jvm_same_outcome(&[("t/Back", &input, &out)]).is_none_or(|s| s.contains("bothOK=1")));
     let p = reparse(&out, "g");
     let g = at + 12;
     assert_eq!(p.code[g], 0xc8);
@@ -308,9 +308,7 @@ fn switch_padding_changes_in_static_synchronized_method() {
         );
         let input = b.build();
         let (out, maps, _) = changed(&input);
-        assert!(
-            jvm_same_outcome(&[("t/Sw", &input, &out)]).map_or(true, |s| s.contains("bothOK=1"))
-        );
+        assert!(jvm_same_outcome(&[("t/Sw", &input, &out)]).is_none_or(|s| s.contains("bothOK=1")));
         let p = reparse(&out, "s");
         assert_eq!(p.code[0], 0x12); // ldc class
         assert_eq!(p.code[6], op);
@@ -439,7 +437,7 @@ fn synchronized_instance_method() {
     );
     let input = b.build();
     let (out, maps, _) = changed(&input);
-    assert!(jvm_same_outcome(&[("t/S", &input, &out)]).map_or(true, |s| s.contains("bothOK=1")));
+    assert!(jvm_same_outcome(&[("t/S", &input, &out)]).is_none_or(|s| s.contains("bothOK=1")));
     let p = reparse(&out, "m");
     assert_eq!(p.code.len(), 25);
     assert_eq!(p.code[0], 0x2a);
@@ -694,7 +692,7 @@ fn old_class_with_jsr_ret_and_widening() {
     let input = b.build();
     let (out, _, notes) = changed(&input);
     assert!(notes.is_empty(), "{notes:?}");
-    assert!(jvm_same_outcome(&[("t/Jsr", &input, &out)]).map_or(true, |s| s.contains("bothOK=1")));
+    assert!(jvm_same_outcome(&[("t/Jsr", &input, &out)]).is_none_or(|s| s.contains("bothOK=1")));
     let p = reparse(&out, "f");
     assert_eq!(p.code[10], 0xa8); // jsr after the 5+3 inserted bytes
     let p = reparse(&out, "g");
