@@ -701,3 +701,75 @@ fn old_class_with_jsr_ret_and_widening() {
     assert_eq!(&p.code[i + 1..i + 4], &[0x99, 0x00, 0x08]);
     assert_eq!(p.code[i + 4], 0xc8);
 }
+
+/// Type annotations inside Code: localvar ranges like the LVT, offsets of
+/// `new`/`instanceof`/type arguments follow their instruction.
+#[test]
+fn type_annotation_offsets() {
+    let mut b = ClassBuilder::new("t/Ta", 52);
+    let c = b.class("t/C").to_be_bytes();
+    let init = b.method_ref("t/C", "<init>", "()V").to_be_bytes();
+    let ann = b.utf8("Lt/A;");
+    let value = b.utf8("value");
+    let code = vec![
+        0x2a, 0xc2, // 0
+        0xbb, c[0], c[1], 0x59, // 2: new, 5: dup
+        0xb7, init[0], init[1], // 6
+        0x4c, 0x2b, // 9: astore_1, 10: aload_1
+        0xc1, c[0], c[1], 0x57, // 11: instanceof, 14: pop
+        0x2a, 0xc3, 0xb1, // 15, 16, 17
+    ];
+    let mut ta = be(&[5]);
+    let plain = |ta: &mut Vec<u8>| {
+        ta.push(0); // type_path length
+        ta.extend(be(&[ann, 0]));
+    };
+    ta.push(0x40);
+    ta.extend(be(&[1, 10, 8, 1]));
+    plain(&mut ta);
+    ta.push(0x44);
+    ta.extend(be(&[2]));
+    plain(&mut ta);
+    ta.push(0x43);
+    ta.extend(be(&[11]));
+    ta.push(0);
+    ta.extend(be(&[ann, 1, value]));
+    ta.push(b'[');
+    ta.extend(be(&[1]));
+    ta.push(b's');
+    ta.extend(be(&[value]));
+    ta.push(0x47);
+    ta.extend(be(&[6]));
+    ta.push(0);
+    plain(&mut ta);
+    ta.push(0x42);
+    ta.extend(be(&[0]));
+    plain(&mut ta);
+    b.method(
+        ACC_STATIC,
+        "ta",
+        "(Ljava/lang/Object;)V",
+        Some(Code {
+            max_stack: 2,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![("RuntimeInvisibleTypeAnnotations", ta)],
+        }),
+    );
+    let input = b.build();
+    let (out, _, notes) = changed(&input);
+    assert!(notes.is_empty());
+    let cf = cafebabe::parse_class(&out).unwrap();
+    let dbg = format!("{:?}", cf.methods[0].attributes);
+    assert!(dbg.contains("start_pc: 18, length: 12, index: 1"), "{dbg}");
+    assert!(dbg.contains("Offset { offset: 10 }"), "{dbg}");
+    assert!(dbg.contains("Offset { offset: 19 }"), "{dbg}");
+    assert!(
+        dbg.contains("TypeArgument { offset: 14, type_argument_index: 0 }"),
+        "{dbg}"
+    );
+    assert!(dbg.contains("Catch { exception_table_index: 0 }"), "{dbg}");
+    let p = reparse(&out, "ta");
+    assert_eq!((p.code[10], p.code[14], p.code[19]), (0xbb, 0xb7, 0xc1));
+}
