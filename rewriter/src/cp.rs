@@ -182,11 +182,15 @@ impl<'p, 'a, 'w> PoolBuilder<'p, 'a, 'w> {
     /// `wanted`: strings that will probably be needed; they are looked up in
     /// one pass (an absent one is then known to be absent without a scan).
     pub(crate) fn new(pool: &'p Pool<'a>, wanted: &'w [&'w str]) -> Self {
-        let mut lens = 0u128;
-        for w in wanted {
-            if w.len() < 128 {
-                lens |= 1 << w.len();
-            }
+        // wanted strings bucketed by length (lengths >= 127 share the last bucket)
+        let mut order: Vec<usize> = (0..wanted.len()).collect();
+        order.sort_by_key(|&k| wanted[k].len().min(127));
+        let mut start = [0u8; 129];
+        for &k in &order {
+            start[wanted[k].len().min(127) + 1] += 1;
+        }
+        for l in 1..129 {
+            start[l] = start[l].saturating_add(start[l - 1]);
         }
         let mut found: Vec<u16> = vec![0; wanted.len()];
         for i in 1..pool.offs.len() {
@@ -195,12 +199,14 @@ impl<'p, 'a, 'w> PoolBuilder<'p, 'a, 'w> {
                 continue;
             }
             let len = be16(pool.buf, o + 1).unwrap_or(0) as usize;
-            if len >= 128 || lens & (1 << len) == 0 {
+            let l = len.min(127);
+            let (a, b) = (start[l] as usize, start[l + 1] as usize);
+            if a == b {
                 continue;
             }
             let s = &pool.buf[o + 3..o + 3 + len];
-            for (k, w) in wanted.iter().enumerate() {
-                if found[k] == 0 && w.as_bytes() == s {
+            for &k in &order[a..b] {
+                if found[k] == 0 && wanted[k].as_bytes() == s {
                     found[k] = i as u16;
                 }
             }

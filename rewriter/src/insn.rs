@@ -144,7 +144,25 @@ pub(crate) fn decode(code: &[u8], out: &mut Vec<Insn>) -> Result<(), &'static st
 /// may be an operand byte) is confirmed by decoding. Invalid code answers
 /// `true` so that the full path reports it.
 pub(crate) fn has_monitor_insn(code: &[u8]) -> bool {
-    if !code.iter().any(|&b| b == MONITORENTER || b == MONITOREXIT) {
+    // branch-free over 32-byte chunks so that it vectorizes
+    let mut chunks = code.chunks_exact(32);
+    let mut seen = false;
+    for c in &mut chunks {
+        let mut m = false;
+        for &x in c {
+            m |= (x == MONITORENTER) | (x == MONITOREXIT);
+        }
+        if m {
+            seen = true;
+            break;
+        }
+    }
+    if !seen
+        && !chunks
+            .remainder()
+            .iter()
+            .any(|&b| b == MONITORENTER || b == MONITOREXIT)
+    {
         return false;
     }
     let mut pc = 0usize;

@@ -382,7 +382,8 @@ fn slow_path(
         }
     }
     let wanted = transform::wanted_strings(config);
-    let mut pb = PoolBuilder::new(&pool, &wanted);
+    // created when the first method needs constants
+    let mut pb_slot: Option<PoolBuilder> = None;
     // method references whose name is one the call-site rules look at
     let mut cand = Vec::new();
     if config.any_call_rules() {
@@ -463,10 +464,22 @@ fn slow_path(
             continue;
         }
         let is_static = acc & ACC_STATIC != 0;
+        let sync = config.synchronized_methods && acc & ACC_SYNCHRONIZED != 0;
+        {
+            let mi = MethodInfo {
+                is_static,
+                code: cv.code,
+                insns: &insns,
+            };
+            if !transform::relevant(&mi, config, &candidate, sync) {
+                continue;
+            }
+        }
+        let pb = pb_slot.get_or_insert_with(|| PoolBuilder::new(&pool, &wanted));
         // constant pool state to return to if this method ends up unchanged
         let mark = pb.mark();
         let mut sync_monitor = None;
-        if config.synchronized_methods && acc & ACC_SYNCHRONIZED != 0 {
+        if sync {
             if !is_static && transform::stores_slot0(cv.code, &insns) {
                 notes.push(mnote(
                     "synchronized method stores into local 0 (`this`): left unchanged".into(),
@@ -516,7 +529,7 @@ fn slow_path(
         let plan = transform::plan(
             &mi,
             config,
-            &mut pb,
+            pb,
             &resolve,
             &candidate,
             sync_monitor.as_ref(),
@@ -578,6 +591,9 @@ fn slow_path(
     }
     // assemble
     let extra_len: usize = done.iter().map(|d| d.bytes.len()).sum();
+    let Some(pb) = pb_slot else {
+        return Ok(Outcome::Unchanged { notes });
+    };
     let mut out = Vec::with_capacity(bytes.len() + pb.extra.len() + extra_len);
     out.extend_from_slice(&bytes[..8]);
     out.extend_from_slice(&(pb.count() as u16).to_be_bytes());

@@ -447,6 +447,24 @@ pub(crate) struct MethodInfo<'x> {
     pub(crate) insns: &'x [Insn],
 }
 
+/// Cheap check, before anything is allocated for the method: does it hold
+/// anything a transformation applies to?
+pub(crate) fn relevant(
+    mi: &MethodInfo,
+    cfg: &Config,
+    candidate: &dyn Fn(u16) -> bool,
+    sync: bool,
+) -> bool {
+    sync || mi.insns.iter().any(|ins| match ins.op {
+        MONITORENTER | MONITOREXIT => cfg.monitors,
+        INVOKEVIRTUAL | INVOKESTATIC | INVOKEINTERFACE => {
+            let o = ins.off as usize;
+            candidate(u16::from_be_bytes([mi.code[o + 1], mi.code[o + 2]]))
+        }
+        _ => false,
+    })
+}
+
 /// Decides the edits of one method. `resolve(idx)` gives (owner, name, desc)
 /// of a method reference. `sync_monitor` is `Some` when the synchronized-method
 /// transformation applies (checks done by the caller).
@@ -464,28 +482,6 @@ pub(crate) fn plan<'b>(
         class: &cfg.tracker_class,
     };
     let n = mi.insns.len();
-    // cheap pre-check before allocating anything per instruction
-    let relevant = sync_monitor.is_some()
-        || mi.insns.iter().any(|ins| match ins.op {
-            MONITORENTER | MONITOREXIT => cfg.monitors,
-            INVOKEVIRTUAL | INVOKESTATIC | INVOKEINTERFACE => {
-                let o = ins.off as usize;
-                candidate(u16::from_be_bytes([mi.code[o + 1], mi.code[o + 2]]))
-            }
-            _ => false,
-        });
-    if !relevant {
-        return Ok(Plan {
-            edits: MethodEdits {
-                head: Vec::new(),
-                per: Vec::new(),
-                tail: None,
-                extra_stack: 0,
-                min_stack: 0,
-            },
-            changed: false,
-        });
-    }
     let mut per = vec![InsnEdit::default(); n];
     let mut extra: u16 = 0;
     let mut changed = false;
