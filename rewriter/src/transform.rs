@@ -212,6 +212,17 @@ pub(crate) static RULES: &[Rule] = &[
         "(Ljava/lang/Object;)V"
     ),
     r!(
+        Thread,
+        None,
+        Some(THREAD),
+        "join",
+        "(J)V",
+        false,
+        Action::HintAround("threadJoined"),
+        "threadJoining",
+        "(Ljava/lang/Object;)V"
+    ),
+    r!(
         Semaphore,
         Some(SEM),
         None,
@@ -529,8 +540,16 @@ pub(crate) fn plan<'b>(
                     }
                     Action::HintAround(after) => {
                         let a = t.m(pb, after, obj1)?;
-                        e.prefix.extend_from_slice(&[0x59, 0x59]);
-                        e.prefix.extend_from_slice(&invokestatic(w));
+                        if rule.desc == "(J)V" {
+                            // [r, J] -> dup2_x1 pop2 dup_x2 -> [r, J, r]; dup; hint -> [r, J, r];
+                            // dup_x2 pop -> [r, r, J]: the call leaves [r] for the after-hint
+                            e.prefix.extend_from_slice(&[0x5d, 0x58, 0x5b, 0x59]);
+                            e.prefix.extend_from_slice(&invokestatic(w));
+                            e.prefix.extend_from_slice(&[0x5b, 0x57]);
+                        } else {
+                            e.prefix.extend_from_slice(&[0x59, 0x59]);
+                            e.prefix.extend_from_slice(&invokestatic(w));
+                        }
                         e.suffix.extend_from_slice(&invokestatic(a));
                         extra = extra.max(2);
                     }
