@@ -81,7 +81,10 @@ fn main() -> ExitCode {
     };
     match run(Path::new(&input), Path::new(&output), &cfg, verbose) {
         Ok(st) => {
-            println!(
+            // a closed stdout (e.g. `| head -1`) must not panic
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(
+                out,
                 "{input}: {} classes changed ({} methods), {} unchanged, {} skipped (excluded {}, errors {}); {} bytes read",
                 st.changed,
                 st.methods_changed,
@@ -92,7 +95,7 @@ fn main() -> ExitCode {
                 st.bytes_in
             );
             for (r, n) in &st.reasons {
-                println!("  {n:6}  {r}");
+                let _ = writeln!(out, "  {n:6}  {r}");
             }
             ExitCode::SUCCESS
         }
