@@ -195,6 +195,7 @@ pub fn rewrite(bytes: &[u8], config: &Config) -> Result<Outcome, RewriteError> {
     let mut code_idx = 0u16;
     let mut code_dups = false;
     let mut names = Small::new();
+    let mut descs = Small::new();
     let want_calls = config.any_call_rules();
     let (cp_end, _count) = cp::walk(bytes, |i, off, tag| {
         if tag == UTF8 {
@@ -208,16 +209,24 @@ pub fn rewrite(bytes: &[u8], config: &Config) -> Result<Outcome, RewriteError> {
                     && transform::interesting_name(s, config)
                 {
                     names.push(i);
+                } else if want_calls
+                    && s.first() == Some(&b'(')
+                    && transform::interesting_desc(s, config)
+                {
+                    descs.push(i);
                 }
             }
         }
     })?;
     // is any interesting name the name of a method reference?
-    let mut calls_hit = names.overflow;
+    let mut calls_hit = names.overflow || descs.overflow;
     if names.len > 0 && !calls_hit {
         let mut nats = Small::new();
         cp::walk(bytes, |i, off, tag| {
-            if tag == cp::NAME_AND_TYPE && names.contains(be16(bytes, off + 1).unwrap_or(0)) {
+            if tag == cp::NAME_AND_TYPE
+                && names.contains(be16(bytes, off + 1).unwrap_or(0))
+                && descs.contains(be16(bytes, off + 3).unwrap_or(0))
+            {
                 nats.push(i);
             }
         })?;

@@ -345,6 +345,14 @@ pub(crate) fn interesting_name(s: &[u8], cfg: &Config) -> bool {
     }
 }
 
+/// Whether a Utf8 constant is the descriptor of some enabled call-site rule
+/// (the fast path pairs it with an interesting name in a NameAndType).
+pub(crate) fn interesting_desc(s: &[u8], cfg: &Config) -> bool {
+    RULES
+        .iter()
+        .any(|r| r.desc.as_bytes() == s && group_on(r.group, cfg))
+}
+
 pub(crate) fn group_on(g: Group, cfg: &Config) -> bool {
     match g {
         Group::Object => cfg.object_calls,
