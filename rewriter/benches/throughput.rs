@@ -65,6 +65,17 @@ fn main() {
             _ => unchanged.push(*b),
         }
     }
+    if std::env::var("ORCA_BENCH_PROFILE_CHANGED").is_ok() {
+        // for profilers: only the full-rewrite path, many times
+        let d = best(&changed, &cfg, passes);
+        line(
+            "Changed classes",
+            changed.len(),
+            changed.iter().map(|b| b.len()).sum(),
+            d,
+        );
+        return;
+    }
     let _ = pass(&all, &cfg); // warm-up
     println!("orca-rewriter throughput, single thread, best of {passes} passes");
     let d = best(&all, &cfg, passes);

@@ -168,21 +168,70 @@ impl<'a> Pool<'a> {
 }
 
 /// Appends constant pool entries, reusing existing or already added ones.
-pub(crate) struct PoolBuilder<'p, 'a> {
+pub(crate) struct PoolBuilder<'p, 'a, 'w> {
     pub(crate) pool: &'p Pool<'a>,
     pub(crate) extra: Vec<u8>,
     next: usize,
     cache: Vec<(u8, Vec<u8>, u16)>,
+    wanted: &'w [&'w str],
+    /// index in the original pool of each wanted string, 0 when absent
+    found: Vec<u16>,
 }
 
-impl<'p, 'a> PoolBuilder<'p, 'a> {
-    pub(crate) fn new(pool: &'p Pool<'a>) -> Self {
+impl<'p, 'a, 'w> PoolBuilder<'p, 'a, 'w> {
+    /// `wanted`: strings that will probably be needed; they are looked up in
+    /// one pass (an absent one is then known to be absent without a scan).
+    pub(crate) fn new(pool: &'p Pool<'a>, wanted: &'w [&'w str]) -> Self {
+        // wanted strings bucketed by length (lengths >= 127 share the last bucket)
+        let mut order: Vec<usize> = (0..wanted.len()).collect();
+        order.sort_by_key(|&k| wanted[k].len().min(127));
+        let mut start = [0u8; 129];
+        for &k in &order {
+            start[wanted[k].len().min(127) + 1] += 1;
+        }
+        for l in 1..129 {
+            start[l] = start[l].saturating_add(start[l - 1]);
+        }
+        let mut found: Vec<u16> = vec![0; wanted.len()];
+        for i in 1..pool.offs.len() {
+            let o = pool.offs[i] as usize;
+            if o == 0 || pool.buf[o] != UTF8 {
+                continue;
+            }
+            let len = be16(pool.buf, o + 1).unwrap_or(0) as usize;
+            let l = len.min(127);
+            let (a, b) = (start[l] as usize, start[l + 1] as usize);
+            if a == b {
+                continue;
+            }
+            let s = &pool.buf[o + 3..o + 3 + len];
+            for &k in &order[a..b] {
+                if found[k] == 0 && wanted[k].as_bytes() == s {
+                    found[k] = i as u16;
+                }
+            }
+        }
         PoolBuilder {
             pool,
             extra: Vec::new(),
             next: pool.count(),
             cache: Vec::new(),
+            wanted,
+            found,
         }
+    }
+
+    /// A point to return to with [`PoolBuilder::rollback`].
+    pub(crate) fn mark(&self) -> (usize, usize, usize) {
+        (self.extra.len(), self.next, self.cache.len())
+    }
+
+    /// Forgets the entries added since `mark` (a method that ended up
+    /// unchanged must not leave constants behind).
+    pub(crate) fn rollback(&mut self, mark: (usize, usize, usize)) {
+        self.extra.truncate(mark.0);
+        self.next = mark.1;
+        self.cache.truncate(mark.2);
     }
 
     /// New constant_pool_count.
@@ -214,7 +263,17 @@ impl<'p, 'a> PoolBuilder<'p, 'a> {
         if let Some(i) = self.cached(UTF8, key) {
             return Ok(i);
         }
-        if let Some(i) = self.pool.find_utf8(key) {
+        let known = self
+            .wanted
+            .iter()
+            .position(|w| w.as_bytes() == key)
+            .map(|k| self.found[k]);
+        let found = match known {
+            Some(0) => None,
+            Some(i) => Some(i),
+            None => self.pool.find_utf8(key),
+        };
+        if let Some(i) = found {
             self.cache.push((UTF8, key.to_vec(), i));
             return Ok(i);
         }
@@ -231,7 +290,14 @@ impl<'p, 'a> PoolBuilder<'p, 'a> {
         if let Some(i) = self.cached(tag, &key) {
             return Ok(i);
         }
-        if let Some(i) = self.pool.find_two(tag, a, b) {
+        // an entry that refers to a new entry cannot exist in the original pool
+        let old = self.pool.count() as u16;
+        let may_exist = a < old && b.is_none_or(|b| b < old);
+        if let Some(i) = if may_exist {
+            self.pool.find_two(tag, a, b)
+        } else {
+            None
+        } {
             self.cache.push((tag, key, i));
             return Ok(i);
         }

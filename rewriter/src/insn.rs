@@ -47,7 +47,7 @@ pub(crate) fn invert(op: u8) -> u8 {
 
 /// Fixed length of an opcode, 0 for switches/wide (variable), None for invalid.
 #[inline]
-fn fixed_len(op: u8) -> Option<u32> {
+const fn fixed_len(op: u8) -> Option<u32> {
     Some(match op {
         0x00..=0x0f => 1,
         0x10 => 2,
@@ -144,7 +144,25 @@ pub(crate) fn decode(code: &[u8], out: &mut Vec<Insn>) -> Result<(), &'static st
 /// may be an operand byte) is confirmed by decoding. Invalid code answers
 /// `true` so that the full path reports it.
 pub(crate) fn has_monitor_insn(code: &[u8]) -> bool {
-    if !code.iter().any(|&b| b == MONITORENTER || b == MONITOREXIT) {
+    // branch-free over 32-byte chunks so that it vectorizes
+    let mut chunks = code.chunks_exact(32);
+    let mut seen = false;
+    for c in &mut chunks {
+        let mut m = false;
+        for &x in c {
+            m |= (x == MONITORENTER) | (x == MONITOREXIT);
+        }
+        if m {
+            seen = true;
+            break;
+        }
+    }
+    if !seen
+        && !chunks
+            .remainder()
+            .iter()
+            .any(|&b| b == MONITORENTER || b == MONITOREXIT)
+    {
         return false;
     }
     let mut pc = 0usize;
@@ -153,6 +171,11 @@ pub(crate) fn has_monitor_insn(code: &[u8]) -> bool {
         if op == MONITORENTER || op == MONITOREXIT {
             return true;
         }
+        let l = LEN[op as usize];
+        if l != 0 {
+            pc += l as usize;
+            continue;
+        }
         match insn_len(code, pc) {
             Ok(l) => pc += l as usize,
             Err(_) => return true,
@@ -160,3 +183,17 @@ pub(crate) fn has_monitor_insn(code: &[u8]) -> bool {
     }
     false
 }
+
+/// Fixed instruction lengths by opcode (0: variable or invalid).
+static LEN: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = match fixed_len(i as u8) {
+            Some(l) => l as u8,
+            None => 0,
+        };
+        i += 1;
+    }
+    t
+};

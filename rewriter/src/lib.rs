@@ -195,6 +195,7 @@ pub fn rewrite(bytes: &[u8], config: &Config) -> Result<Outcome, RewriteError> {
     let mut code_idx = 0u16;
     let mut code_dups = false;
     let mut names = Small::new();
+    let mut descs = Small::new();
     let want_calls = config.any_call_rules();
     let (cp_end, _count) = cp::walk(bytes, |i, off, tag| {
         if tag == UTF8 {
@@ -208,16 +209,24 @@ pub fn rewrite(bytes: &[u8], config: &Config) -> Result<Outcome, RewriteError> {
                     && transform::interesting_name(s, config)
                 {
                     names.push(i);
+                } else if want_calls
+                    && s.first() == Some(&b'(')
+                    && transform::interesting_desc(s, config)
+                {
+                    descs.push(i);
                 }
             }
         }
     })?;
     // is any interesting name the name of a method reference?
-    let mut calls_hit = names.overflow;
+    let mut calls_hit = names.overflow || descs.overflow;
     if names.len > 0 && !calls_hit {
         let mut nats = Small::new();
         cp::walk(bytes, |i, off, tag| {
-            if tag == cp::NAME_AND_TYPE && names.contains(be16(bytes, off + 1).unwrap_or(0)) {
+            if tag == cp::NAME_AND_TYPE
+                && names.contains(be16(bytes, off + 1).unwrap_or(0))
+                && descs.contains(be16(bytes, off + 3).unwrap_or(0))
+            {
                 nats.push(i);
             }
         })?;
@@ -381,7 +390,23 @@ fn slow_path(
             });
         }
     }
-    let mut pb = PoolBuilder::new(&pool);
+    let wanted = transform::wanted_strings(config);
+    // created when the first method needs constants
+    let mut pb_slot: Option<PoolBuilder> = None;
+    // method references whose name is one the call-site rules look at
+    let mut cand = Vec::new();
+    if config.any_call_rules() {
+        cand = vec![false; pool.count()];
+        for (i, c) in cand.iter_mut().enumerate() {
+            let t = pool.tag(i as u16);
+            if t == Some(cp::METHODREF) || t == Some(cp::IMETHODREF) {
+                if let Ok((_, name, _, _)) = pool.member_ref(i as u16) {
+                    *c = transform::interesting_name(name, config);
+                }
+            }
+        }
+    }
+    let candidate = |i: u16| cand.get(i as usize).copied().unwrap_or(false);
     let mut notes = Vec::new();
     let mut done: Vec<Rewritten> = Vec::new();
     let names = |i: u16| pool.utf8(i).ok();
@@ -448,8 +473,22 @@ fn slow_path(
             continue;
         }
         let is_static = acc & ACC_STATIC != 0;
+        let sync = config.synchronized_methods && acc & ACC_SYNCHRONIZED != 0;
+        {
+            let mi = MethodInfo {
+                is_static,
+                code: cv.code,
+                insns: &insns,
+            };
+            if !transform::relevant(&mi, config, &candidate, sync) {
+                continue;
+            }
+        }
+        let pb = pb_slot.get_or_insert_with(|| PoolBuilder::new(&pool, &wanted));
+        // constant pool state to return to if this method ends up unchanged
+        let mark = pb.mark();
         let mut sync_monitor = None;
-        if config.synchronized_methods && acc & ACC_SYNCHRONIZED != 0 {
+        if sync {
             if !is_static && transform::stores_slot0(cv.code, &insns) {
                 notes.push(mnote(
                     "synchronized method stores into local 0 (`this`): left unchanged".into(),
@@ -499,12 +538,14 @@ fn slow_path(
         let plan = transform::plan(
             &mi,
             config,
-            &mut pb,
+            pb,
             &resolve,
+            &candidate,
             sync_monitor.as_ref(),
             this_class,
         )?;
         if !plan.changed {
+            pb.rollback(mark);
             continue;
         }
         let has_smt = cv
@@ -525,6 +566,7 @@ fn slow_path(
             Ok(nc) => nc,
             Err(e) => {
                 notes.push(mnote(e));
+                pb.rollback(mark);
                 continue;
             }
         };
@@ -558,6 +600,9 @@ fn slow_path(
     }
     // assemble
     let extra_len: usize = done.iter().map(|d| d.bytes.len()).sum();
+    let Some(pb) = pb_slot else {
+        return Ok(Outcome::Unchanged { notes });
+    };
     let mut out = Vec::with_capacity(bytes.len() + pb.extra.len() + extra_len);
     out.extend_from_slice(&bytes[..8]);
     out.extend_from_slice(&(pb.count() as u16).to_be_bytes());

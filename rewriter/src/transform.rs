@@ -212,6 +212,17 @@ pub(crate) static RULES: &[Rule] = &[
         "(Ljava/lang/Object;)V"
     ),
     r!(
+        Thread,
+        None,
+        Some(THREAD),
+        "join",
+        "(J)V",
+        false,
+        Action::HintAround("threadJoined"),
+        "threadJoining",
+        "(Ljava/lang/Object;)V"
+    ),
+    r!(
         Semaphore,
         Some(SEM),
         None,
@@ -334,6 +345,14 @@ pub(crate) fn interesting_name(s: &[u8], cfg: &Config) -> bool {
     }
 }
 
+/// Whether a Utf8 constant is the descriptor of some enabled call-site rule
+/// (the fast path pairs it with an interesting name in a NameAndType).
+pub(crate) fn interesting_desc(s: &[u8], cfg: &Config) -> bool {
+    RULES
+        .iter()
+        .any(|r| r.desc.as_bytes() == s && group_on(r.group, cfg))
+}
+
 pub(crate) fn group_on(g: Group, cfg: &Config) -> bool {
     match g {
         Group::Object => cfg.object_calls,
@@ -396,6 +415,33 @@ impl MonitorLoad {
     }
 }
 
+/// Every string the inserted code may need in the constant pool; the pool
+/// builder looks them all up in one pass over the original pool.
+pub(crate) fn wanted_strings(cfg: &Config) -> Vec<&str> {
+    let mut v: Vec<&str> = vec![
+        &cfg.tracker_class,
+        "monitorEnter",
+        "monitorEntered",
+        "monitorExit",
+        "(Ljava/lang/Object;)V",
+        "java/lang/Throwable",
+        "StackMapTable",
+        "java/lang/Class",
+        "forName",
+        "(Ljava/lang/String;)Ljava/lang/Class;",
+    ];
+    for r in RULES {
+        v.push(r.wrapper);
+        v.push(r.wrapper_desc);
+        if let Action::HintAround(a) = r.action {
+            v.push(a);
+        }
+    }
+    v.sort();
+    v.dedup();
+    v
+}
+
 /// Tracker method indices resolved lazily in the constant pool builder.
 pub(crate) struct Tracker<'c> {
     pub(crate) class: &'c str,
@@ -420,6 +466,24 @@ pub(crate) struct MethodInfo<'x> {
     pub(crate) insns: &'x [Insn],
 }
 
+/// Cheap check, before anything is allocated for the method: does it hold
+/// anything a transformation applies to?
+pub(crate) fn relevant(
+    mi: &MethodInfo,
+    cfg: &Config,
+    candidate: &dyn Fn(u16) -> bool,
+    sync: bool,
+) -> bool {
+    sync || mi.insns.iter().any(|ins| match ins.op {
+        MONITORENTER | MONITOREXIT => cfg.monitors,
+        INVOKEVIRTUAL | INVOKESTATIC | INVOKEINTERFACE => {
+            let o = ins.off as usize;
+            candidate(u16::from_be_bytes([mi.code[o + 1], mi.code[o + 2]]))
+        }
+        _ => false,
+    })
+}
+
 /// Decides the edits of one method. `resolve(idx)` gives (owner, name, desc)
 /// of a method reference. `sync_monitor` is `Some` when the synchronized-method
 /// transformation applies (checks done by the caller).
@@ -429,6 +493,7 @@ pub(crate) fn plan<'b>(
     cfg: &Config,
     pb: &mut PoolBuilder,
     resolve: &dyn Fn(u16) -> Option<(&'b [u8], &'b [u8], &'b [u8])>,
+    candidate: &dyn Fn(u16) -> bool,
     sync_monitor: Option<&MonitorLoad>,
     this_class: u16,
 ) -> Result<Plan, RewriteError> {
@@ -463,6 +528,9 @@ pub(crate) fn plan<'b>(
             INVOKEVIRTUAL | INVOKESTATIC | INVOKEINTERFACE => {
                 let o = ins.off as usize;
                 let idx = u16::from_be_bytes([mi.code[o + 1], mi.code[o + 2]]);
+                if !candidate(idx) {
+                    continue;
+                }
                 let Some((owner, name, desc)) = resolve(idx) else {
                     continue;
                 };
@@ -480,8 +548,16 @@ pub(crate) fn plan<'b>(
                     }
                     Action::HintAround(after) => {
                         let a = t.m(pb, after, obj1)?;
-                        e.prefix.extend_from_slice(&[0x59, 0x59]);
-                        e.prefix.extend_from_slice(&invokestatic(w));
+                        if rule.desc == "(J)V" {
+                            // [r, J] -> dup2_x1 pop2 dup_x2 -> [r, J, r]; dup; hint -> [r, J, r];
+                            // dup_x2 pop -> [r, r, J]: the call leaves [r] for the after-hint
+                            e.prefix.extend_from_slice(&[0x5d, 0x58, 0x5b, 0x59]);
+                            e.prefix.extend_from_slice(&invokestatic(w));
+                            e.prefix.extend_from_slice(&[0x5b, 0x57]);
+                        } else {
+                            e.prefix.extend_from_slice(&[0x59, 0x59]);
+                            e.prefix.extend_from_slice(&invokestatic(w));
+                        }
                         e.suffix.extend_from_slice(&invokestatic(a));
                         extra = extra.max(2);
                     }

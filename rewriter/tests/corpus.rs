@@ -61,6 +61,11 @@ fn corpus_outputs_parse_with_cafebabe() {
                         ));
                     }
                 }
+                if orig_ok.is_some() {
+                    if let Err(e) = untouched_identical(bytes, &out, &maps) {
+                        failures.push(format!("{src}!{name}: {e}"));
+                    }
+                }
                 for m in &maps {
                     let mono = m
                         .entries
@@ -139,6 +144,67 @@ fn second_parser(b: &[u8]) -> Result<(), String> {
                         return Err("StackMapTable length".into());
                     }
                 }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Everything the rewriter did not change is identical (as cafebabe sees it):
+/// version, access, names, interfaces, fields, class attributes, every
+/// method's flags, name, descriptor and non-Code attributes, and the whole
+/// Code of every method not in `maps`.
+fn untouched_identical(
+    a: &[u8],
+    b: &[u8],
+    maps: &[orca_rewriter::MethodMap],
+) -> Result<(), String> {
+    use cafebabe::attributes::AttributeData;
+    let x = cafebabe::parse_class(a).map_err(|e| e.to_string())?;
+    let y = cafebabe::parse_class(b).map_err(|e| e.to_string())?;
+    let d = |v: &dyn std::fmt::Debug| format!("{v:?}");
+    if (
+        x.major_version,
+        x.minor_version,
+        d(&x.access_flags),
+        &x.this_class,
+        &x.super_class,
+    ) != (
+        y.major_version,
+        y.minor_version,
+        d(&y.access_flags),
+        &y.this_class,
+        &y.super_class,
+    ) {
+        return Err("class header differs".into());
+    }
+    if d(&x.interfaces) != d(&y.interfaces)
+        || d(&x.fields) != d(&y.fields)
+        || d(&x.attributes) != d(&y.attributes)
+    {
+        return Err("interfaces, fields or class attributes differ".into());
+    }
+    for (m, n) in x.methods.iter().zip(&y.methods) {
+        if m.name != n.name
+            || d(&m.descriptor) != d(&n.descriptor)
+            || d(&m.access_flags) != d(&n.access_flags)
+            || m.attributes.len() != n.attributes.len()
+        {
+            return Err(format!("method {} header differs", m.name));
+        }
+        let changed = maps
+            .iter()
+            .any(|mm| mm.name == m.name && mm.descriptor == m.descriptor.to_string());
+        for (p, q) in m.attributes.iter().zip(&n.attributes) {
+            if p.name != q.name {
+                return Err(format!("method {}: attribute order differs", m.name));
+            }
+            let is_code = matches!(p.data, AttributeData::Code(_));
+            if (!is_code || !changed) && d(&p.data) != d(&q.data) {
+                return Err(format!(
+                    "method {}: untouched attribute {} differs",
+                    m.name, p.name
+                ));
             }
         }
     }

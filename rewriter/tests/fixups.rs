@@ -64,8 +64,10 @@ fn monitor_block_all_tables() {
             ],
         }),
     );
-    let (out, maps, notes) = changed(&b.build());
+    let input = b.build();
+    let (out, maps, notes) = changed(&input);
     assert!(notes.is_empty());
+    jvm_same_outcome(&[("t/Block", &input, &out)]);
     let p = reparse(&out, "f");
     assert_eq!(p.code.len(), 31);
     assert_eq!(&p.code[0..4], &[0x2b, 0x59, 0x4d, 0x59]); // dup dup before monitorenter
@@ -179,7 +181,10 @@ fn widening_class(k: usize, with_fallthrough_frame: bool) -> Vec<u8> {
 #[test]
 fn conditional_branch_widening_near_32k() {
     let k = 32753; // target at 32761: reaches before, not after +12 bytes
-    let (out, maps, _) = changed(&widening_class(k, true));
+    let input = widening_class(k, true);
+    let (out, maps, _) = changed(&input);
+    let summary = jvm_same_outcome(&[("t/Wide", &input, &out)]);
+    assert!(summary.is_none_or(|s| s.contains("bothOK=1")));
     let p = reparse(&out, "w");
     assert_eq!(&p.code[1..4], &[0x9a, 0x00, 0x08]); // ifne +8
     assert_eq!(p.code[4], 0xc8); // goto_w
@@ -230,7 +235,9 @@ fn goto_widening_backward() {
             attrs: vec![("StackMapTable", smt)],
         }),
     );
-    let (out, _, _) = changed(&b.build());
+    let input = b.build();
+    let (out, _, _) = changed(&input);
+    assert!(jvm_same_outcome(&[("t/Back", &input, &out)]).is_none_or(|s| s.contains("bothOK=1")));
     let p = reparse(&out, "g");
     let g = at + 12;
     assert_eq!(p.code[g], 0xc8);
@@ -299,7 +306,9 @@ fn switch_padding_changes_in_static_synchronized_method() {
                 attrs: vec![("StackMapTable", smt), ("LineNumberTable", lnt)],
             }),
         );
-        let (out, maps, _) = changed(&b.build());
+        let input = b.build();
+        let (out, maps, _) = changed(&input);
+        assert!(jvm_same_outcome(&[("t/Sw", &input, &out)]).is_none_or(|s| s.contains("bothOK=1")));
         let p = reparse(&out, "s");
         assert_eq!(p.code[0], 0x12); // ldc class
         assert_eq!(p.code[6], op);
@@ -383,7 +392,9 @@ fn uninitialized_frames_are_remapped() {
             attrs: vec![("StackMapTable", smt)],
         }),
     );
-    let (out, _, _) = changed(&b.build());
+    let input = b.build();
+    let (out, _, _) = changed(&input);
+    jvm_same_outcome(&[("t/Un", &input, &out)]);
     let p = reparse(&out, "u");
     assert_eq!(p.code[10], 0xbb);
     assert_eq!(p.uninit, vec![10, 10, 10, 10]);
@@ -424,7 +435,9 @@ fn synchronized_instance_method() {
             attrs: vec![("StackMapTable", smt)],
         }),
     );
-    let (out, maps, _) = changed(&b.build());
+    let input = b.build();
+    let (out, maps, _) = changed(&input);
+    assert!(jvm_same_outcome(&[("t/S", &input, &out)]).is_none_or(|s| s.contains("bothOK=1")));
     let p = reparse(&out, "m");
     assert_eq!(p.code.len(), 25);
     assert_eq!(p.code[0], 0x2a);
@@ -628,4 +641,135 @@ fn malformed_inputs_never_panic() {
         rewrite(b"nope", &Config::default()),
         Err(orca_rewriter::RewriteError::BadMagic(_))
     ));
+}
+
+/// Version 49 (no StackMapTable): jsr/ret finally-style code with monitors,
+/// a synchronized method, and a goto that must be widened; verified by the
+/// JVM's old (type-inferencing) verifier.
+#[test]
+fn old_class_with_jsr_ret_and_widening() {
+    let mut b = ClassBuilder::new("t/Jsr", 49);
+    // static void f(Object o): aload_0 monitorenter; jsr F; aload_0 monitorexit; return; F: astore_1 ret 1
+    let code = vec![
+        0x2a, 0xc2, // 0
+        0xa8, 0x00, 0x06, // 2: jsr 8
+        0x2a, 0xc3, // 5
+        0xb1, // 7
+        0x4c, 0xa9, 0x01, // 8: astore_1 ret 1
+    ];
+    b.method(
+        ACC_STATIC,
+        "f",
+        "(Ljava/lang/Object;)V",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    // synchronized instance method with a far backward goto (becomes goto_w)
+    let mut code = vec![0x2a, 0xc2, 0x2a, 0xc3]; // 0
+    code.extend(std::iter::repeat_n(0u8, 32758));
+    let at = code.len();
+    code.push(0x1b); // iload_1
+    code.push(0x9a); // ifne 0
+    code.extend_from_slice(&(-(at as i32 + 1) as i16).to_be_bytes());
+    code.push(0xb1);
+    b.method(
+        ACC_SYNC,
+        "g",
+        "(I)V",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    let input = b.build();
+    let (out, _, notes) = changed(&input);
+    assert!(notes.is_empty(), "{notes:?}");
+    assert!(jvm_same_outcome(&[("t/Jsr", &input, &out)]).is_none_or(|s| s.contains("bothOK=1")));
+    let p = reparse(&out, "f");
+    assert_eq!(p.code[10], 0xa8); // jsr after the 5+3 inserted bytes
+    let p = reparse(&out, "g");
+    // head 4 + monitor code 12: the ifne no longer reaches offset 4 and is inverted around a goto_w
+    let i = at + 16;
+    assert_eq!(&p.code[i + 1..i + 4], &[0x99, 0x00, 0x08]);
+    assert_eq!(p.code[i + 4], 0xc8);
+}
+
+/// Type annotations inside Code: localvar ranges like the LVT, offsets of
+/// `new`/`instanceof`/type arguments follow their instruction.
+#[test]
+fn type_annotation_offsets() {
+    let mut b = ClassBuilder::new("t/Ta", 52);
+    let c = b.class("t/C").to_be_bytes();
+    let init = b.method_ref("t/C", "<init>", "()V").to_be_bytes();
+    let ann = b.utf8("Lt/A;");
+    let value = b.utf8("value");
+    let code = vec![
+        0x2a, 0xc2, // 0
+        0xbb, c[0], c[1], 0x59, // 2: new, 5: dup
+        0xb7, init[0], init[1], // 6
+        0x4c, 0x2b, // 9: astore_1, 10: aload_1
+        0xc1, c[0], c[1], 0x57, // 11: instanceof, 14: pop
+        0x2a, 0xc3, 0xb1, // 15, 16, 17
+    ];
+    let mut ta = be(&[5]);
+    let plain = |ta: &mut Vec<u8>| {
+        ta.push(0); // type_path length
+        ta.extend(be(&[ann, 0]));
+    };
+    ta.push(0x40);
+    ta.extend(be(&[1, 10, 8, 1]));
+    plain(&mut ta);
+    ta.push(0x44);
+    ta.extend(be(&[2]));
+    plain(&mut ta);
+    ta.push(0x43);
+    ta.extend(be(&[11]));
+    ta.push(0);
+    ta.extend(be(&[ann, 1, value]));
+    ta.push(b'[');
+    ta.extend(be(&[1]));
+    ta.push(b's');
+    ta.extend(be(&[value]));
+    ta.push(0x47);
+    ta.extend(be(&[6]));
+    ta.push(0);
+    plain(&mut ta);
+    ta.push(0x42);
+    ta.extend(be(&[0]));
+    plain(&mut ta);
+    b.method(
+        ACC_STATIC,
+        "ta",
+        "(Ljava/lang/Object;)V",
+        Some(Code {
+            max_stack: 2,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![("RuntimeInvisibleTypeAnnotations", ta)],
+        }),
+    );
+    let input = b.build();
+    let (out, _, notes) = changed(&input);
+    assert!(notes.is_empty());
+    let cf = cafebabe::parse_class(&out).unwrap();
+    let dbg = format!("{:?}", cf.methods[0].attributes);
+    assert!(dbg.contains("start_pc: 18, length: 12, index: 1"), "{dbg}");
+    assert!(dbg.contains("Offset { offset: 10 }"), "{dbg}");
+    assert!(dbg.contains("Offset { offset: 19 }"), "{dbg}");
+    assert!(
+        dbg.contains("TypeArgument { offset: 14, type_argument_index: 0 }"),
+        "{dbg}"
+    );
+    assert!(dbg.contains("Catch { exception_table_index: 0 }"), "{dbg}");
+    let p = reparse(&out, "ta");
+    assert_eq!((p.code[10], p.code[14], p.code[19]), (0xbb, 0xb7, 0xc1));
 }

@@ -125,7 +125,7 @@ fn demo_runs_identically_with_exact_event_counts() {
             // sem acquire, acquired, failed, release
             assert_eq!(
                 counts,
-                "204,408,408,1,1,0,1,2,2,2,1,1,4,3,1,2",
+                "205,409,409,1,1,0,1,3,3,3,1,1,4,3,1,2",
                 "counts on {} release {release}\n{o2}",
                 jdk.display()
             );

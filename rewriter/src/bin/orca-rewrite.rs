@@ -3,7 +3,8 @@
 //!
 //! OUTPUT is a folder (every class of the input is written there, rewritten
 //! or not, under its path inside the archive) or, when INPUT is a jar, a
-//! `.jar` (every entry copied, rewritten classes replaced).
+//! `.jar` (every entry copied, rewritten classes replaced). INPUT may also be
+//! a folder of classes (e.g. one module of `jimage extract`).
 
 use orca_rewriter::{rewrite, Config, Outcome};
 use std::collections::BTreeMap;
@@ -12,7 +13,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: orca-rewrite INPUT(.class|.jar|.jmod) -o OUTPUT(folder|.jar) [options]
+const USAGE: &str =
+    "usage: orca-rewrite INPUT(.class|.jar|.jmod|folder) -o OUTPUT(folder|.jar) [options]
 options:
   --no-monitors        do not instrument monitorenter/monitorexit
   --no-synchronized    do not instrument synchronized methods
@@ -79,7 +81,10 @@ fn main() -> ExitCode {
     };
     match run(Path::new(&input), Path::new(&output), &cfg, verbose) {
         Ok(st) => {
-            println!(
+            // a closed stdout (e.g. `| head -1`) must not panic
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(
+                out,
                 "{input}: {} classes changed ({} methods), {} unchanged, {} skipped (excluded {}, errors {}); {} bytes read",
                 st.changed,
                 st.methods_changed,
@@ -90,7 +95,7 @@ fn main() -> ExitCode {
                 st.bytes_in
             );
             for (r, n) in &st.reasons {
-                println!("  {n:6}  {r}");
+                let _ = writeln!(out, "  {n:6}  {r}");
             }
             ExitCode::SUCCESS
         }
@@ -164,8 +169,34 @@ fn write_file(path: &Path, data: &[u8]) -> std::io::Result<()> {
     fs::write(path, data)
 }
 
+/// All `.class` files under `dir`.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for e in fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else if p.extension().and_then(|e| e.to_str()) == Some("class") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
 fn run(input: &Path, output: &Path, cfg: &Config, verbose: bool) -> Result<Stats, String> {
     let mut st = Stats::default();
+    if input.is_dir() {
+        let mut files = Vec::new();
+        walk(input, &mut files).map_err(|e| format!("cannot list {}: {e}", input.display()))?;
+        files.sort();
+        for f in files {
+            let rel = f.strip_prefix(input).unwrap_or(&f).to_path_buf();
+            let data = fs::read(&f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+            let out = one(&rel.display().to_string(), &data, cfg, &mut st, verbose).unwrap_or(data);
+            let dest = output.join(&rel);
+            write_file(&dest, &out).map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
+        }
+        return Ok(st);
+    }
     let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("");
     let data = fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
     match ext {

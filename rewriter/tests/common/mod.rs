@@ -321,3 +321,62 @@ pub fn corpus(jmods_only: bool) -> Vec<(String, String, Vec<u8>)> {
     }
     out
 }
+
+/// Loads original and rewritten hand-made classes in HotSpot with
+/// verification forced (tests/jvm/VerifyHarness.java) and asserts that both
+/// have the same outcome; returns the harness summary, or None without a JDK.
+pub fn jvm_same_outcome(classes: &[(&str, &[u8], &[u8])]) -> Option<String> {
+    use std::process::Command;
+    static HARNESS: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    let home =
+        std::env::var("JAVA_HOME").unwrap_or_else(|_| "/usr/lib/jvm/java-17-openjdk-amd64".into());
+    let java = std::path::Path::new(&home).join("bin/java");
+    let h = HARNESS.get_or_init(|| {
+        let javac = std::path::Path::new(&home).join("bin/javac");
+        if !javac.exists() {
+            return None;
+        }
+        let d = std::env::temp_dir().join(format!("orca-harness-{}", std::process::id()));
+        let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/jvm/VerifyHarness.java");
+        let ok = Command::new(javac)
+            .arg("-d")
+            .arg(&d)
+            .arg(src)
+            .status()
+            .ok()?
+            .success();
+        ok.then_some(d)
+    });
+    let h = h.as_ref()?;
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "orca-jvmcheck-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    ));
+    for (name, a, b) in classes {
+        for (sub, bytes) in [("orig", a), ("new", b)] {
+            let p = d.join(sub).join(format!("{name}.class"));
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        }
+    }
+    let out = Command::new(java)
+        .args([
+            "-Xverify:all",
+            "-XX:+UnlockDiagnosticVMOptions",
+            "-XX:+BytecodeVerificationLocal",
+            "-cp",
+        ])
+        .arg(h)
+        .arg("VerifyHarness")
+        .arg(d.join("orig"))
+        .arg(d.join("new"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let _ = std::fs::remove_dir_all(&d);
+    assert!(text.contains(" differ=0 "), "JVM outcome differs:\n{text}");
+    eprintln!("JVM: {}", text.trim());
+    Some(text.lines().last().unwrap_or("").to_string())
+}

@@ -69,6 +69,9 @@ public class Demo {
         MyThread mt = new MyThread();
         mt.start();
         mt.join();
+        MyThread mt2 = new MyThread();
+        mt2.start();
+        mt2.join(20000L);
         Thread.sleep(1);
         Semaphore s = new Semaphore(1);
         s.acquire();
@@ -82,7 +85,7 @@ public class Demo {
         try {
             Object c = Class.forName("orca.OrcaProfilerTracker").getMethod("counts").invoke(null);
             System.err.println("COUNTS " + c);
-        } catch (ClassNotFoundException e) {
+        } catch (ReflectiveOperationException e) {
             System.err.println("COUNTS none");
         }
     }
