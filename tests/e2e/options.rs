@@ -95,3 +95,45 @@ fn default_prefix_and_start_and_exit_lines() {
     let log = run.log();
     assert_valid(&run, &log);
 }
+
+#[test]
+fn late_attach_is_refused_and_the_program_runs_on() {
+    use std::io::{BufRead, BufReader};
+    for jdk in jdks() {
+        let mut cmd = std::process::Command::new(jdk.java());
+        cmd.args(["-XX:+EnableDynamicAgentLoading", "-cp"])
+            .arg(test_classes())
+            .args(["Exits", "wait"]);
+        cmd.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        while out.read_line(&mut line).unwrap() > 0 && !line.contains("ready") {}
+        let jcmd = jdk.home.join("bin/jcmd");
+        let attach = std::process::Command::new(&jcmd)
+            .arg(child.id().to_string())
+            .arg("JVMTI.agent_load")
+            .arg(agent_path())
+            .output()
+            .unwrap();
+        let alive = child.try_wait().unwrap().is_none();
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+        assert!(
+            alive,
+            "{}: the JVM died on the attach attempt: {stderr}",
+            jdk.label()
+        );
+        assert!(!status.success());
+        assert!(
+            stderr.contains("orca: loading into a running JVM is not supported"),
+            "{}: jcmd said {:?} / {:?}; JVM stderr {stderr:?}",
+            jdk.label(),
+            String::from_utf8_lossy(&attach.stdout),
+            String::from_utf8_lossy(&attach.stderr)
+        );
+    }
+}
