@@ -10,6 +10,8 @@ use jvmti_sys::jvmtiEnv;
 use crate::jvmti::{jthread, jvmtiEventCallbacks, Jni};
 use crate::{agent, Agent};
 
+/// Whether an internal error was reported. The one global besides the agent context: a
+/// panic can happen in `Agent_OnLoad` before the context exists, and must still be said once.
 static PANIC_REPORTED: AtomicBool = AtomicBool::new(false);
 
 /// Runs `f` for callback `name`; a panic is reported once on stderr and never crosses into
