@@ -111,3 +111,19 @@ fn kill_9_loses_at_most_a_torn_tail() {
         );
     }
 }
+
+#[test]
+fn the_output_folder_vanishing_mid_run_breaks_nothing() {
+    for jdk in jdks() {
+        let (mut child, prefix) = start_waiting("vanish", jdk);
+        // The files stay open: on Linux the writer goes on writing to the unlinked files.
+        std::fs::remove_dir_all(prefix.parent().unwrap()).unwrap();
+        signal(&child, "-TERM");
+        let status = child.wait().unwrap();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+        assert_eq!(status.code(), Some(143), "{}: {stderr}", jdk.label());
+        assert!(stderr.contains("; wrote "), "{}: {stderr}", jdk.label());
+        assert!(!stderr.contains("internal error"));
+    }
+}
