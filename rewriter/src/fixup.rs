@@ -646,6 +646,22 @@ pub(crate) fn rewrite_code(
             lab(o)
         }
     };
+    // For exception ranges, code inserted after an instruction (its suffix) belongs to what
+    // follows: a range that starts right after `monitorenter` covers the `monitorEntered`
+    // call, so that an exception the call throws (a StackOverflowError) reaches the handler
+    // that releases the monitor, as any exception after `monitorenter` does in the original
+    // code; and a range that ends right after the exception path's `monitorexit` does not
+    // cover the report after it, so that the release never retries on a failed report.
+    let exception_boundary = |o: u32| -> Result<u32, String> {
+        if o == 0 {
+            return Ok(0);
+        }
+        let i = at(o as i64)?;
+        let suffix = i
+            .checked_sub(1)
+            .map_or(0, |p| edits.per[p].suffix.len() as u32);
+        Ok(label[i] - suffix)
+    };
 
     // ---- body ----
     let max_stack = cv.max_stack as u32 + edits.extra_stack as u32;
@@ -667,8 +683,8 @@ pub(crate) fn rewrite_code(
         if s >= en || h as usize >= clen {
             return Err("invalid exception table entry".into());
         }
-        put2(&mut body, range_start(s)?);
-        put2(&mut body, lab(en)?);
+        put2(&mut body, exception_boundary(s)?);
+        put2(&mut body, exception_boundary(en)?);
         put2(&mut body, lab(h)?);
         body.extend_from_slice(&e[6..8]);
     }

@@ -479,6 +479,7 @@ fn slow_path(
                 is_static,
                 code: cv.code,
                 insns: &insns,
+                exc: cv.exc,
             };
             if !transform::relevant(&mi, config, &candidate, sync) {
                 continue;
@@ -534,6 +535,7 @@ fn slow_path(
             is_static,
             code: cv.code,
             insns: &insns,
+            exc: cv.exc,
         };
         let plan = transform::plan(
             &mi,

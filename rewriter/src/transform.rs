@@ -464,6 +464,20 @@ pub(crate) struct MethodInfo<'x> {
     pub(crate) is_static: bool,
     pub(crate) code: &'x [u8],
     pub(crate) insns: &'x [Insn],
+    /// the exception table, 8 bytes per entry
+    pub(crate) exc: &'x [u8],
+}
+
+/// Whether the instruction at `off` is inside an exception range that is its own handler
+/// (`[h, end) -> h`): javac's pattern for the `monitorexit` of a `synchronized` block's
+/// exception path, which retries the release if it is interrupted.
+fn in_own_handler(exc: &[u8], off: u32) -> bool {
+    exc.chunks_exact(8).any(|e| {
+        let start = u16::from_be_bytes([e[0], e[1]]) as u32;
+        let end = u16::from_be_bytes([e[2], e[3]]) as u32;
+        let handler = u16::from_be_bytes([e[4], e[5]]) as u32;
+        start == handler && start <= off && off < end
+    })
 }
 
 /// Cheap check, before anything is allocated for the method: does it hold
@@ -520,8 +534,17 @@ pub(crate) fn plan<'b>(
             MONITOREXIT if cfg.monitors => {
                 let a = t.m(pb, "monitorExit", obj1)?;
                 let e = &mut per[i];
-                e.prefix.push(0x59);
-                e.prefix.extend_from_slice(&invokestatic(a));
+                if in_own_handler(mi.exc, ins.off) {
+                    // The exception path's release retries itself: a tracker call before it
+                    // that overflows the stack would retry forever. Release first, then report
+                    // (`dup; monitorexit; invokestatic`), the report outside the range (see
+                    // fixup: a suffix belongs to what follows, for exception ranges).
+                    e.prefix.push(0x59);
+                    e.suffix.extend_from_slice(&invokestatic(a));
+                } else {
+                    e.prefix.push(0x59);
+                    e.prefix.extend_from_slice(&invokestatic(a));
+                }
                 extra = extra.max(1);
                 changed = true;
             }

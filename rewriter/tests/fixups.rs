@@ -73,10 +73,15 @@ fn monitor_block_all_tables() {
     assert_eq!(&p.code[0..4], &[0x2b, 0x59, 0x4d, 0x59]); // dup dup before monitorenter
     assert_eq!(p.code[8], 0xc2);
     assert_eq!(p.code[17], 0xc3);
-    assert_eq!(p.code[27], 0xc3);
+    // The exception path releases first, then reports: `dup; monitorexit; invokestatic`.
+    assert_eq!(&p.code[23..25], &[0x59, 0xc3]);
+    assert_eq!(p.code[25], 0xb8);
     assert_eq!(&p.code[18..21], &[0xa7, 0x00, 12]); // goto 30
     assert_eq!(p.code[30], 0xb1);
-    assert_eq!(p.exc, vec![(12, 18, 21, None), (21, 28, 21, None)]);
+    // The body's range starts at the monitorEntered call (9), so an exception it throws is
+    // handled; the handler's own range ends before its report (25), so a failed report never
+    // retries the release.
+    assert_eq!(p.exc, vec![(9, 18, 21, None), (21, 25, 21, None)]);
     assert_eq!(p.frames, vec![21, 30]);
     assert_eq!(p.lines, vec![(0, 10), (12, 11), (21, 12), (30, 13)]);
     assert_eq!(p.lvt, vec![(0, 31, "this".to_string())]);
@@ -85,6 +90,7 @@ fn monitor_block_all_tables() {
     assert!(invokestatic_of(&ops, 5).contains("monitorEnter"));
     assert!(invokestatic_of(&ops, 9).contains("monitorEntered"));
     assert!(invokestatic_of(&ops, 14).contains("monitorExit"));
+    assert!(invokestatic_of(&ops, 25).contains("monitorExit"));
     let m = &maps[0];
     assert_eq!(
         (m.name.as_str(), m.descriptor.as_str()),

@@ -185,15 +185,6 @@ fn two_thousand_threads_start_and_end() {
 fn errors_inside_instrumented_code_reach_the_program_unchanged() {
     for (jdk, mode) in jdks_and_modes() {
         for case in ["sof", "imse", "oom"] {
-            // Known limitation (issue 7): a StackOverflowError thrown by an inserted tracker
-            // call right after `monitorenter` is outside javac's protected range; JDK 25 then
-            // throws IllegalMonitorStateException as the frame unwinds holding the monitor.
-            // Moving the range start onto the call makes the handler's own tracker call loop
-            // on the overflow instead. Until the tracker calls can be made overflow-safe, the
-            // case is checked in JVMTI event mode only.
-            if case == "sof" && mode == "mode=instrument" {
-                continue;
-            }
             let jvm: &[&str] = if case == "oom" {
                 &["-Xmx64m"]
             } else {
