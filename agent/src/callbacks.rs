@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use jni_sys::{jboolean, jclass, jint, jmethodID, jobject, jvalue, JNIEnv};
 use jvmti_sys::jvmtiEnv;
 
-use crate::jvmti::{jthread, jvmtiEventCallbacks, Jni};
+use crate::jvmti::{jthread, jvmtiEventCallbacks, EventCallbacks, Jni};
 use crate::{agent, Agent};
 
 /// Whether an internal error was reported. The one global besides the agent context: a
@@ -148,8 +148,8 @@ unsafe extern "C" fn class_file_load_hook(
 }
 
 /// The callback table (both modes; each enables the events it needs).
-pub fn table() -> jvmtiEventCallbacks {
-    jvmtiEventCallbacks {
+pub fn table() -> EventCallbacks {
+    let base = jvmtiEventCallbacks {
         VMInit: Some(vm_init),
         VMDeath: Some(vm_death),
         ThreadStart: Some(thread_start),
@@ -160,6 +160,12 @@ pub fn table() -> jvmtiEventCallbacks {
         MonitorContendedEnter: Some(contended_enter),
         MonitorContendedEntered: Some(contended_entered),
         ClassFileLoadHook: Some(class_file_load_hook),
+        ..Default::default()
+    };
+    EventCallbacks {
+        base,
+        virtual_thread_start: Some(thread_start),
+        virtual_thread_end: Some(thread_end),
         ..Default::default()
     }
 }

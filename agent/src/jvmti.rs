@@ -50,11 +50,15 @@ pub enum Event {
     MethodExit = 66,
     MonitorContendedEnter = 75,
     MonitorContendedEntered = 76,
+    /// JDK 21+ (with [`Capability::SupportVirtualThreads`]).
+    VirtualThreadStart = 87,
+    /// JDK 21+ (with [`Capability::SupportVirtualThreads`]).
+    VirtualThreadEnd = 88,
 }
 
 /// The capabilities the agent can ask for, by bit index in `jvmtiCapabilities`
 /// (C bit-fields, allocated from the least significant bit on x86-64 and aarch64 Linux).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Capability {
     GetBytecodes = 3,
@@ -67,6 +71,8 @@ pub enum Capability {
     GenerateMonitorEvents = 28,
     GetOwnedMonitorStackDepthInfo = 34,
     GenerateAllClassHookEvents = 26,
+    /// JDK 21+: virtual threads get their own start and end events.
+    SupportVirtualThreads = 44,
 }
 
 impl Capability {
@@ -83,6 +89,7 @@ impl Capability {
             Capability::GenerateMonitorEvents => "can_generate_monitor_events",
             Capability::GetOwnedMonitorStackDepthInfo => "can_get_owned_monitor_stack_depth_info",
             Capability::GenerateAllClassHookEvents => "can_generate_all_class_hook_events",
+            Capability::SupportVirtualThreads => "can_support_virtual_threads",
         }
     }
 
@@ -107,6 +114,21 @@ impl Capability {
         };
         word & (1 << (bit % 32)) != 0
     }
+}
+
+/// A thread event callback (`VirtualThreadStart`/`End` have the signature of `ThreadStart`).
+pub type ThreadCallback = Option<unsafe extern "C" fn(*mut jvmtiEnv, *mut JNIEnv, jthread)>;
+
+/// `jvmtiEventCallbacks` as JDK 21 lays it out: `jvmti-sys` stops at event 84
+/// (VMObjectAlloc); events 85 to 88 follow in this order.
+#[repr(C)]
+#[derive(Default)]
+pub struct EventCallbacks {
+    pub base: jvmtiEventCallbacks,
+    pub reserved85: Option<unsafe extern "C" fn()>,
+    pub sampled_object_alloc: Option<unsafe extern "C" fn()>,
+    pub virtual_thread_start: ThreadCallback,
+    pub virtual_thread_end: ThreadCallback,
 }
 
 /// Calls the JVMTI function `$name` with our own signature (`-> u32`).
@@ -339,7 +361,11 @@ impl Jvmti {
     }
 
     /// Adds `wanted`; names the first capability the VM cannot give, so the user sees why.
-    pub fn add_capabilities(&self, wanted: &[Capability]) -> Result<(), String> {
+    pub fn add_capabilities(
+        &self,
+        wanted: &[Capability],
+        optional: &[Capability],
+    ) -> Result<Vec<Capability>, String> {
         let mut potential = jvmtiCapabilities::default();
         let rc = call!(
             self,
@@ -358,17 +384,27 @@ impl Jvmti {
             }
             c.set(&mut caps);
         }
+        let granted: Vec<Capability> = optional
+            .iter()
+            .copied()
+            .filter(|c| c.is_set(&potential))
+            .collect();
+        for c in &granted {
+            c.set(&mut caps);
+        }
         let rc = call!(self, AddCapabilities, fn(*const jvmtiCapabilities), &caps);
-        check("AddCapabilities", rc).map_err(|e| e.to_string())
+        check("AddCapabilities", rc).map_err(|e| e.to_string())?;
+        Ok(granted)
     }
 
     /// Installs the event callbacks.
-    pub fn set_event_callbacks(&self, callbacks: &jvmtiEventCallbacks) -> Result<(), JvmtiError> {
-        let size = std::mem::size_of::<jvmtiEventCallbacks>() as jint;
+    pub fn set_event_callbacks(&self, callbacks: &EventCallbacks) -> Result<(), JvmtiError> {
+        // A JVM that knows fewer events (JDK 17 has none past 86) copies only the part it knows.
+        let size = std::mem::size_of::<EventCallbacks>() as jint;
         let rc = call!(
             self,
             SetEventCallbacks,
-            fn(*const jvmtiEventCallbacks, jint),
+            fn(*const EventCallbacks, jint),
             callbacks,
             size
         );

@@ -70,8 +70,8 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
         ]),
         Mode::Instrument => caps.push(Capability::GenerateAllClassHookEvents),
     }
-    jvmti
-        .add_capabilities(&caps)
+    let granted = jvmti
+        .add_capabilities(&caps, &[Capability::SupportVirtualThreads])
         .map_err(StartError::Capability)?;
     let paths = options.paths();
     let files = Files::create(paths.clone()).map_err(|(path, source)| StartError::Output {
@@ -106,6 +106,12 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
         Event::MonitorContendedEntered,
     ] {
         jvmti.set_event(true, e)?;
+    }
+    // JDK 21+: virtual threads have start and end events of their own, so that each gets a
+    // ThreadStarted/ThreadEnded and its per-thread state is freed when it ends.
+    if granted.contains(&Capability::SupportVirtualThreads) {
+        jvmti.set_event(true, Event::VirtualThreadStart)?;
+        jvmti.set_event(true, Event::VirtualThreadEnd)?;
     }
     eprintln!(
         "orca: recording (mode={}, stackdepth={}) to {}, {}, {}",

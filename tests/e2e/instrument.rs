@@ -403,5 +403,25 @@ fn virtual_threads_each_get_their_own_state() {
             "{} distinct sleeping threads",
             sleepers.len()
         );
+        // Each virtual thread is announced and ended (JVMTI VirtualThreadStart/End), so its
+        // state is freed.
+        for t in &sleepers {
+            let started = log
+                .events
+                .iter()
+                .filter(|e| e.thread == *t && e.name == "ThreadStarted")
+                .count();
+            let ended = log
+                .events
+                .iter()
+                .filter(|e| e.thread == *t && e.name == "ThreadEnded")
+                .count();
+            assert_eq!(
+                (started, ended),
+                (1, 1),
+                "{}: virtual thread {t:08X}",
+                jdk.label()
+            );
+        }
     }
 }
