@@ -4,6 +4,7 @@
 //! deadlock was found (`deadlocks`), 2 when the files cannot be read or the
 //! command line is wrong.
 
+mod bench;
 mod deadlocks;
 mod flame;
 mod report;
@@ -81,6 +82,9 @@ enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Overhead of each mode (none, jvmti, instrument, jfr) on a Java program:
+    /// `orca bench [--runs N] [--modes ...] -- java ARGS...`.
+    Bench(bench::BenchArgs),
 }
 
 /// What a flame graph's weights mean.
@@ -124,6 +128,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
     match cli.cmd {
+        Cmd::Bench(a) => bench::run(a),
         Cmd::Check {
             prefix,
             stackdepth,
