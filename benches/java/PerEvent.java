@@ -1,6 +1,6 @@
 /**
  * The agent's hot path, per event: one thread enters and leaves one uncontended monitor
- * 1,000,000 x SCALE times, 40 calls deep (so that stack traces of 32 frames have frames to
+ * 200,000 x SCALE times, 40 calls deep (so that stack traces of 32 frames have frames to
  * walk). Run with no agent and under mode=instrument at several stack depths; the extra wall
  * time over the run without agent, divided by the events, is the cost of one event.
  * Usage: java PerEvent SCALE
@@ -23,7 +23,7 @@ public class PerEvent {
 
     public static void main(String[] args) {
         int scale = args.length > 0 ? Integer.parseInt(args[0]) : 1;
-        deep(40, 1_000_000L * scale);
+        deep(40, 200_000L * scale);
         System.out.println("counter=" + counter);
     }
 }
