@@ -2,7 +2,7 @@ import java.util.concurrent.Semaphore;
 
 /**
  * A pool of 4 resources guarded by a Semaphore, used by 8 threads: each takes a permit,
- * works a little on a pooled buffer and gives it back, 200,000 x SCALE times in all.
+ * works a little on a pooled buffer and gives it back, 20,000 x SCALE times in all.
  * Usage: java SemaphorePool SCALE
  */
 public class SemaphorePool {
@@ -32,7 +32,7 @@ public class SemaphorePool {
     public static void main(String[] args) throws Exception {
         int scale = args.length > 0 ? Integer.parseInt(args[0]) : 1;
         int threads = 8;
-        int per = 200_000 * scale / threads;
+        int per = 20_000 * scale / threads;
         Thread[] ts = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             ts[t] = new Thread(() -> {
