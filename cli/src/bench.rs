@@ -578,6 +578,10 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Ok(rounds)
     })();
     let _ = std::fs::remove_dir_all(&dir);
+    if result.is_err() {
+        // End the progress line the failure interrupted.
+        eprintln!();
+    }
     let rounds = result?;
     let sums = summarize(&modes, &rounds);
     let md = markdown(&label, &sums, a.runs);
