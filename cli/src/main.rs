@@ -4,6 +4,7 @@
 //! deadlock was found (`deadlocks`), 2 when the files cannot be read or the
 //! command line is wrong; `record` exits with the Java program's status.
 
+mod bench;
 mod deadlocks;
 mod flame;
 mod record;
@@ -108,6 +109,9 @@ enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Overhead of each mode (none, jvmti, instrument, jfr) on a Java program:
+    /// `orca bench [--runs N] [--modes ...] -- java ARGS...`.
+    Bench(bench::BenchArgs),
 }
 
 /// The agent's `mode=` option.
@@ -160,6 +164,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
     match cli.cmd {
+        Cmd::Bench(a) => bench::run(a),
         Cmd::Record {
             prefix,
             mode,
