@@ -85,6 +85,21 @@ impl Agent {
         frames
     }
 
+    /// The stack of a `MonitorExit` from the stack of its `MonitorEntered`: the same frames,
+    /// the top one now at the `monitorexit` (or the return). `None` when the top frame is not
+    /// the same method (locking that is not block-structured): then the whole stack is walked.
+    fn moved_top(&self, jni: Jni, mut frames: Vec<Frame>) -> Option<Vec<Frame>> {
+        let Some(top) = frames.first_mut() else {
+            return Some(frames);
+        };
+        let (method, location) = self.jvmti.frame_location(TRACKER_FRAMES).ok()?;
+        if location < 0 || self.meta.method_id(&self.jvmti, jni, &self.log, method) != top.method {
+            return None;
+        }
+        top.location = self.meta.original_location(top.method, location as u32);
+        Some(frames)
+    }
+
     fn thread_started(&self, jni: Jni, thread: jthread, hash: u32) {
         let name = self.jvmti.thread_name(jni, thread).unwrap_or_default();
         self.log.push(EventRecord {
@@ -180,13 +195,19 @@ impl Agent {
                     Some(pending) => pending,
                     None => (hash(subject), self.stack(jni, state, TRACKER_FRAMES, false)),
                 };
-                state.held.push(monitor);
+                state.held.push((monitor, frames.clone()));
                 self.push(nanos, Kind::MonitorEntered, state.hash, monitor, frames);
             }
             Report::Monitor(kind) => {
                 state.pending_enter = None;
-                let monitor = state.held.pop().unwrap_or_else(|| hash(subject));
-                let frames = self.stack(jni, state, TRACKER_FRAMES, false);
+                let (monitor, frames) = match state.held.pop() {
+                    Some((monitor, frames)) => (
+                        monitor,
+                        self.moved_top(jni, frames)
+                            .unwrap_or_else(|| self.stack(jni, state, TRACKER_FRAMES, false)),
+                    ),
+                    None => (hash(subject), self.stack(jni, state, TRACKER_FRAMES, false)),
+                };
                 self.push(nanos, kind, state.hash, monitor, frames);
             }
             Report::Begin(entry, exit) => {

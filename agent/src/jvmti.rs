@@ -464,6 +464,24 @@ impl Jvmti {
         Ok((count.max(0) as usize).min(frames.len()))
     }
 
+    /// The method and bytecode index of the current thread's frame at `depth`: one frame, not
+    /// a whole stack.
+    pub fn frame_location(&self, depth: i32) -> Result<(jmethodID, jlong), JvmtiError> {
+        let mut method: jmethodID = ptr::null_mut();
+        let mut location: jlong = 0;
+        let rc = call!(
+            self,
+            GetFrameLocation,
+            fn(jthread, jint, *mut jmethodID, *mut jlong),
+            ptr::null_mut(),
+            depth,
+            &mut method,
+            &mut location
+        );
+        check("GetFrameLocation", rc)?;
+        Ok((method, location))
+    }
+
     /// The `this` object of the frame at `depth` (native frames included) of the current thread.
     pub fn local_instance(&self, depth: i32) -> Result<jobject, JvmtiError> {
         let mut obj: jobject = ptr::null_mut();

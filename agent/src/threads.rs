@@ -28,10 +28,11 @@ pub struct ThreadState {
     /// which suppresses nested calls (`join` calling `wait`).
     pub depth: u32,
     pub open: Option<OpenCall>,
-    /// Instrumentation mode: the hashes of the monitors this thread holds, innermost last.
-    /// `MonitorExit` reports the innermost (Java's locking is block-structured), which spares
-    /// hashing an object while it is locked: that would inflate its monitor.
-    pub held: Vec<u32>,
+    /// Instrumentation mode: the monitors this thread holds, innermost last, with the stack
+    /// of their `MonitorEntered`. `MonitorExit` reports the innermost (Java's locking is
+    /// block-structured): that spares hashing an object while it is locked (which would
+    /// inflate its monitor), and walking the whole stack again (only the top frame moved).
+    pub held: Vec<(u32, Vec<Frame>)>,
     /// Instrumentation mode: the hash and stack taken at `MonitorEnter`, for the
     /// `MonitorEntered` that follows it at the same call site.
     pub pending_enter: Option<(u32, Vec<Frame>)>,
