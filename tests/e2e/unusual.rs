@@ -266,3 +266,35 @@ fn old_class_file_with_jsr_and_ret() {
         }
     }
 }
+
+/// `scripts/stress 5`: the short form of the load test (16 threads on 4 monitors, the log
+/// through a FIFO read slower than the events come), on JDK 17 in instrumentation mode.
+#[test]
+fn stress_short_form() {
+    let dir = work_dir().join("stress");
+    let mut cmd = Command::new(root().join("scripts/stress"));
+    cmd.arg("5")
+        .env("STRESS_NO_BUILD", "1")
+        .env("STRESS_DIR", &dir)
+        .env("JDK17_HOME", &jdk17().home);
+    if let Some(a) = std::env::var_os("ORCA_AGENT") {
+        cmd.env("ORCA_AGENT", a);
+    }
+    let out = output_with_timeout(cmd, 120);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let ctx = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
+    eprintln!("{stdout}");
+    assert_eq!(out.status.code(), Some(0), "{ctx}");
+    assert!(stdout.contains("stress: OK"), "{ctx}");
+    // The reader is far slower than the events: the run must have dropped some, and said so.
+    let dropped: u64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("stress: events: "))
+        .and_then(|l| l.split(" written, ").nth(1))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the events line");
+    assert!(dropped > 0, "{ctx}");
+    assert!(stderr.contains(&format!(", {dropped} dropped")), "{ctx}");
+}
