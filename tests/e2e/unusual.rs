@@ -275,6 +275,9 @@ fn stress_short_form() {
     let mut cmd = Command::new(root().join("scripts/stress"));
     cmd.arg("5")
         .env("STRESS_NO_BUILD", "1")
+        // 4 MiB/s: still far slower than the events, and the queue drains well within the
+        // agent's 10 s limit at exit on a loaded machine.
+        .env("STRESS_READ_KBPS", "4096")
         .env("STRESS_DIR", &dir)
         .env("JDK17_HOME", &jdk17().home);
     if let Some(a) = std::env::var_os("ORCA_AGENT") {
