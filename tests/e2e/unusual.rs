@@ -34,7 +34,16 @@ fn unusual_classes() -> &'static Path {
             .collect();
         sources.sort();
         let ok = Command::new(jdk17().javac())
-            .args(["--release", "17", "-g", "-encoding", "UTF-8", "-cp", ASM_JAR, "-d"])
+            .args([
+                "--release",
+                "17",
+                "-g",
+                "-encoding",
+                "UTF-8",
+                "-cp",
+                ASM_JAR,
+                "-d",
+            ])
             .arg(&out)
             .args(&sources)
             .status()
@@ -111,7 +120,13 @@ fn run_case(case: &Case, jdk: &Jdk, mode: &str) -> (Run, Log) {
         .lines()
         .filter(|l| l.starts_with("orca:") && !l.contains("recording ("))
         .collect();
-    eprintln!("{} {} {}: {}", case.name, jdk.label(), tag(mode), said.join(" | "));
+    eprintln!(
+        "{} {} {}: {}",
+        case.name,
+        jdk.label(),
+        tag(mode),
+        said.join(" | ")
+    );
     (run, log)
 }
 
@@ -204,9 +219,21 @@ fn asm_generated_class_with_synchronized_wait_and_notify() {
     for (jdk, mode) in jdks_and_modes() {
         let (run, log) = run_case(&case, jdk, mode);
         let ctx = format!("{} {mode}: {}", jdk.label(), run.stderr);
-        assert!(run.stdout.contains("GenWork class file version 55, count 800"), "{ctx}");
-        assert!(run.stdout.contains("null lock: java.lang.NullPointerException"), "{ctx}");
-        assert_eq!(count(&log, "ObjectNotifyAll", "GenWork", "go"), 800, "{ctx}");
+        assert!(
+            run.stdout
+                .contains("GenWork class file version 55, count 800"),
+            "{ctx}"
+        );
+        assert!(
+            run.stdout
+                .contains("null lock: java.lang.NullPointerException"),
+            "{ctx}"
+        );
+        assert_eq!(
+            count(&log, "ObjectNotifyAll", "GenWork", "go"),
+            800,
+            "{ctx}"
+        );
         assert_eq!(count(&log, "ObjectWait", "GenWork", "go"), 800, "{ctx}");
         assert_eq!(count(&log, "ObjectWaited", "GenWork", "go"), 800, "{ctx}");
         if mode == "mode=instrument" {
@@ -230,15 +257,25 @@ fn child_first_class_loader() {
         let (run, log) = run_case(&case, jdk, mode);
         let ctx = format!("{} {mode}: {}", jdk.label(), run.stderr);
         assert!(
-            run.stdout.contains("loaded by child: true, differs from parent's: true"),
+            run.stdout
+                .contains("loaded by child: true, differs from parent's: true"),
             "{ctx}"
         );
-        assert_eq!(count(&log, "ObjectNotifyAll", "ChildWork", "getAsInt"), 2001, "{ctx}");
+        assert_eq!(
+            count(&log, "ObjectNotifyAll", "ChildWork", "getAsInt"),
+            2001,
+            "{ctx}"
+        );
         if mode == "mode=instrument" {
             assert_monitors(&log, &ctx, "ChildWork", "getAsInt", 2001);
             // The loader's own synchronized (getClassLoadingLock) block is instrumented too.
             assert!(
-                count(&log, "MonitorEntered", "UnusualChildFirst$ChildFirst", "loadClass") > 0,
+                count(
+                    &log,
+                    "MonitorEntered",
+                    "UnusualChildFirst$ChildFirst",
+                    "loadClass"
+                ) > 0,
                 "{ctx}"
             );
         }
@@ -256,12 +293,23 @@ fn old_class_file_with_jsr_and_ret() {
     for (jdk, mode) in jdks_and_modes() {
         let (run, log) = run_case(&case, jdk, mode);
         let ctx = format!("{} {mode}: {}", jdk.label(), run.stderr);
-        assert!(run.stdout.contains("OldWork class file version 48, count 4000"), "{ctx}");
+        assert!(
+            run.stdout
+                .contains("OldWork class file version 48, count 4000"),
+            "{ctx}"
+        );
         assert!(run.stdout.contains("finally blocks run 4001"), "{ctx}");
-        assert_eq!(count(&log, "ObjectNotifyAll", "OldWork", "go"), 4000, "{ctx}");
+        assert_eq!(
+            count(&log, "ObjectNotifyAll", "OldWork", "go"),
+            4000,
+            "{ctx}"
+        );
         if mode == "mode=instrument" {
             let entered = count(&log, "MonitorEntered", "OldWork", "go");
-            eprintln!("jsr {}: {entered} MonitorEntered from OldWork.go", jdk.label());
+            eprintln!(
+                "jsr {}: {entered} MonitorEntered from OldWork.go",
+                jdk.label()
+            );
             assert_monitors(&log, &ctx, "OldWork", "go", 4000);
         }
     }
