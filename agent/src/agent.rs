@@ -182,6 +182,8 @@ impl Agent {
             }
         };
         match report {
+            // `synchronized (null)`: monitorenter throws NullPointerException, nothing is entered.
+            Report::Monitor(Kind::MonitorEnter) if subject.is_null() => {}
             Report::Monitor(Kind::MonitorEnter) => {
                 let monitor = hash(subject);
                 let frames = self.stack(jni, state, TRACKER_FRAMES, false);
