@@ -293,6 +293,12 @@ impl Agent {
             if t.lost_to_io > 0 {
                 extra.push_str(&format!(", {} lines lost to write errors", t.lost_to_io));
             }
+            if t.abandoned > 0 {
+                extra.push_str(&format!(
+                    ", {} events abandoned (the writer was stuck at exit)",
+                    t.abandoned
+                ));
+            }
             if t.late > 0 {
                 extra.push_str(&format!(
                     ", {} events from threads still running during JVM exit not recorded",

@@ -151,6 +151,8 @@ pub struct Totals {
     /// Events that other threads produced while the JVM was already exiting, after the final
     /// write: not recorded, but counted.
     pub late: u64,
+    /// Events accepted but not surely written when the writer was still stuck at exit.
+    pub abandoned: u64,
 }
 
 /// The three open output files.
@@ -182,6 +184,9 @@ pub struct LogWriter {
     /// Set when a producer waited [`FULL_QUEUE_WAIT`] for space in vain; cleared by the writer
     /// once the queue is half empty.
     congested: AtomicBool,
+    /// Events in the `.orca` file as of its last successful flush (for the exit accounting
+    /// when the writer is stuck).
+    flushed_events: AtomicU64,
     stop: AtomicBool,
     done: Mutex<Option<Receiver<Totals>>>,
     finished: Mutex<Option<Totals>>,
@@ -197,6 +202,7 @@ impl LogWriter {
             dropped: AtomicU64::new(0),
             late: AtomicU64::new(0),
             congested: AtomicBool::new(false),
+            flushed_events: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             done: Mutex::new(None),
             finished: Mutex::new(None),
@@ -266,14 +272,16 @@ impl LogWriter {
         let mut totals = match rx.map(|rx| rx.recv_timeout(FINISH_TIMEOUT)) {
             Some(Ok(t)) => t,
             Some(Err(_)) => {
-                let queued = self.events.len() as u64;
+                // Only what reached the file before the last successful flush is surely there.
+                let written = self.flushed_events.load(Ordering::SeqCst);
+                let abandoned = self.accepted.load(Ordering::SeqCst).saturating_sub(written);
                 eprintln!(
-                    "orca: the log writer is still blocked on a write after {} s; giving up on the {queued} events still queued so the JVM can exit",
+                    "orca: the log writer is still blocked on a write after {} s; giving up on {abandoned} events not yet written so the JVM can exit",
                     FINISH_TIMEOUT.as_secs()
                 );
                 Totals {
-                    events: self.accepted.load(Ordering::SeqCst).saturating_sub(queued),
-                    lost_to_io: queued,
+                    events: written,
+                    abandoned,
                     ..Totals::default()
                 }
             }
@@ -296,11 +304,19 @@ impl LogWriter {
             // written by this final pass.
             let stopping = self.stop.load(Ordering::SeqCst);
             let mut busy = false;
+            let mut wrote_meta = false;
             while let Some(m) = self.meta.pop() {
                 busy = true;
+                wrote_meta = true;
                 line.clear();
                 let file = format_meta(&mut line, &m);
                 out.write(file, &line);
+            }
+            // Metadata is rare and small: flushed at once, so that the two metadata files are
+            // complete up to what the writer has seen even if the event file is stuck.
+            if wrote_meta {
+                out.flush_file(METHODS);
+                out.flush_file(CLASSES);
             }
             for _ in 0..4096 {
                 let Some(e) = self.events.pop() else { break };
@@ -325,13 +341,16 @@ impl LogWriter {
                 out.flush();
                 break;
             }
+            // Under steady load too, no complete line waits more than about FLUSH_INTERVAL.
+            if last_flush.elapsed() >= FLUSH_INTERVAL {
+                out.flush();
+                self.flushed_events
+                    .store(out.flushed_events, Ordering::SeqCst);
+                last_flush = Instant::now();
+            }
             if busy {
                 idle_sleep = Duration::from_micros(50);
             } else {
-                if last_flush.elapsed() >= FLUSH_INTERVAL {
-                    out.flush();
-                    last_flush = Instant::now();
-                }
                 std::thread::sleep(idle_sleep);
                 idle_sleep = (idle_sleep * 2).min(Duration::from_millis(2));
             }
@@ -363,6 +382,8 @@ struct Output {
     /// Lines buffered per file since its last successful flush.
     pending: [u64; 3],
     events: u64,
+    /// `events` as of the last successful flush of the `.orca` file.
+    flushed_events: u64,
     lost: u64,
 }
 
@@ -379,6 +400,7 @@ impl Output {
             ],
             pending: [0; 3],
             events: 0,
+            flushed_events: 0,
             lost: 0,
         }
     }
@@ -399,11 +421,20 @@ impl Output {
 
     fn flush(&mut self) {
         for file in 0..3 {
-            if let Some(w) = self.writers[file].as_mut() {
-                match w.flush() {
-                    Ok(()) => self.pending[file] = 0,
-                    Err(e) => self.fail(file, e),
+            self.flush_file(file);
+        }
+    }
+
+    fn flush_file(&mut self, file: usize) {
+        if let Some(w) = self.writers[file].as_mut() {
+            match w.flush() {
+                Ok(()) => {
+                    self.pending[file] = 0;
+                    if file == ORCA {
+                        self.flushed_events = self.events;
+                    }
                 }
+                Err(e) => self.fail(file, e),
             }
         }
     }
