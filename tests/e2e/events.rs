@@ -244,7 +244,12 @@ fn interrupted_calls_still_end_their_pairs() {
             &[],
         );
         assert_eq!(run.code, Some(0), "{} {mode}: {}", jdk.label(), run.stderr);
-        for s in ["wait interrupted", "sleep interrupted", "join interrupted"] {
+        for s in [
+            "wait interrupted",
+            "sleep interrupted",
+            "join interrupted",
+            "acquire interrupted",
+        ] {
             assert!(run.stdout.contains(s), "{}", run.stdout);
         }
         let log = run.log();
@@ -253,6 +258,11 @@ fn interrupted_calls_still_end_their_pairs() {
             ("waiter", ["ObjectWait", "ObjectWaited"], "waiter-wait"),
             ("sleeper", ["ThreadSleep", "ThreadSlept"], "sleeper-sleep"),
             ("joiner", ["ThreadJoin", "ThreadJoined"], "joiner-join"),
+            (
+                "acquirer",
+                ["SemaphoreAcquire", "SemaphoreAcquired"],
+                "acquirer-acquire",
+            ),
         ] {
             let ev: Vec<&Event> = by_thread_name(&log, thread)
                 .into_iter()

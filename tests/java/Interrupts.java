@@ -1,4 +1,4 @@
-/** Blocking calls that end by an exception: an interrupted wait, sleep and join. */
+/** Blocking calls that end by an exception: an interrupted wait, sleep, join and acquire. */
 public class Interrupts {
     static final Object lock = new Object();
 
@@ -39,7 +39,15 @@ public class Interrupts {
                 System.out.println("join interrupted");
             }
         });
-        for (Thread t : new Thread[] {waiter, sleeper, joiner}) {
+        java.util.concurrent.Semaphore none = new java.util.concurrent.Semaphore(0);
+        Thread acquirer = blocking("acquirer", () -> {
+            try {
+                none.acquire(); // @acquirer-acquire
+            } catch (InterruptedException e) {
+                System.out.println("acquire interrupted");
+            }
+        });
+        for (Thread t : new Thread[] {waiter, sleeper, joiner, acquirer}) {
             awaitBlocked(t);
             t.interrupt();
             t.join();
