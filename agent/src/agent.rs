@@ -17,6 +17,10 @@ use crate::tracked::{Call, TrackedMethods};
 use crate::tracker::{Report, TRACKER_FRAMES};
 use crate::writer::{EventRecord, Frame, Kind, LogWriter};
 
+/// Room for the local references of a VMInit scan (all loaded classes, all threads): a few
+/// hundred at start-up; HotSpot's limit is 65,536.
+const LOCAL_FRAME: i32 = 8192;
+
 /// Everything the agent holds for the life of the JVM.
 pub struct Agent {
     pub jvmti: Jvmti,
@@ -117,24 +121,30 @@ impl Agent {
     /// could tell us, then switch on the method events. Instrumentation mode: install the
     /// tracker, then switch on the class-load hook. Both: announce the threads already running.
     pub fn vm_init(&self, jni: Jni) {
-        if let Ok(all) = self.jvmti.all_threads() {
-            for t in all {
-                if let Some(hash) = threads::create_for(&self.jvmti, t, self.options.stack_depth) {
-                    self.thread_started(jni, t, hash);
+        jni.with_local_frame(LOCAL_FRAME, || {
+            if let Ok(all) = self.jvmti.all_threads() {
+                for t in all {
+                    if let Some(hash) =
+                        threads::create_for(&self.jvmti, t, self.options.stack_depth)
+                    {
+                        self.thread_started(jni, t, hash);
+                    }
+                    jni.delete_local_ref(t);
                 }
-                jni.delete_local_ref(t);
             }
-        }
+        });
         match &self.instrument {
             None => {
                 // Enable ClassPrepare first, so no class falls between the scan and the event.
                 report(self.jvmti.set_event(true, Event::ClassPrepare));
-                if let Ok(classes) = self.jvmti.loaded_classes() {
-                    for c in classes {
-                        self.register_if_tracked(c);
-                        jni.delete_local_ref(c);
+                jni.with_local_frame(LOCAL_FRAME, || {
+                    if let Ok(classes) = self.jvmti.loaded_classes() {
+                        for c in classes {
+                            self.register_if_tracked(c);
+                            jni.delete_local_ref(c);
+                        }
                     }
-                }
+                });
                 report(self.jvmti.set_event(true, Event::MethodEntry));
                 report(self.jvmti.set_event(true, Event::MethodExit));
             }

@@ -316,6 +316,29 @@ impl Jni {
         }
     }
 
+    /// Runs `f` in a new JNI local frame with room for `capacity` references, freed after:
+    /// JVMTI functions that return arrays of references (all loaded classes, all modules)
+    /// would otherwise exceed the callback's frame (`-Xcheck:jni` warns about it).
+    pub fn with_local_frame<R>(&self, capacity: i32, f: impl FnOnce() -> R) -> R {
+        // SAFETY: `raw` is this thread's JNIEnv; the frame is popped below on every path.
+        let pushed = unsafe {
+            (**self.raw)
+                .PushLocalFrame
+                .map(|p| p(self.raw, capacity) == 0)
+                .unwrap_or(false)
+        };
+        let r = f();
+        if pushed {
+            // SAFETY: pops the frame pushed above; nothing is carried out of it.
+            unsafe {
+                if let Some(pop) = (**self.raw).PopLocalFrame {
+                    pop(self.raw, ptr::null_mut());
+                }
+            }
+        }
+        r
+    }
+
     /// Frees a local reference early: loops over many classes would otherwise fill the frame.
     pub fn delete_local_ref(&self, obj: jobject) {
         if obj.is_null() || self.raw.is_null() {

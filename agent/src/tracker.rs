@@ -97,13 +97,16 @@ pub fn install(jvmti: &Jvmti, jni: Jni, jdk: bool) -> Result<(), TrackerError> {
         let sig = c"()Ljava/lang/Module;";
         match jni.call_object_method(class, get_module, sig) {
             Some(module) => {
-                let mut failed = 0;
-                for m in jvmti.all_modules().unwrap_or_default() {
-                    if jvmti.add_module_reads(m, module).is_err() {
-                        failed += 1;
+                let failed = jni.with_local_frame(1024, || {
+                    let mut failed = 0;
+                    for m in jvmti.all_modules().unwrap_or_default() {
+                        if jvmti.add_module_reads(m, module).is_err() {
+                            failed += 1;
+                        }
+                        jni.delete_local_ref(m);
                     }
-                    jni.delete_local_ref(m);
-                }
+                    failed
+                });
                 if failed > 0 {
                     eprintln!("orca: {failed} modules cannot be made to read the tracker; their classes may fail to call it");
                 }
