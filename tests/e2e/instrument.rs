@@ -425,3 +425,34 @@ fn virtual_threads_each_get_their_own_state() {
         }
     }
 }
+
+#[test]
+fn no_jni_misuse_under_xcheck_jni() {
+    for jdk in jdks() {
+        for (main, opts) in [
+            ("Monitors", "mode=instrument"),
+            ("PoolWork", "mode=instrument,jdk=yes"),
+            ("Interrupts", "mode=instrument"),
+        ] {
+            let run = run_with(
+                &format!("xcheck-{main}"),
+                jdk,
+                opts,
+                &["-Xcheck:jni"],
+                main,
+                &[],
+            );
+            assert_eq!(run.code, Some(0), "{} {main}: {}", jdk.label(), run.stderr);
+            let warnings: Vec<&str> = run
+                .stderr
+                .lines()
+                .filter(|l| l.contains("WARNING") || l.contains("FATAL"))
+                .collect();
+            assert!(
+                warnings.is_empty(),
+                "{} {main}: -Xcheck:jni says {warnings:?}",
+                jdk.label()
+            );
+        }
+    }
+}
