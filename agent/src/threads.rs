@@ -91,17 +91,26 @@ pub fn current_or_new<'a>(
     } else {
         jvmti.object_hash(thread).ok()?
     };
+    let raw = install(jvmti, std::ptr::null_mut(), hash, stack_depth)?;
+    // SAFETY: just made by `install` and now owned by the thread-local slot.
+    Some((unsafe { &mut *raw }, true))
+}
+
+/// Makes a state for `thread` (null: the current thread) and stores it in its thread-local
+/// slot; `None` (and nothing leaked) if JVMTI refuses.
+fn install(
+    jvmti: &Jvmti,
+    thread: jthread,
+    hash: u32,
+    stack_depth: usize,
+) -> Option<*mut ThreadState> {
     let raw = Box::into_raw(ThreadState::new(hash, stack_depth));
-    if jvmti
-        .set_thread_local(std::ptr::null_mut(), raw as *mut _)
-        .is_err()
-    {
+    if jvmti.set_thread_local(thread, raw as *mut _).is_err() {
         // SAFETY: `raw` came from Box::into_raw just above and was not stored anywhere.
         drop(unsafe { Box::from_raw(raw) });
         return None;
     }
-    // SAFETY: as above; now owned by the thread-local slot.
-    Some((unsafe { &mut *raw }, true))
+    Some(raw)
 }
 
 /// Gives `thread` (another thread, at VMInit) a state if it has none; returns its hash when
@@ -111,12 +120,7 @@ pub fn create_for(jvmti: &Jvmti, thread: jthread, stack_depth: usize) -> Option<
         return None;
     }
     let hash = jvmti.object_hash(thread).ok()?;
-    let raw = Box::into_raw(ThreadState::new(hash, stack_depth));
-    if jvmti.set_thread_local(thread, raw as *mut _).is_err() {
-        // SAFETY: not stored anywhere.
-        drop(unsafe { Box::from_raw(raw) });
-        return None;
-    }
+    install(jvmti, thread, hash, stack_depth)?;
     Some(hash)
 }
 
