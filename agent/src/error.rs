@@ -44,8 +44,8 @@ pub enum StartError {
     AlreadyLoaded,
     #[error("cannot start: {0}")]
     Jvmti(#[from] JvmtiError),
-    #[error("cannot start: {0}")]
-    Capability(String),
+    #[error("this JVM does not offer the JVMTI capabilities mode={mode} needs: {missing}; use a HotSpot-based JDK 11 or later, and load the agent at start-up with -agentpath")]
+    MissingCapabilities { mode: &'static str, missing: String },
     #[error("cannot start the log writer thread: {0}")]
     WriterThread(std::io::Error),
 }

@@ -133,6 +133,16 @@ pub struct EventCallbacks {
 
 /// Calls the JVMTI function `$name` with our own signature (`-> u32`).
 macro_rules! call {
+    ($self:expr, $name:ident, fn()) => {{
+        let env: *mut jvmtiEnv = $self.raw;
+        // SAFETY: as below, for a JVMTI function whose only parameter is the environment.
+        unsafe {
+            let table = *env as *const u8;
+            let slot = table.add(offset_of!(jvmtiInterface_1, $name)) as *const *const c_void;
+            let f: unsafe extern "C" fn(*mut jvmtiEnv) -> u32 = std::mem::transmute(*slot);
+            f(env)
+        }
+    }};
     ($self:expr, $name:ident, fn($($t:ty),*), $($arg:expr),*) => {{
         let env: *mut jvmtiEnv = $self.raw;
         // SAFETY: `env` is a live jvmtiEnv* from GetEnv; the slot at this offset is the
@@ -383,12 +393,22 @@ impl Jvmti {
         })
     }
 
-    /// Adds `wanted`; names the first capability the VM cannot give, so the user sees why.
-    pub fn add_capabilities(
+    /// The capabilities of `wanted` this JVM cannot give, in order: at start-up HotSpot offers
+    /// them all; once running (a late attach) it no longer offers MethodEntry events, local
+    /// variable access or owned-monitor information.
+    pub fn missing_capabilities(
         &self,
         wanted: &[Capability],
-        optional: &[Capability],
-    ) -> Result<Vec<Capability>, String> {
+    ) -> Result<Vec<Capability>, JvmtiError> {
+        let potential = self.potential_capabilities()?;
+        Ok(wanted
+            .iter()
+            .copied()
+            .filter(|c| !c.is_set(&potential))
+            .collect())
+    }
+
+    fn potential_capabilities(&self) -> Result<jvmtiCapabilities, JvmtiError> {
         let mut potential = jvmtiCapabilities::default();
         let rc = call!(
             self,
@@ -396,15 +416,21 @@ impl Jvmti {
             fn(*mut jvmtiCapabilities),
             &mut potential
         );
-        check("GetPotentialCapabilities", rc).map_err(|e| e.to_string())?;
+        check("GetPotentialCapabilities", rc)?;
+        Ok(potential)
+    }
+
+    /// Adds every capability of `wanted` (the caller checked with
+    /// [`Jvmti::missing_capabilities`] that the JVM offers them) and those of `optional` the
+    /// JVM offers; returns the optional ones granted.
+    pub fn add_capabilities(
+        &self,
+        wanted: &[Capability],
+        optional: &[Capability],
+    ) -> Result<Vec<Capability>, JvmtiError> {
+        let potential = self.potential_capabilities()?;
         let mut caps = jvmtiCapabilities::default();
         for &c in wanted {
-            if !c.is_set(&potential) {
-                return Err(format!(
-                    "this JVM does not offer the JVMTI capability {}",
-                    c.name()
-                ));
-            }
             c.set(&mut caps);
         }
         let granted: Vec<Capability> = optional
@@ -416,8 +442,13 @@ impl Jvmti {
             c.set(&mut caps);
         }
         let rc = call!(self, AddCapabilities, fn(*const jvmtiCapabilities), &caps);
-        check("AddCapabilities", rc).map_err(|e| e.to_string())?;
+        check("AddCapabilities", rc)?;
         Ok(granted)
+    }
+
+    /// Gives the environment back to the JVM (after a refused late attach).
+    pub fn dispose(&self) {
+        let _ = call!(self, DisposeEnvironment, fn());
     }
 
     /// Installs the event callbacks.

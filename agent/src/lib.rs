@@ -44,6 +44,31 @@ pub fn agent() -> Option<&'static Agent> {
     AGENT.get()
 }
 
+/// The JVMTI capabilities a mode cannot work without.
+fn required_capabilities(mode: Mode) -> Vec<Capability> {
+    let mut caps = vec![
+        Capability::GenerateMonitorEvents,
+        Capability::GetMonitorInfo,
+        Capability::GetLineNumbers,
+        Capability::GetSourceFileName,
+        Capability::GetBytecodes,
+    ];
+    match mode {
+        Mode::Jvmti => caps.extend([
+            Capability::GenerateMethodEntryEvents,
+            Capability::GenerateMethodExitEvents,
+            Capability::AccessLocalVariables,
+            Capability::GetOwnedMonitorStackDepthInfo,
+        ]),
+        Mode::Instrument => caps.push(Capability::GenerateAllClassHookEvents),
+    }
+    caps
+}
+
+fn capability_names(caps: &[Capability]) -> String {
+    caps.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
+}
+
 fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
     if AGENT.get().is_some() {
         return Err(StartError::AlreadyLoaded);
@@ -54,25 +79,15 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
     }
     // SAFETY: `vm` is the JavaVM* the JVM passed to Agent_OnLoad.
     let jvmti = unsafe { Jvmti::from_vm(vm) }?;
-    let mut caps = vec![
-        Capability::GenerateMonitorEvents,
-        Capability::GetMonitorInfo,
-        Capability::GetLineNumbers,
-        Capability::GetSourceFileName,
-        Capability::GetBytecodes,
-    ];
-    match options.mode {
-        Mode::Jvmti => caps.extend([
-            Capability::GenerateMethodEntryEvents,
-            Capability::GenerateMethodExitEvents,
-            Capability::AccessLocalVariables,
-            Capability::GetOwnedMonitorStackDepthInfo,
-        ]),
-        Mode::Instrument => caps.push(Capability::GenerateAllClassHookEvents),
+    let caps = required_capabilities(options.mode);
+    let missing = jvmti.missing_capabilities(&caps)?;
+    if !missing.is_empty() {
+        return Err(StartError::MissingCapabilities {
+            mode: options.mode.name(),
+            missing: capability_names(&missing),
+        });
     }
-    let granted = jvmti
-        .add_capabilities(&caps, &[Capability::SupportVirtualThreads])
-        .map_err(StartError::Capability)?;
+    let granted = jvmti.add_capabilities(&caps, &[Capability::SupportVirtualThreads])?;
     let paths = options.paths();
     let files = Files::create(paths.clone()).map_err(|(path, source)| StartError::Output {
         prefix: options.prefix.clone(),
@@ -151,20 +166,53 @@ pub unsafe extern "C" fn Agent_OnLoad(
     })
 }
 
-/// Called for a late attach (`jcmd PID JVMTI.agent_load`): not supported, because the events
-/// of threads and calls already under way would be missing and MethodEntry events need the
-/// capabilities only a start-up agent gets.
+/// Why a late attach is refused, as one line for stderr. The options are checked as at
+/// start-up, and the running JVM is asked which capabilities the mode needs that it no
+/// longer offers, so the user learns the real obstacle.
+fn refuse_attach(vm: *mut JavaVM, options: Option<&str>) -> String {
+    const HOW: &str = "start the JVM with -agentpath:liborca.so=PREFIX instead";
+    let options = match Options::parse(options) {
+        Ok(o) => o,
+        Err(e) => return format!("{e}"),
+    };
+    // SAFETY: `vm` is the JavaVM* the JVM passed to Agent_OnAttach.
+    let jvmti = match unsafe { Jvmti::from_vm(vm) } {
+        Ok(j) => j,
+        Err(e) => return format!("loading into a running JVM is not supported ({e}); {HOW}"),
+    };
+    let missing = jvmti.missing_capabilities(&required_capabilities(options.mode));
+    jvmti.dispose();
+    match missing {
+        Ok(m) if !m.is_empty() => format!(
+            "loading into a running JVM is not supported: mode={} needs JVMTI capabilities this JVM offers only at start-up ({}); {HOW}",
+            options.mode.name(),
+            capability_names(&m)
+        ),
+        _ => format!(
+            "loading into a running JVM is not supported: classes already loaded would not be instrumented and monitors already held would have no enter; {HOW}"
+        ),
+    }
+}
+
+/// Called for a late attach (`jcmd PID JVMTI.agent_load`): refused with the reason, because
+/// the events of threads, classes and monitors already under way would be missing and
+/// JVMTI mode needs capabilities only a start-up agent gets. The program runs on.
 ///
 /// # Safety
-/// Called by the JVM.
+/// Called by the JVM with its own `JavaVM*` and a NUL-terminated option string (or null).
 #[no_mangle]
 pub unsafe extern "C" fn Agent_OnAttach(
-    _vm: *mut JavaVM,
-    _options: *mut c_char,
+    vm: *mut JavaVM,
+    options: *mut c_char,
     _reserved: *mut c_void,
 ) -> jint {
     callbacks::guard("Agent_OnAttach", JNI_ERR, || {
-        eprintln!("orca: loading into a running JVM is not supported; start the JVM with -agentpath:liborca.so=...");
+        let text = if options.is_null() {
+            None
+        } else {
+            Some(CStr::from_ptr(options).to_string_lossy().into_owned())
+        };
+        eprintln!("orca: {}", refuse_attach(vm, text.as_deref()));
         JNI_ERR
     })
 }

@@ -168,7 +168,16 @@ impl Files {
         if let Some(dir) = paths[0].parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| (dir.to_path_buf(), e))?;
         }
-        let open = |p: &PathBuf| File::create(p).map_err(|e| (p.clone(), e));
+        // Read access too: a file deleted during the run is copied back from its descriptor.
+        let open = |p: &PathBuf| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(p)
+                .map_err(|e| (p.clone(), e))
+        };
         let files = [open(&paths[0])?, open(&paths[1])?, open(&paths[2])?];
         Ok(Files { paths, files })
     }
@@ -339,11 +348,13 @@ impl LogWriter {
             }
             if stopping && !busy {
                 out.flush();
+                out.restore_deleted();
                 break;
             }
             // Under steady load too, no complete line waits more than about FLUSH_INTERVAL.
             if last_flush.elapsed() >= FLUSH_INTERVAL {
                 out.flush();
+                out.check_deleted();
                 self.flushed_events
                     .store(out.flushed_events, Ordering::SeqCst);
                 last_flush = Instant::now();
@@ -373,14 +384,24 @@ const ORCA: usize = 0;
 const METHODS: usize = 1;
 const CLASSES: usize = 2;
 
-/// The buffered files, with the "say it once" I/O error handling: after a write error
-/// (a full disk, a folder gone) the file is given up and its lines are counted as lost,
-/// including the lines still in its buffer.
+/// The buffered files, with the "say it once" I/O error handling.
+///
+/// After a write error (a full disk) a file is given up: it is cut back to its last complete
+/// flush, so it never ends in a torn line, and its lines from then on are counted as lost. A
+/// metadata file that fails takes the event file with it, so that no event written refers to
+/// a method or class whose line is missing. A file deleted under the writer (its folder
+/// removed) is noticed, said once, and written back at exit from the still-open descriptor.
 struct Output {
     paths: [PathBuf; 3],
     writers: [Option<BufWriter<File>>; 3],
-    /// Lines buffered per file since its last successful flush.
+    /// Lines and bytes buffered per file since its last successful flush.
     pending: [u64; 3],
+    pending_bytes: [u64; 3],
+    /// Lines and bytes surely in each file (as of its last successful flush).
+    committed: [u64; 3],
+    committed_bytes: [u64; 3],
+    /// Whether each file's deletion has been reported.
+    deleted: [bool; 3],
     events: u64,
     /// `events` as of the last successful flush of the `.orca` file.
     flushed_events: u64,
@@ -399,6 +420,10 @@ impl Output {
                 Some(BufWriter::with_capacity(cap, c)),
             ],
             pending: [0; 3],
+            pending_bytes: [0; 3],
+            committed: [0; 3],
+            committed_bytes: [0; 3],
+            deleted: [false; 3],
             events: 0,
             flushed_events: 0,
             lost: 0,
@@ -411,7 +436,10 @@ impl Output {
             return;
         };
         match w.write_all(line) {
-            Ok(()) => self.pending[file] += 1,
+            Ok(()) => {
+                self.pending[file] += 1;
+                self.pending_bytes[file] += line.len() as u64;
+            }
             Err(e) => {
                 self.lost += 1;
                 self.fail(file, e);
@@ -429,7 +457,8 @@ impl Output {
         if let Some(w) = self.writers[file].as_mut() {
             match w.flush() {
                 Ok(()) => {
-                    self.pending[file] = 0;
+                    self.committed[file] += std::mem::take(&mut self.pending[file]);
+                    self.committed_bytes[file] += std::mem::take(&mut self.pending_bytes[file]);
                     if file == ORCA {
                         self.flushed_events = self.events;
                     }
@@ -440,13 +469,99 @@ impl Output {
     }
 
     fn fail(&mut self, file: usize, e: io::Error) {
-        eprintln!("orca: cannot write {} ({e}); its lines from now on are lost, the program keeps running", self.paths[file].display());
-        self.lost += std::mem::take(&mut self.pending[file]);
-        // Dropping a BufWriter flushes again; take the file out of it instead.
-        if let Some(w) = self.writers[file].take() {
-            let (_file, _unwritten) = w.into_parts();
+        if file == ORCA || self.writers[ORCA].is_none() {
+            eprintln!("orca: cannot write {} ({e}); its lines from now on are lost, the program keeps running", self.paths[file].display());
+        } else {
+            eprintln!("orca: cannot write {} ({e}); the events file {} stops there too (no event may name a missing method), events from now on are lost, the program keeps running", self.paths[file].display(), self.paths[ORCA].display());
+        }
+        self.give_up(file);
+        if file != ORCA {
+            self.give_up(ORCA);
         }
     }
+
+    /// Stops writing `file`: what was not flushed is counted as lost and cut off the file.
+    fn give_up(&mut self, file: usize) {
+        // Dropping a BufWriter flushes again; take the file out of it instead.
+        let Some(w) = self.writers[file].take() else {
+            return;
+        };
+        self.lost += std::mem::take(&mut self.pending[file]);
+        self.pending_bytes[file] = 0;
+        let (f, _unwritten) = w.into_parts();
+        // A partly written buffer would leave a torn last line; cutting back to the last flush
+        // keeps the file readable (and frees the space on a full disk). A pipe cannot be cut.
+        if f.metadata().is_ok_and(|m| m.is_file()) {
+            let _ = f.set_len(self.committed_bytes[file]);
+        }
+    }
+
+    /// Says once per file when a file has been deleted under the writer.
+    fn check_deleted(&mut self) {
+        use std::os::unix::fs::MetadataExt;
+        for file in 0..3 {
+            let Some(w) = self.writers[file].as_ref() else {
+                continue;
+            };
+            if !self.deleted[file]
+                && w.get_ref()
+                    .metadata()
+                    .is_ok_and(|m| m.is_file() && m.nlink() == 0)
+            {
+                self.deleted[file] = true;
+                eprintln!(
+                    "orca: {} was deleted during the run (its folder removed?); recording goes on and the file will be written back at exit",
+                    self.paths[file].display()
+                );
+            }
+        }
+    }
+
+    /// At exit, after the last flush: writes every deleted file back at its path from the
+    /// open descriptor; when that is impossible says what is lost and counts it.
+    fn restore_deleted(&mut self) {
+        self.check_deleted();
+        for file in 0..3 {
+            if !self.deleted[file] {
+                continue;
+            }
+            let Some(w) = self.writers[file].as_ref() else {
+                continue;
+            };
+            let path = &self.paths[file];
+            match restore(w.get_ref(), path) {
+                Ok(()) => eprintln!(
+                    "orca: wrote {} back ({} lines; it was deleted during the run)",
+                    path.display(),
+                    self.committed[file]
+                ),
+                Err(e) => {
+                    eprintln!(
+                        "orca: {} was deleted during the run and cannot be written back ({e}); its {} lines are lost",
+                        path.display(),
+                        self.committed[file]
+                    );
+                    self.lost += self.committed[file];
+                }
+            }
+        }
+    }
+}
+
+/// Copies the whole content of `from` (open, but unlinked) to a new file at `path`, creating
+/// its folder again. Never overwrites a file someone else has put there since.
+fn restore(mut from: &File, path: &std::path::Path) -> io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut to = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    from.seek(SeekFrom::Start(0))?;
+    io::copy(&mut from, &mut to)?;
+    to.sync_all()
 }
 
 fn push_hex(out: &mut Vec<u8>, v: u32) {

@@ -96,8 +96,12 @@ fn default_prefix_and_start_and_exit_lines() {
     assert_valid(&run, &log);
 }
 
+/// A late attach (`jcmd PID JVMTI.agent_load`) is refused with the real reason, and the
+/// program runs on. A running HotSpot no longer offers MethodEntry/MethodExit events, local
+/// variable access or owned-monitor information: this is the "JVM without the needed
+/// capabilities" case, reached with a real JVM. The option string is checked as at start-up.
 #[test]
-fn late_attach_is_refused_and_the_program_runs_on() {
+fn late_attach_is_refused_with_the_missing_capabilities_and_the_program_runs_on() {
     use std::io::{BufRead, BufReader};
     for jdk in jdks() {
         let mut cmd = std::process::Command::new(jdk.java());
@@ -111,29 +115,46 @@ fn late_attach_is_refused_and_the_program_runs_on() {
         let mut line = String::new();
         while out.read_line(&mut line).unwrap() > 0 && !line.contains("ready") {}
         let jcmd = jdk.home.join("bin/jcmd");
-        let attach = std::process::Command::new(&jcmd)
-            .arg(child.id().to_string())
-            .arg("JVMTI.agent_load")
-            .arg(agent_path())
-            .output()
-            .unwrap();
+        // jcmd reads `a=b` as its own named argument unless the option string is quoted.
+        let mut said = String::new();
+        for options in ["", "\"mode=jvmti\"", "\"stackdepth=deep\""] {
+            let attach = std::process::Command::new(&jcmd)
+                .arg(child.id().to_string())
+                .arg("JVMTI.agent_load")
+                .arg(agent_path())
+                .args((!options.is_empty()).then_some(options))
+                .output()
+                .unwrap();
+            said.push_str(&String::from_utf8_lossy(&attach.stdout));
+        }
         let alive = child.try_wait().unwrap().is_none();
         let _ = child.kill();
         let status = child.wait().unwrap();
         let mut stderr = String::new();
         std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
-        assert!(
-            alive,
-            "{}: the JVM died on the attach attempt: {stderr}",
-            jdk.label()
-        );
+        let ctx = format!("{}: jcmd said {said:?}; JVM stderr {stderr:?}", jdk.label());
+        assert!(alive, "the JVM died on the attach attempts: {ctx}");
         assert!(!status.success());
+        let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("orca: ")).collect();
+        assert_eq!(lines.len(), 3, "one line per attempt: {ctx}");
         assert!(
-            stderr.contains("orca: loading into a running JVM is not supported"),
-            "{}: jcmd said {:?} / {:?}; JVM stderr {stderr:?}",
-            jdk.label(),
-            String::from_utf8_lossy(&attach.stdout),
-            String::from_utf8_lossy(&attach.stderr)
+            lines[0].starts_with(
+                "orca: loading into a running JVM is not supported: classes already loaded"
+            ),
+            "{ctx}"
         );
+        assert!(
+            lines[1]
+                .starts_with("orca: loading into a running JVM is not supported: mode=jvmti needs")
+                && lines[1].contains("can_generate_method_entry_events")
+                && lines[1].contains("can_access_local_variables")
+                && !lines[1].contains("can_generate_monitor_events"),
+            "{ctx}"
+        );
+        assert!(
+            lines[2].contains("bad value 'deep' for option 'stackdepth'"),
+            "{ctx}"
+        );
+        assert_eq!(said.matches("return code: -1").count(), 3, "{ctx}");
     }
 }
