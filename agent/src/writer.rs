@@ -10,7 +10,7 @@
 //! queue, so every ID an event uses can always be resolved.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -26,6 +26,8 @@ use crate::jvmti::LineEntry;
 /// Events held in memory at most; with the default stack depth a record and its frames take
 /// about 150 bytes, so the queue is bounded to roughly 10 MB.
 pub const EVENT_QUEUE_CAPACITY: usize = 1 << 16;
+/// Bytes of complete lines a file's buffer holds before they are written.
+const BUFFER: usize = 1 << 20;
 /// Longest time a complete line waits in memory before it reaches the file.
 const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
 /// Longest time a producer waits for space in a full queue before it drops the event.
@@ -332,8 +334,8 @@ impl LogWriter {
                 busy = true;
                 line.clear();
                 format_event(&mut line, &e);
-                out.write(ORCA, &line);
                 out.events += 1;
+                out.write(ORCA, &line);
             }
             if self.events.len() < EVENT_QUEUE_CAPACITY / 2 {
                 self.congested.store(false, Ordering::Relaxed);
@@ -393,7 +395,11 @@ const CLASSES: usize = 2;
 /// removed) is noticed, said once, and written back at exit from the still-open descriptor.
 struct Output {
     paths: [PathBuf; 3],
-    writers: [Option<BufWriter<File>>; 3],
+    /// Open files; `None` once given up.
+    files: [Option<File>; 3],
+    /// Complete lines not yet written, per file. Written whole when [`BUFFER`] bytes are
+    /// waiting and at each flush, so the writer always knows which lines are surely in the file.
+    buffers: [Vec<u8>; 3],
     /// Lines and bytes buffered per file since its last successful flush.
     pending: [u64; 3],
     pending_bytes: [u64; 3],
@@ -411,13 +417,13 @@ struct Output {
 impl Output {
     fn new(files: Files) -> Output {
         let [a, b, c] = files.files;
-        let cap = 1 << 20;
         Output {
             paths: files.paths,
-            writers: [
-                Some(BufWriter::with_capacity(cap, a)),
-                Some(BufWriter::with_capacity(cap, b)),
-                Some(BufWriter::with_capacity(cap, c)),
+            files: [Some(a), Some(b), Some(c)],
+            buffers: [
+                Vec::with_capacity(BUFFER),
+                Vec::with_capacity(BUFFER),
+                Vec::with_capacity(BUFFER),
             ],
             pending: [0; 3],
             pending_bytes: [0; 3],
@@ -431,19 +437,15 @@ impl Output {
     }
 
     fn write(&mut self, file: usize, line: &[u8]) {
-        let Some(w) = self.writers[file].as_mut() else {
+        if self.files[file].is_none() {
             self.lost += 1;
             return;
-        };
-        match w.write_all(line) {
-            Ok(()) => {
-                self.pending[file] += 1;
-                self.pending_bytes[file] += line.len() as u64;
-            }
-            Err(e) => {
-                self.lost += 1;
-                self.fail(file, e);
-            }
+        }
+        self.buffers[file].extend_from_slice(line);
+        self.pending[file] += 1;
+        self.pending_bytes[file] += line.len() as u64;
+        if self.buffers[file].len() >= BUFFER {
+            self.flush_file(file);
         }
     }
 
@@ -454,9 +456,13 @@ impl Output {
     }
 
     fn flush_file(&mut self, file: usize) {
-        if let Some(w) = self.writers[file].as_mut() {
-            match w.flush() {
+        if let Some(mut f) = self.files[file].as_ref() {
+            if self.buffers[file].is_empty() {
+                return;
+            }
+            match f.write_all(&self.buffers[file]) {
                 Ok(()) => {
+                    self.buffers[file].clear();
                     self.committed[file] += std::mem::take(&mut self.pending[file]);
                     self.committed_bytes[file] += std::mem::take(&mut self.pending_bytes[file]);
                     if file == ORCA {
@@ -469,7 +475,7 @@ impl Output {
     }
 
     fn fail(&mut self, file: usize, e: io::Error) {
-        if file == ORCA || self.writers[ORCA].is_none() {
+        if file == ORCA || self.files[ORCA].is_none() {
             eprintln!("orca: cannot write {} ({e}); its lines from now on are lost, the program keeps running", self.paths[file].display());
         } else {
             eprintln!("orca: cannot write {} ({e}); the events file {} stops there too (no event may name a missing method), events from now on are lost, the program keeps running", self.paths[file].display(), self.paths[ORCA].display());
@@ -482,13 +488,12 @@ impl Output {
 
     /// Stops writing `file`: what was not flushed is counted as lost and cut off the file.
     fn give_up(&mut self, file: usize) {
-        // Dropping a BufWriter flushes again; take the file out of it instead.
-        let Some(w) = self.writers[file].take() else {
+        let Some(f) = self.files[file].take() else {
             return;
         };
         self.lost += std::mem::take(&mut self.pending[file]);
         self.pending_bytes[file] = 0;
-        let (f, _unwritten) = w.into_parts();
+        self.buffers[file] = Vec::new();
         // A partly written buffer would leave a torn last line; cutting back to the last flush
         // keeps the file readable (and frees the space on a full disk). A pipe cannot be cut.
         if f.metadata().is_ok_and(|m| m.is_file()) {
@@ -500,12 +505,11 @@ impl Output {
     fn check_deleted(&mut self) {
         use std::os::unix::fs::MetadataExt;
         for file in 0..3 {
-            let Some(w) = self.writers[file].as_ref() else {
+            let Some(f) = self.files[file].as_ref() else {
                 continue;
             };
             if !self.deleted[file]
-                && w.get_ref()
-                    .metadata()
+                && f.metadata()
                     .is_ok_and(|m| m.is_file() && m.nlink() == 0)
             {
                 self.deleted[file] = true;
@@ -525,11 +529,11 @@ impl Output {
             if !self.deleted[file] {
                 continue;
             }
-            let Some(w) = self.writers[file].as_ref() else {
+            let Some(f) = self.files[file].as_ref() else {
                 continue;
             };
             let path = &self.paths[file];
-            match restore(w.get_ref(), path) {
+            match restore(f, path) {
                 Ok(()) => eprintln!(
                     "orca: wrote {} back ({} lines; it was deleted during the run)",
                     path.display(),

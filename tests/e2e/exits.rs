@@ -45,14 +45,18 @@ fn orderly_ends_write_everything() {
 /// Starts Exits in `wait` mode and returns once it printed "ready".
 fn start_waiting(test: &str, jdk: &Jdk) -> (std::process::Child, std::path::PathBuf) {
     let prefix = prefix_for(test, jdk);
-    let mut cmd = java_command(jdk, &prefix.display().to_string(), &[], "Exits", &["wait"]);
+    let cmd = java_command(jdk, &prefix.display().to_string(), &[], "Exits", &["wait"]);
+    (spawn_until_ready(cmd, jdk), prefix)
+}
+
+fn spawn_until_ready(mut cmd: std::process::Command, jdk: &Jdk) -> std::process::Child {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     while out.read_line(&mut line).unwrap() > 0 && !line.contains("ready") {}
     assert!(line.contains("ready"), "{}: no ready line", jdk.label());
-    (child, prefix)
+    child
 }
 
 fn signal(child: &std::process::Child, sig: &str) {
@@ -112,18 +116,135 @@ fn kill_9_loses_at_most_a_torn_tail() {
     }
 }
 
+/// The output folder removed mid-run: the writer goes on writing to the open (unlinked)
+/// files, says so once per file, and writes them back at exit, so nothing is lost.
 #[test]
-fn the_output_folder_vanishing_mid_run_breaks_nothing() {
+fn the_output_folder_vanishing_mid_run_loses_nothing() {
     for jdk in jdks() {
         let (mut child, prefix) = start_waiting("vanish", jdk);
-        // The files stay open: on Linux the writer goes on writing to the unlinked files.
         std::fs::remove_dir_all(prefix.parent().unwrap()).unwrap();
+        // The writer looks at its files at every periodic flush (100 ms).
+        std::thread::sleep(Duration::from_millis(500));
         signal(&child, "-TERM");
         let status = child.wait().unwrap();
         let mut stderr = String::new();
         std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
-        assert_eq!(status.code(), Some(143), "{}: {stderr}", jdk.label());
-        assert!(stderr.contains("; wrote "), "{}: {stderr}", jdk.label());
-        assert!(!stderr.contains("internal error"));
+        let ctx = format!("{}: {stderr}", jdk.label());
+        assert_eq!(status.code(), Some(143), "{ctx}");
+        assert_eq!(
+            stderr
+                .matches("was deleted during the run (its folder removed?)")
+                .count(),
+            3,
+            "said once per file, during the run: {ctx}"
+        );
+        assert_eq!(stderr.matches("orca: wrote ").count(), 3, "{ctx}");
+        let run = Run {
+            prefix,
+            code: status.code(),
+            stdout: String::new(),
+            stderr,
+        };
+        let log = run.log();
+        assert!(!log.torn, "{ctx}");
+        assert_valid(&run, &log);
+        assert_eq!(notifies_from_main(&log), NOTIFIES, "{ctx}");
+        assert!(
+            run.stderr
+                .contains(&format!("{} events, 0 dropped", log.events.len())),
+            "every event is in the written-back file: {ctx}"
+        );
+    }
+}
+
+fn set_mode(dir: &std::path::Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn end_with_sigterm(mut child: std::process::Child, prefix: std::path::PathBuf) -> Run {
+    signal(&child, "-TERM");
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    Run {
+        prefix,
+        code: status.code(),
+        stdout: String::new(),
+        stderr,
+    }
+}
+
+/// The output folder made read-only mid-run (the program runs as an unprivileged user, for
+/// whom permissions count): the files are already open, so nothing is lost or reported.
+#[test]
+fn the_output_folder_becoming_read_only_mid_run_loses_nothing() {
+    for jdk in jdks() {
+        let prefix = prefix_for("readonly", jdk);
+        let dir = prefix.parent().unwrap().to_path_buf();
+        give_to_unprivileged(&dir);
+        let cmd = java_command(jdk, &prefix.display().to_string(), &[], "Exits", &["wait"]);
+        let child = spawn_until_ready(unprivileged(cmd), jdk);
+        set_mode(&dir, 0o555);
+        std::thread::sleep(Duration::from_millis(300));
+        let run = end_with_sigterm(child, prefix);
+        set_mode(&dir, 0o755);
+        let ctx = format!("{}: {}", jdk.label(), run.stderr);
+        assert_eq!(run.code, Some(143), "{ctx}");
+        assert!(!run.stderr.contains("cannot"), "{ctx}");
+        let log = run.log();
+        assert!(!log.torn, "{ctx}");
+        assert_valid(&run, &log);
+        assert_eq!(notifies_from_main(&log), NOTIFIES, "{ctx}");
+        assert!(
+            run.stderr
+                .contains(&format!("{} events, 0 dropped", log.events.len())),
+            "{ctx}"
+        );
+    }
+}
+
+/// The output folder removed and its parent made read-only: the files cannot be written
+/// back at exit. The agent says so once per file with its line count, and the exit line's
+/// count of lost lines is their sum; the program's exit is unchanged.
+#[test]
+fn a_deleted_output_that_cannot_be_written_back_is_counted_as_lost() {
+    for jdk in jdks() {
+        let top = prefix_for("gone", jdk).parent().unwrap().to_path_buf();
+        let dir = top.join("out");
+        std::fs::create_dir_all(&dir).unwrap();
+        give_to_unprivileged(&top);
+        give_to_unprivileged(&dir);
+        let prefix = dir.join("run");
+        let cmd = java_command(jdk, &prefix.display().to_string(), &[], "Exits", &["wait"]);
+        let child = spawn_until_ready(unprivileged(cmd), jdk);
+        std::fs::remove_dir_all(&dir).unwrap();
+        set_mode(&top, 0o555);
+        std::thread::sleep(Duration::from_millis(300));
+        let run = end_with_sigterm(child, prefix);
+        set_mode(&top, 0o755);
+        let ctx = format!("{}: {}", jdk.label(), run.stderr);
+        assert_eq!(run.code, Some(143), "{ctx}");
+        let lost_per_file: Vec<u64> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("cannot be written back (Permission denied"))
+            .map(|l| {
+                l.split("; its ")
+                    .nth(1)
+                    .and_then(|t| t.split(' ').next())
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or_else(|| panic!("no line count in {l:?}"))
+            })
+            .collect();
+        assert_eq!(lost_per_file.len(), 3, "{ctx}");
+        assert!(lost_per_file[0] >= NOTIFIES as u64, "{ctx}");
+        let total: u64 = lost_per_file.iter().sum();
+        assert!(
+            run.stderr
+                .contains(&format!(", {total} lines lost to write errors;")),
+            "{ctx}"
+        );
+        assert!(!dir.exists());
     }
 }

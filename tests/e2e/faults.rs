@@ -42,6 +42,96 @@ fn full_disk_is_reported_once_and_the_program_runs_on() {
     }
 }
 
+/// The disk fills up mid-run: the output is on a 4 MiB tmpfs (mounted in a user and mount
+/// namespace of the test's own, `unshare -Urm`) and the program writes far more. The agent says
+/// it once, cuts the event file back to its last complete flush (no torn line), counts every
+/// line it could not write, and the program's output and exit code are unchanged.
+#[test]
+fn a_disk_filling_up_mid_run_is_said_once_and_counted() {
+    let n = 40_000u64;
+    for jdk in jdks() {
+        let prefix = prefix_for("tmpfs", jdk);
+        let dir = prefix.parent().unwrap();
+        let mnt = dir.join("mnt");
+        let copy = dir.join("copy");
+        std::fs::create_dir_all(&mnt).unwrap();
+        std::fs::create_dir_all(&copy).unwrap();
+        let java = java_command(
+            jdk,
+            &mnt.join("run").display().to_string(),
+            &[],
+            "Flood",
+            &[&n.to_string()],
+        );
+        let mut cmd = Command::new("unshare");
+        cmd.args(["-Urm", "sh", "-c"])
+            .arg(
+                "mount -t tmpfs -o size=4m orca-full \"$1\" || exit 90; m=$1; c=$2; shift 2; \
+                 \"$@\"; rc=$?; cp \"$m\"/run.* \"$c\"/ || exit 91; exit $rc",
+            )
+            .arg("sh")
+            .arg(&mnt)
+            .arg(&copy)
+            .arg(java.get_program())
+            .args(java.get_args());
+        let out = output_with_timeout(cmd, 120);
+        let run = finish(copy.join("run"), out);
+        let ctx = format!("{}: {}", jdk.label(), run.stderr);
+        assert_ne!(
+            run.code,
+            Some(90),
+            "cannot mount a tmpfs in a user namespace (unshare -Urm): {ctx}"
+        );
+        let plain = run_plain(jdk, "Flood", &[&n.to_string()]);
+        assert_eq!(run.code, plain.status.code(), "{ctx}");
+        assert_eq!(run.stdout, String::from_utf8_lossy(&plain.stdout));
+        let complaints: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("cannot write"))
+            .collect();
+        assert_eq!(complaints.len(), 1, "{ctx}");
+        assert!(
+            complaints[0].contains("run.orca (No space left on device"),
+            "{ctx}"
+        );
+        let log = run.log();
+        assert!(!log.torn, "cut back to a whole line: {ctx}");
+        assert_valid(&run, &log);
+        let exit = run
+            .stderr
+            .lines()
+            .find(|l| l.contains("; wrote "))
+            .expect("exit line");
+        let number = |after: &str| -> u64 {
+            exit.split(after)
+                .next()
+                .unwrap()
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let (events, dropped, lost) = (
+            number(" events, "),
+            number(" dropped"),
+            number(" lines lost to write errors"),
+        );
+        let in_log = std::fs::read_to_string(copy.join("run.orca"))
+            .unwrap()
+            .lines()
+            .count() as u64;
+        assert!(in_log > 0 && lost > 0, "{ctx}");
+        if dropped == 0 {
+            // Every event line is either in the file or counted as lost.
+            assert_eq!(in_log + lost, events, "{ctx}");
+        } else {
+            assert!(in_log + lost >= events, "{ctx}");
+        }
+    }
+}
+
 #[test]
 fn a_slow_disk_drops_events_and_counts_them_in_the_log() {
     let jdk = jdk17();

@@ -379,3 +379,33 @@ pub fn assert_valid(run: &Run, log: &Log) {
         run.stderr
     );
 }
+
+/// `cmd` run as an unprivileged user: root ignores file permissions, so a test of a
+/// read-only folder must not run as root. As root this goes through `setpriv` to `nobody`
+/// (uid 65534); otherwise the command is left as it is.
+pub fn unprivileged(cmd: Command) -> Command {
+    let uid = std::fs::metadata("/proc/self").map(|m| {
+        use std::os::unix::fs::MetadataExt;
+        m.uid()
+    });
+    if uid.ok() != Some(0) {
+        return cmd;
+    }
+    let mut c = Command::new("setpriv");
+    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    c.stdin(Stdio::null());
+    c
+}
+
+/// Makes `dir` belong to the user [`unprivileged`] runs as (a no-op when not root).
+pub fn give_to_unprivileged(dir: &Path) {
+    let uid = std::fs::metadata("/proc/self").map(|m| {
+        use std::os::unix::fs::MetadataExt;
+        m.uid()
+    });
+    if uid.ok() == Some(0) {
+        std::os::unix::fs::chown(dir, Some(65534), Some(65534)).expect("chown to nobody");
+    }
+}
