@@ -212,13 +212,19 @@ impl Agent {
             }
             Report::Monitor(kind) => {
                 state.pending_enter = None;
-                let (monitor, frames) = match state.held.pop() {
-                    Some((monitor, frames)) => (
+                // The object was hashed before it was locked (or at its MonitorEntered), so
+                // hashing it again reads the hash without inflating anything. It finds the
+                // entry this exit closes even when an earlier report was lost (a
+                // StackOverflowError inside the tracker): entries above it are exits that
+                // were never reported, and are dropped.
+                let monitor = hash(subject);
+                let (monitor, frames) = match state.take_held(monitor) {
+                    Some(frames) => (
                         monitor,
                         self.moved_top(jni, frames)
                             .unwrap_or_else(|| self.stack(jni, state, TRACKER_FRAMES, false)),
                     ),
-                    None => (hash(subject), self.stack(jni, state, TRACKER_FRAMES, false)),
+                    None => (monitor, self.stack(jni, state, TRACKER_FRAMES, false)),
                 };
                 self.push(nanos, kind, state.hash, monitor, frames);
             }

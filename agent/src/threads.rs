@@ -28,10 +28,9 @@ pub struct ThreadState {
     /// which suppresses nested calls (`join` calling `wait`).
     pub depth: u32,
     pub open: Option<OpenCall>,
-    /// Instrumentation mode: the monitors this thread holds, innermost last, with the stack
-    /// of their `MonitorEntered`. `MonitorExit` reports the innermost (Java's locking is
-    /// block-structured): that spares hashing an object while it is locked (which would
-    /// inflate its monitor), and walking the whole stack again (only the top frame moved).
+    /// Instrumentation mode: the monitors this thread holds, innermost last, with the stacks
+    /// of their `MonitorEntered`. `MonitorExit` reuses the stack of the entry it closes
+    /// (found by the monitor's hash; only the top frame moved), sparing a whole stack walk.
     pub held: Vec<(u32, Vec<Frame>)>,
     /// Instrumentation mode: the hash and stack taken at `MonitorEnter`, for the
     /// `MonitorEntered` that follows it at the same call site.
@@ -41,6 +40,16 @@ pub struct ThreadState {
 }
 
 impl ThreadState {
+    /// Removes the innermost held entry of `monitor` and returns its stack. Entries above it
+    /// are exits whose report was lost (a StackOverflowError inside the tracker) and are
+    /// dropped with it; `None` when the monitor is not held (its enter report was lost).
+    pub fn take_held(&mut self, monitor: u32) -> Option<Vec<Frame>> {
+        let at = self.held.iter().rposition(|(m, _)| *m == monitor)?;
+        let frames = self.held.swap_remove(at).1;
+        self.held.truncate(at);
+        Some(frames)
+    }
+
     fn new(hash: u32, stack_depth: usize) -> Box<ThreadState> {
         Box::new(ThreadState {
             hash,
@@ -139,4 +148,35 @@ pub fn remove_current(jvmti: &Jvmti) -> Option<u32> {
     // SAFETY: the pointer came from Box::into_raw and the slot no longer refers to it.
     let state = unsafe { Box::from_raw(p) };
     Some(state.hash)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(location: u32) -> Vec<Frame> {
+        vec![Frame {
+            method: 1,
+            location,
+        }]
+    }
+
+    #[test]
+    fn an_exit_finds_its_entry_even_after_lost_reports() {
+        let mut s = ThreadState::new(7, 4);
+        s.held = vec![(1, frames(10)), (2, frames(20)), (3, frames(30))];
+        // Innermost first: the normal case.
+        assert_eq!(s.take_held(3).unwrap()[0].location, 30);
+        // The exit of 2 was lost: the exit of 1 drops it with its own entry.
+        assert_eq!(s.take_held(1).unwrap()[0].location, 10);
+        assert!(s.held.is_empty());
+        // An exit whose enter was lost finds nothing and leaves the stack alone.
+        s.held = vec![(4, frames(40))];
+        assert!(s.take_held(5).is_none());
+        assert_eq!(s.held.len(), 1);
+        // Reentrant: the innermost entry of the same monitor.
+        s.held = vec![(4, frames(40)), (4, frames(41))];
+        assert_eq!(s.take_held(4).unwrap()[0].location, 41);
+        assert_eq!(s.held.len(), 1);
+    }
 }

@@ -508,10 +508,7 @@ impl Output {
             let Some(f) = self.files[file].as_ref() else {
                 continue;
             };
-            if !self.deleted[file]
-                && f.metadata()
-                    .is_ok_and(|m| m.is_file() && m.nlink() == 0)
-            {
+            if !self.deleted[file] && f.metadata().is_ok_and(|m| m.is_file() && m.nlink() == 0) {
                 self.deleted[file] = true;
                 eprintln!(
                     "orca: {} was deleted during the run (its folder removed?); recording goes on and the file will be written back at exit",
