@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use jni_sys::jobject;
-use orca_rewriter::{rewrite, Config, Outcome};
+use orca_rewriter::{rewrite, Config, MethodNote, Outcome};
 
 use crate::jvmti::{Jni, Jvmti};
 use crate::metadata::Metadata;
@@ -105,8 +105,7 @@ impl Instrumentation {
                 methods,
                 notes,
             }) => {
-                self.methods_left
-                    .fetch_add(notes.len() as u64, Ordering::Relaxed);
+                self.note_methods_left(name, &notes);
                 let loader_hash = if loader.is_null() {
                     0
                 } else {
@@ -117,8 +116,7 @@ impl Instrumentation {
                 Some(bytes)
             }
             Ok(Outcome::Unchanged { notes }) => {
-                self.methods_left
-                    .fetch_add(notes.len() as u64, Ordering::Relaxed);
+                self.note_methods_left(name, &notes);
                 None
             }
             Ok(Outcome::Excluded) => None,
@@ -132,6 +130,27 @@ impl Instrumentation {
                     );
                 }
                 None
+            }
+        }
+    }
+
+    /// Counts the methods the rewriter left unchanged and names the first few on stderr, so
+    /// that a gap in the events is never silent.
+    fn note_methods_left(&self, class: &str, notes: &[MethodNote]) {
+        for note in notes {
+            let n = self.methods_left.fetch_add(1, Ordering::Relaxed) + 1;
+            if n <= FAILURES_SHOWN {
+                eprintln!(
+                    "orca: method {}.{}{} is left uninstrumented: {}",
+                    class.replace('/', "."),
+                    note.name,
+                    note.descriptor,
+                    note.reason
+                );
+            } else if n == FAILURES_SHOWN + 1 {
+                eprintln!(
+                    "orca: more methods are left uninstrumented; the count is in the exit line"
+                );
             }
         }
     }

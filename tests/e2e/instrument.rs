@@ -456,3 +456,129 @@ fn no_jni_misuse_under_xcheck_jni() {
         }
     }
 }
+
+/// Generates `Big.java`: `straight` has `blocks` synchronized blocks one after another (its code
+/// grows past 32 KiB when rewritten: offsets in the exception table, line table and stack map
+/// beyond the signed 16-bit range); `looped` has the same blocks inside a loop (the loop's
+/// branches would need widening); `huge` is so large that rewriting it would pass 65,535
+/// bytes. Returns the class folder and the line of each block in `straight`.
+fn big_class(blocks: usize, huge_blocks: usize) -> (std::path::PathBuf, Vec<u32>) {
+    let dir = work_dir().join("big");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut src = String::from(
+        "public class Big {\n    static final Object lock = new Object();\n    static int count;\n",
+    );
+    let mut lines = Vec::new();
+    let block = |k: usize| format!("            synchronized (lock) {{ count += {k}; }}\n");
+    src.push_str("    static int straight() {\n        {\n");
+    for k in 0..blocks {
+        lines.push(src.lines().count() as u32 + 1);
+        src.push_str(&block(k));
+    }
+    src.push_str("        }\n        return count;\n    }\n");
+    for (name, n) in [("looped", blocks), ("huge", huge_blocks)] {
+        src.push_str(&format!(
+            "    static int {name}(int reps) {{\n        for (int i = 0; i < reps; i++) {{\n"
+        ));
+        for k in 0..n {
+            src.push_str(&block(k));
+        }
+        src.push_str("        }\n        return count;\n    }\n");
+    }
+    src.push_str(
+        "    public static void main(String[] a) {\n        int reps = Integer.parseInt(a[0]);\n        for (int r = 0; r < reps; r++) straight();\n        System.out.println(count + \" \" + looped(2) + \" \" + huge(1));\n    }\n}\n",
+    );
+    std::fs::write(dir.join("Big.java"), src).unwrap();
+    let status = std::process::Command::new(jdk17().javac())
+        .args(["--release", "11", "-g", "-d"])
+        .arg(&dir)
+        .arg(dir.join("Big.java"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "javac Big.java");
+    (dir, lines)
+}
+
+/// Very large methods: one whose rewritten code passes 32 KiB is instrumented, every event
+/// on its own source line; one whose loop branches would need widening without a stack map
+/// frame to reuse, and one that would pass the 65,535-byte limit, are left as they are, each
+/// named on stderr with the reason, and counted in the exit line.
+#[test]
+fn very_large_methods_are_instrumented_or_named_on_stderr() {
+    let (blocks, reps) = (1000usize, 3usize);
+    let (dir, lines) = big_class(blocks, 1850);
+    for jdk in jdks() {
+        let prefix = prefix_for("big", jdk);
+        let mut cmd = std::process::Command::new(jdk.java());
+        cmd.arg(format!(
+            "-agentpath:{}={}",
+            agent_path().display(),
+            prefix.display()
+        ))
+        .args(VERIFY_ALL)
+        .arg("-cp")
+        .arg(&dir)
+        .args(["Big", &reps.to_string()]);
+        let run = finish(prefix, output_with_timeout(cmd, 300));
+        let plain = std::process::Command::new(jdk.java())
+            .arg("-cp")
+            .arg(&dir)
+            .args(["Big", &reps.to_string()])
+            .output()
+            .unwrap();
+        let ctx = format!("{}: {}", jdk.label(), run.stderr);
+        assert_eq!(run.code, plain.status.code(), "{ctx}");
+        assert_eq!(run.stdout, String::from_utf8_lossy(&plain.stdout), "{ctx}");
+        let log = run.log();
+        assert_valid(&run, &log);
+        let mut per_line: HashMap<(String, u32), usize> = HashMap::new();
+        for e in &log.events {
+            if !e.name.starts_with("Monitor") {
+                continue;
+            }
+            let Some(&(m, loc)) = e.frames.first() else {
+                continue;
+            };
+            let method = log.method_name(m);
+            assert!(
+                method == "Big.straight",
+                "{method} should not be instrumented: {ctx}"
+            );
+            *per_line
+                .entry((e.name.clone(), log.line_of(m, loc).unwrap_or(0)))
+                .or_default() += 1;
+        }
+        for kind in ["MonitorEnter", "MonitorEntered", "MonitorExit"] {
+            for &line in &lines {
+                assert_eq!(
+                    per_line.get(&(kind.to_string(), line)).copied(),
+                    Some(reps),
+                    "{kind} at Big.java:{line}: {ctx}"
+                );
+            }
+        }
+        assert_eq!(per_line.len(), 3 * blocks, "{ctx}");
+        for (method, why) in [
+            (
+                "looped(I)I",
+                "must be widened but its fall-through has no stack map frame",
+            ),
+            ("huge(I)I", "would exceed 65535 bytes of code"),
+        ] {
+            let said: Vec<&str> = run
+                .stderr
+                .lines()
+                .filter(|l| {
+                    l.starts_with(&format!("orca: method Big.{method} is left uninstrumented"))
+                })
+                .collect();
+            assert_eq!(said.len(), 1, "{ctx}");
+            assert!(said[0].contains(why), "{ctx}");
+        }
+        assert!(
+            run.stderr.contains("2 methods left uninstrumented"),
+            "{ctx}"
+        );
+    }
+}
