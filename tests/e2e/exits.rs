@@ -180,12 +180,22 @@ fn end_with_sigterm(mut child: std::process::Child, prefix: std::path::PathBuf) 
 #[test]
 fn the_output_folder_becoming_read_only_mid_run_loses_nothing() {
     for jdk in jdks() {
-        let prefix = prefix_for("readonly", jdk);
-        let dir = prefix.parent().unwrap().to_path_buf();
-        give_to_unprivileged(&dir);
-        let cmd = java_command(jdk, &prefix.display().to_string(), &[], "Exits", &["wait"]);
-        let child = spawn_until_ready(unprivileged(cmd), jdk);
+        let user = Unprivileged::new("readonly", jdk);
+        let dir = user.dir.join("out");
+        std::fs::create_dir_all(&dir).unwrap();
+        user.give(&dir);
+        let prefix = dir.join("run");
+        let child = spawn_until_ready(user.java(jdk, &prefix, "Exits", &["wait"]), jdk);
         set_mode(&dir, 0o555);
+        let touch = user
+            .command("touch")
+            .arg(dir.join("probe"))
+            .output()
+            .unwrap();
+        assert!(
+            !touch.status.success(),
+            "the folder should be read-only for the JVM's user"
+        );
         std::thread::sleep(Duration::from_millis(300));
         let run = end_with_sigterm(child, prefix);
         set_mode(&dir, 0o755);
@@ -210,14 +220,13 @@ fn the_output_folder_becoming_read_only_mid_run_loses_nothing() {
 #[test]
 fn a_deleted_output_that_cannot_be_written_back_is_counted_as_lost() {
     for jdk in jdks() {
-        let top = prefix_for("gone", jdk).parent().unwrap().to_path_buf();
+        let user = Unprivileged::new("gone", jdk);
+        let top = user.dir.clone();
         let dir = top.join("out");
         std::fs::create_dir_all(&dir).unwrap();
-        give_to_unprivileged(&top);
-        give_to_unprivileged(&dir);
+        user.give(&dir);
         let prefix = dir.join("run");
-        let cmd = java_command(jdk, &prefix.display().to_string(), &[], "Exits", &["wait"]);
-        let child = spawn_until_ready(unprivileged(cmd), jdk);
+        let child = spawn_until_ready(user.java(jdk, &prefix, "Exits", &["wait"]), jdk);
         std::fs::remove_dir_all(&dir).unwrap();
         set_mode(&top, 0o555);
         std::thread::sleep(Duration::from_millis(300));

@@ -380,32 +380,100 @@ pub fn assert_valid(run: &Run, log: &Log) {
     );
 }
 
-/// `cmd` run as an unprivileged user: root ignores file permissions, so a test of a
-/// read-only folder must not run as root. As root this goes through `setpriv` to `nobody`
-/// (uid 65534); otherwise the command is left as it is.
-pub fn unprivileged(cmd: Command) -> Command {
-    let uid = std::fs::metadata("/proc/self").map(|m| {
-        use std::os::unix::fs::MetadataExt;
-        m.uid()
-    });
-    if uid.ok() != Some(0) {
-        return cmd;
-    }
-    let mut c = Command::new("setpriv");
-    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-        .arg(cmd.get_program())
-        .args(cmd.get_args());
-    c.stdin(Stdio::null());
-    c
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
-/// Makes `dir` belong to the user [`unprivileged`] runs as (a no-op when not root).
-pub fn give_to_unprivileged(dir: &Path) {
-    let uid = std::fs::metadata("/proc/self").map(|m| {
-        use std::os::unix::fs::MetadataExt;
-        m.uid()
-    });
-    if uid.ok() == Some(0) {
-        std::os::unix::fs::chown(dir, Some(65534), Some(65534)).expect("chown to nobody");
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A JVM run as an unprivileged user, for tests of file permissions (root ignores them). As
+/// root, the JVM runs as `nobody` (uid 65534, through `setpriv`), and the agent and the test
+/// classes are copied under a world-readable folder in the temporary directory, because the
+/// checkout itself may sit in a folder only root can enter (a `mktemp -d` clone is 0700).
+/// Otherwise the JVM runs as the current user.
+pub struct Unprivileged {
+    /// Owned by the user the JVM runs as: output folders go here.
+    pub dir: PathBuf,
+    agent: PathBuf,
+    classes: PathBuf,
+    as_nobody: bool,
+}
+
+impl Unprivileged {
+    pub fn new(test: &str, jdk: &Jdk) -> Unprivileged {
+        use std::os::unix::fs::PermissionsExt;
+        let as_nobody = running_as_root();
+        let top = std::env::temp_dir().join(format!(
+            "orca-tests-unprivileged-{}",
+            root().display().to_string().replace('/', "_")
+        ));
+        let base = top.join(format!("{test}-{}", jdk.label()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        for d in [&top, &base] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let agent = base.join("liborca.so");
+        std::fs::copy(agent_path(), &agent).unwrap();
+        let classes = base.join("classes");
+        copy_tree(test_classes(), &classes);
+        let dir = base.join("work");
+        std::fs::create_dir_all(&dir).unwrap();
+        let u = Unprivileged {
+            dir,
+            agent,
+            classes,
+            as_nobody,
+        };
+        u.give(&u.dir);
+        u
+    }
+
+    /// Makes `path` belong to the user the JVM runs as.
+    pub fn give(&self, path: &Path) {
+        if self.as_nobody {
+            std::os::unix::fs::chown(path, Some(65534), Some(65534)).expect("chown to nobody");
+        }
+    }
+
+    /// `program` run as the user the JVM runs as.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut c = if self.as_nobody {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+                .arg(program);
+            c
+        } else {
+            Command::new(program)
+        };
+        c.stdin(Stdio::null());
+        c
+    }
+
+    /// The java command for `main` from tests/java under the agent writing to `prefix`.
+    pub fn java(&self, jdk: &Jdk, prefix: &Path, main: &str, args: &[&str]) -> Command {
+        let mut c = self.command(jdk.java());
+        c.arg(format!(
+            "-agentpath:{}={}",
+            self.agent.display(),
+            prefix.display()
+        ))
+        .arg("-cp")
+        .arg(&self.classes)
+        .arg(main)
+        .args(args)
+        .stdin(Stdio::null());
+        c
     }
 }
