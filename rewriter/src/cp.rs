@@ -138,6 +138,21 @@ impl<'a> Pool<'a> {
         Ok((self.class_name(class)?, name, desc, t.unwrap_or(0)))
     }
 
+    /// (name, descriptor) of a Fieldref, Methodref, InterfaceMethodref or InvokeDynamic
+    /// entry: what an instruction's stack effect depends on.
+    pub(crate) fn member_name_and_type(&self, idx: u16) -> Option<(&'a [u8], &'a [u8])> {
+        let t = self.tag(idx)?;
+        if !matches!(t, 9 | METHODREF | IMETHODREF | 18) {
+            return None;
+        }
+        let o = self.offs[idx as usize] as usize;
+        let nat = be16(self.buf, o + 3)?;
+        let no = self.entry(nat, NAME_AND_TYPE, "").ok()?;
+        let name = self.utf8(be16(self.buf, no + 1)?).ok()?;
+        let desc = self.utf8(be16(self.buf, no + 3)?).ok()?;
+        Some((name, desc))
+    }
+
     fn find_utf8(&self, s: &[u8]) -> Option<u16> {
         (1..self.offs.len()).find_map(|i| {
             let o = self.offs[i] as usize;

@@ -410,6 +410,7 @@ fn slow_path(
     let mut notes = Vec::new();
     let mut done: Vec<Rewritten> = Vec::new();
     let names = |i: u16| pool.utf8(i).ok();
+    let member = |i: u16| pool.member_name_and_type(i);
     let resolve = |i: u16| pool.member_ref(i).ok().map(|(o, n, d, _)| (o, n, d));
     let is_this = |i: u16| pool.class_name(i).ok() == Some(this_name);
     let mut insns: Vec<Insn> = Vec::new();
@@ -561,6 +562,7 @@ fn slow_path(
         };
         let ctx = CodeCtx {
             names: &names,
+            member: &member,
             major,
             smt_name,
         };

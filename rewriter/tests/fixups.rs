@@ -207,10 +207,54 @@ fn conditional_branch_widening_near_32k() {
     assert_eq!(p.code[1], 0x99);
 }
 
-/// Without a frame at the fall-through the method is left unchanged with a note.
+/// Without a frame at the fall-through, one is added when the state there is
+/// provably that of the frame before the branch (here the implicit first
+/// frame: `iload_0; ifeq` leaves the stack as it found it and stores nothing).
 #[test]
-fn widening_without_fallthrough_frame_is_refused() {
-    match rewrite(&widening_class(32753, false), &Config::default()).unwrap() {
+fn widening_adds_a_fallthrough_frame_when_the_state_is_unchanged() {
+    let input = widening_class(32753, false);
+    let (out, _, _) = changed(&input);
+    let summary = jvm_same_outcome(&[("t/Wide", &input, &out)]);
+    assert!(
+        summary.as_ref().is_none_or(|s| s.contains("bothOK=1")),
+        "{summary:?}"
+    );
+    let p = reparse(&out, "w");
+    assert_eq!(&p.code[1..4], &[0x9a, 0x00, 0x08]); // ifne +8
+    assert_eq!(p.code[4], 0xc8); // goto_w
+    let target = 32761 + 12 + 5;
+    assert_eq!(p.frames, vec![9, target as u16]);
+}
+
+/// When the state at the fall-through cannot be proved (a local is stored
+/// between the last frame and the branch), the method is left unchanged with a
+/// note.
+#[test]
+fn widening_without_a_provable_fallthrough_frame_is_refused() {
+    let mut b = ClassBuilder::new("t/Wide2", 52);
+    // iconst_0; istore_0; iload_0; ifeq L; aload_1; monitorenter; aload_1; monitorexit; nop...; L: return
+    let mut code = vec![0x03, 0x3b, 0x1a, 0x99, 0, 0, 0x2b, 0xc2, 0x2b, 0xc3];
+    code.extend(std::iter::repeat_n(0u8, 32753));
+    let l = code.len() as u16;
+    code[4..6].copy_from_slice(&(l - 3).to_be_bytes());
+    code.push(0xb1);
+    let mut smt = Vec::new();
+    smt.extend(be(&[1]));
+    smt.push(251);
+    smt.extend(be(&[l]));
+    b.method(
+        ACC_STATIC,
+        "w",
+        "(ILjava/lang/Object;)V",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![("StackMapTable", smt)],
+        }),
+    );
+    match rewrite(&b.build(), &Config::default()).unwrap() {
         Outcome::Unchanged { notes } => {
             assert_eq!(notes.len(), 1);
             assert!(notes[0].reason.contains("widened"), "{}", notes[0].reason);
