@@ -21,7 +21,7 @@ fn unusual_classes() -> &'static Path {
     CLASSES.get_or_init(|| {
         assert!(
             Path::new(ASM_JAR).exists(),
-            "{ASM_JAR} is missing: apt-get install libasm-java"
+            "{ASM_JAR} is missing: install Debian's `libasm-java` package (apt-get install libasm-java); scripts/test installs it"
         );
         let out = work_dir().join("unusual-classes");
         let _ = std::fs::remove_dir_all(&out);
