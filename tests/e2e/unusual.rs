@@ -7,6 +7,7 @@
 //! The programs are in `tests/unusual/`, compiled with `--release 17` (hidden classes) against
 //! Debian's ASM (`/usr/share/java/asm.jar`), which is on the class path only for the ASM cases.
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -637,6 +638,90 @@ fn source_constant(file: &str, name: &str) -> usize {
     hits[0]
 }
 
+/// The line of `tests/unusual/<file>` that carries the comment `// @<marker>`.
+fn unusual_marker_line(file: &str, marker: &str) -> u32 {
+    let src = std::fs::read_to_string(root().join("tests/unusual").join(file)).unwrap();
+    let tag = format!("// @{marker}");
+    let hits: Vec<usize> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_end().ends_with(&tag))
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert_eq!(hits.len(), 1, "marker {tag} in {file}: {hits:?}");
+    hits[0] as u32
+}
+
+/// Where `event` lines from `class.method` happened: top-frame (location, source line from the
+/// method's line table in `.methods`), with how many there were.
+fn sites(log: &Log, event: &str, class: &str, method: &str) -> BTreeMap<(u32, Option<u32>), usize> {
+    let mut m = BTreeMap::new();
+    for e in &log.events {
+        let Some(&(id, loc)) = e.frames.first() else {
+            continue;
+        };
+        let name = log.method_name(id);
+        if e.name != event || !name.starts_with(class) || !name.ends_with(&format!(".{method}")) {
+            continue;
+        }
+        let line = log.methods[&id].lines.as_ref().and_then(|t| {
+            t.iter()
+                .filter(|(start, _)| *start <= loc)
+                .max_by_key(|(start, _)| *start)
+                .map(|(_, line)| *line)
+        });
+        *m.entry((loc, line)).or_insert(0) += 1;
+    }
+    m
+}
+
+/// Every `event` from `class.method` is at one bytecode index, on the source line marked
+/// `marker` in `file` (the original class file's location and line table, in both modes).
+fn assert_one_site(
+    log: &Log,
+    ctx: &str,
+    (event, class, method): (&str, &str, &str),
+    file: &str,
+    marker: &str,
+) {
+    let line = unusual_marker_line(file, marker);
+    let s = sites(log, event, class, method);
+    assert_eq!(s.len(), 1, "{ctx}: {event} from {class}.{method}: {s:?}");
+    let (&(_, got), _) = s.iter().next().unwrap();
+    assert_eq!(
+        got,
+        Some(line),
+        "{ctx}: line of {event} from {class}.{method}: {s:?}"
+    );
+}
+
+/// Instrumentation mode, the program's `block(i)` (`threads` threads, `i` in 0..rounds), which
+/// throws from inside its synchronized block when `i % 10 == 0` and returns from inside it when
+/// `i % 10 == 5`: MonitorEnter and MonitorEntered at the `synchronized` line, and the exits at
+/// three places, in code order (both compilers lay the code out in source order): the
+/// `return`'s, the block's normal end, the exception handler's.
+fn assert_block_exits(
+    log: &Log,
+    ctx: &str,
+    (class, file, marker): (&str, &str, &str),
+    threads: usize,
+    rounds: usize,
+) {
+    let per = |r: usize| threads * (0..rounds).filter(|i| i % 10 == r).count();
+    let (thrown, returned) = (per(0), per(5));
+    let normal = threads * rounds - thrown - returned;
+    assert_one_site(log, ctx, ("MonitorEnter", class, "block"), file, marker);
+    assert_one_site(log, ctx, ("MonitorEntered", class, "block"), file, marker);
+    let exits: Vec<usize> = sites(log, "MonitorExit", class, "block")
+        .into_values()
+        .collect();
+    assert_eq!(
+        exits,
+        vec![returned, normal, thrown],
+        "{ctx}: MonitorExit from {class}.block by location"
+    );
+}
+
 #[test]
 fn kotlin_compiled_classes() {
     let cp = kotlin_class_path();
@@ -672,10 +757,49 @@ fn kotlin_compiled_classes() {
             rounds,
             "kotlin waits ",
         );
+        assert!(
+            printed_number(&run.stderr, "kotlin waits ", &ctx) > 0,
+            "the hand-off waited: {ctx}"
+        );
+        assert_one_site(
+            &log,
+            &ctx,
+            ("ObjectNotify", "KHandOff", "pass"),
+            file,
+            "kt-notify",
+        );
+        assert_one_site(
+            &log,
+            &ctx,
+            ("ObjectWait", "KHandOff", "pass"),
+            file,
+            "kt-wait",
+        );
+        assert_one_site(
+            &log,
+            &ctx,
+            ("ObjectWaited", "KHandOff", "pass"),
+            file,
+            "kt-wait",
+        );
         if mode == "mode=instrument" {
             // kotlinc's inline synchronized: one handler that covers itself, and the `return`
             // from inside the block outside every handler range.
             assert_block_monitors(&log, &ctx, "KWork", "block", blocks);
+            assert_block_exits(
+                &log,
+                &ctx,
+                ("KWork", file, "kt-block"),
+                c("BLOCK_THREADS"),
+                c("BLOCK_ROUNDS"),
+            );
+            assert_one_site(
+                &log,
+                &ctx,
+                ("MonitorEntered", "KHandOff", "pass"),
+                file,
+                "kt-handoff",
+            );
             assert_method_monitors(&log, &ctx, "KCounter", "add", adds);
             assert_method_monitors(&log, &ctx, "KRegistry", "put", puts);
             assert_method_monitors(&log, &ctx, "KRegistry", "size", 1);
@@ -727,10 +851,49 @@ fn scala_compiled_classes() {
             rounds,
             "scala waits ",
         );
+        assert!(
+            printed_number(&run.stderr, "scala waits ", &ctx) > 0,
+            "the hand-off waited: {ctx}"
+        );
+        assert_one_site(
+            &log,
+            &ctx,
+            ("ObjectNotifyAll", "SHandOff", "pass"),
+            file,
+            "sc-notify",
+        );
+        assert_one_site(
+            &log,
+            &ctx,
+            ("ObjectWait", "SHandOff", "pass"),
+            file,
+            "sc-wait",
+        );
+        assert_one_site(
+            &log,
+            &ctx,
+            ("ObjectWaited", "SHandOff", "pass"),
+            file,
+            "sc-wait",
+        );
         if mode == "mode=instrument" {
             // scalac's lock.synchronized: one handler range over the block and both of its
             // monitorexits, the `return` included (object SWork's code is in class SWork$).
             assert_block_monitors(&log, &ctx, "SWork$", "block", blocks);
+            assert_block_exits(
+                &log,
+                &ctx,
+                ("SWork$", file, "sc-block"),
+                c("BlockThreads"),
+                c("BlockRounds"),
+            );
+            assert_one_site(
+                &log,
+                &ctx,
+                ("MonitorEntered", "SHandOff", "pass"),
+                file,
+                "sc-handoff",
+            );
             // A method whose whole body is this.synchronized: scalac makes it ACC_SYNCHRONIZED.
             assert_method_monitors(&log, &ctx, "SCounter", "add", adds);
             assert_block_monitors(&log, &ctx, "SHandOff", "pass", 2 * rounds);
@@ -750,9 +913,26 @@ fn byte_buddy_generated_classes() {
         args: &[],
         asm: false,
     };
+    // Per JDK, where the notifyAll calls were in JVMTI event mode (the JVM's own view).
+    let mut jvmti_sites = HashMap::new();
     for (jdk, mode) in jdks_and_modes() {
         let (run, log) = run_case_cp(&case, cp, jdk, mode);
         let ctx = format!("{} {mode}: {}", jdk.label(), run.stderr);
+        // One place each; instrumentation mode reports the same (location, line) as JVMTI.
+        let notify_sites = (
+            sites(&log, "ObjectNotifyAll", "BBDelegate", "next"),
+            sites(&log, "ObjectNotifyAll", "BBPlain", "work"),
+        );
+        assert_eq!(
+            (notify_sites.0.len(), notify_sites.1.len()),
+            (1, 1),
+            "{ctx}: {notify_sites:?}"
+        );
+        if mode == "mode=jvmti" {
+            jvmti_sites.insert(jdk.label(), notify_sites);
+        } else {
+            assert_eq!(Some(&notify_sites), jvmti_sites.get(&jdk.label()), "{ctx}");
+        }
         for line in [
             "BBCounter loader is Byte Buddy's: true".to_string(),
             "BBCounter.getAsInt synchronized: true".to_string(),

@@ -29,7 +29,7 @@ object KWork {
 
     /** One synchronized block per call; leaves it normally, by an exception or by a return. */
     fun block(i: Int): Int {
-        synchronized(lock) {
+        synchronized(lock) { // @kt-block
             count++
             if (i % 10 == 0) throw IllegalStateException("at $i")
             if (i % 10 == 5) return -1
@@ -67,13 +67,13 @@ class KHandOff {
 
     /** Thread `me` (0 or 1) waits for its turn, passes it on and notifies the other. */
     fun pass(me: Int) {
-        synchronized(lock) {
+        synchronized(lock) { // @kt-handoff
             while (turn != me) {
                 waits++
-                lock.wait()
+                lock.wait() // @kt-wait
             }
             turn = 1 - me
-            lock.notify()
+            lock.notify() // @kt-notify
         }
     }
 }

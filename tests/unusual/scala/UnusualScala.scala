@@ -18,7 +18,7 @@ object SWork {
 
   /** One synchronized block per call; leaves it normally, by an exception or by a return. */
   def block(i: Int): Int = {
-    val r = lock.synchronized {
+    val r = lock.synchronized { // @sc-block
       count += 1
       if (i % 10 == 0) throw new IllegalStateException("at " + i)
       if (i % 10 == 5) return -1
@@ -40,13 +40,13 @@ class SHandOff {
   var waits = 0
 
   /** Thread `me` (0 or 1) waits for its turn, passes it on and wakes the other. */
-  def pass(me: Int): Unit = lock.synchronized {
+  def pass(me: Int): Unit = lock.synchronized { // @sc-handoff
     while (turn != me) {
       waits += 1
-      lock.wait()
+      lock.wait() // @sc-wait
     }
     turn = 1 - me
-    lock.notifyAll()
+    lock.notifyAll() // @sc-notify
   }
 }
 
