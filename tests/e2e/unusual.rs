@@ -1,11 +1,14 @@
 //! Unusual code under the agent (issue 7, part 3): proxies, hidden classes, classes generated
-//! with ASM, a child-first class loader, and an old (version 48) class file with `jsr`/`ret`.
+//! with ASM, a child-first class loader, an old (version 48) class file with `jsr`/`ret`,
+//! classes compiled by kotlinc and scalac, and classes Byte Buddy generates, redefines and
+//! rebases at run time.
 //! Each case runs on every JDK in both modes (instrumentation mode with every class verified)
 //! and must print and exit exactly as without the agent, with nothing "internal" on stderr and a
 //! log the strict validator accepts. Plus the short form of `scripts/stress` (part 4).
 //!
 //! The programs are in `tests/unusual/`, compiled with `--release 17` (hidden classes) against
-//! Debian's ASM (`/usr/share/java/asm.jar`), which is on the class path only for the ASM cases.
+//! Debian's ASM (`/usr/share/java/asm.jar`), which is on the class path only for the ASM cases;
+//! the Kotlin, Scala and Byte Buddy programs are in its subfolders (see below).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -722,6 +725,27 @@ fn assert_block_exits(
     );
 }
 
+/// The name of the one method of `class` (exactly) in `.methods` whose name starts with
+/// `prefix`: Byte Buddy gives renamed methods a random suffix.
+fn method_with_prefix(log: &Log, class: &str, prefix: &str) -> String {
+    let found: Vec<String> = log
+        .methods
+        .keys()
+        .filter_map(|&id| {
+            log.method_name(id)
+                .strip_prefix(&format!("{class}."))
+                .filter(|m| m.starts_with(prefix) && !m.contains("$accessor$"))
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "one {class}.{prefix}* in .methods: {found:?}"
+    );
+    found.into_iter().next().unwrap()
+}
+
 #[test]
 fn kotlin_compiled_classes() {
     let cp = kotlin_class_path();
@@ -939,6 +963,9 @@ fn byte_buddy_generated_classes() {
             "BBPlain loader is the application's: true".to_string(),
             format!("counter calls {calls}"),
             format!("advice entries {calls}, work sum"),
+            "BBTask loader is Byte Buddy's: true".to_string(),
+            "BBTask auxiliary types: 1".to_string(),
+            format!("interceptor calls {calls}, task total"),
         ] {
             assert!(run.stdout.contains(&line), "{line:?}: {ctx}");
         }
@@ -972,6 +999,47 @@ fn byte_buddy_generated_classes() {
                 count(&log, "MonitorEntered", "BBAdvice", "enter"),
                 0,
                 "{ctx}"
+            );
+            // The rebased BBTask: run delegates to the synchronized interceptor, which calls
+            // the renamed original (run$original$<random>, with its synchronized block and the
+            // original line table) back through Byte Buddy's auxiliary Callable class.
+            assert_method_monitors(&log, &ctx, "BBInterceptor", "around", calls);
+            let original = method_with_prefix(&log, "BBTask", "run$original$");
+            assert_block_monitors(&log, &ctx, "BBTask", &original, calls);
+            assert_one_site(
+                &log,
+                &ctx,
+                ("MonitorEntered", "BBTask", &original),
+                "bytebuddy/BBTask.java",
+                "bb-task-block",
+            );
+            let via: Vec<(bool, bool, bool)> = log
+                .events
+                .iter()
+                .filter(|e| e.name == "MonitorEntered")
+                .filter(|e| {
+                    e.frames
+                        .first()
+                        .is_some_and(|f| log.method_name(f.0) == format!("BBTask.{original}"))
+                })
+                .map(|e| {
+                    let at = |i: usize| {
+                        e.frames
+                            .get(i)
+                            .map(|f| log.method_name(f.0))
+                            .unwrap_or_default()
+                    };
+                    (
+                        at(1).starts_with(&format!("BBTask.{original}$accessor$")),
+                        at(2).starts_with("BBTask$auxiliary$") && at(2).ends_with(".call"),
+                        at(3) == "BBInterceptor.around",
+                    )
+                })
+                .collect();
+            assert_eq!(
+                via,
+                vec![(true, true, true); calls],
+                "{ctx}: the original's callers"
             );
         }
     }

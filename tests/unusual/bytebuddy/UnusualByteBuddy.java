@@ -9,6 +9,7 @@ import net.bytebuddy.description.modifier.SynchronizationState;
 import net.bytebuddy.description.modifier.Visibility;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.ClassFileLocator;
+import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.dynamic.loading.ClassLoadingStrategy;
 import net.bytebuddy.implementation.MethodDelegation;
 import net.bytebuddy.pool.TypePool;
@@ -26,7 +27,12 @@ import static net.bytebuddy.matcher.ElementMatchers.named;
  * <li>{@code BBPlain}, a javac-compiled class that Byte Buddy redefines before it is ever
  * loaded, inlining {@link BBAdvice}'s {@code synchronized (lock) { ...; lock.notifyAll(); }}
  * at the start of {@code work}, and defines in the application class loader with
- * {@code Lookup.defineClass}.</li>
+ * {@code Lookup.defineClass};</li>
+ * <li>{@code BBTask}, a javac-compiled class that Byte Buddy rebases before it is ever loaded:
+ * its {@code run} (with a synchronized block) is renamed {@code run$original$...} and the new
+ * {@code run} delegates to the synchronized {@link BBInterceptor#around}, which calls the
+ * original back through an auxiliary Callable class Byte Buddy generates; both are defined
+ * child-first in a new Byte Buddy class loader.</li>
  * </ul>
  */
 public class UnusualByteBuddy {
@@ -59,6 +65,16 @@ public class UnusualByteBuddy {
                         ClassLoadingStrategy.UsingLookup.of(MethodHandles.lookup()))
                 .getLoaded();
         Method work = plainClass.getMethod("work", Object.class, int.class);
+
+        TypeDescription task = TypePool.Default.ofSystemLoader().describe("BBTask").resolve();
+        DynamicType.Unloaded<?> rebased = bb.rebase(task, ClassFileLocator.ForClassLoader.ofSystemLoader())
+                .method(named("run"))
+                .intercept(MethodDelegation.to(BBInterceptor.class))
+                .make();
+        Class<?> taskClass = rebased.load(ClassLoader.getSystemClassLoader(),
+                ClassLoadingStrategy.Default.CHILD_FIRST).getLoaded();
+        Object taskObject = taskClass.getDeclaredConstructor().newInstance();
+        Method run = taskClass.getMethod("run", int.class);
         Object lock = new Object();
 
         Thread[] ts = new Thread[THREADS];
@@ -68,6 +84,7 @@ public class UnusualByteBuddy {
                     for (int k = 0; k < ROUNDS; k++) {
                         counter.getAsInt();
                         work.invoke(null, lock, k);
+                        run.invoke(taskObject, k);
                     }
                 } catch (ReflectiveOperationException e) {
                     throw new RuntimeException(e);
@@ -86,5 +103,10 @@ public class UnusualByteBuddy {
                 + (plainClass.getClassLoader() == ClassLoader.getSystemClassLoader()));
         System.out.println("counter calls " + BBDelegate.calls);
         System.out.println("advice entries " + BBAdvice.entries + ", work sum " + BBPlain.sum);
+        System.out.println("BBTask loader is Byte Buddy's: "
+                + taskClass.getClassLoader().getClass().getName().startsWith("net.bytebuddy."));
+        System.out.println("BBTask auxiliary types: " + rebased.getAuxiliaryTypes().size());
+        System.out.println("interceptor calls " + BBInterceptor.calls + ", task total "
+                + taskClass.getField("total").get(null));
     }
 }
