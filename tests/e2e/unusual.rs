@@ -96,6 +96,11 @@ fn run_case_cp(case: &Case, cp: &str, jdk: &Jdk, mode: &str) -> (Run, Log) {
     ));
     if mode == "mode=instrument" {
         cmd.args(VERIFY_ALL);
+        // Which verifier checked each class (see `assert_type_checked`).
+        cmd.arg(format!(
+            "-Xlog:verification=info:file={}",
+            verification_log(&prefix).display()
+        ));
     }
     cmd.arg("-cp").arg(cp).arg(case.main).args(case.args);
     let run = finish(prefix, output_with_timeout(cmd, 60));
@@ -136,6 +141,35 @@ fn run_case_cp(case: &Case, cp: &str, jdk: &Jdk, mode: &str) -> (Run, Log) {
         said.join(" | ")
     );
     (run, log)
+}
+
+/// HotSpot's verification log of an instrumentation-mode run (`-Xlog:verification`).
+fn verification_log(prefix: &Path) -> PathBuf {
+    prefix.with_file_name("verification.log")
+}
+
+/// Instrumentation mode: HotSpot checked each of `classes` (as rewritten) with the type-checking
+/// verifier, that is against its StackMapTable, and no class at all failed over to the old
+/// type-inferring verifier, which HotSpot does silently for class files older than version 51
+/// (kotlinc 1.3 and scalac 2.11 write version 50): a bad StackMapTable written by the rewriter
+/// would otherwise go unnoticed.
+fn assert_type_checked(run: &Run, ctx: &str, classes: &[&str]) {
+    let path = verification_log(&run.prefix);
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}: {ctx}", path.display()));
+    let bad: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("Fail over") || l.contains("with old format"))
+        .collect();
+    assert_eq!(bad, Vec::<&str>::new(), "{}: {ctx}", path.display());
+    for c in classes {
+        let line = format!("Verifying class {c} with new format");
+        assert!(
+            text.contains(&line),
+            "{}: no {line:?}: {ctx}",
+            path.display()
+        );
+    }
 }
 
 /// Number of `event` lines whose top frame is a method of a class whose name starts with
@@ -809,6 +843,17 @@ fn kotlin_compiled_classes() {
         if mode == "mode=instrument" {
             // kotlinc's inline synchronized: one handler that covers itself, and the `return`
             // from inside the block outside every handler range.
+            assert_type_checked(
+                &run,
+                &ctx,
+                &[
+                    "KWork",
+                    "KCounter",
+                    "KRegistry",
+                    "KHandOff",
+                    "kotlin.SynchronizedLazyImpl",
+                ],
+            );
             assert_block_monitors(&log, &ctx, "KWork", "block", blocks);
             assert_block_exits(
                 &log,
@@ -903,6 +948,7 @@ fn scala_compiled_classes() {
         if mode == "mode=instrument" {
             // scalac's lock.synchronized: one handler range over the block and both of its
             // monitorexits, the `return` included (object SWork's code is in class SWork$).
+            assert_type_checked(&run, &ctx, &["SWork$", "SCounter", "SHandOff", "SLazy"]);
             assert_block_monitors(&log, &ctx, "SWork$", "block", blocks);
             assert_block_exits(
                 &log,
@@ -991,6 +1037,7 @@ fn byte_buddy_generated_classes() {
         if mode == "mode=instrument" {
             // The ClassFileLoadHook sees both: BBCounter from Byte Buddy's ByteArrayClassLoader,
             // the redefined BBPlain from Lookup.defineClass, and rewrites them.
+            assert_type_checked(&run, &ctx, &["BBCounter", "BBPlain", "BBTask"]);
             assert_method_monitors(&log, &ctx, "BBCounter", "getAsInt", calls);
             // BBPlain.work: the advice's synchronized (lock) and the original synchronized
             // (BBPlain.class), once each per call.
