@@ -806,6 +806,13 @@ fn kotlin_compiled_classes() {
             run.stdout.contains(&format!("kotlin counter {adds}\n")),
             "{ctx}"
         );
+        let fail = unusual_marker_line(file, "kt-fail");
+        assert!(
+            run.stdout.contains(&format!(
+                "kotlin java.lang.UnsupportedOperationException: fail at {adds} at KCounter.fail(UnusualKotlin.kt:{fail}) < "
+            )),
+            "{ctx}"
+        );
         assert_agent_quiet(&run, &ctx);
         assert_hand_off(
             &run,
@@ -870,6 +877,7 @@ fn kotlin_compiled_classes() {
                 "kt-handoff",
             );
             assert_method_monitors(&log, &ctx, "KCounter", "add", adds);
+            assert_method_monitors(&log, &ctx, "KCounter", "fail", 1);
             assert_method_monitors(&log, &ctx, "KRegistry", "put", puts);
             assert_method_monitors(&log, &ctx, "KRegistry", "size", 1);
             assert_block_monitors(&log, &ctx, "KHandOff", "pass", 2 * rounds);
@@ -909,6 +917,13 @@ fn scala_compiled_classes() {
         );
         assert!(
             run.stdout.contains(&format!("scala counter {adds}\n")),
+            "{ctx}"
+        );
+        let fail = unusual_marker_line(file, "sc-fail");
+        assert!(
+            run.stdout.contains(&format!(
+                "scala java.lang.UnsupportedOperationException: fail at {adds} at SCounter.fail(UnusualScala.scala:{fail}) < "
+            )),
             "{ctx}"
         );
         assert_agent_quiet(&run, &ctx);
@@ -966,6 +981,7 @@ fn scala_compiled_classes() {
             );
             // A method whose whole body is this.synchronized: scalac makes it ACC_SYNCHRONIZED.
             assert_method_monitors(&log, &ctx, "SCounter", "add", adds);
+            assert_method_monitors(&log, &ctx, "SCounter", "fail", 1);
             assert_block_monitors(&log, &ctx, "SHandOff", "pass", 2 * rounds);
             assert_block_monitors(&log, &ctx, "SLazy", "value$lzycompute", lazies);
         }

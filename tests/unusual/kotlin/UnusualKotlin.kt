@@ -6,7 +6,8 @@
 // Deterministic by construction, for the test's exact counts:
 //   KWork.block: BLOCK_THREADS threads x BLOCK_ROUNDS iterations, one synchronized each, of which
 //     every 10th throws inside the block (caught outside) and every 10th (+5) returns from it;
-//   KCounter.add (@Synchronized): ADD_THREADS x ADD_ROUNDS calls;
+//   KCounter.add (@Synchronized): ADD_THREADS x ADD_ROUNDS calls; KCounter.fail: one call, which
+//     throws (its stack trace is printed);
 //   KRegistry.put (@Synchronized, in an object): REGISTRY_PUTS calls;
 //   kotlin.SynchronizedLazyImpl.getValue: LAZIES lazies, each read twice by one thread (only the
 //     first read takes the lock);
@@ -45,6 +46,13 @@ class KCounter {
     @Synchronized
     fun add(k: Int) {
         n += k
+    }
+
+    /** Leaves a synchronized method by an exception (called once). */
+    @Synchronized
+    fun fail(): Int {
+        if (n >= 0) throw UnsupportedOperationException("fail at $n") // @kt-fail
+        return n
     }
 }
 
@@ -109,6 +117,12 @@ fun main() {
     for (l in lazies) sum += l.value
     for (l in lazies) sum += l.value
     all.forEach { it.join() }
+    try {
+        counter.fail()
+    } catch (e: UnsupportedOperationException) {
+        // The same stack trace, line numbers included, with and without the agent.
+        println("kotlin $e at ${e.stackTrace.joinToString(" < ")}")
+    }
     println("kotlin block count ${KWork.count}")
     println("kotlin counter ${counter.n}")
     println("kotlin registry ${KRegistry.size()}")

@@ -6,7 +6,8 @@
 // Deterministic by construction, for the test's exact counts:
 //   SWork.block: BlockThreads x BlockRounds calls, one lock.synchronized each, of which every
 //     10th throws inside the block (caught outside) and every 10th (+5) returns from it;
-//   SCounter.add (this.synchronized): AddThreads x AddRounds calls;
+//   SCounter.add (this.synchronized): AddThreads x AddRounds calls; SCounter.fail: one call,
+//     which throws (its stack trace is printed);
 //   SLazy.value$lzycompute: Lazies objects, each value read twice by one thread (only the first
 //     read takes the lock);
 //   SHandOff.pass: 2 x HandOffRounds notifyAll calls; the wait calls are counted by the program
@@ -31,6 +32,12 @@ object SWork {
 class SCounter {
   private var n = 0
   def add(k: Int): Unit = this.synchronized { n += k }
+
+  /** Leaves a synchronized method by an exception (called once). */
+  def fail(): Int = this.synchronized {
+    if (n >= 0) throw new UnsupportedOperationException("fail at " + n) // @sc-fail
+    n
+  }
   def total: Int = n
 }
 
@@ -89,6 +96,12 @@ object UnusualScala {
     for (l <- lazies) sum += l.value
     for (l <- lazies) sum += l.value
     all.foreach(_.join())
+    try counter.fail()
+    catch {
+      // The same stack trace, line numbers included, with and without the agent.
+      case e: UnsupportedOperationException =>
+        println("scala " + e + " at " + e.getStackTrace.mkString(" < "))
+    }
     println("scala block count " + SWork.count)
     println("scala counter " + counter.total)
     println("scala lazy sum " + sum)
