@@ -396,7 +396,9 @@ fn stress_short_form() {
 //
 // Compiled once per test process with the Debian packages `kotlin` (kotlinc 1.3), `scala`
 // (scalac 2.11) and `libbyte-buddy-java` (Byte Buddy 1.12), which `scripts/test` installs
-// (scripts/ensure-tools). A missing tool fails the test with the package to install.
+// (scripts/ensure-tools). A missing tool fails the test with the package to install. The
+// compilers run on JDK 17 (kotlinc 1.3 itself fails on JDK 25: com.intellij.Patches cannot parse
+// the version "25.0.x"), and the classes they write (version 50) run on every JDK.
 
 const KOTLIN_STDLIB: &str = "/usr/share/java/kotlin-stdlib.jar";
 const SCALA_LIBRARY: &str = "/usr/share/java/scala-library.jar";
