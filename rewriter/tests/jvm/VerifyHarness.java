@@ -14,13 +14,24 @@ import java.util.stream.*;
  *             VerifyHarness ORIG_DIR NEW_DIR [TRACKER_DIR]
  */
 public class VerifyHarness {
+    /** Packages of the JDK's own modules: a jar's copy of them (saxon's org.w3c.dom) is
+     *  never used on a real class path either, and defining it in two loaders makes loader
+     *  constraints fail on the second. With -Dorca.jdkPackagesFromJdk=true (for jars, not
+     *  for the JDK's own jmods) those classes come from the JDK. */
+    static final Set<String> JDK_PACKAGES = Boolean.getBoolean("orca.jdkPackagesFromJdk")
+        ? ModuleLayer.boot().modules().stream().flatMap(m -> m.getPackages().stream())
+            .collect(Collectors.toSet())
+        : Set.of();
+
     static final class DirLoader extends ClassLoader {
         final Path[] dirs;
         DirLoader(Path... dirs) { super(null); this.dirs = dirs; }
         @Override protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
             synchronized (getClassLoadingLock(name)) {
                 Class<?> c = findLoadedClass(name);
-                if (c == null && !name.startsWith("java.")) {
+                int dot = name.lastIndexOf('.');
+                boolean jdk = dot > 0 && JDK_PACKAGES.contains(name.substring(0, dot));
+                if (c == null && !jdk && !name.startsWith("java.")) {
                     for (Path d : dirs) {
                         Path p = d.resolve(name.replace('.', '/') + ".class");
                         if (Files.isRegularFile(p)) {
