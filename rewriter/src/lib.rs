@@ -15,6 +15,7 @@ mod error;
 mod fixup;
 mod insn;
 mod reader;
+mod refs;
 mod transform;
 
 pub use error::RewriteError;
@@ -600,6 +601,8 @@ fn slow_path(
     if done.is_empty() {
         return Ok(Outcome::Unchanged { notes });
     }
+    // the added constants must not give a meaning to a reference past the end of the pool
+    refs::check(bytes, &pool, cp_end)?;
     // assemble
     let extra_len: usize = done.iter().map(|d| d.bytes.len()).sum();
     let Some(pb) = pb_slot else {
