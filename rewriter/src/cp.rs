@@ -138,6 +138,18 @@ impl<'a> Pool<'a> {
         Ok((self.class_name(class)?, name, desc, t.unwrap_or(0)))
     }
 
+    /// The descriptor of the NameAndType of a Fieldref, Methodref, InterfaceMethodref or
+    /// InvokeDynamic entry whose tag is one of `tags`.
+    pub(crate) fn nat_descriptor(&self, idx: u16, tags: &[u8]) -> Option<&'a [u8]> {
+        if !tags.contains(&self.tag(idx)?) {
+            return None;
+        }
+        let o = self.offs[idx as usize] as usize;
+        let nat = be16(self.buf, o + 3)?;
+        let no = self.entry(nat, NAME_AND_TYPE, "").ok()?;
+        self.utf8(be16(self.buf, no + 3)?).ok()
+    }
+
     fn find_utf8(&self, s: &[u8]) -> Option<u16> {
         (1..self.offs.len()).find_map(|i| {
             let o = self.offs[i] as usize;

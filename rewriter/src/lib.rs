@@ -16,6 +16,7 @@ mod fixup;
 mod insn;
 mod reader;
 mod refs;
+mod stack;
 mod transform;
 
 pub use error::RewriteError;
@@ -548,6 +549,18 @@ fn slow_path(
             this_class,
         )?;
         if !plan.changed {
+            pb.rollback(mark);
+            continue;
+        }
+        // the raised max_stack must not let code that overflows the original one verify
+        let smt = cv
+            .attrs
+            .iter()
+            .find(|(n, _)| names(*n) == Some(&b"StackMapTable"[..]))
+            .map(|(_, b)| *b)
+            .filter(|_| major >= 50);
+        if !stack::within_max_stack(cv.code, &insns, cv.exc, smt, cv.max_stack, &pool) {
+            notes.push(mnote(stack::TOO_DEEP.into()));
             pb.rollback(mark);
             continue;
         }

@@ -33,14 +33,26 @@ use mutate::{mutate, Rng};
 use orca_rewriter::{rewrite, Config, Outcome};
 use orca_tests::*;
 
-/// How many mutants, and of which kind by the rewriter's verdict: most are classes it changes
-/// (the interesting ones), the others classes it leaves unchanged or cannot read.
-const CHANGED: usize = 2400;
-const UNCHANGED: usize = 400;
-const ERRORS: usize = 400;
-const TOTAL: usize = CHANGED + UNCHANGED + ERRORS;
-/// The fixed seed of the mutations.
-const SEED: u64 = 0x0DDB_A115_EED0_0007;
+/// How many mutants (`ORCA_MUTANTS` overrides it), and of which kind by the rewriter's verdict:
+/// three quarters are classes it changes (the interesting ones), an eighth classes it leaves
+/// unchanged, an eighth classes it cannot read.
+const DEFAULT_TOTAL: u64 = 4800;
+/// The fixed seed of the mutations (`ORCA_MUTANTS_SEED` overrides it, for exploring).
+const DEFAULT_SEED: u64 = 0x0DDB_A115_EED0_0007;
+
+/// A number from the environment (decimal, or hexadecimal after `0x`), or `default`.
+fn env_or(var: &str, default: u64) -> u64 {
+    std::env::var(var)
+        .ok()
+        .map(|v| {
+            match v.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h, 16),
+                None => v.parse(),
+            }
+            .unwrap_or_else(|_| panic!("{var}={v} is not a number"))
+        })
+        .unwrap_or(default)
+}
 /// Jars of /usr/share/java whose classes are seeds, at most this many seeds each.
 const JARS: &[&str] = &["commons-lang3.jar", "guava.jar"];
 const SEEDS_PER_JAR: usize = 40;
@@ -197,14 +209,21 @@ fn build_set() -> Set {
         let step = changed.len().div_ceil(keep).max(1);
         seeds.extend(changed.into_iter().step_by(step));
     }
-    let mut r = Rng(SEED);
+    let total = env_or("ORCA_MUTANTS", DEFAULT_TOTAL) as usize;
+    let rng_seed = env_or("ORCA_MUTANTS_SEED", DEFAULT_SEED);
+    let quota = |v: &Verdict| match v {
+        Verdict::Changed { .. } => total - total / 4,
+        Verdict::Unchanged { .. } | Verdict::Excluded => total / 8,
+        Verdict::Error(_) => total / 4 - total / 8,
+    };
+    let mut r = Rng(rng_seed);
     let (mut changed, mut unchanged, mut errors) = (0, 0, 0);
-    let mut mutants = Vec::with_capacity(TOTAL);
+    let mut mutants = Vec::with_capacity(total);
     let mut tries = 0usize;
-    while mutants.len() < TOTAL {
+    while mutants.len() < total {
         tries += 1;
         assert!(
-            tries < 200 * TOTAL,
+            tries < 200 * total,
             "too few mutants of each kind after {tries} tries"
         );
         let seed = r.below(seeds.len());
@@ -215,12 +234,7 @@ fn build_set() -> Set {
             Verdict::Unchanged { .. } | Verdict::Excluded => &mut unchanged,
             Verdict::Error(_) => &mut errors,
         };
-        let quota = match v {
-            Verdict::Changed { .. } => CHANGED,
-            Verdict::Unchanged { .. } | Verdict::Excluded => UNCHANGED,
-            Verdict::Error(_) => ERRORS,
-        };
-        if *room < quota {
+        if *room < quota(&v) {
             *room += 1;
             mutants.push(Mutant {
                 seed,
@@ -248,8 +262,8 @@ fn build_set() -> Set {
     std::fs::write(&lp, list).unwrap();
     std::fs::write(&bp, blob).unwrap();
     println!(
-        "mutants: {TOTAL} from {} seeds ({} of tests/java, {} from {}), chosen among {tries} \
-         mutations with seed {SEED:#x} in {:.1?}: the rewriter changes {changed}, leaves {unchanged} \
+        "mutants: {total} from {} seeds ({} of tests/java, {} from {}), chosen among {tries} \
+         mutations with seed {rng_seed:#x} in {:.1?}: the rewriter changes {changed}, leaves {unchanged} \
          unchanged, cannot read {errors}",
         seeds.len(),
         seeds.iter().filter(|s| s.group == 0).count(),
@@ -356,7 +370,14 @@ fn run_driver(jdk: &Jdk, agent: bool, what: &str) -> DriverRun {
     let mut messages = vec![String::new(); set.mutants.len()];
     let mut support = Vec::new();
     let mut end = None;
+    // HotSpot's own warnings about mutants (unified logging, on stdout), e.g. a method whose
+    // throws clause names a class that is not a Throwable
+    let mut warnings = 0;
     for line in run.stdout.lines() {
+        if line.starts_with('[') && line.contains("s][warning]") {
+            warnings += 1;
+            continue;
+        }
         let f: Vec<&str> = line.splitn(4, ' ').collect();
         match f.as_slice() {
             ["M", i, o, ..] => {
@@ -376,7 +397,7 @@ fn run_driver(jdk: &Jdk, agent: bool, what: &str) -> DriverRun {
         "{ctx}: a mutant without outcome"
     );
     println!(
-        "{ctx}: {} mutants linked in {:.1?}",
+        "{ctx}: {} mutants linked in {:.1?} ({warnings} JVM warnings)",
         set.mutants.len(),
         t.elapsed()
     );
@@ -521,6 +542,7 @@ fn coarse(outcome: &str) -> &str {
 #[test]
 fn mutants_have_the_same_outcome_with_and_without_the_agent() {
     let set = set();
+    let total = set.mutants.len();
     let mut failures = Vec::new();
     for jdk in jdks() {
         let plain = run_driver(jdk, false, "plain");
@@ -530,7 +552,7 @@ fn mutants_have_the_same_outcome_with_and_without_the_agent() {
             assert!(r.run.stderr.trim().is_empty(), "{}", r.run.stderr);
         }
         let label = jdk.label();
-        let unstable: Vec<usize> = (0..TOTAL)
+        let unstable: Vec<usize> = (0..total)
             .filter(|&i| plain.outcomes[i] != again.outcomes[i])
             .collect();
         for &i in &unstable {
@@ -544,20 +566,20 @@ fn mutants_have_the_same_outcome_with_and_without_the_agent() {
         }
         let is_changed = |i: usize| matches!(set.mutants[i].verdict, Verdict::Changed { .. });
         let ok = plain.outcomes.iter().filter(|o| *o == "OK").count();
-        let changed_ok = (0..TOTAL)
+        let changed_ok = (0..total)
             .filter(|&i| is_changed(i) && plain.outcomes[i] == "OK")
             .count();
-        let exact = (0..TOTAL)
+        let exact = (0..total)
             .filter(|&i| plain.outcomes[i] == agent.outcomes[i])
             .count();
-        let differ: Vec<usize> = (0..TOTAL)
+        let differ: Vec<usize> = (0..total)
             .filter(|&i| coarse(&plain.outcomes[i]) != coarse(&agent.outcomes[i]))
             .collect();
         println!(
-            "{label}: {ok} of {TOTAL} mutants link without the agent, {changed_ok} of them changed \
-             by the rewriter; same outcome with the agent: {} of {TOTAL} ({exact} with the same \
+            "{label}: {ok} of {total} mutants link without the agent, {changed_ok} of them changed \
+             by the rewriter; same outcome with the agent: {} of {total} ({exact} with the same \
              Throwable; two runs without the agent differ in the Throwable of {} mutants)",
-            TOTAL - differ.len(),
+            total - differ.len(),
             unstable.len()
         );
         println!(
