@@ -21,10 +21,12 @@ import java.util.zip.ZipFile;
  * SOURCE number {@code group} is the folder or jar of the original classes: the mutant's loader
  * defines the originals of the other classes of its source that linking the mutant needs.
  *
- * <p>Output: {@code M index OK}, {@code M index define:Throwable message} (defineClass threw)
- * or {@code M index link:Throwable message} (linking threw: {@code getDeclaredMethods()} links the class,
- * which verifies it, and does not run its static initializer); then {@code S group name count}
- * for every original class the loaders defined, with how many times, then {@code END count}. Nothing of a mutant runs.
+ * <p>Output: {@code M index OK}, {@code M index define:Throwable message} (defineClass
+ * threw) or {@code M index link:Throwable message} (linking threw: HotSpot's
+ * {@code getDeclaredMethods()} links the class, which verifies it, and does not run its static
+ * initializer, which {@code main} checks first on a probe); then {@code S group name count} for
+ * every original class the loaders defined, with how many times; then {@code END count}.
+ * Nothing of a mutant runs.
  *
  * <p>No synchronized, wait/notify, thread calls or lambdas here: the agent's rewriter leaves
  * these classes unchanged, so that its counts are the mutants' and the originals' only.
@@ -125,7 +127,25 @@ public class MutantDriver {
         return t.getClass().getName() + " " + m;
     }
 
+    /** A class whose static initializer says that it ran: see the start of {@code main}. */
+    static final class Probe {
+        static {
+            System.setProperty("mutantdriver.probe", "initialized");
+        }
+
+        static int f() {
+            return 1;
+        }
+    }
+
     public static void main(String[] args) throws Exception {
+        // what the driver does to each mutant must not initialize it (run its <clinit>)
+        ClassLoader app = MutantDriver.class.getClassLoader();
+        Class<?> probe = Class.forName("MutantDriver$Probe", false, app);
+        probe.getDeclaredMethods();
+        if (System.getProperty("mutantdriver.probe") != null) {
+            throw new AssertionError("getDeclaredMethods() initialized the class");
+        }
         List<String> list = Files.readAllLines(Paths.get(args[0]), StandardCharsets.UTF_8);
         byte[] blob = Files.readAllBytes(Paths.get(args[1]));
         Source[] sources = new Source[args.length - 2];
