@@ -246,6 +246,8 @@ fn build_set() -> Set {
     let (mut changed, mut unchanged, mut errors) = (0, 0, 0);
     let mut mutants = Vec::with_capacity(total);
     let mut tries = 0usize;
+    // every mutation by the rewriter's verdict: changed, unchanged, unreadable
+    let mut seen = [0usize; 3];
     while mutants.len() < total {
         tries += 1;
         assert!(
@@ -255,11 +257,12 @@ fn build_set() -> Set {
         let seed = r.below(seeds.len());
         let bytes = mutate(&seeds[seed].bytes, &mut r);
         let v = verdict(&bytes);
-        let room = match v {
-            Verdict::Changed { .. } => &mut changed,
-            Verdict::Unchanged { .. } | Verdict::Excluded => &mut unchanged,
-            Verdict::Error(_) => &mut errors,
+        let (room, kind) = match v {
+            Verdict::Changed { .. } => (&mut changed, 0),
+            Verdict::Unchanged { .. } | Verdict::Excluded => (&mut unchanged, 1),
+            Verdict::Error(_) => (&mut errors, 2),
         };
+        seen[kind] += 1;
         if *room < quota(&v) {
             *room += 1;
             mutants.push(Mutant {
@@ -314,15 +317,19 @@ fn build_set() -> Set {
     println!(
         "mutants: {} ({random} random, then {} found earlier and an empty class file), from {} \
          seeds ({} of tests/java, {} from {}); the random ones chosen among {tries} mutations \
-         with seed {rng_seed:#x} in {:.1?}: the rewriter changes {changed}, leaves {unchanged} \
-         unchanged, cannot read {errors}",
+         with seed {rng_seed:#x} in {:.1?} (of which the rewriter changes {}, leaves {} unchanged, \
+         cannot read {}): kept {changed} it changes, {unchanged} it leaves unchanged, {errors} it \
+         cannot read",
         mutants.len(),
         FOUND.len(),
         seeds.len() - FOUND.len(),
         seeds.iter().filter(|s| s.group == 0).count(),
         seeds.len() - FOUND.len() - seeds.iter().filter(|s| s.group == 0).count(),
         JARS.join(", "),
-        t.elapsed()
+        t.elapsed(),
+        seen[0],
+        seen[1],
+        seen[2]
     );
     Set {
         sources,
