@@ -124,15 +124,11 @@ impl Source {
     /// Every class (binary name) of the source, sorted.
     fn names(&mut self) -> Vec<String> {
         let mut v: Vec<String> = match &mut self.jar {
-            None => {
-                let mut files = Vec::new();
-                walk(&self.path, &mut files);
-                files
-                    .iter()
-                    .filter_map(|f| f.strip_prefix(&self.path).ok())
-                    .map(|f| f.to_string_lossy().into_owned())
-                    .collect()
-            }
+            None => files(&self.path)
+                .iter()
+                .filter_map(|f| f.file_name())
+                .map(|f| f.to_string_lossy().into_owned())
+                .collect(),
             Some(z) => z.file_names().map(str::to_string).collect(),
         };
         v.retain(|n| n.ends_with(".class") && !n.ends_with("module-info.class"));
@@ -145,15 +141,19 @@ impl Source {
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("read folder").flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
+/// The files of a folder: the compiled test programs and the driver are in the unnamed package.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read folder")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        v.iter().all(|p| p.is_file()),
+        "{}: a sub-folder",
+        dir.display()
+    );
+    v
 }
 
 /// A seed: an original class of source `group`.
@@ -485,9 +485,7 @@ fn exit_count(exit: &str, what: &str) -> u64 {
 fn assert_agent_report(jdk: &Jdk, agent: &DriverRun) {
     let set = set();
     let ctx = format!("{} instrument", jdk.label());
-    let mut driver_files = Vec::new();
-    walk(driver_classes(), &mut driver_files);
-    for f in driver_files {
+    for f in files(driver_classes()) {
         let v = verdict(&std::fs::read(&f).unwrap());
         assert_eq!(v, Verdict::Unchanged { notes: 0 }, "{}", f.display());
     }
