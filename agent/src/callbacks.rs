@@ -124,12 +124,18 @@ unsafe extern "C" fn class_file_load_hook(
     new_data: *mut *mut u8,
 ) {
     with_agent("ClassFileLoadHook", jni, |a, jni| {
-        if data.is_null() || len <= 0 || new_len.is_null() || new_data.is_null() {
+        if len < 0 || (data.is_null() && len > 0) || new_len.is_null() || new_data.is_null() {
             return;
         }
-        // SAFETY: JVMTI passes `len` bytes of class file at `data`, and a NUL-terminated name
-        // or null.
-        let bytes = unsafe { std::slice::from_raw_parts(data, len as usize) };
+        // An empty class file (a loader may define one) goes to the rewriter too, which
+        // reports it as unreadable like any other: the exit line counts every such class.
+        let bytes: &[u8] = if len == 0 {
+            &[]
+        } else {
+            // SAFETY: JVMTI passes `len` bytes of class file at `data`.
+            unsafe { std::slice::from_raw_parts(data, len as usize) }
+        };
+        // SAFETY: JVMTI passes a NUL-terminated name or null.
         let name = if name.is_null() {
             None
         } else {

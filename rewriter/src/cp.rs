@@ -138,6 +138,15 @@ impl<'a> Pool<'a> {
         Ok((self.class_name(class)?, name, desc, t.unwrap_or(0)))
     }
 
+    /// The descriptor of the NameAndType of a Fieldref, Methodref, InterfaceMethodref or
+    /// InvokeDynamic entry whose tag is one of `tags`.
+    pub(crate) fn nat_descriptor(&self, idx: u16, tags: &[u8]) -> Option<&'a [u8]> {
+        if !tags.contains(&self.tag(idx)?) {
+            return None;
+        }
+        self.member_name_and_type(idx).map(|(_, desc)| desc)
+    }
+
     /// (name, descriptor) of a Fieldref, Methodref, InterfaceMethodref or InvokeDynamic
     /// entry: what an instruction's stack effect depends on.
     pub(crate) fn member_name_and_type(&self, idx: u16) -> Option<(&'a [u8], &'a [u8])> {

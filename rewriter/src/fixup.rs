@@ -17,8 +17,10 @@
 //! start at the new offset 0 and so cover it. The optional *tail* is appended
 //! after the original code (a catch-all handler).
 
+use crate::cp::Pool;
 use crate::insn::*;
 use crate::reader::{be16, be32, Reader};
+use crate::stack;
 
 /// Edits of one instruction: code before it, a replacement of the
 /// instruction itself, code after it. Inserted code must not contain
@@ -53,8 +55,8 @@ pub(crate) struct MethodEdits {
 pub(crate) struct CodeCtx<'a> {
     /// attribute name of each known Code sub-attribute, by constant pool index
     pub(crate) names: &'a dyn Fn(u16) -> Option<&'a [u8]>,
-    /// (name, descriptor) of the member or call site a constant pool entry names
-    pub(crate) member: &'a dyn Fn(u16) -> Option<(&'a [u8], &'a [u8])>,
+    /// the class's constant pool (for the stack effect of instructions)
+    pub(crate) pool: &'a Pool<'a>,
     /// class file major version
     pub(crate) major: u16,
     /// constant pool index of the Utf8 "StackMapTable" (only needed when a
@@ -841,10 +843,11 @@ fn switch_targets(code: &[u8], ins: &Insn) -> Vec<i32> {
 /// fall-through) is exactly that of the last stack map frame at or before it
 /// (or of the method's implicit first frame): that frame has an empty stack,
 /// and the straight-line code from it to the branch stores no local, does not
-/// initialize an object, and leaves the operand stack as empty as it found it
-/// (whatever it pushes, the branch and the instructions before it consume).
-/// Then a `same_frame` at the fall-through is exact. javac's loops
-/// (`i < n`, `it.hasNext()` at the loop head, which has a frame) are this case.
+/// initialize an object, calls no subroutine, and leaves the operand stack as
+/// empty as it found it (whatever it pushes, the branch and the instructions
+/// before it consume). Then a `same_frame` at the fall-through is exact.
+/// javac's loops (`i < n`, `it.hasNext()` at the loop head, which has a frame)
+/// are this case.
 fn falls_through_unchanged(
     code: &[u8],
     insns: &[Insn],
@@ -860,7 +863,10 @@ fn falls_through_unchanged(
         0
     } else {
         let f = &frames[k - 1];
-        if !frame_stack_empty(f, smt) {
+        let mut depths = Vec::new();
+        if stack::frame_depths(smt, &mut depths).is_none()
+            || depths.iter().find(|(o, _)| *o == f.off).map(|d| d.1) != Some(0)
+        {
             return false;
         }
         match at(f.off as i64) {
@@ -870,9 +876,20 @@ fn falls_through_unchanged(
     };
     let mut depth: i64 = 0;
     for ins in &insns[from..=i] {
-        let Some((pop, push)) = stack_effect(code, ins, ctx) else {
+        let stores = match ins.op {
+            0x36..=0x4e | JSR | JSR_W => true,
+            WIDE => !matches!(code.get(ins.off as usize + 1), Some(0x15..=0x19 | 0x84)),
+            0xb7 => be16(code, ins.off as usize + 1)
+                .and_then(|i| ctx.pool.member_name_and_type(i))
+                .is_none_or(|(name, _)| name.first() == Some(&b'<')),
+            _ => false,
+        };
+        let Some((pop, push, true)) = stack::effect(code, ins, ctx.pool) else {
             return false;
         };
+        if stores {
+            return false;
+        }
         depth -= pop as i64;
         if depth < 0 {
             return false;
@@ -880,138 +897,6 @@ fn falls_through_unchanged(
         depth += push as i64;
     }
     depth == 0
-}
-
-/// Whether a parsed frame has an empty operand stack.
-fn frame_stack_empty(f: &Frame, smt: &[u8]) -> bool {
-    match f.ft {
-        0..=63 | 248..=254 => true,
-        255 => {
-            let body = &smt[f.body.0..f.body.1];
-            let Some(nl) = be16(body, 0) else {
-                return false;
-            };
-            let mut p = 2;
-            for _ in 0..nl {
-                match body.get(p) {
-                    Some(7) | Some(8) => p += 3,
-                    Some(_) => p += 1,
-                    None => return false,
-                }
-            }
-            be16(body, p) == Some(0)
-        }
-        _ => false,
-    }
-}
-
-/// Operand stack words a field or method descriptor's parts take: (arguments,
-/// result). For a field descriptor the result is the field's size.
-fn descriptor_words(desc: &[u8]) -> Option<(u32, u32)> {
-    let size = |c: u8| if c == b'J' || c == b'D' { 2 } else { 1 };
-    // skips one type at `p`, returns the position after it
-    let skip = |mut p: usize| -> Option<usize> {
-        while desc.get(p) == Some(&b'[') {
-            p += 1;
-        }
-        match desc.get(p)? {
-            b'L' => Some(p + desc[p..].iter().position(|&c| c == b';')? + 1),
-            b'B' | b'C' | b'D' | b'F' | b'I' | b'J' | b'S' | b'Z' => Some(p + 1),
-            _ => None,
-        }
-    };
-    if desc.first() != Some(&b'(') {
-        skip(0)?;
-        return Some((0, size(desc[0])));
-    }
-    let mut p = 1;
-    let mut args = 0;
-    while *desc.get(p)? != b')' {
-        args += if desc[p] == b'[' { 1 } else { size(desc[p]) };
-        p = skip(p)?;
-    }
-    let ret = match desc.get(p + 1)? {
-        b'V' => 0,
-        &c => size(c),
-    };
-    Some((args, ret))
-}
-
-/// (words popped, words pushed) of an instruction that neither stores a local,
-/// nor transfers control unconditionally, nor initializes an object; `None`
-/// for every other instruction (and for anything not understood).
-fn stack_effect(code: &[u8], ins: &Insn, ctx: &CodeCtx) -> Option<(u32, u32)> {
-    let o = ins.off as usize;
-    let cp = || be16(code, o + 1);
-    Some(match ins.op {
-        0x00 => (0, 0),
-        0x01..=0x08 | 0x0b..=0x0d | 0x10..=0x13 => (0, 1),
-        0x09 | 0x0a | 0x0e | 0x0f | 0x14 => (0, 2),
-        0x15 | 0x17 | 0x19 => (0, 1),
-        0x16 | 0x18 => (0, 2),
-        0x1a..=0x1d | 0x22..=0x25 | 0x2a..=0x2d => (0, 1),
-        0x1e..=0x21 | 0x26..=0x29 => (0, 2),
-        0x2e | 0x30 | 0x32..=0x35 => (2, 1),
-        0x2f | 0x31 => (2, 2),
-        0x4f | 0x51 | 0x53..=0x56 => (3, 0),
-        0x50 | 0x52 => (4, 0),
-        0x57 => (1, 0),
-        0x58 => (2, 0),
-        0x59 => (1, 2),
-        0x5a => (2, 3),
-        0x5b => (3, 4),
-        0x5c => (2, 4),
-        0x5d => (3, 5),
-        0x5e => (4, 6),
-        0x5f => (2, 2),
-        // add, sub, mul, div, rem: int, long, float, double
-        0x60..=0x73 => match (ins.op - 0x60) % 4 {
-            0 | 2 => (2, 1),
-            _ => (4, 2),
-        },
-        0x74 | 0x76 => (1, 1),
-        0x75 | 0x77 => (2, 2),
-        0x78 | 0x7a | 0x7c => (2, 1),
-        0x79 | 0x7b | 0x7d => (3, 2),
-        0x7e | 0x80 | 0x82 => (2, 1),
-        0x7f | 0x81 | 0x83 => (4, 2),
-        0x84 => (0, 0),
-        0x85 | 0x87 | 0x8c => (1, 2),
-        0x86 | 0x8b | 0x91..=0x93 => (1, 1),
-        0x88 | 0x89 | 0x8e | 0x90 => (2, 1),
-        0x8a | 0x8f => (2, 2),
-        0x8d => (1, 2),
-        0x94 | 0x97 | 0x98 => (4, 1),
-        0x95 | 0x96 => (2, 1),
-        0x99..=0x9e | IFNULL | IFNONNULL => (1, 0),
-        0x9f..=0xa6 => (2, 0),
-        0xb2 => (0, descriptor_words((ctx.member)(cp()?)?.1)?.1),
-        0xb3 => (descriptor_words((ctx.member)(cp()?)?.1)?.1, 0),
-        0xb4 => (1, descriptor_words((ctx.member)(cp()?)?.1)?.1),
-        0xb5 => (1 + descriptor_words((ctx.member)(cp()?)?.1)?.1, 0),
-        0xb6 | 0xb7 | 0xb9 => {
-            let (name, desc) = (ctx.member)(cp()?)?;
-            if name.first() == Some(&b'<') {
-                return None;
-            }
-            let (args, ret) = descriptor_words(desc)?;
-            (1 + args, ret)
-        }
-        0xb8 | 0xba => {
-            let (args, ret) = descriptor_words((ctx.member)(cp()?)?.1)?;
-            (args, ret)
-        }
-        0xbc | 0xbd | 0xbe | 0xc0 | 0xc1 => (1, 1),
-        0xc2 | 0xc3 => (1, 0),
-        0xc4 => match *code.get(o + 1)? {
-            0x15 | 0x17 | 0x19 => (0, 1),
-            0x16 | 0x18 => (0, 2),
-            0x84 => (0, 0),
-            _ => return None,
-        },
-        0xc5 => (*code.get(o + 3)? as u32, 1),
-        _ => return None,
-    })
 }
 
 #[allow(clippy::too_many_arguments)]

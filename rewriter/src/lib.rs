@@ -15,6 +15,8 @@ mod error;
 mod fixup;
 mod insn;
 mod reader;
+mod refs;
+mod stack;
 mod transform;
 
 pub use error::RewriteError;
@@ -410,7 +412,6 @@ fn slow_path(
     let mut notes = Vec::new();
     let mut done: Vec<Rewritten> = Vec::new();
     let names = |i: u16| pool.utf8(i).ok();
-    let member = |i: u16| pool.member_name_and_type(i);
     let resolve = |i: u16| pool.member_ref(i).ok().map(|(o, n, d, _)| (o, n, d));
     let is_this = |i: u16| pool.class_name(i).ok() == Some(this_name);
     let mut insns: Vec<Insn> = Vec::new();
@@ -551,6 +552,18 @@ fn slow_path(
             pb.rollback(mark);
             continue;
         }
+        // the raised max_stack must not let code that overflows the original one verify
+        let smt = cv
+            .attrs
+            .iter()
+            .find(|(n, _)| names(*n) == Some(&b"StackMapTable"[..]))
+            .map(|(_, b)| *b)
+            .filter(|_| major >= 50);
+        if !stack::within_max_stack(cv.code, &insns, cv.exc, smt, cv.max_stack, &pool) {
+            notes.push(mnote(stack::TOO_DEEP.into()));
+            pb.rollback(mark);
+            continue;
+        }
         let has_smt = cv
             .attrs
             .iter()
@@ -562,7 +575,7 @@ fn slow_path(
         };
         let ctx = CodeCtx {
             names: &names,
-            member: &member,
+            pool: &pool,
             major,
             smt_name,
         };
@@ -602,6 +615,8 @@ fn slow_path(
     if done.is_empty() {
         return Ok(Outcome::Unchanged { notes });
     }
+    // the added constants must not give a meaning to a reference past the end of the pool
+    refs::check(bytes, &pool, cp_end)?;
     // assemble
     let extra_len: usize = done.iter().map(|d| d.bytes.len()).sum();
     let Some(pb) = pb_slot else {

@@ -2,6 +2,8 @@
 //! independent re-parse with cafebabe.
 #![allow(dead_code)]
 
+pub mod mutate;
+
 use cafebabe::attributes::{AttributeData, CodeData};
 
 pub struct ClassBuilder {
