@@ -15,7 +15,7 @@ use crate::options::Options;
 use crate::threads::{self, OpenCall, ThreadState};
 use crate::tracked::{Call, TrackedMethods};
 use crate::tracker::{Report, TRACKER_FRAMES};
-use crate::writer::{EventRecord, Frame, Kind, LogWriter};
+use crate::writer::{EventRecord, Frame, Frames, Kind, LogWriter};
 
 /// Room for the local references of a VMInit scan (all loaded classes, all threads): a few
 /// hundred at start-up; HotSpot's limit is 65,536.
@@ -37,7 +37,7 @@ pub struct Agent {
 }
 
 impl Agent {
-    fn push(&self, nanos: u64, kind: Kind, thread: u32, object: u32, frames: Vec<Frame>) {
+    fn push(&self, nanos: u64, kind: Kind, thread: u32, object: u32, frames: Frames) {
         self.log.push(EventRecord {
             nanos,
             kind,
@@ -63,12 +63,12 @@ impl Agent {
         state: &mut ThreadState,
         start_depth: i32,
         monitor_top: bool,
-    ) -> Vec<Frame> {
+    ) -> Frames {
         let n = self
             .jvmti
             .stack_trace(start_depth, &mut state.scratch)
             .unwrap_or(0);
-        let mut frames = Vec::with_capacity(n);
+        let mut frames = Frames::with_capacity(n);
         for (i, f) in state.scratch[..n].iter().enumerate() {
             // SAFETY: GetStackTrace initialised the first `n` entries.
             let f = unsafe { f.assume_init() };
@@ -92,7 +92,7 @@ impl Agent {
     /// The stack of a `MonitorExit` from the stack of its `MonitorEntered`: the same frames,
     /// the top one now at the `monitorexit` (or the return). `None` when the top frame is not
     /// the same method (locking that is not block-structured): then the whole stack is walked.
-    fn moved_top(&self, jni: Jni, mut frames: Vec<Frame>) -> Option<Vec<Frame>> {
+    fn moved_top(&self, jni: Jni, mut frames: Frames) -> Option<Frames> {
         let Some(top) = frames.first_mut() else {
             return Some(frames);
         };
@@ -113,7 +113,7 @@ impl Agent {
             object: 0,
             owner: 0,
             name: Some(name.into()),
-            frames: Vec::new(),
+            frames: Frames::new(),
         });
     }
 
@@ -345,7 +345,7 @@ impl Agent {
 
     pub fn thread_end(&self) {
         if let Some(hash) = threads::remove_current(&self.jvmti) {
-            self.push(now_nanos(), Kind::ThreadEnded, hash, 0, Vec::new());
+            self.push(now_nanos(), Kind::ThreadEnded, hash, 0, Frames::new());
         }
     }
 

@@ -8,7 +8,7 @@
 use std::mem::MaybeUninit;
 
 use crate::jvmti::{jthread, jvmtiFrameInfo, Jvmti};
-use crate::writer::{Frame, Kind};
+use crate::writer::{Frames, Kind};
 
 /// A blocking call whose exit event is still to come.
 #[derive(Debug)]
@@ -17,7 +17,7 @@ pub struct OpenCall {
     pub kind: Kind,
     pub object: u32,
     /// The entry event's stack: the exit reports the same call site.
-    pub frames: Vec<Frame>,
+    pub frames: Frames,
 }
 
 /// What the agent knows about one Java thread.
@@ -31,10 +31,10 @@ pub struct ThreadState {
     /// Instrumentation mode: the monitors this thread holds, innermost last, with the stacks
     /// of their `MonitorEntered`. `MonitorExit` reuses the stack of the entry it closes
     /// (found by the monitor's hash; only the top frame moved), sparing a whole stack walk.
-    pub held: Vec<(u32, Vec<Frame>)>,
+    pub held: Vec<(u32, Frames)>,
     /// Instrumentation mode: the hash and stack taken at `MonitorEnter`, for the
     /// `MonitorEntered` that follows it at the same call site.
-    pub pending_enter: Option<(u32, Vec<Frame>)>,
+    pub pending_enter: Option<(u32, Frames)>,
     /// Reused buffer for `GetStackTrace`, `stackdepth` frames long.
     pub scratch: Vec<MaybeUninit<jvmtiFrameInfo>>,
 }
@@ -43,7 +43,7 @@ impl ThreadState {
     /// Removes the innermost held entry of `monitor` and returns its stack. Entries above it
     /// are exits whose report was lost (a StackOverflowError inside the tracker) and are
     /// dropped with it; `None` when the monitor is not held (its enter report was lost).
-    pub fn take_held(&mut self, monitor: u32) -> Option<Vec<Frame>> {
+    pub fn take_held(&mut self, monitor: u32) -> Option<Frames> {
         let at = self.held.iter().rposition(|(m, _)| *m == monitor)?;
         let frames = self.held.swap_remove(at).1;
         self.held.truncate(at);
@@ -153,12 +153,14 @@ pub fn remove_current(jvmti: &Jvmti) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::writer::Frame;
 
-    fn frames(location: u32) -> Vec<Frame> {
+    fn frames(location: u32) -> Frames {
         vec![Frame {
             method: 1,
             location,
         }]
+        .into()
     }
 
     #[test]

@@ -23,8 +23,9 @@ use crate::clock::{now_nanos, push_timestamp};
 use crate::escape::{push_escaped, TextKind};
 use crate::jvmti::LineEntry;
 
-/// Events held in memory at most; with the default stack depth a record and its frames take
-/// about 150 bytes, so the queue is bounded to roughly 10 MB.
+/// Events held in memory at most; a record holds up to [`INLINE_FRAMES`] frames inline (the
+/// default stack depth) in at most 128 bytes, so the queue is bounded to about 8 MB (plus the
+/// frames of deeper stacks, on the heap).
 pub const EVENT_QUEUE_CAPACITY: usize = 1 << 16;
 /// Bytes of complete lines a file's buffer holds before they are written.
 const BUFFER: usize = 1 << 20;
@@ -111,6 +112,92 @@ pub struct Frame {
     pub location: u32,
 }
 
+impl Frame {
+    const NONE: Frame = Frame {
+        method: 0,
+        location: 0,
+    };
+}
+
+/// Frames a [`Frames`] holds without a heap allocation: the default stack depth.
+pub const INLINE_FRAMES: usize = 8;
+
+/// A stack trace: inline up to [`INLINE_FRAMES`] frames, on the heap beyond. At the default
+/// depth the hot path allocates nothing per event (no `malloc` on the application thread, no
+/// `free` on the writer's), and the copies kept for a later event (MonitorEntered's stack for
+/// its MonitorExit) are plain copies.
+#[derive(Clone, Debug)]
+pub enum Frames {
+    Inline(u8, [Frame; INLINE_FRAMES]),
+    Heap(Vec<Frame>),
+}
+
+impl Frames {
+    /// No frames.
+    pub const fn new() -> Frames {
+        Frames::Inline(0, [Frame::NONE; INLINE_FRAMES])
+    }
+
+    /// Room for `n` frames (inline when `n` fits).
+    pub fn with_capacity(n: usize) -> Frames {
+        if n <= INLINE_FRAMES {
+            Frames::new()
+        } else {
+            Frames::Heap(Vec::with_capacity(n))
+        }
+    }
+
+    pub fn push(&mut self, f: Frame) {
+        match self {
+            Frames::Inline(len, buf) if (*len as usize) < INLINE_FRAMES => {
+                buf[*len as usize] = f;
+                *len += 1;
+            }
+            Frames::Inline(len, buf) => {
+                let mut v = buf[..*len as usize].to_vec();
+                v.push(f);
+                *self = Frames::Heap(v);
+            }
+            Frames::Heap(v) => v.push(f),
+        }
+    }
+}
+
+impl Default for Frames {
+    fn default() -> Self {
+        Frames::new()
+    }
+}
+
+impl std::ops::Deref for Frames {
+    type Target = [Frame];
+    fn deref(&self) -> &[Frame] {
+        match self {
+            Frames::Inline(len, buf) => &buf[..*len as usize],
+            Frames::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Frames {
+    fn deref_mut(&mut self) -> &mut [Frame] {
+        match self {
+            Frames::Inline(len, buf) => &mut buf[..*len as usize],
+            Frames::Heap(v) => v,
+        }
+    }
+}
+
+impl From<Vec<Frame>> for Frames {
+    fn from(v: Vec<Frame>) -> Frames {
+        let mut f = Frames::with_capacity(v.len());
+        for x in v {
+            f.push(x);
+        }
+        f
+    }
+}
+
 /// One `.orca` line, unformatted.
 #[derive(Debug)]
 pub struct EventRecord {
@@ -122,7 +209,7 @@ pub struct EventRecord {
     pub owner: u32,
     /// Only `ThreadStarted`: the thread name.
     pub name: Option<Box<str>>,
-    pub frames: Vec<Frame>,
+    pub frames: Frames,
 }
 
 /// One `.methods` or `.classtable` line, unformatted.
@@ -598,7 +685,7 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
     if e.kind.has_stack() {
         out.push(b',');
         push_dec(out, e.frames.len() as u64);
-        for f in &e.frames {
+        for f in e.frames.iter() {
             out.push(b';');
             push_hex(out, f.method);
             out.push(b';');
@@ -681,7 +768,7 @@ mod tests {
             object: 0x1234_5678,
             owner: 0xFFFF_0001,
             name: None,
-            frames,
+            frames: frames.into(),
         }
     }
 
@@ -716,6 +803,30 @@ mod tests {
         let mut s = ev(Kind::ThreadStarted, vec![]);
         s.name = Some("a,b\nc".into());
         assert_eq!(line(&s), "12.000000345,ThreadStarted,000000AB,a%2Cb%0Ac\n");
+    }
+
+    #[test]
+    fn frames_spill_to_the_heap_past_the_inline_ones() {
+        let f = |i: u32| Frame {
+            method: i,
+            location: i * 10,
+        };
+        let mut fr = Frames::with_capacity(2);
+        for i in 0..INLINE_FRAMES as u32 {
+            fr.push(f(i));
+        }
+        assert!(matches!(fr, Frames::Inline(..)));
+        fr.push(f(99));
+        assert!(matches!(fr, Frames::Heap(_)));
+        let want: Vec<Frame> = (0..INLINE_FRAMES as u32).map(f).chain([f(99)]).collect();
+        assert_eq!(&fr[..], &want[..]);
+        let copy = fr.clone();
+        fr[0].location = 7;
+        assert_eq!(copy[0].location, 0);
+        assert!(Frames::new().is_empty());
+        assert_eq!(&Frames::from(vec![f(1), f(2)])[..], &[f(1), f(2)]);
+        // The queue's memory bound (EVENT_QUEUE_CAPACITY records) rests on this.
+        assert!(std::mem::size_of::<EventRecord>() <= 128);
     }
 
     #[test]
