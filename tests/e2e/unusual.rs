@@ -782,6 +782,79 @@ fn method_with_prefix(log: &Log, class: &str, prefix: &str) -> String {
     found.into_iter().next().unwrap()
 }
 
+/// A Kotlin or Scala test program: the names its checks need.
+struct Lang {
+    name: &'static str,
+    /// under tests/unusual
+    file: &'static str,
+    /// the file name stack traces print
+    source: &'static str,
+    counter: &'static str,
+    hand_off: &'static str,
+    /// the hand-off's notify event (`ObjectNotify` or `ObjectNotifyAll`)
+    notify: &'static str,
+    /// prefix of the `// @marker` comments
+    marker: &'static str,
+}
+
+/// What the Kotlin and Scala programs share, in both modes: their own counts and stack trace
+/// printed as without the agent, a quiet agent, and the wait/notify hand-off on its marked lines.
+fn assert_program_and_hand_off(
+    run: &Run,
+    log: &Log,
+    ctx: &str,
+    lang: &Lang,
+    blocks: usize,
+    adds: usize,
+    rounds: usize,
+) {
+    let name = lang.name;
+    assert!(
+        run.stdout
+            .contains(&format!("{name} block count {blocks}\n")),
+        "{ctx}"
+    );
+    assert!(
+        run.stdout.contains(&format!("{name} counter {adds}\n")),
+        "{ctx}"
+    );
+    let fail = unusual_marker_line(lang.file, &format!("{}-fail", lang.marker));
+    assert!(
+        run.stdout.contains(&format!(
+            "{name} java.lang.UnsupportedOperationException: fail at {adds} at {}.fail({}:{fail}) < ",
+            lang.counter, lang.source
+        )),
+        "{ctx}"
+    );
+    assert_agent_quiet(run, ctx);
+    let waits = format!("{name} waits ");
+    assert_hand_off(
+        run,
+        log,
+        ctx,
+        (lang.hand_off, "pass", lang.notify),
+        rounds,
+        &waits,
+    );
+    assert!(
+        printed_number(&run.stderr, &waits, ctx) > 0,
+        "the hand-off waited: {ctx}"
+    );
+    for (event, marker) in [
+        (lang.notify, "notify"),
+        ("ObjectWait", "wait"),
+        ("ObjectWaited", "wait"),
+    ] {
+        assert_one_site(
+            log,
+            ctx,
+            (event, lang.hand_off, "pass"),
+            lang.file,
+            &format!("{}-{marker}", lang.marker),
+        );
+    }
+}
+
 #[test]
 fn kotlin_compiled_classes() {
     let cp = kotlin_class_path();
@@ -799,56 +872,16 @@ fn kotlin_compiled_classes() {
     for (jdk, mode) in jdks_and_modes() {
         let (run, log) = run_case_cp(&case, cp, jdk, mode);
         let ctx = format!("{} {mode}: {}", jdk.label(), run.stderr);
-        assert!(
-            run.stdout
-                .contains(&format!("kotlin block count {blocks}\n")),
-            "{ctx}"
-        );
-        assert!(
-            run.stdout.contains(&format!("kotlin counter {adds}\n")),
-            "{ctx}"
-        );
-        let fail = unusual_marker_line(file, "kt-fail");
-        assert!(
-            run.stdout.contains(&format!(
-                "kotlin java.lang.UnsupportedOperationException: fail at {adds} at KCounter.fail(UnusualKotlin.kt:{fail}) < "
-            )),
-            "{ctx}"
-        );
-        assert_agent_quiet(&run, &ctx);
-        assert_hand_off(
-            &run,
-            &log,
-            &ctx,
-            ("KHandOff", "pass", "ObjectNotify"),
-            rounds,
-            "kotlin waits ",
-        );
-        assert!(
-            printed_number(&run.stderr, "kotlin waits ", &ctx) > 0,
-            "the hand-off waited: {ctx}"
-        );
-        assert_one_site(
-            &log,
-            &ctx,
-            ("ObjectNotify", "KHandOff", "pass"),
+        let lang = Lang {
+            name: "kotlin",
             file,
-            "kt-notify",
-        );
-        assert_one_site(
-            &log,
-            &ctx,
-            ("ObjectWait", "KHandOff", "pass"),
-            file,
-            "kt-wait",
-        );
-        assert_one_site(
-            &log,
-            &ctx,
-            ("ObjectWaited", "KHandOff", "pass"),
-            file,
-            "kt-wait",
-        );
+            source: "UnusualKotlin.kt",
+            counter: "KCounter",
+            hand_off: "KHandOff",
+            notify: "ObjectNotify",
+            marker: "kt",
+        };
+        assert_program_and_hand_off(&run, &log, &ctx, &lang, blocks, adds, rounds);
         if mode == "mode=instrument" {
             // kotlinc's inline synchronized: one handler that covers itself, and the `return`
             // from inside the block outside every handler range.
@@ -912,56 +945,16 @@ fn scala_compiled_classes() {
     for (jdk, mode) in jdks_and_modes() {
         let (run, log) = run_case_cp(&case, cp, jdk, mode);
         let ctx = format!("{} {mode}: {}", jdk.label(), run.stderr);
-        assert!(
-            run.stdout
-                .contains(&format!("scala block count {blocks}\n")),
-            "{ctx}"
-        );
-        assert!(
-            run.stdout.contains(&format!("scala counter {adds}\n")),
-            "{ctx}"
-        );
-        let fail = unusual_marker_line(file, "sc-fail");
-        assert!(
-            run.stdout.contains(&format!(
-                "scala java.lang.UnsupportedOperationException: fail at {adds} at SCounter.fail(UnusualScala.scala:{fail}) < "
-            )),
-            "{ctx}"
-        );
-        assert_agent_quiet(&run, &ctx);
-        assert_hand_off(
-            &run,
-            &log,
-            &ctx,
-            ("SHandOff", "pass", "ObjectNotifyAll"),
-            rounds,
-            "scala waits ",
-        );
-        assert!(
-            printed_number(&run.stderr, "scala waits ", &ctx) > 0,
-            "the hand-off waited: {ctx}"
-        );
-        assert_one_site(
-            &log,
-            &ctx,
-            ("ObjectNotifyAll", "SHandOff", "pass"),
+        let lang = Lang {
+            name: "scala",
             file,
-            "sc-notify",
-        );
-        assert_one_site(
-            &log,
-            &ctx,
-            ("ObjectWait", "SHandOff", "pass"),
-            file,
-            "sc-wait",
-        );
-        assert_one_site(
-            &log,
-            &ctx,
-            ("ObjectWaited", "SHandOff", "pass"),
-            file,
-            "sc-wait",
-        );
+            source: "UnusualScala.scala",
+            counter: "SCounter",
+            hand_off: "SHandOff",
+            notify: "ObjectNotifyAll",
+            marker: "sc",
+        };
+        assert_program_and_hand_off(&run, &log, &ctx, &lang, blocks, adds, rounds);
         if mode == "mode=instrument" {
             // scalac's lock.synchronized: one handler range over the block and both of its
             // monitorexits, the `return` included (object SWork's code is in class SWork$).
