@@ -151,14 +151,23 @@ fn handler_range_starts_at_instrumented_instruction() {
 }
 
 fn widening_class(k: usize, with_fallthrough_frame: bool) -> Vec<u8> {
+    widening_class_after(&[], k, with_fallthrough_frame)
+}
+
+/// `head; iload_0; ifeq L; aload_1; monitorenter; aload_1; monitorexit; nop * k; L: return`,
+/// with a frame at L (and, when asked and `head` is empty, at the fall-through of the ifeq).
+fn widening_class_after(head: &[u8], k: usize, with_fallthrough_frame: bool) -> Vec<u8> {
     let mut b = ClassBuilder::new("t/Wide", 52);
-    let mut code = vec![0x1a, 0x99, 0, 0, 0x2b, 0xc2, 0x2b, 0xc3];
+    let mut code = head.to_vec();
+    let br = code.len() + 1;
+    code.extend([0x1a, 0x99, 0, 0, 0x2b, 0xc2, 0x2b, 0xc3]);
     code.extend(std::iter::repeat_n(0u8, k));
     let l = code.len() as u16;
-    code[2..4].copy_from_slice(&(l - 1).to_be_bytes());
+    code[br + 1..br + 3].copy_from_slice(&(l - br as u16).to_be_bytes());
     code.push(0xb1);
     let mut smt = Vec::new();
     if with_fallthrough_frame {
+        assert!(head.is_empty());
         smt.extend(be(&[2]));
         smt.push(4); // same at 4
         smt.push(251);
@@ -231,30 +240,9 @@ fn widening_adds_a_fallthrough_frame_when_the_state_is_unchanged() {
 /// note.
 #[test]
 fn widening_without_a_provable_fallthrough_frame_is_refused() {
-    let mut b = ClassBuilder::new("t/Wide2", 52);
-    // iconst_0; istore_0; iload_0; ifeq L; aload_1; monitorenter; aload_1; monitorexit; nop...; L: return
-    let mut code = vec![0x03, 0x3b, 0x1a, 0x99, 0, 0, 0x2b, 0xc2, 0x2b, 0xc3];
-    code.extend(std::iter::repeat_n(0u8, 32753));
-    let l = code.len() as u16;
-    code[4..6].copy_from_slice(&(l - 3).to_be_bytes());
-    code.push(0xb1);
-    let mut smt = Vec::new();
-    smt.extend(be(&[1]));
-    smt.push(251);
-    smt.extend(be(&[l]));
-    b.method(
-        ACC_STATIC,
-        "w",
-        "(ILjava/lang/Object;)V",
-        Some(Code {
-            max_stack: 1,
-            max_locals: 2,
-            code,
-            exc: vec![],
-            attrs: vec![("StackMapTable", smt)],
-        }),
-    );
-    match rewrite(&b.build(), &Config::default()).unwrap() {
+    // iconst_0; istore_0 before the branch: a local is stored since the implicit first frame
+    let input = widening_class_after(&[0x03, 0x3b], 32753, false);
+    match rewrite(&input, &Config::default()).unwrap() {
         Outcome::Unchanged { notes } => {
             assert_eq!(notes.len(), 1);
             assert!(notes[0].reason.contains("widened"), "{}", notes[0].reason);
