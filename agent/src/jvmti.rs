@@ -420,30 +420,15 @@ impl Jvmti {
         Ok(potential)
     }
 
-    /// Adds every capability of `wanted` (the caller checked with
-    /// [`Jvmti::missing_capabilities`] that the JVM offers them) and those of `optional` the
-    /// JVM offers; returns the optional ones granted.
-    pub fn add_capabilities(
-        &self,
-        wanted: &[Capability],
-        optional: &[Capability],
-    ) -> Result<Vec<Capability>, JvmtiError> {
-        let potential = self.potential_capabilities()?;
-        let mut caps = jvmtiCapabilities::default();
-        for &c in wanted {
-            c.set(&mut caps);
+    /// Adds `caps`; the caller checked with [`Jvmti::missing_capabilities`] that the JVM
+    /// offers them.
+    pub fn add_capabilities(&self, caps: &[Capability]) -> Result<(), JvmtiError> {
+        let mut set = jvmtiCapabilities::default();
+        for &c in caps {
+            c.set(&mut set);
         }
-        let granted: Vec<Capability> = optional
-            .iter()
-            .copied()
-            .filter(|c| c.is_set(&potential))
-            .collect();
-        for c in &granted {
-            c.set(&mut caps);
-        }
-        let rc = call!(self, AddCapabilities, fn(*const jvmtiCapabilities), &caps);
-        check("AddCapabilities", rc)?;
-        Ok(granted)
+        let rc = call!(self, AddCapabilities, fn(*const jvmtiCapabilities), &set);
+        check("AddCapabilities", rc)
     }
 
     /// Gives the environment back to the JVM (after a refused late attach).

@@ -79,15 +79,22 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
     }
     // SAFETY: `vm` is the JavaVM* the JVM passed to Agent_OnLoad.
     let jvmti = unsafe { Jvmti::from_vm(vm) }?;
-    let caps = required_capabilities(options.mode);
-    let missing = jvmti.missing_capabilities(&caps)?;
+    let mut caps = required_capabilities(options.mode);
+    // JDK 21+ only: virtual threads get start and end events of their own.
+    let vthreads = Capability::SupportVirtualThreads;
+    let mut missing = jvmti.missing_capabilities(&[caps.as_slice(), &[vthreads]].concat())?;
+    let virtual_threads = !missing.contains(&vthreads);
+    missing.retain(|&c| c != vthreads);
     if !missing.is_empty() {
         return Err(StartError::MissingCapabilities {
             mode: options.mode.name(),
             missing: capability_names(&missing),
         });
     }
-    let granted = jvmti.add_capabilities(&caps, &[Capability::SupportVirtualThreads])?;
+    if virtual_threads {
+        caps.push(vthreads);
+    }
+    jvmti.add_capabilities(&caps)?;
     let paths = options.paths();
     let files = Files::create(paths.clone()).map_err(|(path, source)| StartError::Output {
         prefix: options.prefix.clone(),
@@ -124,7 +131,7 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
     }
     // JDK 21+: virtual threads have start and end events of their own, so that each gets a
     // ThreadStarted/ThreadEnded and its per-thread state is freed when it ends.
-    if granted.contains(&Capability::SupportVirtualThreads) {
+    if virtual_threads {
         jvmti.set_event(true, Event::VirtualThreadStart)?;
         jvmti.set_event(true, Event::VirtualThreadEnd)?;
     }
@@ -139,6 +146,18 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
     Ok(())
 }
 
+/// The option string the JVM passed (`-agentpath:liborca.so=OPTIONS`), if any.
+///
+/// # Safety
+/// `options` is null or a NUL-terminated string.
+unsafe fn option_text(options: *mut c_char) -> Option<String> {
+    if options.is_null() {
+        None
+    } else {
+        Some(CStr::from_ptr(options).to_string_lossy().into_owned())
+    }
+}
+
 /// Called by the JVM for `-agentpath:liborca.so[=OPTIONS]`. Any problem is one line on stderr
 /// and a failed start: the JVM then refuses to run, so a typo never records silently wrong.
 ///
@@ -151,11 +170,7 @@ pub unsafe extern "C" fn Agent_OnLoad(
     _reserved: *mut c_void,
 ) -> jint {
     callbacks::guard("Agent_OnLoad", JNI_ERR, || {
-        let text = if options.is_null() {
-            None
-        } else {
-            Some(CStr::from_ptr(options).to_string_lossy().into_owned())
-        };
+        let text = option_text(options);
         match start(vm, text.as_deref()) {
             Ok(()) => JNI_OK,
             Err(e) => {
@@ -207,11 +222,7 @@ pub unsafe extern "C" fn Agent_OnAttach(
     _reserved: *mut c_void,
 ) -> jint {
     callbacks::guard("Agent_OnAttach", JNI_ERR, || {
-        let text = if options.is_null() {
-            None
-        } else {
-            Some(CStr::from_ptr(options).to_string_lossy().into_owned())
-        };
+        let text = option_text(options);
         eprintln!("orca: {}", refuse_attach(vm, text.as_deref()));
         JNI_ERR
     })

@@ -487,9 +487,8 @@ struct Output {
     /// Complete lines not yet written, per file. Written whole when [`BUFFER`] bytes are
     /// waiting and at each flush, so the writer always knows which lines are surely in the file.
     buffers: [Vec<u8>; 3],
-    /// Lines and bytes buffered per file since its last successful flush.
+    /// Lines in each buffer (its bytes are the buffer's length).
     pending: [u64; 3],
-    pending_bytes: [u64; 3],
     /// Lines and bytes surely in each file (as of its last successful flush).
     committed: [u64; 3],
     committed_bytes: [u64; 3],
@@ -513,7 +512,6 @@ impl Output {
                 Vec::with_capacity(BUFFER),
             ],
             pending: [0; 3],
-            pending_bytes: [0; 3],
             committed: [0; 3],
             committed_bytes: [0; 3],
             deleted: [false; 3],
@@ -530,7 +528,6 @@ impl Output {
         }
         self.buffers[file].extend_from_slice(line);
         self.pending[file] += 1;
-        self.pending_bytes[file] += line.len() as u64;
         if self.buffers[file].len() >= BUFFER {
             self.flush_file(file);
         }
@@ -549,9 +546,9 @@ impl Output {
             }
             match f.write_all(&self.buffers[file]) {
                 Ok(()) => {
+                    self.committed_bytes[file] += self.buffers[file].len() as u64;
                     self.buffers[file].clear();
                     self.committed[file] += std::mem::take(&mut self.pending[file]);
-                    self.committed_bytes[file] += std::mem::take(&mut self.pending_bytes[file]);
                     if file == ORCA {
                         self.flushed_events = self.events;
                     }
@@ -579,7 +576,6 @@ impl Output {
             return;
         };
         self.lost += std::mem::take(&mut self.pending[file]);
-        self.pending_bytes[file] = 0;
         self.buffers[file] = Vec::new();
         // A partly written buffer would leave a torn last line; cutting back to the last flush
         // keeps the file readable (and frees the space on a full disk). A pipe cannot be cut.
