@@ -188,6 +188,7 @@ impl std::ops::DerefMut for Frames {
     }
 }
 
+#[cfg(test)]
 impl From<Vec<Frame>> for Frames {
     fn from(v: Vec<Frame>) -> Frames {
         let mut f = Frames::with_capacity(v.len());
