@@ -32,6 +32,12 @@ pub struct Agent {
     pub tracked: TrackedMethods,
     /// Instrumentation mode's class-load hook; `None` in JVMTI event mode.
     pub instrument: Option<Instrumentation>,
+    /// Instrumentation mode: the call sites of monitor reports.
+    pub sites: crate::sites::Sites,
+    /// Instrumentation mode: every thread's tracker buffer, for the drain at exit and the
+    /// owner of a contended monitor.
+    pub recordings:
+        std::sync::Mutex<Vec<std::sync::Arc<std::sync::Mutex<crate::monitors::Recording>>>>,
     /// Whether the exit line was printed (VMDeath, or Agent_OnUnload when VMDeath never came).
     pub exit_printed: std::sync::atomic::AtomicBool,
 }
@@ -44,9 +50,14 @@ impl Agent {
             thread,
             object,
             owner: 0,
-            name: None,
+            extra: crate::writer::Extra::None,
             frames,
         });
+    }
+
+    /// The current thread's state (for the tracker's natives, which have no jthread).
+    pub fn current_state(&self) -> Option<&mut ThreadState> {
+        threads::current(&self.jvmti, std::ptr::null_mut(), self.options.stack_depth)
     }
 
     fn state(&self, thread: jthread) -> Option<&mut ThreadState> {
@@ -57,7 +68,7 @@ impl Agent {
     /// location in the original class file's terms (see [`Metadata::original_location`]).
     /// `monitor_top`: the top frame is blocked on a monitor, so its location is moved back
     /// onto its `monitorenter` (see [`crate::bytecode`]).
-    fn stack(
+    pub(crate) fn stack(
         &self,
         jni: Jni,
         state: &mut ThreadState,
@@ -68,6 +79,17 @@ impl Agent {
             .jvmti
             .stack_trace(start_depth, &mut state.scratch)
             .unwrap_or(0);
+        self.frames_from_scratch(jni, state, n, monitor_top)
+    }
+
+    /// The first `n` frames of the thread's last stack walk, translated.
+    pub(crate) fn frames_from_scratch(
+        &self,
+        jni: Jni,
+        state: &ThreadState,
+        n: usize,
+        monitor_top: bool,
+    ) -> Frames {
         let mut frames = Frames::with_capacity(n);
         for (i, f) in state.scratch[..n].iter().enumerate() {
             // SAFETY: GetStackTrace initialised the first `n` entries.
@@ -112,7 +134,7 @@ impl Agent {
             thread: hash,
             object: 0,
             owner: 0,
-            name: Some(name.into()),
+            extra: crate::writer::Extra::Name(name.into()),
             frames: Frames::new(),
         });
     }
@@ -150,11 +172,20 @@ impl Agent {
             }
             Some(ins) => {
                 ins.set_platform_loader(jni);
-                if let Err(e) = crate::tracker::install(&self.jvmti, jni, self.options.jdk) {
+                let settings = crate::tracker::TrackerSettings {
+                    trace_all: self.options.trace_all,
+                    deep_stacks: self.options.stack_depth > 1,
+                    hold_threshold: self.options.hold_threshold,
+                };
+                if let Err(e) =
+                    crate::tracker::install(&self.jvmti, jni, self.options.jdk, &settings)
+                {
                     eprintln!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
                     return;
                 }
                 self.meta.set_instrumenting();
+                // Sites are bound to their methods when a class is prepared.
+                report(self.jvmti.set_event(true, Event::ClassPrepare));
                 report(self.jvmti.set_event(true, Event::ClassFileLoadHook));
             }
         }
@@ -168,9 +199,15 @@ impl Agent {
         name: Option<&str>,
         bytes: &[u8],
     ) -> Option<Vec<u8>> {
-        self.instrument
-            .as_ref()?
-            .transform(&self.jvmti, jni, &self.meta, loader, name, bytes)
+        self.instrument.as_ref()?.transform(
+            &self.jvmti,
+            jni,
+            &self.meta,
+            &self.sites,
+            loader,
+            name,
+            bytes,
+        )
     }
 
     /// `OrcaProfilerTracker.event(kind, subject)`: one report from rewritten code.
@@ -184,6 +221,10 @@ impl Agent {
         else {
             return;
         };
+        // The thread's buffered monitor records come first in its lines.
+        if state.recording.is_some() {
+            self.drain_thread(jni, state, false);
+        }
         let hash = |o: jobject| {
             if o.is_null() {
                 0
@@ -240,9 +281,21 @@ impl Agent {
                     object,
                     frames: frames.clone(),
                 });
+                if entry == Kind::ObjectWait {
+                    self.summary_wait(state, object, nanos, false);
+                }
                 self.push(nanos, entry, state.hash, object, frames);
             }
-            Report::End => self.end_call(nanos, state),
+            Report::End => {
+                if state.depth == 1 {
+                    if let Some(open) = &state.open {
+                        if open.kind == Kind::ObjectWaited {
+                            self.summary_wait(state, open.object, nanos, true);
+                        }
+                    }
+                }
+                self.end_call(nanos, state)
+            }
             Report::Point(kind) => {
                 if state.depth == 0 {
                     let object = hash(subject);
@@ -269,7 +322,8 @@ impl Agent {
     }
 
     /// VMDeath: stop the events, write everything out, print the summary line.
-    pub fn vm_death(&self) {
+    pub fn vm_death(&self, jni: Jni) {
+        self.drain_all(jni);
         for e in [
             Event::MethodEntry,
             Event::MethodExit,
@@ -321,6 +375,12 @@ impl Agent {
                     t.late
                 ));
             }
+            if t.abandoned == 0 {
+                extra.push_str(&format!(
+                    ", writer CPU {:.3} s",
+                    t.writer_cpu_nanos as f64 / 1e9
+                ));
+            }
             eprintln!(
                 "orca: {} events, {} dropped{extra}; wrote {}, {}, {}",
                 t.events,
@@ -343,9 +403,21 @@ impl Agent {
         }
     }
 
-    pub fn thread_end(&self) {
+    pub fn thread_end(&self, jni: Jni) {
+        if let Some(state) = self.current_state() {
+            self.recording_end(jni, state);
+        }
         if let Some(hash) = threads::remove_current(&self.jvmti) {
             self.push(now_nanos(), Kind::ThreadEnded, hash, 0, Frames::new());
+        }
+    }
+
+    /// ClassPrepare: JVMTI mode fills its method-ID cache, instrumentation mode binds sites.
+    pub fn class_prepare(&self, jni: Jni, class: jclass) {
+        if self.instrument.is_some() {
+            self.sites.prepared(&self.jvmti, jni, class);
+        } else {
+            self.register_if_tracked(class);
         }
     }
 
@@ -445,15 +517,23 @@ impl Agent {
         let Some(state) = self.state(thread) else {
             return;
         };
+        if state.recording.is_some() {
+            self.drain_thread(jni, state, false);
+        }
         let monitor = self.jvmti.object_hash(object).unwrap_or(0);
-        let owner = match self.jvmti.monitor_owner(object) {
-            Ok(t) if !t.is_null() => {
-                let h = self.jvmti.object_hash(t).unwrap_or(0);
-                jni.delete_local_ref(t);
-                h
-            }
-            // Released already, or JVMTI could not tell: "unknown" in the format.
-            _ => 0,
+        // Instrumented code's holds are known without asking the JVM (whose answer is a
+        // safepoint, and often comes after the owner has released the monitor).
+        let owner = match self.tracked_owner(jni, monitor, state.hash) {
+            Some(h) => h,
+            None => match self.jvmti.monitor_owner(object) {
+                Ok(t) if !t.is_null() => {
+                    let h = self.jvmti.object_hash(t).unwrap_or(0);
+                    jni.delete_local_ref(t);
+                    h
+                }
+                // Released already, or JVMTI could not tell: "unknown" in the format.
+                _ => 0,
+            },
         };
         let frames = self.stack(jni, state, 0, true);
         self.log.push(EventRecord {
@@ -462,7 +542,7 @@ impl Agent {
             thread: state.hash,
             object: monitor,
             owner,
-            name: None,
+            extra: crate::writer::Extra::None,
             frames,
         });
     }
@@ -472,6 +552,9 @@ impl Agent {
         let Some(state) = self.state(thread) else {
             return;
         };
+        if state.recording.is_some() {
+            self.drain_thread(jni, state, false);
+        }
         let monitor = self.jvmti.object_hash(object).unwrap_or(0);
         let frames = self.stack(jni, state, 0, true);
         self.push(

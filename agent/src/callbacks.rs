@@ -46,7 +46,7 @@ unsafe extern "C" fn vm_init(_: *mut jvmtiEnv, jni: *mut JNIEnv, _thread: jthrea
 }
 
 unsafe extern "C" fn vm_death(_: *mut jvmtiEnv, jni: *mut JNIEnv) {
-    with_agent("VMDeath", jni, |a, _| a.vm_death());
+    with_agent("VMDeath", jni, |a, jni| a.vm_death(jni));
 }
 
 unsafe extern "C" fn thread_start(_: *mut jvmtiEnv, jni: *mut JNIEnv, thread: jthread) {
@@ -54,7 +54,7 @@ unsafe extern "C" fn thread_start(_: *mut jvmtiEnv, jni: *mut JNIEnv, thread: jt
 }
 
 unsafe extern "C" fn thread_end(_: *mut jvmtiEnv, jni: *mut JNIEnv, _thread: jthread) {
-    with_agent("ThreadEnd", jni, |a, _| a.thread_end());
+    with_agent("ThreadEnd", jni, |a, jni| a.thread_end(jni));
 }
 
 unsafe extern "C" fn class_prepare(
@@ -63,7 +63,7 @@ unsafe extern "C" fn class_prepare(
     _thread: jthread,
     class: jclass,
 ) {
-    with_agent("ClassPrepare", jni, |a, _| a.register_if_tracked(class));
+    with_agent("ClassPrepare", jni, |a, jni| a.class_prepare(jni, class));
 }
 
 unsafe extern "C" fn method_entry(

@@ -45,9 +45,10 @@ pub struct HookTotals {
 
 impl Instrumentation {
     /// All transformations on, the tracker excluded.
-    pub fn new(jdk: bool) -> Instrumentation {
+    pub fn new(jdk: bool, sites: std::sync::Arc<std::sync::atomic::AtomicU32>) -> Instrumentation {
         let config = Config {
             tracker_class: crate::tracker::CLASS_NAME.to_string(),
+            sites: Some(sites),
             ..Config::default()
         };
         Instrumentation {
@@ -89,6 +90,7 @@ impl Instrumentation {
         jvmti: &Jvmti,
         jni: Jni,
         meta: &Metadata,
+        sites: &crate::sites::Sites,
         loader: jobject,
         name: Option<&str>,
         bytes: &[u8],
@@ -111,6 +113,7 @@ impl Instrumentation {
                 } else {
                     jvmti.object_hash(loader).unwrap_or(0)
                 };
+                sites.register(loader_hash, name, &methods);
                 meta.register_rewritten(loader_hash, name, methods);
                 self.changed.fetch_add(1, Ordering::Relaxed);
                 Some(bytes)

@@ -349,6 +349,153 @@ impl Jni {
         r
     }
 
+    /// Finds a class by its internal name (`orca/OrcaProfilerTracker$Rec`); `None` if absent.
+    pub fn find_class(&self, name: &CStr) -> Option<jclass> {
+        // SAFETY: `raw` is this thread's JNIEnv.
+        let c = unsafe { (**self.raw).FindClass?(self.raw, name.as_ptr()) };
+        (!self.take_exception() && !c.is_null()).then_some(c)
+    }
+
+    /// An instance field's ID (`static_field`: a static one's); `None` if absent.
+    pub fn field_id(
+        &self,
+        class: jclass,
+        name: &CStr,
+        signature: &CStr,
+        static_field: bool,
+    ) -> Option<jni_sys::jfieldID> {
+        // SAFETY: `raw` is this thread's JNIEnv and `class` a live reference.
+        let id = unsafe {
+            if static_field {
+                (**self.raw).GetStaticFieldID?(self.raw, class, name.as_ptr(), signature.as_ptr())
+            } else {
+                (**self.raw).GetFieldID?(self.raw, class, name.as_ptr(), signature.as_ptr())
+            }
+        };
+        (!self.take_exception() && !id.is_null()).then_some(id)
+    }
+
+    /// Sets a static `boolean` field.
+    pub fn set_static_boolean(&self, class: jclass, field: jni_sys::jfieldID, v: bool) {
+        // SAFETY: `field` is a static boolean field of `class`.
+        unsafe {
+            if let Some(f) = (**self.raw).SetStaticBooleanField {
+                f(self.raw, class, field, v as jni_sys::jboolean);
+            }
+        }
+    }
+
+    /// Sets a static `long` field.
+    pub fn set_static_long(&self, class: jclass, field: jni_sys::jfieldID, v: i64) {
+        // SAFETY: `field` is a static long field of `class`.
+        unsafe {
+            if let Some(f) = (**self.raw).SetStaticLongField {
+                f(self.raw, class, field, v);
+            }
+        }
+    }
+
+    /// Reads an `int` field.
+    pub fn int_field(&self, obj: jobject, field: jni_sys::jfieldID) -> i32 {
+        // SAFETY: `field` is an int field of `obj`'s class.
+        unsafe {
+            (**self.raw)
+                .GetIntField
+                .map(|f| f(self.raw, obj, field))
+                .unwrap_or(0)
+        }
+    }
+
+    /// Writes an `int` field.
+    pub fn set_int_field(&self, obj: jobject, field: jni_sys::jfieldID, v: i32) {
+        // SAFETY: `field` is an int field of `obj`'s class.
+        unsafe {
+            if let Some(f) = (**self.raw).SetIntField {
+                f(self.raw, obj, field, v);
+            }
+        }
+    }
+
+    /// Reads an object field (a new local reference, or null).
+    pub fn object_field(&self, obj: jobject, field: jni_sys::jfieldID) -> jobject {
+        // SAFETY: `field` is a reference field of `obj`'s class.
+        unsafe {
+            (**self.raw)
+                .GetObjectField
+                .map(|f| f(self.raw, obj, field))
+                .unwrap_or(ptr::null_mut())
+        }
+    }
+
+    /// Writes an object field.
+    pub fn set_object_field(&self, obj: jobject, field: jni_sys::jfieldID, v: jobject) {
+        // SAFETY: `field` is a reference field of `obj`'s class whose type `v` has.
+        unsafe {
+            if let Some(f) = (**self.raw).SetObjectField {
+                f(self.raw, obj, field, v);
+            }
+        }
+    }
+
+    /// The length of a Java array.
+    pub fn array_length(&self, array: jobject) -> usize {
+        // SAFETY: `array` is a live array reference.
+        unsafe {
+            (**self.raw)
+                .GetArrayLength
+                .map(|f| f(self.raw, array).max(0) as usize)
+                .unwrap_or(0)
+        }
+    }
+
+    /// Copies the first `out.len()` elements of a `long[]` into `out`; false if it threw.
+    pub fn long_array_region(&self, array: jobject, out: &mut [i64]) -> bool {
+        // SAFETY: `array` is a live long[] of at least `out.len()` elements (the caller read
+        // its length); JNI writes exactly that many.
+        unsafe {
+            if let Some(f) = (**self.raw).GetLongArrayRegion {
+                f(self.raw, array, 0, out.len() as jint, out.as_mut_ptr());
+            }
+        }
+        !self.take_exception()
+    }
+
+    /// The length of an `int[]` (as [`Jni::array_length`]).
+    pub fn int_array_length(&self, array: jobject) -> usize {
+        self.array_length(array)
+    }
+
+    /// Copies the first `out.len()` elements of an `int[]` into `out`; false if it threw.
+    pub fn int_array_region(&self, array: jobject, out: &mut [i32]) -> bool {
+        // SAFETY: `array` is a live int[] of at least `out.len()` elements.
+        unsafe {
+            if let Some(f) = (**self.raw).GetIntArrayRegion {
+                f(self.raw, array, 0, out.len() as jint, out.as_mut_ptr());
+            }
+        }
+        !self.take_exception()
+    }
+
+    /// A new `long[]` of `len` zeros.
+    pub fn new_long_array(&self, len: usize) -> Option<jobject> {
+        // SAFETY: `raw` is this thread's JNIEnv.
+        let a = unsafe { (**self.raw).NewLongArray?(self.raw, len as jint) };
+        (!self.take_exception() && !a.is_null()).then_some(a)
+    }
+
+    /// Frees a global reference.
+    pub fn delete_global_ref(&self, obj: jobject) {
+        if obj.is_null() || self.raw.is_null() {
+            return;
+        }
+        // SAFETY: `obj` is a global reference made by `new_global_ref`.
+        unsafe {
+            if let Some(f) = (**self.raw).DeleteGlobalRef {
+                f(self.raw, obj);
+            }
+        }
+    }
+
     /// Frees a local reference early: loops over many classes would otherwise fill the frame.
     pub fn delete_local_ref(&self, obj: jobject) {
         if obj.is_null() || self.raw.is_null() {

@@ -16,7 +16,10 @@ pub mod escape;
 pub mod instrument;
 pub mod jvmti;
 pub mod metadata;
+pub mod monitors;
 pub mod options;
+pub mod sites;
+pub mod summary;
 pub mod threads;
 pub mod tracked;
 pub mod tracker;
@@ -77,6 +80,9 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
     if options.jdk && options.mode != Mode::Instrument {
         return Err(StartError::NeedsInstrument { key: "jdk" });
     }
+    if options.trace_all && options.mode != Mode::Instrument {
+        return Err(StartError::NeedsInstrument { key: "trace" });
+    }
     // SAFETY: `vm` is the JavaVM* the JVM passed to Agent_OnLoad.
     let jvmti = unsafe { Jvmti::from_vm(vm) }?;
     let mut caps = required_capabilities(options.mode);
@@ -101,8 +107,9 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
         path: path.display().to_string(),
         source,
     })?;
-    let instrument =
-        (options.mode == Mode::Instrument).then(|| instrument::Instrumentation::new(options.jdk));
+    let sites = sites::Sites::default();
+    let instrument = (options.mode == Mode::Instrument)
+        .then(|| instrument::Instrumentation::new(options.jdk, sites.counter.clone()));
     let agent = Agent {
         jvmti,
         options,
@@ -111,6 +118,8 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
         meta: Default::default(),
         tracked: Default::default(),
         instrument,
+        sites,
+        recordings: Default::default(),
         exit_printed: Default::default(),
     };
     if AGENT.set(agent).is_err() {
@@ -136,8 +145,13 @@ fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
         jvmti.set_event(true, Event::VirtualThreadEnd)?;
     }
     eprintln!(
-        "orca: recording (mode={}, stackdepth={}) to {}, {}, {}",
+        "orca: recording (mode={}{}, stackdepth={}) to {}, {}, {}",
         agent.options.mode.name(),
+        match (agent.options.mode, agent.options.trace_all) {
+            (Mode::Jvmti, _) => "",
+            (_, true) => ", trace=all",
+            (_, false) => ", trace=summary",
+        },
         agent.options.stack_depth,
         agent.paths[0].display(),
         agent.paths[1].display(),

@@ -31,7 +31,7 @@ pub struct IdTable {
     overflow: Mutex<HashMap<usize, u32>>,
 }
 
-fn zeroed_atomics<T, A>(n: usize) -> Box<[A]>
+pub(crate) fn zeroed_atomics<T, A>(n: usize) -> Box<[A]>
 where
     T: Copy + Default,
 {

@@ -34,6 +34,10 @@ impl Mode {
 pub const DEFAULT_STACK_DEPTH: usize = 8;
 /// Upper bound for `stackdepth`: beyond it a trace costs more than any report uses.
 pub const MAX_STACK_DEPTH: usize = 1024;
+/// Default `holdthreshold`: 10 ms, as JFR's `profile` settings for monitor events. Holds
+/// that long are what a user looks for, and rare enough in servers and databases that
+/// writing each with a stack costs nothing measurable (README, "Summaries and thresholds").
+pub const DEFAULT_HOLD_THRESHOLD: u64 = 10_000_000;
 /// Default dump prefix, in the working directory.
 pub const DEFAULT_PREFIX: &str = "orca";
 
@@ -46,6 +50,12 @@ pub struct Options {
     /// Instrumentation mode: also rewrite JDK classes (boot and platform loaders) loaded after
     /// start-up, not only the application's.
     pub jdk: bool,
+    /// Instrumentation mode, `trace=all`: every MonitorEnter/Entered/Exit as an event line
+    /// (the complete trace), besides the summaries. Default `trace=summary`.
+    pub trace_all: bool,
+    /// Instrumentation mode: holds at least this long are written as `MonitorHold` events
+    /// with their stack; `None` (`holdthreshold=off`): none.
+    pub hold_threshold: Option<u64>,
 }
 
 impl Default for Options {
@@ -55,6 +65,8 @@ impl Default for Options {
             mode: Mode::Instrument,
             stack_depth: DEFAULT_STACK_DEPTH,
             jdk: false,
+            trace_all: false,
+            hold_threshold: Some(DEFAULT_HOLD_THRESHOLD),
         }
     }
 }
@@ -63,6 +75,33 @@ const PREFIX_EXPECTED: &str = "expected a file prefix such as out/run";
 const MODE_EXPECTED: &str = "valid values: jvmti, instrument";
 const DEPTH_EXPECTED: &str = "expected a whole number of frames from 0 to 1024";
 const JDK_EXPECTED: &str = "valid values: yes, no";
+const TRACE_EXPECTED: &str = "valid values: summary, all";
+const THRESHOLD_EXPECTED: &str =
+    "expected a duration such as 10ms, 500us, 2s, 0 (every hold), or off";
+
+/// `10ms`, `500us`, `250ns`, `2s`, `0`, or `off` (None).
+fn parse_duration(v: &str) -> Option<Option<u64>> {
+    if v == "off" {
+        return Some(None);
+    }
+    if v == "0" {
+        return Some(Some(0));
+    }
+    let split = v.find(|c: char| !c.is_ascii_digit())?;
+    let (num, unit) = v.split_at(split);
+    if num.is_empty() {
+        return None;
+    }
+    let n: u64 = num.parse().ok()?;
+    let scale = match unit {
+        "ns" => 1,
+        "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        _ => return None,
+    };
+    n.checked_mul(scale).map(Some)
+}
 
 impl Options {
     /// Parses the text after `=` in `-agentpath:...=`; `None` or empty gives the defaults.
@@ -163,6 +202,39 @@ impl Options {
                         }
                     }
                 }
+                "trace" => {
+                    opts.trace_all = match value {
+                        "all" => true,
+                        "summary" => false,
+                        "" => {
+                            return Err(StartError::Empty {
+                                key: key.into(),
+                                expected: TRACE_EXPECTED,
+                            })
+                        }
+                        _ => {
+                            return Err(StartError::BadValue {
+                                key: key.into(),
+                                value: value.into(),
+                                expected: TRACE_EXPECTED,
+                            })
+                        }
+                    }
+                }
+                "holdthreshold" => {
+                    if value.is_empty() {
+                        return Err(StartError::Empty {
+                            key: key.into(),
+                            expected: THRESHOLD_EXPECTED,
+                        });
+                    }
+                    opts.hold_threshold =
+                        parse_duration(value).ok_or_else(|| StartError::BadValue {
+                            key: key.into(),
+                            value: value.into(),
+                            expected: THRESHOLD_EXPECTED,
+                        })?;
+                }
                 _ => {
                     return Err(StartError::UnknownOption {
                         key: key.to_string(),
@@ -217,9 +289,38 @@ mod tests {
             "=x",
             "a,,b",
             "out,",
+            "trace=",
+            "trace=some",
+            "holdthreshold=",
+            "holdthreshold=10",
+            "holdthreshold=ms",
+            "holdthreshold=5min",
+            "holdthreshold=-1ms",
         ] {
             assert!(Options::parse(Some(bad)).is_err(), "accepted {bad:?}");
         }
+    }
+
+    #[test]
+    fn trace_and_threshold() {
+        let o = Options::parse(Some("trace=all,holdthreshold=500us")).unwrap();
+        assert!(o.trace_all);
+        assert_eq!(o.hold_threshold, Some(500_000));
+        let o = Options::parse(Some("holdthreshold=off")).unwrap();
+        assert_eq!(o.hold_threshold, None);
+        assert_eq!(
+            Options::parse(Some("holdthreshold=0"))
+                .unwrap()
+                .hold_threshold,
+            Some(0)
+        );
+        assert_eq!(
+            Options::parse(Some("holdthreshold=2s"))
+                .unwrap()
+                .hold_threshold,
+            Some(2_000_000_000)
+        );
+        assert!(!Options::default().trace_all);
     }
 
     #[test]

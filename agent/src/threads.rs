@@ -6,6 +6,7 @@
 //! the open blocking call whose exit event is still to come.
 
 use std::mem::MaybeUninit;
+use std::sync::{Arc, Mutex};
 
 use crate::jvmti::{jthread, jvmtiFrameInfo, Jvmti};
 use crate::writer::{Frames, Kind};
@@ -37,6 +38,9 @@ pub struct ThreadState {
     pub pending_enter: Option<(u32, Frames)>,
     /// Reused buffer for `GetStackTrace`, `stackdepth` frames long.
     pub scratch: Vec<MaybeUninit<jvmtiFrameInfo>>,
+    /// Instrumentation mode: the thread's tracker buffer and summaries, once its first
+    /// monitor report registered them (shared with the exit drain, hence the lock).
+    pub recording: Option<Arc<Mutex<crate::monitors::Recording>>>,
 }
 
 impl ThreadState {
@@ -58,6 +62,7 @@ impl ThreadState {
             held: Vec::new(),
             pending_enter: None,
             scratch: vec![MaybeUninit::uninit(); stack_depth],
+            recording: None,
         })
     }
 }

@@ -31,8 +31,6 @@ pub const EVENT_QUEUE_CAPACITY: usize = 1 << 16;
 const BUFFER: usize = 1 << 20;
 /// Longest time a complete line waits in memory before it reaches the file.
 const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
-/// Longest time a producer waits for space in a full queue before it drops the event.
-const FULL_QUEUE_WAIT: Duration = Duration::from_millis(2);
 /// Longest time JVM exit waits for the writer to drain: a hung file system (a stalled network
 /// mount, a pipe nobody reads) must not hang the program's exit.
 const FINISH_TIMEOUT: Duration = Duration::from_secs(10);
@@ -63,6 +61,15 @@ pub enum Kind {
     MonitorEntered,
     /// Instrumentation mode: about to release the monitor.
     MonitorExit,
+    /// Instrumentation mode: one thread's holds of one monitor at one site, summed over an
+    /// interval ([`Extra::Holds`]).
+    MonitorHolds,
+    /// Instrumentation mode: one lock-order edge of one thread, counted over an interval
+    /// ([`Extra::Order`]).
+    LockOrder,
+    /// Instrumentation mode: one hold at least `holdthreshold` long, ending now
+    /// ([`Extra::Nanos`]: its length).
+    MonitorHold,
 }
 
 impl Kind {
@@ -88,6 +95,9 @@ impl Kind {
             Kind::MonitorEnter => "MonitorEnter",
             Kind::MonitorEntered => "MonitorEntered",
             Kind::MonitorExit => "MonitorExit",
+            Kind::MonitorHolds => "MonitorHolds",
+            Kind::LockOrder => "LockOrder",
+            Kind::MonitorHold => "MonitorHold",
         }
     }
 
@@ -199,6 +209,46 @@ impl From<Vec<Frame>> for Frames {
     }
 }
 
+/// The fields of the rarer line shapes, boxed so that every record stays small.
+#[derive(Debug, Default)]
+pub enum Extra {
+    #[default]
+    None,
+    /// `ThreadStarted`: the thread name.
+    Name(Box<str>),
+    /// `MonitorHold`: the hold's length in nanoseconds.
+    Nanos(u64),
+    /// `MonitorHolds`.
+    Holds(Box<HoldsLine>),
+    /// `LockOrder`.
+    Order(Box<OrderLine>),
+}
+
+/// A frame that stands for a call site (`1;<method>;<location>` in the format).
+pub type Site = Frame;
+
+/// `MonitorHolds` fields after the monitor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HoldsLine {
+    pub count: u64,
+    pub total: u64,
+    pub max: u64,
+    /// `(bucket, count)`, buckets increasing (docs/FORMAT.md's log-linear scheme).
+    pub histogram: Vec<(u32, u64)>,
+    pub site: Site,
+}
+
+/// `LockOrder` fields after the thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderLine {
+    pub held: u32,
+    pub acquired: u32,
+    pub count: u64,
+    pub guards: Vec<u32>,
+    pub held_site: Site,
+    pub acquired_site: Site,
+}
+
 /// One `.orca` line, unformatted.
 #[derive(Debug)]
 pub struct EventRecord {
@@ -208,8 +258,7 @@ pub struct EventRecord {
     pub object: u32,
     /// Only `MonitorContendedEnter`: the owner thread (0: unknown).
     pub owner: u32,
-    /// Only `ThreadStarted`: the thread name.
-    pub name: Option<Box<str>>,
+    pub extra: Extra,
     pub frames: Frames,
 }
 
@@ -243,6 +292,9 @@ pub struct Totals {
     pub late: u64,
     /// Events accepted but not surely written when the writer was still stuck at exit.
     pub abandoned: u64,
+    /// CPU time of the writer thread (formatting and writing), for the exit line: the part
+    /// of the agent's cost that is not on the program's threads.
+    pub writer_cpu_nanos: u64,
 }
 
 /// The three open output files.
@@ -280,9 +332,6 @@ pub struct LogWriter {
     accepted: AtomicU64,
     dropped: AtomicU64,
     late: AtomicU64,
-    /// Set when a producer waited [`FULL_QUEUE_WAIT`] for space in vain; cleared by the writer
-    /// once the queue is half empty.
-    congested: AtomicBool,
     /// Events in the `.orca` file as of its last successful flush (for the exit accounting
     /// when the writer is stuck).
     flushed_events: AtomicU64,
@@ -300,7 +349,6 @@ impl LogWriter {
             accepted: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
             late: AtomicU64::new(0),
-            congested: AtomicBool::new(false),
             flushed_events: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             done: Mutex::new(None),
@@ -321,37 +369,61 @@ impl LogWriter {
         Ok(())
     }
 
-    /// Queues an event; never blocks. A full queue drops the event and counts it.
+    /// Queues an event; never blocks or waits. A full queue drops the event and counts it:
+    /// the producing thread may hold locks the program needs, so it must never wait for the
+    /// writer (a slow disk would stall the program).
     pub fn push(&self, record: EventRecord) {
         if self.stop.load(Ordering::Relaxed) {
             self.late.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        let mut record = match self.events.push(record) {
+        match self.events.push(record) {
             Ok(()) => {
                 self.accepted.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(_) => {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Queues a summary line, which must not be lost: waits for room (the callers write
+    /// summaries only when the queue has room, at a thread's end, or at exit).
+    pub fn push_summary(&self, mut record: EventRecord) {
+        let start = Instant::now();
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                self.late.fetch_add(1, Ordering::Relaxed);
                 return;
             }
-            Err(r) => r,
-        };
-        // Full. A burst faster than the writer formats is worth a short wait (the writer is
-        // working, space comes within microseconds); a writer stuck on the disk is not, so once
-        // a wait has failed, events are dropped at once until the writer has caught up.
-        if !self.congested.load(Ordering::Relaxed) {
-            let start = Instant::now();
-            while start.elapsed() < FULL_QUEUE_WAIT {
-                std::thread::yield_now();
-                match self.events.push(record) {
-                    Ok(()) => {
-                        self.accepted.fetch_add(1, Ordering::Relaxed);
-                        return;
-                    }
-                    Err(r) => record = r,
+            match self.events.push(record) {
+                Ok(()) => {
+                    self.accepted.fetch_add(1, Ordering::Relaxed);
+                    return;
                 }
+                Err(r) => record = r,
             }
-            self.congested.store(true, Ordering::Relaxed);
+            if start.elapsed() > FINISH_TIMEOUT {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            std::thread::yield_now();
         }
-        self.dropped.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Free places in the event queue now.
+    pub fn room(&self) -> usize {
+        EVENT_QUEUE_CAPACITY - self.events.len()
+    }
+
+    /// Counts events produced after the final drain (the JVM was exiting).
+    pub fn count_late(&self, n: u64) {
+        self.late.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Whether the writer has stopped taking events (the JVM is exiting).
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
     }
 
     /// Queues a metadata line; never dropped.
@@ -425,9 +497,6 @@ impl LogWriter {
                 out.events += 1;
                 out.write(ORCA, &line);
             }
-            if self.events.len() < EVENT_QUEUE_CAPACITY / 2 {
-                self.congested.store(false, Ordering::Relaxed);
-            }
             let dropped = self.dropped.load(Ordering::Relaxed);
             if dropped > reported_drops {
                 line.clear();
@@ -459,6 +528,7 @@ impl LogWriter {
         Totals {
             events: out.events,
             lost_to_io: out.lost,
+            writer_cpu_nanos: thread_cpu_nanos(),
             ..Totals::default()
         }
     }
@@ -649,6 +719,17 @@ fn restore(mut from: &File, path: &std::path::Path) -> io::Result<()> {
     to.sync_all()
 }
 
+/// CPU time of the calling thread.
+fn thread_cpu_nanos() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid out-pointer; CLOCK_THREAD_CPUTIME_ID exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 fn push_hex(out: &mut Vec<u8>, v: u32) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     for shift in (0..8).rev() {
@@ -660,6 +741,13 @@ fn push_dec(out: &mut Vec<u8>, v: u64) {
     let _ = write!(out, "{v}");
 }
 
+fn push_site(out: &mut Vec<u8>, s: &Site) {
+    out.extend_from_slice(b"1;");
+    push_hex(out, s.method);
+    out.push(b';');
+    push_hex(out, s.location);
+}
+
 /// Formats one `.orca` line (with its newline) as docs/FORMAT.md says.
 pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
     push_timestamp(out, e.nanos);
@@ -667,9 +755,49 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
     out.extend_from_slice(e.kind.name().as_bytes());
     out.push(b',');
     push_hex(out, e.thread);
-    if e.kind == Kind::ThreadStarted {
-        out.push(b',');
-        push_escaped(out, e.name.as_deref().unwrap_or(""), TextKind::Free);
+    match &e.extra {
+        Extra::Name(name) => {
+            out.push(b',');
+            push_escaped(out, name, TextKind::Free);
+        }
+        Extra::None if e.kind == Kind::ThreadStarted => out.push(b','),
+        Extra::Holds(h) => {
+            out.push(b',');
+            push_hex(out, e.object);
+            let _ = write!(
+                out,
+                ",{},{},{},{}",
+                h.count,
+                h.total,
+                h.max,
+                h.histogram.len()
+            );
+            for (b, c) in &h.histogram {
+                let _ = write!(out, ";{b};{c}");
+            }
+            out.push(b',');
+            push_site(out, &h.site);
+            out.push(b'\n');
+            return;
+        }
+        Extra::Order(o) => {
+            out.push(b',');
+            push_hex(out, o.held);
+            out.push(b',');
+            push_hex(out, o.acquired);
+            let _ = write!(out, ",{},{}", o.count, o.guards.len());
+            for g in &o.guards {
+                out.push(b';');
+                push_hex(out, *g);
+            }
+            out.push(b',');
+            push_site(out, &o.held_site);
+            out.push(b',');
+            push_site(out, &o.acquired_site);
+            out.push(b'\n');
+            return;
+        }
+        _ => {}
     }
     if e.kind.has_object() {
         out.push(b',');
@@ -678,6 +806,9 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
     if e.kind == Kind::MonitorContendedEnter {
         out.push(b',');
         push_hex(out, e.owner);
+    }
+    if let Extra::Nanos(n) = e.extra {
+        let _ = write!(out, ",{n}");
     }
     if e.kind.has_stack() {
         out.push(b',');
@@ -764,7 +895,7 @@ mod tests {
             thread: 0xAB,
             object: 0x1234_5678,
             owner: 0xFFFF_0001,
-            name: None,
+            extra: Extra::None,
             frames: frames.into(),
         }
     }
@@ -798,8 +929,43 @@ mod tests {
             "12.000000345,ThreadEnded,000000AB\n"
         );
         let mut s = ev(Kind::ThreadStarted, vec![]);
-        s.name = Some("a,b\nc".into());
+        s.extra = Extra::Name("a,b\nc".into());
         assert_eq!(line(&s), "12.000000345,ThreadStarted,000000AB,a%2Cb%0Ac\n");
+        let site = |m, l| Frame {
+            method: m,
+            location: l,
+        };
+        let mut h = ev(Kind::MonitorHolds, vec![]);
+        h.extra = Extra::Holds(Box::new(HoldsLine {
+            count: 3,
+            total: 300,
+            max: 200,
+            histogram: vec![(40, 1), (100, 2)],
+            site: site(1, 0x2A),
+        }));
+        assert_eq!(
+            line(&h),
+            "12.000000345,MonitorHolds,000000AB,12345678,3,300,200,2;40;1;100;2,1;00000001;0000002A\n"
+        );
+        let mut o = ev(Kind::LockOrder, vec![]);
+        o.extra = Extra::Order(Box::new(OrderLine {
+            held: 1,
+            acquired: 2,
+            count: 5,
+            guards: vec![3],
+            held_site: site(1, 1),
+            acquired_site: site(2, 2),
+        }));
+        assert_eq!(
+            line(&o),
+            "12.000000345,LockOrder,000000AB,00000001,00000002,5,1;00000003,1;00000001;00000001,1;00000002;00000002\n"
+        );
+        let mut m = ev(Kind::MonitorHold, vec![]);
+        m.extra = Extra::Nanos(12_000_000);
+        assert_eq!(
+            line(&m),
+            "12.000000345,MonitorHold,000000AB,12345678,12000000,0\n"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 
 use orca_tests::{jdks, marker_line, output_with_timeout, run, test_classes, Jdk, Run};
 
-const INSTRUMENT: &str = "mode=instrument";
+const INSTRUMENT: &str = "mode=instrument,trace=all";
 
 /// Runs `orca ARGS`: (exit status, stdout, stderr).
 fn orca(args: &[&str]) -> (Option<i32>, String, String) {
@@ -302,7 +302,7 @@ fn record_runs_java_under_the_agent_and_prints_the_report() {
         assert_eq!(o.status.code(), Some(7), "{ctx}");
         assert!(out.starts_with("exiting with 7\n"), "{ctx}");
         assert!(
-            err.contains("orca: recording (mode=instrument, stackdepth=8) to orca.orca, orca.methods, orca.classtable"),
+            err.contains("orca: recording (mode=instrument, trace=summary, stackdepth=8) to orca.orca, orca.methods, orca.classtable"),
             "{ctx}"
         );
         assert!(

@@ -73,44 +73,187 @@ public final class OrcaProfilerTracker {
     }
 
     // ---- monitors (monitorenter/monitorexit and synchronized methods) ----
+    //
+    // The hot path. Rewritten code passes a static call-site ID (the agent knows its method
+    // and original bytecode index), so nothing here walks the stack. Each thread appends
+    // fixed-size records to a buffer of its own (Rec.buf) and crosses into the agent only when
+    // the buffer is full, or before an event the agent writes at once (a wait, a contention:
+    // the agent flushes the buffer first, so a thread's lines stay in order). The agent turns
+    // the records into per-site hold summaries and lock-order edges, or, with trace=all, into
+    // one event line each.
+
+    /** Record kinds (low 2 bits of a record's second word). */
+    static final int R_ENTER = 1;
+    static final int R_ENTERED = 2;
+    static final int R_EXIT = 3;
+
+    /** Set by the agent at start-up (before any rewritten class loads). */
+    static volatile boolean ready;
+    /** trace=all: MonitorEnter records too, with stacks. */
+    static boolean traceAll;
+    /** trace=all with stackdepth above 1: each block's stack is taken at its enter. */
+    static boolean deepStacks;
+    /** Holds at least this long (ns) are written as MonitorHold events with a stack; < 0: none. */
+    static long holdThreshold = -1;
+
+    private static final ThreadLocal<Rec> REC = new ThreadLocal<Rec>();
+
+    private static Rec rec() {
+        Rec r = REC.get();
+        if (r == null) {
+            if (!ready) {
+                return null;
+            }
+            r = new Rec();
+            REC.set(r);
+            try {
+                register(r);
+            } catch (Throwable t) {
+                // natives not bound: records are kept and dropped when the buffer is full
+            }
+        }
+        return r;
+    }
+
+    private static native void register(Rec r);
+    /** Hands the buffered records to the agent; the agent sets r.pos back to 0. */
+    static native void flush(Rec r);
+    /** trace=all: the current stack (the block's frame at `site`), interned; its ID. */
+    private static native int stack(Rec r, int site);
+    /** A hold that reached the threshold: written with the current stack. */
+    private static native void longHold(Rec r, int site, int hash, long nanos, long end);
 
     public static void monitorEnter(Object monitor) {
-        report(K_MONITOR_ENTER, monitor);
+        monitorEnter(monitor, 0);
     }
 
     public static void monitorEntered(Object monitor) {
-        report(K_MONITOR_ENTERED, monitor);
+        monitorEntered(monitor, 0);
     }
 
     public static void monitorExit(Object monitor) {
-        report(K_MONITOR_EXIT, monitor);
+        monitorExit(monitor, 0);
+    }
+
+    public static void monitorEnter(Object monitor, int site) {
+        if (monitor == null) {
+            return; // monitorenter throws NullPointerException: nothing is entered
+        }
+        try {
+            Rec r = rec();
+            if (r == null) {
+                return;
+            }
+            // Hashed before it is locked: hashing a locked object would inflate its lock.
+            int h = System.identityHashCode(monitor);
+            r.pendingObj = monitor;
+            r.pendingHash = h;
+            if (traceAll) {
+                int st = deepStacks ? stack(r, site) : 0;
+                r.pendingStack = st;
+                r.put(R_ENTER, site, h, System.nanoTime(), st);
+            }
+        } catch (Throwable t) {
+            // never throw into application code (StackOverflowError included)
+        }
+    }
+
+    public static void monitorEntered(Object monitor, int site) {
+        try {
+            Rec r = rec();
+            if (r == null) {
+                return;
+            }
+            int h;
+            int st = 0;
+            if (r.pendingObj == monitor && monitor != null) {
+                h = r.pendingHash;
+                st = r.pendingStack;
+            } else {
+                // a synchronized method: no monitorenter before it
+                h = System.identityHashCode(monitor);
+                if (traceAll && deepStacks) {
+                    st = stack(r, site);
+                }
+            }
+            r.pendingObj = null;
+            r.pendingStack = 0;
+            long t = System.nanoTime();
+            r.push(monitor, h, site, t);
+            r.put(R_ENTERED, site, h, t, st);
+        } catch (Throwable t) {
+        }
+    }
+
+    public static void monitorExit(Object monitor, int site) {
+        try {
+            Rec r = rec();
+            if (r == null) {
+                return;
+            }
+            long t = System.nanoTime();
+            int i = r.find(monitor);
+            int h;
+            if (i >= 0) {
+                h = r.heldHash[i];
+                long held = t - r.heldStart[i];
+                int enterSite = r.heldSite[i];
+                r.remove(i);
+                long threshold = holdThreshold;
+                if (threshold >= 0 && held >= threshold && r.find(monitor) < 0) {
+                    longHold(r, enterSite, h, held, t);
+                }
+            } else {
+                // its enter was not seen (a report lost to a StackOverflowError)
+                h = System.identityHashCode(monitor);
+            }
+            r.put(R_EXIT, site, h, t, 0);
+        } catch (Throwable t) {
+        }
+    }
+
+    /** Object.wait releases the monitor: its hold pauses (as `orca report` counts it). */
+    private static void paused(Object o, long nanos) {
+        Rec r = REC.get();
+        if (r != null) {
+            int i = r.find(o);
+            if (i >= 0) {
+                r.heldStart[i] += nanos;
+            }
+        }
     }
 
     // ---- java.lang.Object (any call-site owner: these methods are final) ----
 
     public static void objectWait(Object o) throws InterruptedException {
         report(K_OBJECT_WAIT, o);
+        long since = System.nanoTime();
         try {
             o.wait();
         } finally {
+            paused(o, System.nanoTime() - since);
             report(K_OBJECT_WAITED, o);
         }
     }
 
     public static void objectWait(Object o, long millis) throws InterruptedException {
         report(K_OBJECT_WAIT, o);
+        long since = System.nanoTime();
         try {
             o.wait(millis);
         } finally {
+            paused(o, System.nanoTime() - since);
             report(K_OBJECT_WAITED, o);
         }
     }
 
     public static void objectWait(Object o, long millis, int nanos) throws InterruptedException {
         report(K_OBJECT_WAIT, o);
+        long since = System.nanoTime();
         try {
             o.wait(millis, nanos);
         } finally {
+            paused(o, System.nanoTime() - since);
             report(K_OBJECT_WAITED, o);
         }
     }
@@ -299,5 +442,80 @@ public final class OrcaProfilerTracker {
     public static void semaphoreRelease(Semaphore s, int permits) {
         report(K_SEMAPHORE_RELEASE, s);
         s.release(permits);
+    }
+
+    /**
+     * One thread's buffer and held monitors. Only its own thread writes it; the agent reads
+     * it on that thread (flush) and, at JVM exit, from the exiting thread.
+     */
+    static final class Rec {
+        /** Records of 3 longs: site << 32 | hash; nanos << 2 | kind; stack ID. */
+        long[] buf = new long[3 * 32];
+        /** Longs of buf in use. */
+        int pos;
+        /** Monitors held, innermost last. */
+        Object[] heldObj = new Object[8];
+        int[] heldHash = new int[8];
+        int[] heldSite = new int[8];
+        long[] heldStart = new long[8];
+        int depth;
+        /** The monitorenter under way: its object, hash and (trace=all) stack. */
+        Object pendingObj;
+        int pendingHash;
+        int pendingStack;
+
+        void put(int kind, int site, int hash, long nanos, int stack) {
+            int p = pos;
+            if (p + 3 > buf.length) {
+                flush(this);
+                p = pos;
+                if (p + 3 > buf.length) {
+                    return; // the agent could not take them (natives not bound)
+                }
+            }
+            long[] b = buf;
+            b[p] = ((long) site << 32) | (hash & 0xFFFFFFFFL);
+            b[p + 1] = (nanos << 2) | kind;
+            b[p + 2] = stack;
+            pos = p + 3;
+        }
+
+        void push(Object o, int hash, int site, long start) {
+            int d = depth;
+            if (d == heldObj.length) {
+                heldObj = java.util.Arrays.copyOf(heldObj, d * 2);
+                heldHash = java.util.Arrays.copyOf(heldHash, d * 2);
+                heldSite = java.util.Arrays.copyOf(heldSite, d * 2);
+                heldStart = java.util.Arrays.copyOf(heldStart, d * 2);
+            }
+            heldObj[d] = o;
+            heldHash[d] = hash;
+            heldSite[d] = site;
+            heldStart[d] = start;
+            depth = d + 1;
+        }
+
+        /** The innermost entry of o, or -1. */
+        int find(Object o) {
+            for (int i = depth - 1; i >= 0; i--) {
+                if (heldObj[i] == o) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        /** Removes entry i; entries above it move down (hand-over-hand locking). */
+        void remove(int i) {
+            int d = depth - 1;
+            for (int k = i; k < d; k++) {
+                heldObj[k] = heldObj[k + 1];
+                heldHash[k] = heldHash[k + 1];
+                heldSite[k] = heldSite[k + 1];
+                heldStart[k] = heldStart[k + 1];
+            }
+            heldObj[d] = null;
+            depth = d;
+        }
     }
 }

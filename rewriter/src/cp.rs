@@ -339,6 +339,15 @@ impl<'p, 'a, 'w> PoolBuilder<'p, 'a, 'w> {
         self.two(STRING, n, None)
     }
 
+    /// A CONSTANT_Integer (tag 3).
+    pub(crate) fn integer(&mut self, v: i32) -> Result<u16, RewriteError> {
+        let key = v.to_be_bytes().to_vec();
+        if let Some(i) = self.cached(3, &key) {
+            return Ok(i);
+        }
+        self.add(3, key.clone(), &key)
+    }
+
     pub(crate) fn methodref(
         &mut self,
         owner: &str,

@@ -48,6 +48,12 @@ pub struct Config {
     pub include: Vec<String>,
     /// Internal-name prefixes of classes never to rewrite (wins over include).
     pub exclude: Vec<String>,
+    /// Call-site IDs for monitor reports. When set, every `monitorenter`, `monitorexit` and
+    /// `synchronized` method entry/exit passes a static `int` site ID to the tracker
+    /// (`monitorEnter(Object, int)`, ...), drawn from this counter, and each [`MethodMap`]
+    /// lists its sites. Why: the agent then knows the reporting frame's method and original
+    /// bytecode index without walking the stack. Unset: the one-argument reports.
+    pub sites: Option<std::sync::Arc<std::sync::atomic::AtomicU32>>,
 }
 
 impl Default for Config {
@@ -61,6 +67,7 @@ impl Default for Config {
             semaphore_calls: true,
             include: Vec::new(),
             exclude: Vec::new(),
+            sites: None,
         }
     }
 }
@@ -90,6 +97,9 @@ pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
         ("monitorEnter", "(Ljava/lang/Object;)V"),
         ("monitorEntered", "(Ljava/lang/Object;)V"),
         ("monitorExit", "(Ljava/lang/Object;)V"),
+        ("monitorEnter", transform::SITE_DESC),
+        ("monitorEntered", transform::SITE_DESC),
+        ("monitorExit", transform::SITE_DESC),
     ];
     for r in transform::RULES {
         v.push((r.wrapper, r.wrapper_desc));
@@ -134,6 +144,11 @@ pub struct MethodMap {
     pub new_code_length: u32,
     /// code length of the original method
     pub original_code_length: u32,
+    /// `(site ID, original bytecode index)` of every monitor report in the method, when
+    /// [`Config::sites`] is set: a `monitorenter` or `monitorexit` instruction's own index,
+    /// 0 for a `synchronized` method's entry, a return's index for its exit, and the last
+    /// instruction's for the exit on an exception.
+    pub sites: Vec<(u32, u32)>,
 }
 
 impl MethodMap {
@@ -609,6 +624,7 @@ fn slow_path(
                 entries: nc.map,
                 new_code_length: nc.new_len,
                 original_code_length: nc.old_len,
+                sites: plan.sites,
             },
         });
     }

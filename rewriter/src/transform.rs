@@ -415,6 +415,21 @@ impl MonitorLoad {
     }
 }
 
+/// The descriptor of the monitor reports that carry a call-site ID.
+pub(crate) const SITE_DESC: &str = "(Ljava/lang/Object;I)V";
+
+/// Code that pushes the `int` site ID (`sipush` up to 32,767, else `ldc_w` of an Integer).
+fn push_site(pb: &mut PoolBuilder, v: &mut Vec<u8>, id: u32) -> Result<(), RewriteError> {
+    if id <= 0x7FFF {
+        let b = (id as u16).to_be_bytes();
+        v.extend_from_slice(&[0x11, b[0], b[1]]);
+    } else {
+        let b = pb.integer(id as i32)?.to_be_bytes();
+        v.extend_from_slice(&[0x13, b[0], b[1]]);
+    }
+    Ok(())
+}
+
 /// Every string the inserted code may need in the constant pool; the pool
 /// builder looks them all up in one pass over the original pool.
 pub(crate) fn wanted_strings(cfg: &Config) -> Vec<&str> {
@@ -424,6 +439,7 @@ pub(crate) fn wanted_strings(cfg: &Config) -> Vec<&str> {
         "monitorEntered",
         "monitorExit",
         "(Ljava/lang/Object;)V",
+        SITE_DESC,
         "java/lang/Throwable",
         "StackMapTable",
         "java/lang/Class",
@@ -457,6 +473,8 @@ impl Tracker<'_> {
 pub(crate) struct Plan {
     pub(crate) edits: MethodEdits,
     pub(crate) changed: bool,
+    /// `(site ID, original offset)` of each monitor report (with [`Config::sites`]).
+    pub(crate) sites: Vec<(u32, u32)>,
 }
 
 /// Information about the method being planned.
@@ -519,20 +537,36 @@ pub(crate) fn plan<'b>(
     let mut extra: u16 = 0;
     let mut changed = false;
     let obj1 = "(Ljava/lang/Object;)V";
+    // With site IDs, each monitor report pushes one more int.
+    let counter = cfg.sites.as_ref();
+    let mon_desc = if counter.is_some() { SITE_DESC } else { obj1 };
+    let site_slot = counter.is_some() as u16;
+    let mut sites = Vec::new();
+    let mut new_site = |off: u32| -> Option<u32> {
+        let id = counter?.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        sites.push((id, off));
+        Some(id)
+    };
     for (i, ins) in mi.insns.iter().enumerate() {
         match ins.op {
             MONITORENTER if cfg.monitors => {
-                let a = t.m(pb, "monitorEnter", obj1)?;
-                let b = t.m(pb, "monitorEntered", obj1)?;
+                let a = t.m(pb, "monitorEnter", mon_desc)?;
+                let b = t.m(pb, "monitorEntered", mon_desc)?;
+                let site = new_site(ins.off);
                 let e = &mut per[i];
                 e.prefix.extend_from_slice(&[0x59, 0x59]); // dup dup
+                if let Some(id) = site {
+                    push_site(pb, &mut e.prefix, id)?;
+                    push_site(pb, &mut e.suffix, id)?;
+                }
                 e.prefix.extend_from_slice(&invokestatic(a));
                 e.suffix.extend_from_slice(&invokestatic(b));
-                extra = extra.max(2);
+                extra = extra.max(2 + site_slot);
                 changed = true;
             }
             MONITOREXIT if cfg.monitors => {
-                let a = t.m(pb, "monitorExit", obj1)?;
+                let a = t.m(pb, "monitorExit", mon_desc)?;
+                let site = new_site(ins.off);
                 let e = &mut per[i];
                 if in_own_handler(mi.exc, ins.off) {
                     // The exception path's release retries itself: a tracker call before it
@@ -540,12 +574,18 @@ pub(crate) fn plan<'b>(
                     // (`dup; monitorexit; invokestatic`), the report outside the range (see
                     // fixup: a suffix belongs to what follows, for exception ranges).
                     e.prefix.push(0x59);
+                    if let Some(id) = site {
+                        push_site(pb, &mut e.suffix, id)?;
+                    }
                     e.suffix.extend_from_slice(&invokestatic(a));
                 } else {
                     e.prefix.push(0x59);
+                    if let Some(id) = site {
+                        push_site(pb, &mut e.prefix, id)?;
+                    }
                     e.prefix.extend_from_slice(&invokestatic(a));
                 }
-                extra = extra.max(1);
+                extra = extra.max(1 + site_slot);
                 changed = true;
             }
             INVOKEVIRTUAL | INVOKESTATIC | INVOKEINTERFACE => {
@@ -594,14 +634,20 @@ pub(crate) fn plan<'b>(
     let mut tail = None;
     let mut min_stack = 0;
     if let Some(ml) = sync_monitor {
-        let entered = t.m(pb, "monitorEntered", obj1)?;
-        let exit = t.m(pb, "monitorExit", obj1)?;
+        let entered = t.m(pb, "monitorEntered", mon_desc)?;
+        let exit = t.m(pb, "monitorExit", mon_desc)?;
         ml.emit(&mut head);
+        if let Some(id) = new_site(0) {
+            push_site(pb, &mut head, id)?;
+        }
         head.extend_from_slice(&invokestatic(entered));
         for (i, ins) in mi.insns.iter().enumerate() {
             if (0xac..=0xb1).contains(&ins.op) {
-                let mut p = Vec::with_capacity(6);
+                let mut p = Vec::with_capacity(9);
                 ml.emit(&mut p);
+                if let Some(id) = new_site(ins.off) {
+                    push_site(pb, &mut p, id)?;
+                }
                 p.extend_from_slice(&invokestatic(exit));
                 // before any monitorExit of a monitorexit edit on the same insn
                 p.extend_from_slice(&per[i].prefix);
@@ -610,6 +656,10 @@ pub(crate) fn plan<'b>(
         }
         let mut code = Vec::new();
         ml.emit(&mut code);
+        let last = mi.insns.last().map_or(0, |i| i.off);
+        if let Some(id) = new_site(last) {
+            push_site(pb, &mut code, id)?;
+        }
         code.extend_from_slice(&invokestatic(exit));
         code.push(0xbf); // athrow
         let thr = pb.class("java/lang/Throwable")?.to_be_bytes();
@@ -625,8 +675,8 @@ pub(crate) fn plan<'b>(
             code,
             frame_body: fb,
         });
-        extra = extra.max(1);
-        min_stack = 2;
+        extra = extra.max(1 + site_slot);
+        min_stack = 2 + site_slot;
         changed = true;
     }
     Ok(Plan {
@@ -638,6 +688,7 @@ pub(crate) fn plan<'b>(
             min_stack,
         },
         changed,
+        sites,
     })
 }
 

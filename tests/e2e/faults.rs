@@ -281,7 +281,7 @@ fn errors_inside_instrumented_code_reach_the_program_unchanged() {
                 &["-Xss512k"]
             };
             let mut flags: Vec<&str> = jvm.to_vec();
-            if mode == "mode=instrument" {
+            if mode == orca_tests::INSTRUMENT {
                 flags.extend(VERIFY_ALL);
             }
             let run = run_with(

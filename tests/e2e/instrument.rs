@@ -81,7 +81,7 @@ fn both_modes_report_the_same_calls_at_the_same_lines() {
             let b = run_with(
                 &format!("parity-instr-{main}"),
                 jdk,
-                "mode=instrument",
+                "mode=instrument,trace=all",
                 VERIFY_ALL,
                 main,
                 &[],
@@ -135,7 +135,7 @@ fn every_monitor_operation_is_counted_and_exits_balance() {
         let run = run_with(
             "monitors",
             jdk,
-            "mode=instrument",
+            "mode=instrument,trace=all",
             VERIFY_ALL,
             "Monitors",
             &[],
@@ -236,7 +236,7 @@ fn a_java_util_concurrent_program_runs_unchanged_with_jdk_classes_instrumented()
         let run = run_with(
             "pool",
             jdk,
-            "mode=instrument,jdk=yes",
+            "mode=instrument,jdk=yes,trace=all",
             VERIFY_ALL,
             "PoolWork",
             &[],
@@ -307,7 +307,7 @@ fn javac_compiles_the_same_classes_under_full_instrumentation() {
         let prefix = prefix_for("javac", jdk);
         let mut cmd = std::process::Command::new(jdk.java());
         cmd.arg(format!(
-            "-agentpath:{}={},mode=instrument,jdk=yes",
+            "-agentpath:{}={},mode=instrument,jdk=yes,trace=all",
             agent_path().display(),
             prefix.display()
         ));
@@ -368,7 +368,7 @@ fn virtual_threads_each_get_their_own_state() {
         let prefix = prefix_for("vthreads", jdk);
         let mut cmd = std::process::Command::new(jdk.java());
         cmd.arg(format!(
-            "-agentpath:{}={},mode=instrument",
+            "-agentpath:{}={},mode=instrument,trace=all",
             agent_path().display(),
             prefix.display()
         ));
@@ -430,9 +430,9 @@ fn virtual_threads_each_get_their_own_state() {
 fn no_jni_misuse_under_xcheck_jni() {
     for jdk in jdks() {
         for (main, opts) in [
-            ("Monitors", "mode=instrument"),
-            ("PoolWork", "mode=instrument,jdk=yes"),
-            ("Interrupts", "mode=instrument"),
+            ("Monitors", "mode=instrument,trace=all"),
+            ("PoolWork", "mode=instrument,jdk=yes,trace=all"),
+            ("Interrupts", "mode=instrument,trace=all"),
         ] {
             let run = run_with(
                 &format!("xcheck-{main}"),

@@ -94,7 +94,7 @@ fn run_case_cp(case: &Case, cp: &str, jdk: &Jdk, mode: &str) -> (Run, Log) {
         agent_path().display(),
         prefix.display()
     ));
-    if mode == "mode=instrument" {
+    if mode == orca_tests::INSTRUMENT {
         cmd.args(VERIFY_ALL);
         // Which verifier checked each class (see `assert_type_checked`).
         cmd.arg(format!(
@@ -213,7 +213,7 @@ fn proxy_with_a_synchronized_invocation_handler() {
             2000,
             "{ctx}"
         );
-        if mode == "mode=instrument" {
+        if mode == orca_tests::INSTRUMENT {
             assert_monitors(&log, &ctx, "UnusualProxy$Handler", "invoke", 2002);
         }
     }
@@ -278,7 +278,7 @@ fn asm_generated_class_with_synchronized_wait_and_notify() {
         );
         assert_eq!(count(&log, "ObjectWait", "GenWork", "go"), 800, "{ctx}");
         assert_eq!(count(&log, "ObjectWaited", "GenWork", "go"), 800, "{ctx}");
-        if mode == "mode=instrument" {
+        if mode == orca_tests::INSTRUMENT {
             assert_monitors(&log, &ctx, "GenWork", "go", 800);
             // The null lock: monitorenter throws before anything is held.
             assert!(count(&log, "MonitorEnter", "GenWork", "go") >= 800, "{ctx}");
@@ -308,7 +308,7 @@ fn child_first_class_loader() {
             2001,
             "{ctx}"
         );
-        if mode == "mode=instrument" {
+        if mode == orca_tests::INSTRUMENT {
             assert_monitors(&log, &ctx, "ChildWork", "getAsInt", 2001);
             // The loader's own synchronized (getClassLoadingLock) block is instrumented too.
             assert!(
@@ -346,7 +346,7 @@ fn old_class_file_with_jsr_and_ret() {
             4000,
             "{ctx}"
         );
-        if mode == "mode=instrument" {
+        if mode == orca_tests::INSTRUMENT {
             let entered = count(&log, "MonitorEntered", "OldWork", "go");
             eprintln!(
                 "jsr {}: {entered} MonitorEntered from OldWork.go",
@@ -882,7 +882,7 @@ fn kotlin_compiled_classes() {
             marker: "kt",
         };
         assert_program_and_hand_off(&run, &log, &ctx, &lang, blocks, adds, rounds);
-        if mode == "mode=instrument" {
+        if mode == orca_tests::INSTRUMENT {
             // kotlinc's inline synchronized: one handler that covers itself, and the `return`
             // from inside the block outside every handler range.
             assert_type_checked(
@@ -955,7 +955,7 @@ fn scala_compiled_classes() {
             marker: "sc",
         };
         assert_program_and_hand_off(&run, &log, &ctx, &lang, blocks, adds, rounds);
-        if mode == "mode=instrument" {
+        if mode == orca_tests::INSTRUMENT {
             // scalac's lock.synchronized: one handler range over the block and both of its
             // monitorexits, the `return` included (object SWork's code is in class SWork$).
             assert_type_checked(&run, &ctx, &["SWork$", "SCounter", "SHandOff", "SLazy"]);
@@ -1045,7 +1045,7 @@ fn byte_buddy_generated_classes() {
             0,
             "{ctx}"
         );
-        if mode == "mode=instrument" {
+        if mode == orca_tests::INSTRUMENT {
             // The ClassFileLoadHook sees both: BBCounter from Byte Buddy's ByteArrayClassLoader,
             // the redefined BBPlain from Lookup.defineClass, and rewrites them.
             assert_type_checked(&run, &ctx, &["BBCounter", "BBPlain", "BBTask"]);

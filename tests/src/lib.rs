@@ -126,8 +126,12 @@ pub fn jdks() -> &'static [Jdk] {
     })
 }
 
-/// The two ways of recording, as agent options.
-pub const MODES: [&str; 2] = ["mode=jvmti", "mode=instrument"];
+/// The two ways of recording, as agent options. Instrumentation mode writes the complete
+/// trace (`trace=all`) so that every monitor event can be checked; its default summaries are
+/// checked against that trace in tests/e2e/summary.rs.
+pub const MODES: [&str; 2] = ["mode=jvmti", INSTRUMENT];
+/// Instrumentation mode with the complete trace.
+pub const INSTRUMENT: &str = "mode=instrument,trace=all";
 
 /// Every (JDK, mode) pair: the end-to-end tests run each case on each.
 pub fn jdks_and_modes() -> Vec<(&'static Jdk, &'static str)> {
@@ -139,7 +143,8 @@ pub fn jdks_and_modes() -> Vec<(&'static Jdk, &'static str)> {
 
 /// A short tag for a mode option, for output folders: `jvmti` or `instrument`.
 pub fn tag(mode: &str) -> &str {
-    mode.trim_start_matches("mode=")
+    let m = mode.trim_start_matches("mode=");
+    m.split(',').next().unwrap_or(m)
 }
 
 /// The JDK 17 (first of [`jdks`]).

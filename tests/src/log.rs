@@ -17,8 +17,12 @@ pub struct Event {
     pub object: Option<u32>,
     /// `MonitorContendedEnter`'s owner thread.
     pub owner: Option<u32>,
-    /// (method ID, location) pairs, innermost first.
+    /// (method ID, location) pairs, innermost first. Summary lines: their sites
+    /// (`LockOrder`: the held monitor's, then the acquired one's).
     pub frames: Vec<(u32, u32)>,
+    /// Summary lines' numbers: `MonitorHolds` count, total, max; `LockOrder` count;
+    /// `MonitorHold` its length.
+    pub numbers: Vec<u64>,
 }
 
 /// One `.methods` line.
@@ -145,7 +149,9 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
         object: None,
         owner: None,
         frames: Vec::new(),
+        numbers: Vec::new(),
     };
+    let num = |s: &str| s.parse::<u64>().map_err(|e| format!("{s:?}: {e}"));
     let stack = |s: &str| pairs(s).and_then(|p| p.ok_or_else(|| "stack depth -1".to_string()));
     match name.as_str() {
         "ThreadStarted" => need(4)?,
@@ -177,6 +183,26 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             need(5)?;
             e.object = Some(hex(f[3])?);
             e.frames = stack(f[4])?;
+        }
+        "MonitorHolds" => {
+            need(9)?;
+            e.object = Some(hex(f[3])?);
+            e.numbers = vec![num(f[4])?, num(f[5])?, num(f[6])?];
+            e.frames = stack(f[8])?;
+        }
+        "LockOrder" => {
+            need(9)?;
+            e.object = Some(hex(f[3])?);
+            e.owner = Some(hex(f[4])?);
+            e.numbers = vec![num(f[5])?];
+            e.frames = stack(f[7])?;
+            e.frames.extend(stack(f[8])?);
+        }
+        "MonitorHold" => {
+            need(6)?;
+            e.object = Some(hex(f[3])?);
+            e.numbers = vec![num(f[4])?];
+            e.frames = stack(f[5])?;
         }
         other => return Err(format!("unknown event {other:?}")),
     }

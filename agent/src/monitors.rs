@@ -1,0 +1,442 @@
+//! Instrumentation mode's monitor records: what the tracker's per-thread buffers become.
+//!
+//! The tracker (java-tracker/) appends three `long`s per monitor report to a buffer of its
+//! thread (`OrcaProfilerTracker.Rec`) and calls in here only when the buffer is full, so a
+//! `synchronized` block costs no JNI call, no stack walk and no shared queue. Here, on the same
+//! thread, the records become per-site summaries ([`Summary`]) and, with `trace=all`, event
+//! lines. Before any event the agent writes at once on a thread (a wait, a contention, a long
+//! hold) the thread's buffer is drained first, so its lines stay in the order it made them.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use jni_sys::jobject;
+
+use crate::clock::now_nanos;
+use crate::jvmti::Jni;
+use crate::summary::Summary;
+use crate::threads::ThreadState;
+use crate::tracker::{rec_fields, RecFields};
+use crate::writer::{EventRecord, Extra, Frame, Frames, HoldsLine, Kind, OrderLine};
+use crate::Agent;
+
+/// Record kinds (`OrcaProfilerTracker.R_*`).
+const R_ENTER: i64 = 1;
+const R_ENTERED: i64 = 2;
+const R_EXIT: i64 = 3;
+/// Longs per record.
+const RECORD: usize = 3;
+/// The tracker's buffer grows (doubling from 32 records) up to this many longs: a thread
+/// that reports often crosses into the agent once per 1,024 reports, a thread that reports
+/// rarely (or one of 10,000 virtual threads) keeps a small buffer.
+const MAX_BUFFER: usize = RECORD * 1024;
+/// Summaries are written at most this often per thread (and at its end, and at exit).
+const SUMMARY_INTERVAL: u64 = 1_000_000_000;
+/// Frames (interned stacks) a thread keeps before its table starts over.
+const MAX_STACKS: usize = 4096;
+/// Frames the tracker puts above the reporting method when one of its natives runs from a
+/// two-argument monitor report: the native itself and the report.
+const SITE_FRAMES: i32 = 2;
+
+/// A JNI global reference to the thread's `Rec`.
+struct RecRef(jobject);
+// SAFETY: a JNI global reference is valid on every thread.
+unsafe impl Send for RecRef {}
+
+/// What the agent keeps of one thread's tracker buffer: shared with the exit drain.
+pub struct Recording {
+    rec: RecRef,
+    /// The thread's hash (`<thread>` of its lines).
+    hash: u32,
+    summary: Summary,
+    /// `trace=all`: interned stacks, ID = index + 1.
+    stacks: Vec<Frames>,
+    /// Hash of a walked stack's raw frames -> its ID.
+    stack_ids: HashMap<u64, u32>,
+    /// `trace=all`: the stack of each monitor entered and not yet exited (monitor, stack ID).
+    trace_held: Vec<(u32, u32)>,
+    /// Reused copy of the tracker's buffer.
+    scratch: Vec<i64>,
+    /// Drained at JVM exit: from then on the thread's records are late.
+    closed: bool,
+}
+
+fn lock(r: &Mutex<Recording>) -> MutexGuard<'_, Recording> {
+    r.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Agent {
+    /// `OrcaProfilerTracker.register(Rec)`: the thread's first monitor report.
+    pub fn rec_register(&self, jni: Jni, rec: jobject) {
+        let Some(state) = self.current_state() else {
+            return;
+        };
+        if state.recording.is_some() || rec.is_null() {
+            return;
+        }
+        let global = jni.new_global_ref(rec);
+        if global.is_null() {
+            return;
+        }
+        let r = Arc::new(Mutex::new(Recording {
+            rec: RecRef(global),
+            hash: state.hash,
+            summary: Summary::starting(now_nanos()),
+            stacks: Vec::new(),
+            stack_ids: HashMap::new(),
+            trace_held: Vec::new(),
+            scratch: Vec::new(),
+            closed: false,
+        }));
+        self.recordings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(r.clone());
+        state.recording = Some(r);
+    }
+
+    /// `OrcaProfilerTracker.flush(Rec)`: the buffer is full.
+    pub fn rec_flush(&self, jni: Jni) {
+        if let Some(state) = self.current_state() {
+            self.drain_thread(jni, state, true);
+        }
+    }
+
+    /// Drains the current thread's buffer (before an event written at once).
+    pub fn drain_thread(&self, jni: Jni, state: &mut ThreadState, may_summarise: bool) {
+        let Some(recording) = state.recording.clone() else {
+            return;
+        };
+        let mut r = lock(&recording);
+        self.drain(jni, &mut r);
+        if may_summarise {
+            let now = now_nanos();
+            if now.saturating_sub(r.summary.last_written) >= SUMMARY_INTERVAL
+                && self.log.room() > r.summary.pending_lines() * 2
+            {
+                self.write_summaries(jni, &mut r, now);
+            }
+        }
+    }
+
+    /// Reads the thread's buffer and turns its records into summaries (and trace events).
+    fn drain(&self, jni: Jni, r: &mut Recording) {
+        let Some(f) = rec_fields() else { return };
+        let rec = r.rec.0;
+        let pos = jni.int_field(rec, f.pos).max(0) as usize;
+        if pos == 0 {
+            return;
+        }
+        let buf = jni.object_field(rec, f.buf);
+        if buf.is_null() {
+            return;
+        }
+        let len = jni.array_length(buf);
+        let n = pos.min(len) / RECORD * RECORD;
+        let mut scratch = std::mem::take(&mut r.scratch);
+        scratch.resize(n, 0);
+        let ok = jni.long_array_region(buf, &mut scratch);
+        jni.set_int_field(rec, f.pos, 0);
+        // A busy thread gets a bigger buffer: fewer crossings into the agent.
+        if len < MAX_BUFFER && pos + RECORD > len {
+            if let Some(bigger) = jni.new_long_array((len * 2).min(MAX_BUFFER)) {
+                jni.set_object_field(rec, f.buf, bigger);
+                jni.delete_local_ref(bigger);
+            }
+        }
+        jni.delete_local_ref(buf);
+        if ok {
+            if r.closed || self.log.stopped() {
+                self.log.count_late((n / RECORD) as u64);
+            } else {
+                for rec in scratch.chunks_exact(RECORD) {
+                    self.record(jni, r, rec[0], rec[1], rec[2]);
+                }
+            }
+        }
+        r.scratch = scratch;
+    }
+
+    /// One tracker record.
+    fn record(&self, jni: Jni, r: &mut Recording, w0: i64, w1: i64, w2: i64) {
+        let site = (w0 as u64 >> 32) as u32;
+        let monitor = w0 as u32;
+        let nanos = (w1 as u64) >> 2;
+        let stack = w2 as u32;
+        let trace = self.options.trace_all;
+        match w1 & 3 {
+            R_ENTER => {
+                if trace {
+                    let frames = self.frames_of(jni, r, stack, site);
+                    self.push_event(nanos, Kind::MonitorEnter, r.hash, monitor, frames);
+                }
+            }
+            R_ENTERED => {
+                r.summary.entered(monitor, site, nanos);
+                if trace {
+                    let frames = self.frames_of(jni, r, stack, site);
+                    r.trace_held.push((monitor, stack));
+                    self.push_event(nanos, Kind::MonitorEntered, r.hash, monitor, frames);
+                }
+            }
+            R_EXIT => {
+                r.summary.exited(monitor, nanos);
+                if trace {
+                    // The entry's stack, its top frame moved to the release.
+                    let entered = r
+                        .trace_held
+                        .iter()
+                        .rposition(|e| e.0 == monitor)
+                        .map(|i| r.trace_held.remove(i).1)
+                        .unwrap_or(0);
+                    let mut frames = self.frames_of(jni, r, entered, site);
+                    if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
+                        *top = f;
+                    }
+                    self.push_event(nanos, Kind::MonitorExit, r.hash, monitor, frames);
+                }
+            }
+            _ => {} // a torn record (read at exit while its thread was writing it)
+        }
+    }
+
+    fn push_event(&self, nanos: u64, kind: Kind, thread: u32, object: u32, frames: Frames) {
+        self.log.push(EventRecord {
+            nanos,
+            kind,
+            thread,
+            object,
+            owner: 0,
+            extra: Extra::None,
+            frames,
+        });
+    }
+
+    /// The frames of a trace event: the interned stack `stack` when there is one, else the
+    /// site alone (stackdepth 1) or nothing (stackdepth 0).
+    fn frames_of(&self, jni: Jni, r: &Recording, stack: u32, site: u32) -> Frames {
+        if stack > 0 {
+            if let Some(f) = r.stacks.get(stack as usize - 1) {
+                return f.clone();
+            }
+        }
+        let mut frames = Frames::new();
+        if self.options.stack_depth > 0 {
+            if let Some(f) = self.site_frame(jni, site) {
+                frames.push(f);
+            }
+        }
+        frames
+    }
+
+    /// The frame a site stands for, its method described to the writer on first use.
+    pub fn site_frame(&self, jni: Jni, site: u32) -> Option<Frame> {
+        let (method, bci) = self.sites.get(site)?;
+        Some(Frame {
+            method: self.meta.method_id(&self.jvmti, jni, &self.log, method),
+            location: bci,
+        })
+    }
+
+    /// Writes the thread's summaries of the interval ending `now`; the tables start over.
+    fn write_summaries(&self, jni: Jni, r: &mut Recording, now: u64) {
+        r.summary.last_written = now;
+        let (holds, edges) = r.summary.take();
+        let unknown = Frame {
+            method: 0,
+            location: 0,
+        };
+        for ((monitor, site), h) in holds {
+            let Some(site) = self.site_frame(jni, site) else {
+                continue;
+            };
+            self.log.push_summary(EventRecord {
+                nanos: now,
+                kind: Kind::MonitorHolds,
+                thread: r.hash,
+                object: monitor,
+                owner: 0,
+                extra: Extra::Holds(Box::new(HoldsLine {
+                    count: h.count,
+                    total: h.total,
+                    max: h.max,
+                    histogram: h.histogram,
+                    site,
+                })),
+                frames: Frames::new(),
+            });
+        }
+        for (k, count) in edges {
+            let (Some(held_site), Some(acquired_site)) = (
+                self.site_frame(jni, k.held_site),
+                self.site_frame(jni, k.acquired_site),
+            ) else {
+                continue;
+            };
+            let _ = unknown;
+            self.log.push_summary(EventRecord {
+                nanos: now,
+                kind: Kind::LockOrder,
+                thread: r.hash,
+                object: 0,
+                owner: 0,
+                extra: Extra::Order(Box::new(OrderLine {
+                    held: k.held,
+                    acquired: k.acquired,
+                    count,
+                    guards: k.guards,
+                    held_site,
+                    acquired_site,
+                })),
+                frames: Frames::new(),
+            });
+        }
+    }
+
+    /// `OrcaProfilerTracker.stack(Rec, site)` (`trace=all`, stackdepth above 1): the current
+    /// stack from the reporting frame down, interned; its ID (0: none).
+    pub fn rec_stack(&self, jni: Jni, site: u32) -> i32 {
+        let Some(state) = self.current_state() else {
+            return 0;
+        };
+        let Some(recording) = state.recording.clone() else {
+            return 0;
+        };
+        let n = self
+            .jvmti
+            .stack_trace(SITE_FRAMES, &mut state.scratch)
+            .unwrap_or(0);
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for f in &state.scratch[..n] {
+            // SAFETY: GetStackTrace initialised the first `n` entries.
+            let f = unsafe { f.assume_init() };
+            (f.method as usize, f.location).hash(&mut h);
+        }
+        let key = h.finish();
+        let mut r = lock(&recording);
+        if let Some(&id) = r.stack_ids.get(&key) {
+            return id as i32;
+        }
+        if r.stacks.len() >= MAX_STACKS {
+            // Records in the buffer may name the old IDs: drain them first.
+            self.drain(jni, &mut r);
+            r.stacks.clear();
+            r.stack_ids.clear();
+        }
+        let mut frames = self.frames_from_scratch(jni, state, n, false);
+        if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
+            *top = f;
+        }
+        r.stacks.push(frames);
+        let id = r.stacks.len() as u32;
+        r.stack_ids.insert(key, id);
+        id as i32
+    }
+
+    /// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end)`: a hold of at least
+    /// `holdthreshold`, written with the current stack, its top frame at the acquisition.
+    pub fn rec_long_hold(&self, jni: Jni, site: u32, monitor: u32, nanos: u64, end: u64) {
+        let Some(state) = self.current_state() else {
+            return;
+        };
+        self.drain_thread(jni, state, false);
+        let mut frames = self.stack(jni, state, SITE_FRAMES, false);
+        if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
+            *top = f;
+        }
+        self.log.push(EventRecord {
+            nanos: end,
+            kind: Kind::MonitorHold,
+            thread: state.hash,
+            object: monitor,
+            owner: 0,
+            extra: Extra::Nanos(nanos),
+            frames,
+        });
+    }
+
+    /// Object.wait on a monitor the thread holds pauses its hold (as the report counts it).
+    pub fn summary_wait(&self, state: &ThreadState, object: u32, nanos: u64, waited: bool) {
+        if let Some(r) = &state.recording {
+            let mut r = lock(r);
+            if waited {
+                r.summary.waited(object, nanos);
+            } else {
+                r.summary.wait(object, nanos);
+            }
+        }
+    }
+
+    /// ThreadEnd: the thread's last records and summaries, before its `ThreadEnded`.
+    pub fn recording_end(&self, jni: Jni, state: &mut ThreadState) {
+        let Some(recording) = state.recording.take() else {
+            return;
+        };
+        {
+            let mut r = lock(&recording);
+            if !r.closed {
+                self.drain(jni, &mut r);
+                self.write_summaries(jni, &mut r, now_nanos());
+                r.closed = true;
+            }
+            jni.delete_global_ref(r.rec.0);
+            r.rec = RecRef(std::ptr::null_mut());
+        }
+        let mut all = self.recordings.lock().unwrap_or_else(|e| e.into_inner());
+        all.retain(|x| !Arc::ptr_eq(x, &recording));
+    }
+
+    /// VMDeath: every thread still running is drained from here, its summaries written last.
+    pub fn drain_all(&self, jni: Jni) {
+        let all: Vec<_> = self
+            .recordings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let now = now_nanos();
+        for recording in all {
+            let mut r = lock(&recording);
+            if r.closed || r.rec.0.is_null() {
+                continue;
+            }
+            self.drain(jni, &mut r);
+            self.write_summaries(jni, &mut r, now);
+            r.closed = true;
+        }
+    }
+
+    /// The thread that holds `monitor`, from the tracker's own record of holds (exact, and no
+    /// safepoint): `None` when no instrumented code holds it.
+    pub fn tracked_owner(&self, jni: Jni, monitor: u32, me: u32) -> Option<u32> {
+        let f: &RecFields = rec_fields()?;
+        let all = self.recordings.lock().unwrap_or_else(|e| e.into_inner());
+        for recording in all.iter() {
+            // A thread flushing right now is not blocking anyone on this monitor's behalf
+            // for long; never wait for it.
+            let Ok(r) = recording.try_lock() else {
+                continue;
+            };
+            if r.hash == me || r.rec.0.is_null() {
+                continue;
+            }
+            let depth = jni.int_field(r.rec.0, f.depth).clamp(0, 64) as usize;
+            if depth == 0 {
+                continue;
+            }
+            let arr = jni.object_field(r.rec.0, f.held_hash);
+            if arr.is_null() {
+                continue;
+            }
+            let mut held = [0i32; 64];
+            let n = depth.min(jni.int_array_length(arr));
+            let found = jni.int_array_region(arr, &mut held[..n])
+                && held[..n].iter().any(|&h| h as u32 == monitor);
+            jni.delete_local_ref(arr);
+            if found {
+                return Some(r.hash);
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,265 @@
+//! One thread's monitor summaries: per (monitor, site) hold counts, times and histograms, and
+//! lock-order edges, built from the tracker's records on the thread itself.
+//!
+//! Why: a complete trace costs an event line per `monitorenter` and `monitorexit`, millions a
+//! second on a server. What a user reads from them (hold times per site, lock orders) is an
+//! aggregate, so the agent aggregates at the source and writes a few lines per interval
+//! (`MonitorHolds`, `LockOrder` in docs/FORMAT.md). The rules are those `orca report` and
+//! `orca deadlocks` apply to a complete trace, so both give the same figures.
+
+use std::collections::HashMap;
+
+/// Sub-buckets per power of two of the hold-time histogram (docs/FORMAT.md; the CLI's own
+/// copy is in orca-format: writer and reader are kept apart on purpose).
+const SUB_BITS: u32 = 6;
+
+/// The histogram bucket of a duration in nanoseconds.
+pub fn bucket(v: u64) -> u32 {
+    if v < (1 << SUB_BITS) {
+        return v as u32;
+    }
+    let exp = 63 - v.leading_zeros();
+    let shift = exp - SUB_BITS;
+    let mant = (v >> shift) as u32 & ((1 << SUB_BITS) - 1);
+    ((shift + 1) << SUB_BITS) | mant
+}
+
+/// Holds of one monitor at one site.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HoldStat {
+    pub count: u64,
+    pub total: u64,
+    pub max: u64,
+    /// `(bucket, count)`, sorted by bucket.
+    pub histogram: Vec<(u32, u64)>,
+}
+
+impl HoldStat {
+    fn add(&mut self, ns: u64) {
+        self.count += 1;
+        self.total += ns;
+        self.max = self.max.max(ns);
+        let b = bucket(ns);
+        match self.histogram.binary_search_by_key(&b, |e| e.0) {
+            Ok(i) => self.histogram[i].1 += 1,
+            Err(i) => self.histogram.insert(i, (b, 1)),
+        }
+    }
+}
+
+/// A lock-order edge: `acquired` taken at `acquired_site` while `held` (taken at `held_site`)
+/// was held, with the other monitors held then (`guards`, in hold order).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EdgeKey {
+    pub held: u32,
+    pub acquired: u32,
+    pub held_site: u32,
+    pub acquired_site: u32,
+    pub guards: Vec<u32>,
+}
+
+/// A monitor the thread holds: how often (reentrancy), since when, from which site, and the
+/// time already counted before an `Object.wait` paused the hold.
+#[derive(Clone, Debug)]
+struct Held {
+    monitor: u32,
+    count: u32,
+    since: u64,
+    site: u32,
+    counted: u64,
+}
+
+/// One thread's aggregation state.
+#[derive(Debug, Default)]
+pub struct Summary {
+    held: Vec<Held>,
+    holds: HashMap<(u32, u32), HoldStat>,
+    edges: HashMap<EdgeKey, u64>,
+    /// When the tables were last written (the interval's start).
+    pub last_written: u64,
+}
+
+impl Summary {
+    /// Empty tables; the first interval starts at `nanos`.
+    pub fn starting(nanos: u64) -> Summary {
+        Summary {
+            last_written: nanos,
+            ..Summary::default()
+        }
+    }
+
+    /// The thread now holds `monitor`, taken at `site`.
+    pub fn entered(&mut self, monitor: u32, site: u32, nanos: u64) {
+        if let Some(h) = self.held.iter_mut().find(|h| h.monitor == monitor) {
+            h.count += 1; // reentrant: neither a new hold nor a new order
+            return;
+        }
+        for (i, h) in self.held.iter().enumerate() {
+            let guards = self
+                .held
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| k != i)
+                .map(|(_, g)| g.monitor)
+                .collect();
+            *self
+                .edges
+                .entry(EdgeKey {
+                    held: h.monitor,
+                    acquired: monitor,
+                    held_site: h.site,
+                    acquired_site: site,
+                    guards,
+                })
+                .or_default() += 1;
+        }
+        self.held.push(Held {
+            monitor,
+            count: 1,
+            since: nanos,
+            site,
+            counted: 0,
+        });
+    }
+
+    /// The thread releases `monitor` once; an outermost release ends a hold.
+    pub fn exited(&mut self, monitor: u32, nanos: u64) {
+        let Some(i) = self.held.iter().position(|h| h.monitor == monitor) else {
+            return; // its enter was not seen
+        };
+        self.held[i].count -= 1;
+        if self.held[i].count == 0 {
+            let h = self.held.remove(i);
+            let ns = h.counted + nanos.saturating_sub(h.since);
+            self.holds.entry((monitor, h.site)).or_default().add(ns);
+        }
+    }
+
+    /// `Object.wait` on `object` released it: its hold pauses.
+    pub fn wait(&mut self, object: u32, nanos: u64) {
+        if let Some(h) = self.held.iter_mut().find(|h| h.monitor == object) {
+            h.counted += nanos.saturating_sub(h.since);
+            h.since = nanos;
+        }
+    }
+
+    /// The wait returned: the monitor is held again.
+    pub fn waited(&mut self, object: u32, nanos: u64) {
+        if let Some(h) = self.held.iter_mut().find(|h| h.monitor == object) {
+            h.since = nanos;
+        }
+    }
+
+    /// Lines the next [`Summary::take`] would give.
+    pub fn pending_lines(&self) -> usize {
+        self.holds.len() + self.edges.len()
+    }
+
+    /// The interval's holds and edges, sorted (deterministic output); the tables start over.
+    #[allow(clippy::type_complexity)]
+    pub fn take(&mut self) -> (Vec<((u32, u32), HoldStat)>, Vec<(EdgeKey, u64)>) {
+        let mut holds: Vec<_> = self.holds.drain().collect();
+        holds.sort_by_key(|(k, _)| *k);
+        let mut edges: Vec<_> = self.edges.drain().collect();
+        edges.sort_by(|a, b| {
+            (
+                a.0.held,
+                a.0.acquired,
+                a.0.held_site,
+                a.0.acquired_site,
+                &a.0.guards,
+            )
+                .cmp(&(
+                    b.0.held,
+                    b.0.acquired,
+                    b.0.held_site,
+                    b.0.acquired_site,
+                    &b.0.guards,
+                ))
+        });
+        (holds, edges)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_are_the_formats() {
+        assert_eq!(bucket(0), 0);
+        assert_eq!(bucket(63), 63);
+        assert_eq!(bucket(64), 64);
+        assert_eq!(bucket(127), 127);
+        assert_eq!(bucket(128), 128);
+        assert_eq!(bucket(129), 128);
+        assert_eq!(bucket(130), 129);
+        // monotonic
+        let mut last = 0;
+        for v in (0..1_000_000u64).step_by(7) {
+            let b = bucket(v);
+            assert!(b >= last);
+            last = b;
+        }
+    }
+
+    #[test]
+    fn outermost_holds_and_orders_as_the_report_counts_them() {
+        let mut s = Summary::default();
+        s.entered(1, 10, 100);
+        s.entered(1, 11, 110); // reentrant
+        s.entered(2, 20, 120); // edge 1 -> 2
+        s.exited(2, 150);
+        s.exited(1, 160);
+        s.wait(1, 170);
+        s.waited(1, 370);
+        s.exited(1, 400); // 70 before the wait, 30 after
+        let (holds, edges) = s.take();
+        assert_eq!(holds.len(), 2);
+        assert_eq!(holds[0].0, (1, 10));
+        assert_eq!(holds[0].1.count, 1);
+        assert_eq!(holds[0].1.total, 100);
+        assert_eq!(holds[1].0, (2, 20));
+        assert_eq!(holds[1].1.total, 30);
+        assert_eq!(edges.len(), 1);
+        assert_eq!(
+            edges[0],
+            (
+                EdgeKey {
+                    held: 1,
+                    acquired: 2,
+                    held_site: 10,
+                    acquired_site: 20,
+                    guards: vec![]
+                },
+                1
+            )
+        );
+        assert_eq!(s.pending_lines(), 0);
+    }
+
+    #[test]
+    fn guards_are_the_other_monitors_held() {
+        let mut s = Summary::default();
+        s.entered(1, 10, 0);
+        s.entered(2, 20, 0);
+        s.entered(3, 30, 0);
+        let (_, edges) = s.take();
+        let e: Vec<_> = edges
+            .iter()
+            .map(|(k, _)| (k.held, k.acquired, k.guards.clone()))
+            .collect();
+        assert_eq!(e, vec![(1, 2, vec![]), (1, 3, vec![2]), (2, 3, vec![1])]);
+    }
+
+    #[test]
+    fn histogram_sums_to_count() {
+        let mut h = HoldStat::default();
+        for v in [5, 5, 1000, 70, 1_000_000] {
+            h.add(v);
+        }
+        assert_eq!(h.histogram.iter().map(|e| e.1).sum::<u64>(), 5);
+        assert!(h.histogram.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(h.max, 1_000_000);
+    }
+}
