@@ -36,8 +36,7 @@ pub struct Agent {
     pub sites: crate::sites::Sites,
     /// Instrumentation mode: every thread's tracker buffer, for the drain at exit and the
     /// owner of a contended monitor.
-    pub recordings:
-        std::sync::Mutex<Vec<std::sync::Arc<std::sync::Mutex<crate::monitors::Recording>>>>,
+    pub recordings: crate::monitors::Registry,
     /// Whether the exit line was printed (VMDeath, or Agent_OnUnload when VMDeath never came).
     pub exit_printed: std::sync::atomic::AtomicBool,
 }

@@ -60,7 +60,14 @@ pub struct Recording {
     scratch: Vec<i64>,
     /// Drained at JVM exit: from then on the thread's records are late.
     closed: bool,
+    /// The timestamp of the last record drained: a periodic summary is written at it, not at
+    /// "now", because the record that filled the buffer (taken before) is written after it.
+    last_nanos: u64,
 }
+
+/// Every thread's recording, by the address of its `Arc` (removal at thread end is O(1):
+/// there may be thousands of virtual threads).
+pub type Registry = Mutex<HashMap<usize, Arc<Mutex<Recording>>>>;
 
 fn lock(r: &Mutex<Recording>) -> MutexGuard<'_, Recording> {
     r.lock().unwrap_or_else(|e| e.into_inner())
@@ -88,11 +95,12 @@ impl Agent {
             trace_held: Vec::new(),
             scratch: Vec::new(),
             closed: false,
+            last_nanos: 0,
         }));
         self.recordings
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push(r.clone());
+            .insert(Arc::as_ptr(&r) as usize, r.clone());
         state.recording = Some(r);
     }
 
@@ -115,7 +123,9 @@ impl Agent {
             if now.saturating_sub(r.summary.last_written) >= SUMMARY_INTERVAL
                 && self.log.room() > r.summary.pending_lines() * 2
             {
-                self.write_summaries(jni, &mut r, now);
+                let at = r.last_nanos.max(r.summary.last_written);
+                self.write_summaries(jni, &mut r, at);
+                r.summary.last_written = now;
             }
         }
     }
@@ -165,6 +175,7 @@ impl Agent {
         let nanos = (w1 as u64) >> 2;
         let stack = w2 as u32;
         let trace = self.options.trace_all;
+        r.last_nanos = nanos;
         match w1 & 3 {
             R_ENTER => {
                 if trace {
@@ -383,8 +394,10 @@ impl Agent {
             jni.delete_global_ref(r.rec.0);
             r.rec = RecRef(std::ptr::null_mut());
         }
-        let mut all = self.recordings.lock().unwrap_or_else(|e| e.into_inner());
-        all.retain(|x| !Arc::ptr_eq(x, &recording));
+        self.recordings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(Arc::as_ptr(&recording) as usize));
     }
 
     /// VMDeath: every thread still running is drained from here, its summaries written last.
@@ -393,7 +406,9 @@ impl Agent {
             .recordings
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .clone();
+            .values()
+            .cloned()
+            .collect();
         let now = now_nanos();
         for recording in all {
             let mut r = lock(&recording);
@@ -411,7 +426,7 @@ impl Agent {
     pub fn tracked_owner(&self, jni: Jni, monitor: u32, me: u32) -> Option<u32> {
         let f: &RecFields = rec_fields()?;
         let all = self.recordings.lock().unwrap_or_else(|e| e.into_inner());
-        for recording in all.iter() {
+        for recording in all.values() {
             // A thread flushing right now is not blocking anyone on this monitor's behalf
             // for long; never wait for it.
             let Ok(r) = recording.try_lock() else {

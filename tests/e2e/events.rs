@@ -27,6 +27,7 @@ fn ping_pong_sequences_frames_and_lines() {
             .into_iter()
             .filter(|e| {
                 !e.name.starts_with("Monitor")
+                    && e.name != "LockOrder"
                     && e.frames
                         .first()
                         .is_some_and(|f| log.method_name(f.0) == "PingPong.main")
@@ -362,6 +363,7 @@ fn receivers_are_exact_with_several_monitors_owned() {
             .into_iter()
             .filter(|e| {
                 !e.name.starts_with("Monitor")
+                    && e.name != "LockOrder"
                     && e.frames
                         .first()
                         .is_some_and(|f| log.method_name(f.0) == "Nested.main")

@@ -251,7 +251,7 @@ fn a_deleted_output_that_cannot_be_written_back_is_counted_as_lost() {
         let total: u64 = lost_per_file.iter().sum();
         assert!(
             run.stderr
-                .contains(&format!(", {total} lines lost to write errors;")),
+                .contains(&format!(", {total} lines lost to write errors,")),
             "{ctx}"
         );
         assert!(!dir.exists());

@@ -56,9 +56,10 @@ fn a_disk_filling_up_mid_run_is_said_once_and_counted() {
         let copy = dir.join("copy");
         std::fs::create_dir_all(&mnt).unwrap();
         std::fs::create_dir_all(&copy).unwrap();
+        // The complete trace: four events per notify, enough to fill the disk.
         let java = java_command(
             jdk,
-            &mnt.join("run").display().to_string(),
+            &format!("{},trace=all", mnt.join("run").display()),
             &[],
             "Flood",
             &[&n.to_string()],

@@ -518,7 +518,7 @@ fn very_large_methods_are_instrumented_or_named_on_stderr() {
         let prefix = prefix_for("big", jdk);
         let mut cmd = std::process::Command::new(jdk.java());
         cmd.arg(format!(
-            "-agentpath:{}={}",
+            "-agentpath:{}={},trace=all",
             agent_path().display(),
             prefix.display()
         ))

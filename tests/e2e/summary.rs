@@ -186,7 +186,7 @@ fn the_default_counts_what_the_complete_trace_counts() {
 
 #[test]
 fn long_holds_are_events_with_their_stack() {
-    let line = marker_line("HoldTimes.java", "@hold");
+    let line = marker_line("HoldTimes.java", "hold");
     for jdk in jdks() {
         let run = run("summary-long", jdk, "holdthreshold=20ms", "HoldTimes", &[]);
         assert_eq!(run.code, Some(0), "{}", run.stderr);
