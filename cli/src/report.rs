@@ -646,9 +646,11 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         .iter()
         .take(top)
         .map(|(h, o)| {
-            let owners: Vec<String> = o
-                .owners
-                .iter()
+            // Most frequent owner first, as in the text (a stable order).
+            let mut owners: Vec<_> = o.owners.iter().collect();
+            owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+            let owners: Vec<String> = owners
+                .into_iter()
                 .map(|(t, c)| {
                     let name = a.threads.get(t).and_then(|t| t.name.as_deref()).map(json_str).unwrap_or_else(|| "null".into());
                     format!("{{\"thread\":\"{t}\",\"name\":{name},\"count\":{c}}}")
