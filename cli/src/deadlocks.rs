@@ -435,3 +435,98 @@ fn report(
     );
     Ok((out, potential > 0 || !blocked.is_empty()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CLASSES: &str = "1.000000000,15DB9742,LT;,T.java\n";
+    const METHODS: &str = "\
+1.000000000,00000001,a,()V,15DB9742,1;00000000;0000000A
+1.000000000,00000002,b,()V,15DB9742,1;00000000;00000014
+";
+
+    fn run_on(orca: &str, from_events: bool) -> String {
+        let md = Metadata::from_readers(CLASSES.as_bytes(), METHODS.as_bytes()).unwrap();
+        run_with(EventReader::new(orca.as_bytes()), &md, from_events)
+            .unwrap()
+            .0
+    }
+
+    /// LockOrder lines of several intervals and threads add up per edge; an edge is guarded
+    /// only by the monitors held at every one of its occurrences.
+    #[test]
+    fn lock_order_lines_are_summed_across_intervals() {
+        let out = run_on(
+            "\
+1.000000000,LockOrder,0000AAAA,00001111,00002222,2,1;00003333,1;00000001;00000001,1;00000001;00000002
+2.000000000,LockOrder,0000AAAA,00001111,00002222,3,1;00003333,1;00000001;00000001,1;00000001;00000002
+2.000000000,LockOrder,0000BBBB,00002222,00001111,1,1;00003333,1;00000002;00000001,1;00000002;00000002
+3.000000000,LockOrder,0000BBBB,00002222,00001111,4,0,1;00000002;00000001,1;00000002;00000002
+",
+            false,
+        );
+        // 1111 -> 2222 always under 3333, 2222 -> 1111 once without it: not a common guard.
+        assert!(
+            out.contains("Potential deadlock #1: lock-order cycle of 2 monitors: 00001111 -> 00002222 -> 00001111"),
+            "{out}"
+        );
+        assert!(
+            out.contains("holds monitor 00001111 (order first seen at line 1 of the log, 5 times)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("holds monitor 00002222 (order first seen at line 3 of the log, 5 times)"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "      T.a(T.java:10)\n    then takes monitor 00002222 at:\n      T.a(T.java:10)\n"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("note: lock order from LockOrder summary lines"),
+            "{out}"
+        );
+        assert!(
+            out.ends_with(
+                "2 lock-order edges, 1 potential deadlocks, 0 threads blocked at the end\n"
+            ),
+            "{out}"
+        );
+        // Both directions always under 3333: guarded.
+        let out = run_on(
+            "\
+1.000000000,LockOrder,0000AAAA,00001111,00002222,2,1;00003333,1;00000001;00000001,1;00000001;00000002
+2.000000000,LockOrder,0000BBBB,00002222,00001111,1,1;00003333,1;00000002;00000001,1;00000002;00000002
+",
+            false,
+        );
+        assert!(
+            out.contains("0 potential deadlocks")
+                && out.contains("1 cycles guarded by a common lock ignored"),
+            "{out}"
+        );
+    }
+
+    /// Summary lines neither end a contention nor an entering: a thread blocked at the end
+    /// whose summaries come after its MonitorContendedEnter is still blocked.
+    #[test]
+    fn summary_lines_after_a_contention_keep_the_thread_blocked() {
+        let out = run_on(
+            "\
+1.000000000,MonitorContendedEnter,0000AAAA,00001111,0000BBBB,1;00000001;00000001
+2.000000000,MonitorHolds,0000AAAA,00002222,1,70,70,1;70;1,1;00000001;00000001
+",
+            false,
+        );
+        assert!(
+            out.contains(
+                "thread [0000AAAA] blocked on monitor 00001111 owned by [0000BBBB] (line 1)"
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("note: no MonitorEntered"), "{out}");
+    }
+}

@@ -732,3 +732,74 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
     );
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analyse(orca: &str, from_events: bool) -> Analysis {
+        Analysis::run_with(EventReader::new(orca.as_bytes()), from_events).unwrap()
+    }
+
+    /// One key on three intervals' lines, another site of the same monitor, and another
+    /// thread: counts, totals and buckets add up, maxima are the largest, sites apart.
+    #[test]
+    fn monitor_holds_lines_are_summed_across_intervals() {
+        let a = analyse(
+            "\
+1.000000000,MonitorHolds,0000AAAA,00001111,2,3000,2000,2;317;1;381;1,1;00000001;00000010
+2.000000000,MonitorHolds,0000AAAA,00001111,1,5000,5000,1;462;1,1;00000001;00000010
+2.000000000,MonitorHolds,0000AAAA,00001111,1,70,70,1;70;1,1;00000002;00000004
+2.500000000,MonitorHolds,0000BBBB,00001111,1,1000,1000,1;317;1,1;00000001;00000010
+3.000000000,MonitorHolds,0000AAAA,00001111,1,1000,1000,1;317;1,1;00000001;00000010
+",
+            false,
+        );
+        assert!(a.has_holds && a.holds_from_summaries);
+        let o = &a.objects[&Hash(0x1111)];
+        let mut one_by_one = Hist::default();
+        for v in [1000, 2000, 5000, 70, 1000, 1000] {
+            one_by_one.add(v);
+        }
+        assert_eq!(o.holds, one_by_one);
+        assert_eq!(
+            (o.holds.count(), o.holds.total(), o.holds.max()),
+            (6, 10070, 5000)
+        );
+        let site = |m, l| {
+            Some(Frame {
+                method: orca_format::MethodId(m),
+                location: l,
+            })
+        };
+        assert_eq!(o.hold_sites[&site(1, 0x10)], (5, 10000));
+        assert_eq!(o.hold_sites[&site(2, 4)], (1, 70));
+        assert_eq!(o.hold_sites.len(), 2);
+    }
+
+    /// A trace=all log: the summary lines win over the events unless `from_events`.
+    #[test]
+    fn summaries_or_events_never_both() {
+        let log = "\
+1.000000000,MonitorEntered,0000AAAA,00001111,1;00000001;00000010
+1.000001000,MonitorExit,0000AAAA,00001111,1;00000001;00000010
+1.000002000,MonitorHolds,0000AAAA,00001111,1,1000,1000,1;317;1,1;00000001;00000010
+";
+        let s = analyse(log, false);
+        let o = &s.objects[&Hash(0x1111)];
+        assert_eq!((o.holds.count(), o.holds.total()), (1, 1000));
+        let e = analyse(log, true);
+        assert!(!e.holds_from_summaries);
+        assert_eq!(e.objects[&Hash(0x1111)].holds, o.holds);
+        // Only events: as before.
+        let e = analyse(
+            &log.lines()
+                .take(2)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>(),
+            false,
+        );
+        assert!(!e.holds_from_summaries);
+        assert_eq!(e.objects[&Hash(0x1111)].holds, o.holds);
+    }
+}
