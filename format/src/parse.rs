@@ -482,13 +482,14 @@ fn parse_nanos(b: &[u8], index: usize, field: &'static str) -> Result<u64, Synta
     })
 }
 
-/// `<n>;<item1>;...`: the count and the items (checked to be `n`... of them by the caller).
+/// `<n>;<item1>;...;<itemK>` with exactly `K = n * per` items: the count `n`
+/// and the items (without allocating: summary lines are parsed like events).
 fn counted_items<'a>(
     b: &'a [u8],
     index: usize,
     field: &'static str,
     per: usize,
-) -> Result<(u32, Vec<&'a [u8]>), SyntaxError> {
+) -> Result<(u32, impl Iterator<Item = &'a [u8]> + Clone), SyntaxError> {
     let mut it = b.split(|&c| c == b';');
     let nb = it.next().unwrap_or_default();
     let n = decimal(nb).ok_or_else(|| {
@@ -499,30 +500,30 @@ fn counted_items<'a>(
             "the count must be a decimal number without leading zeros",
         )
     })?;
-    let items: Vec<&[u8]> = it.collect();
-    if items.len() as u64 != n as u64 * per as u64 {
+    let found = memchr::memchr_iter(b';', b).count() as u64;
+    let expected = n as u64 * per as u64;
+    if found != expected {
         return Err(field_err(
             index,
             field,
             b,
-            format!(
-                "count {n} but {} items follow (expected {})",
-                items.len(),
-                n as u64 * per as u64
-            ),
+            format!("count {n} but {found} items follow (expected {expected})"),
         ));
     }
-    Ok((n, items))
+    Ok((n, it))
 }
 
 /// Parses a `<histogram>`: returns it, the sum of its counts and its last bucket.
 fn parse_histogram(b: &[u8], index: usize) -> Result<(Histogram<'_>, u64, u32), SyntaxError> {
     let field = "histogram";
-    let (n, items) = counted_items(b, index, field, 2)?;
+    let (n, mut items) = counted_items(b, index, field, 2)?;
     let mut sum = 0u64;
     let mut prev: Option<u32> = None;
-    for (i, pair) in items.chunks(2).enumerate() {
-        let i = i + 1;
+    for i in 1..=n {
+        let pair = [
+            items.next().unwrap_or_default(),
+            items.next().unwrap_or_default(),
+        ];
         let bucket = decimal(pair[0])
             .filter(|&v| v <= crate::hist::MAX_BUCKET)
             .ok_or_else(|| {
@@ -582,8 +583,7 @@ fn parse_guards(
 ) -> Result<HashList<'_>, SyntaxError> {
     let field = "guards";
     let (n, items) = counted_items(b, index, field, 1)?;
-    let mut seen: Vec<Hash> = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.clone().enumerate() {
         let i = i + 1;
         let h = match hex8(item) {
             Some(v) if v != 0 => Hash(v),
@@ -600,7 +600,7 @@ fn parse_guards(
             Some("is the heldMonitor")
         } else if h == acquired {
             Some("is the acquiredMonitor")
-        } else if seen.contains(&h) {
+        } else if items.clone().take(i - 1).any(|g| g == item) {
             Some("is listed twice")
         } else {
             None
@@ -608,7 +608,6 @@ fn parse_guards(
         if let Some(p) = problem {
             return Err(field_err(index, field, b, format!("guard {i} ({h}) {p}")));
         }
-        seen.push(h);
     }
     Ok(HashList { n, raw: b })
 }
