@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use orca_tests::summary::Summarize;
+use orca_tests::summary::{Summarize, Sums};
 
 const TRACES: [&str; 7] = [
     "summaries",
@@ -445,5 +445,43 @@ fn long_holds_are_listed_and_drawn() {
     assert_eq!(begins.len(), 5);
     for b in begins {
         assert!(b.get("args").unwrap().num("nanos") >= 50_000_000);
+    }
+}
+
+/// However a run is split into intervals, its summary lines sum to the same figures per key,
+/// and a `trace=all` log's summary lines (derived again from its events) to those too.
+#[test]
+fn summary_lines_sum_to_the_same_per_key_at_any_interval() {
+    for name in TRACES {
+        let text = std::fs::read_to_string(format!("{}.orca", fixture(name).display())).unwrap();
+        let derive = |interval_ns| {
+            Summarize {
+                interval_ns,
+                threshold_ns: THRESHOLD,
+            }
+            .run(&text)
+        };
+        let once = derive(u64::MAX);
+        let sums = Sums::of(&once.summary);
+        assert!(!sums.holds.is_empty(), "{name}");
+        for interval in INTERVALS {
+            let d = derive(interval);
+            assert_eq!(Sums::of(&d.summary), sums, "{name}, interval {interval} ns");
+            assert_eq!(
+                Sums::of(&d.trace_all),
+                sums,
+                "{name}, interval {interval} ns"
+            );
+            // The aggregator drops summary lines it is given: trace=all in, the same out.
+            let again = Summarize {
+                interval_ns: interval,
+                threshold_ns: THRESHOLD,
+            }
+            .run(&d.trace_all);
+            assert_eq!(
+                again.trace_all, d.trace_all,
+                "{name}, interval {interval} ns"
+            );
+        }
     }
 }

@@ -270,3 +270,85 @@ impl Summarize {
         Derived { summary, trace_all }
     }
 }
+
+/// A `MonitorHolds` key's lines summed: (count, total, max, buckets).
+pub type HoldSums = (u64, u64, u64, BTreeMap<u32, u64>);
+
+/// The summary lines of a log summed per key (FORMAT.md: a reader sums the lines of a key):
+/// `MonitorHolds` by (thread, monitor, site) and `LockOrder` by (thread, held, acquired, held
+/// site, acquired site, guards), sites as `(methodID, location)`. Two logs of one run agree
+/// when these are equal, however their agents split them into intervals: compare the agent's
+/// own lines of a `trace=all` log with [`Summarize::run`]'s from its events.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Sums {
+    /// Holds per (thread, monitor, site).
+    pub holds: BTreeMap<(Hash, Hash, Site), HoldSums>,
+    /// Occurrences per (thread, held, acquired, held site, acquired site, guards).
+    pub orders: BTreeMap<(Hash, Hash, Hash, Site, Site, Vec<Hash>), u64>,
+    /// `MonitorHold` lines: (thread, monitor, end timestamp, nanos, stack).
+    pub long_holds: Vec<(Hash, Hash, u64, u64, String)>,
+}
+
+impl Sums {
+    /// Sums the summary lines of `orca` (the text of a `.orca` file); other lines are ignored.
+    pub fn of(orca: &str) -> Sums {
+        let mut s = Sums::default();
+        for line in orca.lines() {
+            let rec = parse_event_line(line.as_bytes())
+                .unwrap_or_else(|e| panic!("not a valid line: {line}: {e}"));
+            let top = |st: &orca_format::StackTrace<'_>| site(st.top().expect("one frame"));
+            match rec.event {
+                Event::MonitorHolds {
+                    thread,
+                    monitor,
+                    count,
+                    total,
+                    max,
+                    histogram,
+                    site: at,
+                } => {
+                    let e = s.holds.entry((thread, monitor, top(&at))).or_default();
+                    e.0 += count;
+                    e.1 += total;
+                    e.2 = e.2.max(max);
+                    for (b, c) in histogram.buckets() {
+                        *e.3.entry(b).or_default() += c;
+                    }
+                }
+                Event::LockOrder {
+                    thread,
+                    held,
+                    acquired,
+                    count,
+                    guards,
+                    held_site,
+                    acquired_site,
+                } => {
+                    let key = (
+                        thread,
+                        held,
+                        acquired,
+                        top(&held_site),
+                        top(&acquired_site),
+                        guards.iter().collect(),
+                    );
+                    *s.orders.entry(key).or_default() += count;
+                }
+                Event::MonitorHold {
+                    thread,
+                    monitor,
+                    nanos,
+                    stack,
+                } => s.long_holds.push((
+                    thread,
+                    monitor,
+                    rec.timestamp.nanos(),
+                    nanos,
+                    stack.raw().to_string(),
+                )),
+                _ => {}
+            }
+        }
+        s
+    }
+}
