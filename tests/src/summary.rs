@@ -58,7 +58,8 @@ struct Holds {
     buckets: BTreeMap<u32, u64>,
 }
 
-type Site = (u32, u32);
+/// A one-frame site as (methodID, location).
+pub type Site = (u32, u32);
 
 #[derive(Default)]
 struct ThreadState {
@@ -271,6 +272,9 @@ impl Summarize {
     }
 }
 
+/// A `LockOrder` key: (thread, held, acquired, held site, acquired site, guards).
+pub type OrderKey = (Hash, Hash, Hash, Site, Site, Vec<Hash>);
+
 /// A `MonitorHolds` key's lines summed: (count, total, max, buckets).
 pub type HoldSums = (u64, u64, u64, BTreeMap<u32, u64>);
 
@@ -284,7 +288,7 @@ pub struct Sums {
     /// Holds per (thread, monitor, site).
     pub holds: BTreeMap<(Hash, Hash, Site), HoldSums>,
     /// Occurrences per (thread, held, acquired, held site, acquired site, guards).
-    pub orders: BTreeMap<(Hash, Hash, Hash, Site, Site, Vec<Hash>), u64>,
+    pub orders: BTreeMap<OrderKey, u64>,
     /// `MonitorHold` lines: (thread, monitor, end timestamp, nanos, stack).
     pub long_holds: Vec<(Hash, Hash, u64, u64, String)>,
 }
