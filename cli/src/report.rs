@@ -78,7 +78,7 @@ pub struct Analysis {
     pub threads: FastMap<Hash, ThreadStats>,
     pub objects: FastMap<Hash, ObjectStats>,
     pub has_holds: bool,
-    /// Whether the log has `MonitorHolds` summary lines.
+    /// Whether the log has summary lines (`MonitorHolds`, `LockOrder`).
     pub has_summaries: bool,
     /// Whether hold times come from the summary lines (else from events).
     pub holds_from_summaries: bool,
@@ -191,6 +191,7 @@ impl Analysis {
                     .add_summary(count, total, max, histogram.buckets());
                 add_sites(&mut o.sum_hold_sites, site.top(), count, total);
             }
+            Event::LockOrder { .. } => self.has_summaries = true,
             Event::MonitorHold {
                 monitor,
                 nanos,

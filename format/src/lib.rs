@@ -12,6 +12,8 @@
 //! - [`EventReader`] streams typed events for analyses (`orca report`).
 //! - [`Metadata`] resolves frames to `Class.method(File.java:line)`.
 //! - [`read_events`] loads a (small) log as owned [`OwnedEvent`]s for tests.
+//! - [`hist`] is the bucket scheme of the `MonitorHolds` summary lines' histograms,
+//!   shared by every reader.
 //!
 //! ```no_run
 //! use orca_format::{validate_prefix, read_events, Metadata, Options, EventKind};
