@@ -1,6 +1,11 @@
 //! `orca deadlocks`: the lock-order graph (GoodLock / JCarder style) built from
 //! nested `MonitorEntered` events, its cycles (potential deadlocks), and the
 //! threads still blocked on a monitor at the end of the log (actual deadlocks).
+//!
+//! When the log has summary lines (docs/FORMAT.md, "Summary lines"), the graph
+//! comes from its `LockOrder` lines instead, each one the edge occurrences
+//! [`add_edges`] would have counted, `count` times: the same edges, counts and
+//! guards, with one-frame sites (`--from-events` forces the events).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
@@ -62,13 +67,23 @@ fn stack_lines(md: &Metadata, raw: &str, indent: &str) -> String {
 }
 
 /// Runs the analysis; returns the text and whether anything was found.
-pub fn run<R: std::io::Read>(
+#[allow(dead_code)] // the entry point without options
+pub fn run<R: std::io::Read>(r: EventReader<R>, md: &Metadata) -> std::io::Result<(String, bool)> {
+    run_with(r, md, false)
+}
+
+/// [`run`]; with `from_events`, the graph comes from events even when the log
+/// has summary lines.
+pub fn run_with<R: std::io::Read>(
     mut r: EventReader<R>,
     md: &Metadata,
+    from_events: bool,
 ) -> std::io::Result<(String, bool)> {
     let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
     let mut edges: HashMap<(Hash, Hash), Edge> = HashMap::new();
+    let mut summary_edges: HashMap<(Hash, Hash), Edge> = HashMap::new();
     let mut entered_events = 0u64;
+    let mut summary_lines = 0u64;
     while let Some((line, rec)) = r.next_event()? {
         let rec = match rec {
             Ok(rec) => rec,
@@ -78,6 +93,38 @@ pub fn run<R: std::io::Read>(
             continue;
         };
         let t = threads.entry(thread).or_default();
+        // Summary lines and MonitorHold change no thread state: a thread's
+        // summaries may come while it is blocked or entering (at JVM exit).
+        match rec.event {
+            Event::LockOrder {
+                held,
+                acquired,
+                count,
+                guards,
+                held_site,
+                acquired_site,
+                ..
+            } => {
+                summary_lines += 1;
+                let guards: Vec<Hash> = guards.iter().collect();
+                let site = (held_site.raw(), acquired_site.raw());
+                add_edge(
+                    &mut summary_edges,
+                    (thread, line),
+                    (held, acquired),
+                    site,
+                    guards,
+                    count,
+                );
+                continue;
+            }
+            Event::MonitorHolds { .. } => {
+                summary_lines += 1;
+                continue;
+            }
+            Event::MonitorHold { .. } => continue,
+            _ => {}
+        }
         t.blocked = None;
         let entering = t.entering.take();
         match rec.event {
@@ -127,9 +174,18 @@ pub fn run<R: std::io::Read>(
             _ => {}
         }
     }
-    report(threads, edges, entered_events, md)
+    let from_summaries = summary_lines > 0 && !from_events;
+    let (edges, source) = if from_summaries {
+        (summary_edges, Some("LockOrder summary lines"))
+    } else {
+        (edges, None)
+    };
+    report(threads, edges, entered_events + summary_lines, source, md)
 }
 
+/// One acquisition of `monitor` at `site` while holding `t.held`: one edge
+/// occurrence per held monitor, the other held monitors being its guards.
+/// (A `LockOrder` line is `count` such occurrences of one held monitor.)
 fn add_edges(
     edges: &mut HashMap<(Hash, Hash), Edge>,
     t: &ThreadState,
@@ -141,27 +197,48 @@ fn add_edges(
     let held_ids: Vec<Hash> = t.held.iter().map(|h| h.0).collect();
     for (from, _, from_site) in &t.held {
         let guards: Vec<Hash> = held_ids.iter().copied().filter(|g| g != from).collect();
-        let e = edges.entry((*from, monitor)).or_insert_with(|| Edge {
-            thread,
-            line,
-            from_site: from_site.clone(),
-            to_site: site.to_string(),
-            count: 0,
-            threads: Vec::new(),
-            guards: guards.clone(),
-        });
-        e.count += 1;
-        if !e.threads.contains(&thread) && e.threads.len() < MAX_THREADS_PER_EDGE {
-            e.threads.push(thread);
-        }
-        e.guards.retain(|g| guards.contains(g));
+        add_edge(
+            edges,
+            (thread, line),
+            (*from, monitor),
+            (from_site, site),
+            guards,
+            1,
+        );
     }
+}
+
+/// Adds `count` occurrences of the edge `from -> to` seen on `thread` at `line`,
+/// `from` taken at `sites.0` and `to` at `sites.1`, with the other held `guards`.
+fn add_edge(
+    edges: &mut HashMap<(Hash, Hash), Edge>,
+    (thread, line): (Hash, u64),
+    (from, to): (Hash, Hash),
+    sites: (&str, &str),
+    guards: Vec<Hash>,
+    count: u64,
+) {
+    let e = edges.entry((from, to)).or_insert_with(|| Edge {
+        thread,
+        line,
+        from_site: sites.0.to_string(),
+        to_site: sites.1.to_string(),
+        count: 0,
+        threads: Vec::new(),
+        guards: guards.clone(),
+    });
+    e.count += count;
+    if !e.threads.contains(&thread) && e.threads.len() < MAX_THREADS_PER_EDGE {
+        e.threads.push(thread);
+    }
+    e.guards.retain(|g| guards.contains(g));
 }
 
 fn report(
     threads: HashMap<Hash, ThreadState>,
     edges: HashMap<(Hash, Hash), Edge>,
     entered_events: u64,
+    source: Option<&str>,
     md: &Metadata,
 ) -> std::io::Result<(String, bool)> {
     let label = |h: Hash| -> String {
@@ -330,7 +407,13 @@ fn report(
     if entered_events == 0 {
         let _ = writeln!(
             out,
-            "note: no MonitorEntered events (JVMTI mode?): the lock-order graph needs mode=instrument"
+            "note: no MonitorEntered events or summary lines (JVMTI mode?): the lock-order graph needs mode=instrument"
+        );
+    }
+    if let Some(source) = source {
+        let _ = writeln!(
+            out,
+            "note: lock order from {source} (sites are one frame; --from-events uses the events)"
         );
     }
     let _ = writeln!(
@@ -351,4 +434,99 @@ fn report(
         },
     );
     Ok((out, potential > 0 || !blocked.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CLASSES: &str = "1.000000000,15DB9742,LT;,T.java\n";
+    const METHODS: &str = "\
+1.000000000,00000001,a,()V,15DB9742,1;00000000;0000000A
+1.000000000,00000002,b,()V,15DB9742,1;00000000;00000014
+";
+
+    fn run_on(orca: &str, from_events: bool) -> String {
+        let md = Metadata::from_readers(CLASSES.as_bytes(), METHODS.as_bytes()).unwrap();
+        run_with(EventReader::new(orca.as_bytes()), &md, from_events)
+            .unwrap()
+            .0
+    }
+
+    /// LockOrder lines of several intervals and threads add up per edge; an edge is guarded
+    /// only by the monitors held at every one of its occurrences.
+    #[test]
+    fn lock_order_lines_are_summed_across_intervals() {
+        let out = run_on(
+            "\
+1.000000000,LockOrder,0000AAAA,00001111,00002222,2,1;00003333,1;00000001;00000001,1;00000001;00000002
+2.000000000,LockOrder,0000AAAA,00001111,00002222,3,1;00003333,1;00000001;00000001,1;00000001;00000002
+2.000000000,LockOrder,0000BBBB,00002222,00001111,1,1;00003333,1;00000002;00000001,1;00000002;00000002
+3.000000000,LockOrder,0000BBBB,00002222,00001111,4,0,1;00000002;00000001,1;00000002;00000002
+",
+            false,
+        );
+        // 1111 -> 2222 always under 3333, 2222 -> 1111 once without it: not a common guard.
+        assert!(
+            out.contains("Potential deadlock #1: lock-order cycle of 2 monitors: 00001111 -> 00002222 -> 00001111"),
+            "{out}"
+        );
+        assert!(
+            out.contains("holds monitor 00001111 (order first seen at line 1 of the log, 5 times)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("holds monitor 00002222 (order first seen at line 3 of the log, 5 times)"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "      T.a(T.java:10)\n    then takes monitor 00002222 at:\n      T.a(T.java:10)\n"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("note: lock order from LockOrder summary lines"),
+            "{out}"
+        );
+        assert!(
+            out.ends_with(
+                "2 lock-order edges, 1 potential deadlocks, 0 threads blocked at the end\n"
+            ),
+            "{out}"
+        );
+        // Both directions always under 3333: guarded.
+        let out = run_on(
+            "\
+1.000000000,LockOrder,0000AAAA,00001111,00002222,2,1;00003333,1;00000001;00000001,1;00000001;00000002
+2.000000000,LockOrder,0000BBBB,00002222,00001111,1,1;00003333,1;00000002;00000001,1;00000002;00000002
+",
+            false,
+        );
+        assert!(
+            out.contains("0 potential deadlocks")
+                && out.contains("1 cycles guarded by a common lock ignored"),
+            "{out}"
+        );
+    }
+
+    /// Summary lines neither end a contention nor an entering: a thread blocked at the end
+    /// whose summaries come after its MonitorContendedEnter is still blocked.
+    #[test]
+    fn summary_lines_after_a_contention_keep_the_thread_blocked() {
+        let out = run_on(
+            "\
+1.000000000,MonitorContendedEnter,0000AAAA,00001111,0000BBBB,1;00000001;00000001
+2.000000000,MonitorHolds,0000AAAA,00002222,1,70,70,1;70;1,1;00000001;00000001
+",
+            false,
+        );
+        assert!(
+            out.contains(
+                "thread [0000AAAA] blocked on monitor 00001111 owned by [0000BBBB] (line 1)"
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("note: no MonitorEntered"), "{out}");
+    }
 }

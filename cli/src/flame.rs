@@ -2,7 +2,8 @@
 //! weighted by nanoseconds blocked, held or waiting, as async-profiler's lock
 //! mode does; feed it to FlameGraph's `flamegraph.pl` or speedscope.
 //! Stacks are aggregated by their raw text, so memory grows with distinct
-//! stacks, not with events.
+//! stacks, not with events. `--weight held` uses the `MonitorHolds` summary
+//! lines when the log has summary lines (their one-frame site, summed totals).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -20,13 +21,27 @@ struct ThreadState {
 }
 
 /// Builds the collapsed-stack text.
+#[allow(dead_code)] // the entry point without options
 pub fn run<R: std::io::Read>(
-    mut r: EventReader<R>,
+    r: EventReader<R>,
     md: &Metadata,
     w: FlameWeight,
 ) -> std::io::Result<String> {
+    run_with(r, md, w, false)
+}
+
+/// [`run`]; with `from_events`, `held` comes from events even when the log
+/// has summary lines.
+pub fn run_with<R: std::io::Read>(
+    mut r: EventReader<R>,
+    md: &Metadata,
+    w: FlameWeight,
+    from_events: bool,
+) -> std::io::Result<String> {
     let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
     let mut weights: HashMap<(String, Hash), u64> = HashMap::new();
+    let mut summary_weights: HashMap<(String, Hash), u64> = HashMap::new();
+    let mut summary_lines = 0u64;
     let mut add = |raw: String, m: Hash, ns: u64| {
         *weights.entry((raw, m)).or_default() += ns;
     };
@@ -38,6 +53,21 @@ pub fn run<R: std::io::Read>(
         };
         let t = threads.entry(thread).or_default();
         match (w, rec.event) {
+            (
+                _,
+                Event::MonitorHolds {
+                    monitor,
+                    total,
+                    site,
+                    ..
+                },
+            ) => {
+                summary_lines += 1;
+                *summary_weights
+                    .entry((site.raw().to_string(), monitor))
+                    .or_default() += total;
+            }
+            (_, Event::LockOrder { .. }) => summary_lines += 1,
             (FlameWeight::Blocked, Event::MonitorContendedEnter { monitor, stack, .. })
             | (
                 FlameWeight::Waiting,
@@ -91,6 +121,9 @@ pub fn run<R: std::io::Read>(
             }
             _ => {}
         }
+    }
+    if w == FlameWeight::Held && summary_lines > 0 && !from_events {
+        weights = summary_weights;
     }
     let mut lines: Vec<(String, u64)> = weights
         .into_iter()

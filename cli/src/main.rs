@@ -83,12 +83,20 @@ enum Cmd {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Hold times from MonitorEntered/MonitorExit events even when the log
+        /// has MonitorHolds summary lines (a `trace=all` log has both).
+        #[arg(long)]
+        from_events: bool,
     },
     /// Lock-order cycles (potential deadlocks) and threads blocked at the end
     /// (actual deadlocks); exit 1 if any is found.
     Deadlocks {
         /// Dump prefix.
         prefix: PathBuf,
+        /// The lock-order graph from MonitorEnter/MonitorEntered events even
+        /// when the log has LockOrder summary lines (a `trace=all` log has both).
+        #[arg(long)]
+        from_events: bool,
     },
     /// Collapsed stacks (`frame;frame;... weight`) for FlameGraph or speedscope.
     Flame {
@@ -100,6 +108,10 @@ enum Cmd {
         /// Output file (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// `--weight held` from MonitorEntered/MonitorExit events even when the
+        /// log has MonitorHolds summary lines.
+        #[arg(long)]
+        from_events: bool,
     },
     /// Chrome trace-event JSON (Perfetto, chrome://tracing).
     Timeline {
@@ -128,7 +140,8 @@ pub enum Mode {
 pub enum FlameWeight {
     /// ns between MonitorContendedEnter and MonitorContendedEntered.
     Blocked,
-    /// ns between MonitorEntered and MonitorExit.
+    /// ns between MonitorEntered and MonitorExit (from MonitorHolds summary
+    /// lines when the log has any: one-frame stacks).
     Held,
     /// ns between ObjectWait and ObjectWaited.
     Waiting,
@@ -187,13 +200,21 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             verbose,
             max_violations,
         } => check(&prefix, stackdepth, verbose, max_violations),
-        Cmd::Report { prefix, top, json } => {
-            print_out(&report_text(&prefix, top, json)?)?;
+        Cmd::Report {
+            prefix,
+            top,
+            json,
+            from_events,
+        } => {
+            print_out(&report_text_with(&prefix, top, json, from_events)?)?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Deadlocks { prefix } => {
+        Cmd::Deadlocks {
+            prefix,
+            from_events,
+        } => {
             let md = Metadata::load(&prefix)?;
-            let (text, found) = deadlocks::run(open_events(&prefix)?, &md)?;
+            let (text, found) = deadlocks::run_with(open_events(&prefix)?, &md, from_events)?;
             print_out(&text)?;
             Ok(if found {
                 ExitCode::from(1)
@@ -205,9 +226,10 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             prefix,
             weight,
             output,
+            from_events,
         } => {
             let md = Metadata::load(&prefix)?;
-            let text = flame::run(open_events(&prefix)?, &md, weight)?;
+            let text = flame::run_with(open_events(&prefix)?, &md, weight, from_events)?;
             match output {
                 Some(p) => std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?,
                 None => print_out(&text)?,
@@ -229,8 +251,18 @@ fn report_text(
     top: usize,
     json: bool,
 ) -> Result<String, Box<dyn std::error::Error>> {
+    report_text_with(prefix, top, json, false)
+}
+
+/// [`report_text`], with `--from-events`.
+fn report_text_with(
+    prefix: &Path,
+    top: usize,
+    json: bool,
+    from_events: bool,
+) -> Result<String, Box<dyn std::error::Error>> {
     let md = Metadata::load(prefix)?;
-    let a = report::Analysis::run(open_events(prefix)?)?;
+    let a = report::Analysis::run_with(open_events(prefix)?, from_events)?;
     let p = prefix.display().to_string();
     Ok(if json {
         report::json(&a, &md, &p, top)

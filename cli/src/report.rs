@@ -2,11 +2,18 @@
 //! per object, the time spent blocked, waiting, sleeping, joining, acquiring
 //! and holding. State is per thread and per object, never per event, so
 //! memory does not grow with the log's length.
+//!
+//! Hold times come from the `MonitorHolds` summary lines when the log has any
+//! (summed over intervals), else from `MonitorEntered`/`MonitorExit` events;
+//! never from both (a `trace=all` log has both: `--from-events` picks the
+//! events). Both sources are bucketed alike, so they give the same figures.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use orca_format::{Event, EventKind, EventReader, FastMap, Frame, Hash, LineError, Metadata};
+use orca_format::{
+    parse_stack, Event, EventKind, EventReader, FastMap, Frame, Hash, LineError, Metadata,
+};
 
 use crate::util::{dur, json_str, Hist};
 
@@ -43,6 +50,10 @@ pub struct ObjectStats {
     pub holds: Hist,
     pub open_holds: u64,
     pub hold_sites: HashMap<Option<Frame>, (u64, u64)>,
+    /// Holds from `MonitorHolds` lines, moved into `holds`/`hold_sites` at the
+    /// end when they are the source.
+    sum_holds: Hist,
+    sum_hold_sites: HashMap<Option<Frame>, (u64, u64)>,
     pub waits: u64,
     pub waited: u64,
     pub notifies: u64,
@@ -67,18 +78,49 @@ pub struct Analysis {
     pub threads: FastMap<Hash, ThreadStats>,
     pub objects: FastMap<Hash, ObjectStats>,
     pub has_holds: bool,
+    /// Whether the log has summary lines (`MonitorHolds`, `LockOrder`).
+    pub has_summaries: bool,
+    /// Whether hold times come from the summary lines (else from events).
+    pub holds_from_summaries: bool,
+    /// Recompute hold times from events even when summary lines exist.
+    pub from_events: bool,
+    /// The longest `MonitorHold` events: (nanos, thread, monitor, end, stack).
+    pub long_holds: Vec<LongHold>,
 }
 
+/// One `MonitorHold` event: (nanos, thread, monitor, end timestamp, raw stack).
+pub type LongHold = (u64, Hash, Hash, u64, String);
+
+/// `MonitorHold` events kept for the report (the longest).
+pub const LONG_HOLDS_KEPT: usize = 10;
+
 fn add_site(m: &mut HashMap<Option<Frame>, (u64, u64)>, f: Option<Frame>, ns: u64) {
+    add_sites(m, f, 1, ns);
+}
+
+fn add_sites(m: &mut HashMap<Option<Frame>, (u64, u64)>, f: Option<Frame>, count: u64, ns: u64) {
     let e = m.entry(f).or_default();
-    e.0 += 1;
+    e.0 += count;
     e.1 += ns;
 }
 
 impl Analysis {
     /// Reads every event of `r` and closes what is still open at the end.
-    pub fn run<R: std::io::Read>(mut r: EventReader<R>) -> std::io::Result<Analysis> {
-        let mut a = Analysis::default();
+    #[allow(dead_code)] // the entry point without options
+    pub fn run<R: std::io::Read>(r: EventReader<R>) -> std::io::Result<Analysis> {
+        Self::run_with(r, false)
+    }
+
+    /// [`Analysis::run`]; with `from_events`, hold times come from
+    /// `MonitorEntered`/`MonitorExit` even when the log has summary lines.
+    pub fn run_with<R: std::io::Read>(
+        mut r: EventReader<R>,
+        from_events: bool,
+    ) -> std::io::Result<Analysis> {
+        let mut a = Analysis {
+            from_events,
+            ..Default::default()
+        };
         while let Some((_, rec)) = r.next_event()? {
             match rec {
                 Ok(rec) => a.event(rec.timestamp.nanos(), &rec.event),
@@ -131,6 +173,37 @@ impl Analysis {
                         *o.owners.entry(owner).or_default() += 1;
                         add_site(&mut o.sites, site, ns);
                     }
+                }
+            }
+            Event::MonitorHolds {
+                monitor,
+                count,
+                total,
+                max,
+                histogram,
+                site,
+                ..
+            } => {
+                self.has_holds = true;
+                self.has_summaries = true;
+                let o = self.objects.entry(monitor).or_default();
+                o.sum_holds
+                    .add_summary(count, total, max, histogram.buckets());
+                add_sites(&mut o.sum_hold_sites, site.top(), count, total);
+            }
+            Event::LockOrder { .. } => self.has_summaries = true,
+            Event::MonitorHold {
+                monitor,
+                nanos,
+                stack,
+                ..
+            } => {
+                // Extra detail only: the hold is counted in a MonitorHolds line.
+                let l = &mut self.long_holds;
+                if l.len() < LONG_HOLDS_KEPT || l.last().is_some_and(|x| x.0 < nanos) {
+                    l.push((nanos, thread, monitor, ts, stack.raw().to_string()));
+                    l.sort_by(|a, b| b.0.cmp(&a.0).then(a.3.cmp(&b.3)));
+                    l.truncate(LONG_HOLDS_KEPT);
                 }
             }
             Event::MonitorEntered { monitor, .. } => {
@@ -236,8 +309,18 @@ impl Analysis {
         }
     }
 
-    /// Counts what is still open at the end of the log up to its last timestamp.
+    /// Counts what is still open at the end of the log up to its last timestamp,
+    /// and picks the source of hold times.
     fn finish(&mut self) {
+        self.holds_from_summaries = self.has_summaries && !self.from_events;
+        for o in self.objects.values_mut() {
+            let sum_holds = std::mem::take(&mut o.sum_holds);
+            let sum_sites = std::mem::take(&mut o.sum_hold_sites);
+            if self.holds_from_summaries {
+                o.holds = sum_holds;
+                o.hold_sites = sum_sites;
+            }
+        }
         let end = self.last_ts;
         for t in self.threads.values_mut() {
             if let Some((m, owner, since, site)) = t.pending_contended {
@@ -310,7 +393,12 @@ fn site(md: &Metadata, f: Option<Frame>) -> String {
 
 fn top_sites(m: &HashMap<Option<Frame>, (u64, u64)>, n: usize) -> Vec<(Option<Frame>, u64, u64)> {
     let mut v: Vec<_> = m.iter().map(|(f, (c, ns))| (*f, *c, *ns)).collect();
-    v.sort_by(|a, b| b.2.cmp(&a.2).then(b.1.cmp(&a.1)));
+    let key = |f: &Option<Frame>| f.map(|f| (f.method, f.location));
+    v.sort_by(|a, b| {
+        b.2.cmp(&a.2)
+            .then(b.1.cmp(&a.1))
+            .then(key(&a.0).cmp(&key(&b.0)))
+    });
     v.truncate(n);
     v
 }
@@ -418,13 +506,35 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         );
         let _ = writeln!(
             s,
-            "\nMonitor hold times (MonitorEntered to MonitorExit, outermost holds)"
+            "\nMonitor hold times (MonitorEntered to MonitorExit, outermost holds; from {})",
+            if a.holds_from_summaries {
+                "MonitorHolds summary lines"
+            } else {
+                "events"
+            }
         );
         for (h, o) in held.iter().take(top) {
             let _ = writeln!(s, "  monitor {h}: {}", holds_line(o));
             for (f, c, ns) in top_sites(&o.hold_sites, 3) {
                 let _ = writeln!(s, "      held from {} x{c} {}", site(md, f), dur(ns));
             }
+        }
+    }
+
+    if !a.long_holds.is_empty() {
+        let _ = writeln!(s, "\nLongest holds (MonitorHold events)");
+        for (ns, t, m, _, raw) in a.long_holds.iter().take(top) {
+            let at = parse_stack(raw.as_bytes(), 0)
+                .ok()
+                .and_then(|st| st.top())
+                .map(|f| md.frame_to_string(f))
+                .unwrap_or_else(|| "(no stack)".into());
+            let _ = writeln!(
+                s,
+                "  monitor {m} held {} by {} at {at}",
+                dur(*ns),
+                a.thread_label(*t)
+            );
         }
     }
 
@@ -537,9 +647,11 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         .iter()
         .take(top)
         .map(|(h, o)| {
-            let owners: Vec<String> = o
-                .owners
-                .iter()
+            // Most frequent owner first, as in the text (a stable order).
+            let mut owners: Vec<_> = o.owners.iter().collect();
+            owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+            let owners: Vec<String> = owners
+                .into_iter()
                 .map(|(t, c)| {
                     let name = a.threads.get(t).and_then(|t| t.name.as_deref()).map(json_str).unwrap_or_else(|| "null".into());
                     format!("{{\"thread\":\"{t}\",\"name\":{name},\"count\":{c}}}")
@@ -595,6 +707,100 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         })
         .collect();
     s.push_str(&waits.join(","));
-    s.push_str("]}\n");
+    let long: Vec<String> = a
+        .long_holds
+        .iter()
+        .take(top)
+        .map(|(ns, t, m, end, raw)| {
+            let frames: Vec<String> = parse_stack(raw.as_bytes(), 0)
+                .map(|st| st.frames().map(|f| json_str(&md.frame_to_string(f))).collect())
+                .unwrap_or_default();
+            format!(
+                "{{\"monitor\":\"{m}\",\"thread\":\"{t}\",\"ns\":{ns},\"end_ns\":{end},\"stack\":[{}]}}",
+                frames.join(",")
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "],\"holds_source\":\"{}\",\"long_holds\":[{}]}}",
+        if a.holds_from_summaries {
+            "summaries"
+        } else {
+            "events"
+        },
+        long.join(",")
+    );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analyse(orca: &str, from_events: bool) -> Analysis {
+        Analysis::run_with(EventReader::new(orca.as_bytes()), from_events).unwrap()
+    }
+
+    /// One key on three intervals' lines, another site of the same monitor, and another
+    /// thread: counts, totals and buckets add up, maxima are the largest, sites apart.
+    #[test]
+    fn monitor_holds_lines_are_summed_across_intervals() {
+        let a = analyse(
+            "\
+1.000000000,MonitorHolds,0000AAAA,00001111,2,3000,2000,2;317;1;381;1,1;00000001;00000010
+2.000000000,MonitorHolds,0000AAAA,00001111,1,5000,5000,1;462;1,1;00000001;00000010
+2.000000000,MonitorHolds,0000AAAA,00001111,1,70,70,1;70;1,1;00000002;00000004
+2.500000000,MonitorHolds,0000BBBB,00001111,1,1000,1000,1;317;1,1;00000001;00000010
+3.000000000,MonitorHolds,0000AAAA,00001111,1,1000,1000,1;317;1,1;00000001;00000010
+",
+            false,
+        );
+        assert!(a.has_holds && a.holds_from_summaries);
+        let o = &a.objects[&Hash(0x1111)];
+        let mut one_by_one = Hist::default();
+        for v in [1000, 2000, 5000, 70, 1000, 1000] {
+            one_by_one.add(v);
+        }
+        assert_eq!(o.holds, one_by_one);
+        assert_eq!(
+            (o.holds.count(), o.holds.total(), o.holds.max()),
+            (6, 10070, 5000)
+        );
+        let site = |m, l| {
+            Some(Frame {
+                method: orca_format::MethodId(m),
+                location: l,
+            })
+        };
+        assert_eq!(o.hold_sites[&site(1, 0x10)], (5, 10000));
+        assert_eq!(o.hold_sites[&site(2, 4)], (1, 70));
+        assert_eq!(o.hold_sites.len(), 2);
+    }
+
+    /// A trace=all log: the summary lines win over the events unless `from_events`.
+    #[test]
+    fn summaries_or_events_never_both() {
+        let log = "\
+1.000000000,MonitorEntered,0000AAAA,00001111,1;00000001;00000010
+1.000001000,MonitorExit,0000AAAA,00001111,1;00000001;00000010
+1.000002000,MonitorHolds,0000AAAA,00001111,1,1000,1000,1;317;1,1;00000001;00000010
+";
+        let s = analyse(log, false);
+        let o = &s.objects[&Hash(0x1111)];
+        assert_eq!((o.holds.count(), o.holds.total()), (1, 1000));
+        let e = analyse(log, true);
+        assert!(!e.holds_from_summaries);
+        assert_eq!(e.objects[&Hash(0x1111)].holds, o.holds);
+        // Only events: as before.
+        let e = analyse(
+            &log.lines()
+                .take(2)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>(),
+            false,
+        );
+        assert!(!e.holds_from_summaries);
+        assert_eq!(e.objects[&Hash(0x1111)].holds, o.holds);
+    }
 }

@@ -5,7 +5,10 @@
 //! properly on one thread; monitor holds can overlap without nesting, so they
 //! are async (`b`/`e`) events. Flow arrows (`s`/`f`) go from the thread that
 //! released a monitor (MonitorExit) to the thread that got it next after
-//! blocking (MonitorContendedEntered). Events are written as they are found,
+//! blocking (MonitorContendedEntered). In a log without MonitorEntered events
+//! (summary lines, the agent's default), the long holds of its MonitorHold
+//! events are drawn as hold spans instead (summary lines are not drawn).
+//! Events are written as they are found,
 //! so memory stays bounded; a first pass finds the earliest timestamp, which
 //! becomes 0.
 
@@ -72,10 +75,17 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
     // Pass 1: earliest timestamp.
     let mut t0 = u64::MAX;
     let mut last = 0;
+    let mut entered_events = false;
     let mut r = EventReader::open(prefix)?;
     while let Some((_, rec)) = r.next_event()? {
         if let Ok(rec) = rec {
-            t0 = t0.min(rec.timestamp.nanos());
+            let mut start = rec.timestamp.nanos();
+            match rec.event {
+                Event::MonitorEntered { .. } => entered_events = true,
+                Event::MonitorHold { nanos, .. } => start = start.saturating_sub(nanos),
+                _ => {}
+            }
+            t0 = t0.min(start);
             last = last.max(rec.timestamp.nanos());
         }
     }
@@ -234,6 +244,21 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                     let args = format!("\"site\":{}", json_str(&site(f)));
                     out.complete(tid, &name, "call", since, ts, &args)?;
                 }
+            }
+            Event::MonitorHold { monitor, nanos, .. } if !entered_events => {
+                // A long hold that ended now; holds of one monitor on one thread never overlap.
+                let id = format!("{tid}-{monitor}");
+                let s = format!(
+                    "{{\"ph\":\"b\",\"pid\":1,\"tid\":{tid},\"name\":\"hold {monitor}\",\"cat\":\"hold\",\"id\":\"{id}\",\"ts\":{},\"args\":{{\"site\":{},\"nanos\":{nanos}}}}}",
+                    out.us(ts.saturating_sub(nanos)),
+                    json_str(&site(top))
+                );
+                out.raw(&s)?;
+                let s = format!(
+                    "{{\"ph\":\"e\",\"pid\":1,\"tid\":{tid},\"name\":\"hold {monitor}\",\"cat\":\"hold\",\"id\":\"{id}\",\"ts\":{}}}",
+                    out.us(ts)
+                );
+                out.raw(&s)?;
             }
             Event::ObjectNotify { object, .. } | Event::ObjectNotifyAll { object, .. } => {
                 let s = format!(

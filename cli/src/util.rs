@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use orca_format::hist::{bucket, bucket_upper};
+
 /// `s` as a JSON string literal (with quotes). Hand-written so the CLI needs
 /// no serialization dependency.
 pub fn json_str(s: &str) -> String {
@@ -39,41 +41,16 @@ pub fn dur(ns: u64) -> String {
     }
 }
 
-/// Samples kept exactly before switching to buckets.
-const EXACT: usize = 512;
-/// Sub-buckets per power of two: relative error below 1/64.
-const SUB_BITS: u32 = 6;
-
-/// Durations for p50/p99/max. Exact for the first 512 samples, then a sparse
-/// log-linear histogram (< 1.6 % error), so memory stays bounded however long
-/// the log is.
-#[derive(Debug, Default, Clone)]
+/// Durations for p50/p99/max: a sparse log-linear histogram (the bucket scheme
+/// of `MonitorHolds` lines, `orca_format::hist`: < 1.6 % error), so memory
+/// stays bounded however long the log is, and holds computed from events and
+/// from summary lines give the same percentiles.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Hist {
-    exact: Vec<u64>,
     buckets: BTreeMap<u32, u64>,
     count: u64,
     total: u64,
     max: u64,
-}
-
-fn bucket(v: u64) -> u32 {
-    if v < (1 << SUB_BITS) {
-        return v as u32;
-    }
-    let exp = 63 - v.leading_zeros(); // >= SUB_BITS
-    let shift = exp - SUB_BITS;
-    let mant = (v >> shift) as u32 & ((1 << SUB_BITS) - 1);
-    ((shift + 1) << SUB_BITS) | mant
-}
-
-fn bucket_value(b: u32) -> u64 {
-    if b < (1 << SUB_BITS) {
-        return b as u64;
-    }
-    let shift = (b >> SUB_BITS) - 1;
-    let mant = (b & ((1 << SUB_BITS) - 1)) as u64;
-    // Upper edge of the bucket, so percentiles never under-report.
-    (((1u64 << SUB_BITS) | mant) << shift) + (1u64 << shift) - 1
 }
 
 impl Hist {
@@ -82,14 +59,23 @@ impl Hist {
         self.count += 1;
         self.total += v;
         self.max = self.max.max(v);
-        if self.buckets.is_empty() && self.exact.len() < EXACT {
-            self.exact.push(v);
-            return;
-        }
-        for x in self.exact.drain(..) {
-            *self.buckets.entry(bucket(x)).or_default() += 1;
-        }
         *self.buckets.entry(bucket(v)).or_default() += 1;
+    }
+    /// Adds an aggregate (one `MonitorHolds` line): `count` durations summing
+    /// to `total`, the largest `max`, counted per bucket in `buckets`.
+    pub fn add_summary(
+        &mut self,
+        count: u64,
+        total: u64,
+        max: u64,
+        buckets: impl IntoIterator<Item = (u32, u64)>,
+    ) {
+        self.count += count;
+        self.total += total;
+        self.max = self.max.max(max);
+        for (b, c) in buckets {
+            *self.buckets.entry(b).or_default() += c;
+        }
     }
     /// Number of samples.
     pub fn count(&self) -> u64 {
@@ -103,22 +89,18 @@ impl Hist {
     pub fn max(&self) -> u64 {
         self.max
     }
-    /// Nearest-rank percentile `p` in 0..=100.
+    /// Nearest-rank percentile `p` in 0..=100: the upper edge of the bucket
+    /// holding that rank, capped at the maximum (exact below 128 ns).
     pub fn percentile(&self, p: f64) -> u64 {
         if self.count == 0 {
             return 0;
         }
         let rank = ((p / 100.0) * self.count as f64).ceil().max(1.0) as u64;
-        if self.buckets.is_empty() {
-            let mut v = self.exact.clone();
-            v.sort_unstable();
-            return v[(rank - 1) as usize];
-        }
         let mut seen = 0;
         for (&b, &c) in &self.buckets {
             seen += c;
             if seen >= rank {
-                return bucket_value(b).min(self.max);
+                return bucket_upper(b).min(self.max);
             }
         }
         self.max
@@ -146,6 +128,31 @@ mod tests {
         let p50 = h.percentile(50.0) as f64;
         assert!((p50 / 50_000_000.0 - 1.0).abs() < 0.02, "{p50}");
         assert_eq!(h.max(), 100_000_000);
+    }
+
+    /// Summary lines of many intervals add up to the same histogram as the
+    /// durations added one by one.
+    #[test]
+    fn summaries_sum_across_intervals() {
+        let durations: Vec<u64> = (1..=3000u64).map(|i| i * i * 37 % 90_000_001).collect();
+        let mut one_by_one = Hist::default();
+        for &v in &durations {
+            one_by_one.add(v);
+        }
+        let mut summed = Hist::default();
+        for interval in durations.chunks(7) {
+            let mut part = Hist::default();
+            for &v in interval {
+                part.add(v);
+            }
+            let buckets: Vec<(u32, u64)> = part.buckets.iter().map(|(b, c)| (*b, *c)).collect();
+            summed.add_summary(part.count(), part.total(), part.max(), buckets);
+        }
+        assert_eq!(summed, one_by_one);
+        for p in [0.0, 1.0, 50.0, 90.0, 99.0, 99.9, 100.0] {
+            assert_eq!(summed.percentile(p), one_by_one.percentile(p), "p{p}");
+        }
+        assert_eq!(summed.percentile(100.0), summed.max());
     }
 
     #[test]

@@ -12,6 +12,8 @@
 //! - [`EventReader`] streams typed events for analyses (`orca report`).
 //! - [`Metadata`] resolves frames to `Class.method(File.java:line)`.
 //! - [`read_events`] loads a (small) log as owned [`OwnedEvent`]s for tests.
+//! - [`hist`] is the bucket scheme of the `MonitorHolds` summary lines' histograms,
+//!   shared by every reader.
 //!
 //! ```no_run
 //! use orca_format::{validate_prefix, read_events, Metadata, Options, EventKind};
@@ -25,6 +27,7 @@
 
 #![warn(missing_docs)]
 
+pub mod hist;
 pub mod meta;
 pub mod parse;
 pub mod reader;
@@ -37,8 +40,8 @@ use std::path::{Path, PathBuf};
 pub use meta::{java_class_name, ClassInfo, Metadata, MethodInfo};
 pub use parse::{
     escape, line_for, parse_class_line, parse_event_line, parse_method_line, parse_stack, unescape,
-    ClassRecord, Event, EventKind, EventRecord, Frame, Hash, LineTable, MethodId, MethodRecord,
-    StackTrace, SyntaxError, Text, Timestamp, NATIVE_LOCATION,
+    ClassRecord, Event, EventKind, EventRecord, Frame, Hash, HashList, Histogram, LineTable,
+    MethodId, MethodRecord, StackTrace, SyntaxError, Text, Timestamp, NATIVE_LOCATION,
 };
 pub use reader::{Line, LineReader};
 pub use validate::{
@@ -205,7 +208,7 @@ pub struct OwnedEvent {
     pub owner: Option<Hash>,
     /// Decoded thread name of a `ThreadStarted`.
     pub name: Option<String>,
-    /// Count of an `EventsDropped`.
+    /// Count of an `EventsDropped`, `MonitorHolds` or `LockOrder`.
     pub count: Option<u64>,
     /// Stack frames, innermost first (empty when the event has no stack).
     pub frames: Vec<Frame>,
@@ -230,7 +233,9 @@ impl OwnedEvent {
                 _ => None,
             },
             count: match *e {
-                Event::EventsDropped { count } => Some(count),
+                Event::EventsDropped { count }
+                | Event::MonitorHolds { count, .. }
+                | Event::LockOrder { count, .. } => Some(count),
                 _ => None,
             },
             frames: e.stack().map(|s| s.frames().collect()).unwrap_or_default(),

@@ -422,6 +422,257 @@ pub fn parse_stack(b: &[u8], index: usize) -> Result<StackTrace<'_>, SyntaxError
     })
 }
 
+/// A site of a summary line: a stack trace of exactly one frame.
+fn parse_site<'a>(
+    b: &'a [u8],
+    index: usize,
+    field: &'static str,
+) -> Result<StackTrace<'a>, SyntaxError> {
+    let st = parse_stack(b, index).map_err(|e| match e {
+        SyntaxError::Field {
+            index,
+            value,
+            problem,
+            ..
+        } => SyntaxError::Field {
+            index,
+            field,
+            value,
+            problem,
+        },
+        e => e,
+    })?;
+    if st.depth() != 1 {
+        return Err(field_err(
+            index,
+            field,
+            b,
+            format!(
+                "a site is exactly one frame (1;<methodID>;<location>), found depth {}",
+                st.depth()
+            ),
+        ));
+    }
+    Ok(st)
+}
+
+/// A decimal count that must be at least 1.
+fn parse_count(b: &[u8], index: usize, field: &'static str) -> Result<u64, SyntaxError> {
+    match decimal_u64(b) {
+        Some(0) => Err(field_err(index, field, b, "must be >= 1")),
+        Some(v) => Ok(v),
+        None => Err(field_err(
+            index,
+            field,
+            b,
+            "expected a decimal number without leading zeros",
+        )),
+    }
+}
+
+/// A decimal number of nanoseconds.
+fn parse_nanos(b: &[u8], index: usize, field: &'static str) -> Result<u64, SyntaxError> {
+    decimal_u64(b).ok_or_else(|| {
+        field_err(
+            index,
+            field,
+            b,
+            "expected a decimal number without leading zeros",
+        )
+    })
+}
+
+/// `<n>;<item1>;...;<itemK>` with exactly `K = n * per` items: the count `n`
+/// and the items (without allocating: summary lines are parsed like events).
+fn counted_items<'a>(
+    b: &'a [u8],
+    index: usize,
+    field: &'static str,
+    per: usize,
+) -> Result<(u32, impl Iterator<Item = &'a [u8]> + Clone), SyntaxError> {
+    let mut it = b.split(|&c| c == b';');
+    let nb = it.next().unwrap_or_default();
+    let n = decimal(nb).ok_or_else(|| {
+        field_err(
+            index,
+            field,
+            b,
+            "the count must be a decimal number without leading zeros",
+        )
+    })?;
+    let found = memchr::memchr_iter(b';', b).count() as u64;
+    let expected = n as u64 * per as u64;
+    if found != expected {
+        return Err(field_err(
+            index,
+            field,
+            b,
+            format!("count {n} but {found} items follow (expected {expected})"),
+        ));
+    }
+    Ok((n, it))
+}
+
+/// Parses a `<histogram>`: returns it, the sum of its counts and its last bucket.
+fn parse_histogram(b: &[u8], index: usize) -> Result<(Histogram<'_>, u64, u32), SyntaxError> {
+    let field = "histogram";
+    let (n, mut items) = counted_items(b, index, field, 2)?;
+    let mut sum = 0u64;
+    let mut prev: Option<u32> = None;
+    for i in 1..=n {
+        let pair = [
+            items.next().unwrap_or_default(),
+            items.next().unwrap_or_default(),
+        ];
+        let bucket = decimal(pair[0])
+            .filter(|&v| v <= crate::hist::MAX_BUCKET)
+            .ok_or_else(|| {
+                field_err(
+                    index,
+                    field,
+                    b,
+                    format!(
+                        "pair {i}: the bucket must be a decimal number from 0 to {}",
+                        crate::hist::MAX_BUCKET
+                    ),
+                )
+            })?;
+        if let Some(p) = prev {
+            if bucket <= p {
+                return Err(field_err(
+                    index,
+                    field,
+                    b,
+                    format!("pair {i}: bucket {bucket} is not above the previous bucket {p} (buckets must be strictly increasing)"),
+                ));
+            }
+        }
+        prev = Some(bucket);
+        let c = match decimal_u64(pair[1]) {
+            Some(0) => {
+                return Err(field_err(
+                    index,
+                    field,
+                    b,
+                    format!("pair {i}: count must be > 0"),
+                ))
+            }
+            Some(c) => c,
+            None => {
+                return Err(field_err(
+                    index,
+                    field,
+                    b,
+                    format!("pair {i}: count must be a decimal number without leading zeros"),
+                ))
+            }
+        };
+        sum = sum
+            .checked_add(c)
+            .ok_or_else(|| field_err(index, field, b, "the counts' sum is out of range"))?;
+    }
+    Ok((Histogram { n, raw: b }, sum, prev.unwrap_or(0)))
+}
+
+/// Parses `<guards>`: distinct monitors, neither `held` nor `acquired`.
+fn parse_guards(
+    b: &[u8],
+    index: usize,
+    held: Hash,
+    acquired: Hash,
+) -> Result<HashList<'_>, SyntaxError> {
+    let field = "guards";
+    let (n, items) = counted_items(b, index, field, 1)?;
+    for (i, item) in items.clone().enumerate() {
+        let i = i + 1;
+        let h = match hex8(item) {
+            Some(v) if v != 0 => Hash(v),
+            _ => {
+                return Err(field_err(
+                    index,
+                    field,
+                    b,
+                    format!("guard {i}: expected 8 uppercase hex digits, not 00000000"),
+                ))
+            }
+        };
+        let problem = if h == held {
+            Some("is the heldMonitor")
+        } else if h == acquired {
+            Some("is the acquiredMonitor")
+        } else if items.clone().take(i - 1).any(|g| g == item) {
+            Some("is listed twice")
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            return Err(field_err(index, field, b, format!("guard {i} ({h}) {p}")));
+        }
+    }
+    Ok(HashList { n, raw: b })
+}
+
+/// The `<histogram>` of a `MonitorHolds` line, borrowed from it and already
+/// checked: `(bucket, count)` pairs, buckets strictly increasing (see [`crate::hist`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Histogram<'a> {
+    n: u32,
+    raw: &'a [u8],
+}
+
+impl<'a> Histogram<'a> {
+    /// Number of (bucket, count) pairs.
+    pub fn len(&self) -> usize {
+        self.n as usize
+    }
+    /// Whether it has no pairs.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+    /// The field as written.
+    pub fn raw(&self) -> &'a str {
+        std::str::from_utf8(self.raw).unwrap_or_default()
+    }
+    /// `(bucket, count)` pairs, buckets increasing.
+    pub fn buckets(&self) -> impl Iterator<Item = (u32, u64)> + 'a {
+        let mut it = self.raw.split(|&c| c == b';').skip(1);
+        std::iter::from_fn(move || {
+            let b = it.next()?;
+            let c = it.next()?;
+            Some((decimal(b)?, decimal_u64(c)?))
+        })
+    }
+}
+
+/// The `<guards>` of a `LockOrder` line, borrowed from it and already checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HashList<'a> {
+    n: u32,
+    raw: &'a [u8],
+}
+
+impl<'a> HashList<'a> {
+    /// Number of hashes.
+    pub fn len(&self) -> usize {
+        self.n as usize
+    }
+    /// Whether it is `0`.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+    /// The field as written.
+    pub fn raw(&self) -> &'a str {
+        std::str::from_utf8(self.raw).unwrap_or_default()
+    }
+    /// The hashes, in the order written (hold order).
+    pub fn iter(&self) -> impl Iterator<Item = Hash> + 'a {
+        self.raw
+            .split(|&c| c == b';')
+            .skip(1)
+            .map(|h| Hash(hex8_unchecked(h)))
+    }
+}
+
 /// Checks escaped text: valid UTF-8, no raw byte that must be escaped, every
 /// `%` followed by two uppercase hex digits naming a byte that must be escaped.
 fn parse_text<'a>(
@@ -698,12 +949,15 @@ pub enum EventKind {
     MonitorEnter,
     MonitorEntered,
     MonitorExit,
+    MonitorHolds,
+    LockOrder,
+    MonitorHold,
     EventsDropped,
 }
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 20] = [
+    pub const ALL: [EventKind; 23] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -723,6 +977,9 @@ impl EventKind {
         EventKind::MonitorEnter,
         EventKind::MonitorEntered,
         EventKind::MonitorExit,
+        EventKind::MonitorHolds,
+        EventKind::LockOrder,
+        EventKind::MonitorHold,
         EventKind::EventsDropped,
     ];
 
@@ -748,8 +1005,17 @@ impl EventKind {
             EventKind::MonitorEnter => "MonitorEnter",
             EventKind::MonitorEntered => "MonitorEntered",
             EventKind::MonitorExit => "MonitorExit",
+            EventKind::MonitorHolds => "MonitorHolds",
+            EventKind::LockOrder => "LockOrder",
+            EventKind::MonitorHold => "MonitorHold",
             EventKind::EventsDropped => "EventsDropped",
         }
+    }
+
+    /// Whether this is a summary line (`MonitorHolds`, `LockOrder`): an
+    /// aggregate over an interval, not one event (FORMAT.md, "Summary lines").
+    pub fn is_summary(self) -> bool {
+        matches!(self, EventKind::MonitorHolds | EventKind::LockOrder)
     }
 
     /// Looks a kind up by its name in the file.
@@ -776,6 +1042,9 @@ impl EventKind {
             b"MonitorEnter" => EventKind::MonitorEnter,
             b"MonitorEntered" => EventKind::MonitorEntered,
             b"MonitorExit" => EventKind::MonitorExit,
+            b"MonitorHolds" => EventKind::MonitorHolds,
+            b"LockOrder" => EventKind::LockOrder,
+            b"MonitorHold" => EventKind::MonitorHold,
             b"EventsDropped" => EventKind::EventsDropped,
             _ => return None,
         })
@@ -885,6 +1154,35 @@ pub enum Event<'a> {
         monitor: Hash,
         stack: StackTrace<'a>,
     },
+    /// Summary: `count` outermost holds of `monitor` acquired at `site` (one
+    /// frame), durations summed in `total`, largest `max`, bucketed in `histogram`.
+    MonitorHolds {
+        thread: Hash,
+        monitor: Hash,
+        count: u64,
+        total: u64,
+        max: u64,
+        histogram: Histogram<'a>,
+        site: StackTrace<'a>,
+    },
+    /// Summary: `acquired` taken `count` times at `acquired_site` while holding
+    /// `held` (taken at `held_site`) and the `guards`; sites are one frame.
+    LockOrder {
+        thread: Hash,
+        held: Hash,
+        acquired: Hash,
+        count: u64,
+        guards: HashList<'a>,
+        held_site: StackTrace<'a>,
+        acquired_site: StackTrace<'a>,
+    },
+    /// One hold of `monitor` that lasted `nanos`, ending at the line's timestamp.
+    MonitorHold {
+        thread: Hash,
+        monitor: Hash,
+        nanos: u64,
+        stack: StackTrace<'a>,
+    },
     EventsDropped {
         count: u64,
     },
@@ -913,6 +1211,9 @@ impl<'a> Event<'a> {
             Event::MonitorEnter { .. } => EventKind::MonitorEnter,
             Event::MonitorEntered { .. } => EventKind::MonitorEntered,
             Event::MonitorExit { .. } => EventKind::MonitorExit,
+            Event::MonitorHolds { .. } => EventKind::MonitorHolds,
+            Event::LockOrder { .. } => EventKind::LockOrder,
+            Event::MonitorHold { .. } => EventKind::MonitorHold,
             Event::EventsDropped { .. } => EventKind::EventsDropped,
         }
     }
@@ -938,13 +1239,17 @@ impl<'a> Event<'a> {
             | Event::MonitorContendedEntered { thread, .. }
             | Event::MonitorEnter { thread, .. }
             | Event::MonitorEntered { thread, .. }
-            | Event::MonitorExit { thread, .. } => Some(thread),
+            | Event::MonitorExit { thread, .. }
+            | Event::MonitorHolds { thread, .. }
+            | Event::LockOrder { thread, .. }
+            | Event::MonitorHold { thread, .. } => Some(thread),
             Event::EventsDropped { .. } => None,
         }
     }
 
     /// The object the event is about: the object, monitor, semaphore, or
-    /// started/joined thread (`None` for thread lifecycle, sleep and drops).
+    /// started/joined thread (`None` for thread lifecycle, sleep and drops);
+    /// for `LockOrder`, the acquired monitor.
     pub fn object(&self) -> Option<Hash> {
         match *self {
             Event::ObjectWait { object, .. }
@@ -960,12 +1265,16 @@ impl<'a> Event<'a> {
             | Event::MonitorContendedEntered { monitor, .. }
             | Event::MonitorEnter { monitor, .. }
             | Event::MonitorEntered { monitor, .. }
-            | Event::MonitorExit { monitor, .. } => Some(monitor),
+            | Event::MonitorExit { monitor, .. }
+            | Event::MonitorHolds { monitor, .. }
+            | Event::MonitorHold { monitor, .. } => Some(monitor),
+            Event::LockOrder { acquired, .. } => Some(acquired),
             _ => None,
         }
     }
 
-    /// The event's stack trace, if it has one.
+    /// The event's stack trace, if it has one: for `MonitorHolds` its site,
+    /// for `LockOrder` its acquired site (see [`Event::stacks`] for both).
     pub fn stack(&self) -> Option<&StackTrace<'a>> {
         match self {
             Event::ObjectWait { stack, .. }
@@ -984,9 +1293,24 @@ impl<'a> Event<'a> {
             | Event::MonitorContendedEntered { stack, .. }
             | Event::MonitorEnter { stack, .. }
             | Event::MonitorEntered { stack, .. }
-            | Event::MonitorExit { stack, .. } => Some(stack),
+            | Event::MonitorExit { stack, .. }
+            | Event::MonitorHold { stack, .. }
+            | Event::MonitorHolds { site: stack, .. }
+            | Event::LockOrder {
+                acquired_site: stack,
+                ..
+            } => Some(stack),
             _ => None,
         }
+    }
+
+    /// Every stack trace of the line: [`Event::stack`], and the held site of a `LockOrder`.
+    pub fn stacks(&self) -> impl Iterator<Item = &StackTrace<'a>> {
+        let held = match self {
+            Event::LockOrder { held_site, .. } => Some(held_site),
+            _ => None,
+        };
+        held.into_iter().chain(self.stack())
     }
 }
 
@@ -1066,6 +1390,105 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 thread: parse_hash(t, 3, "thread", false)?,
                 monitor: parse_hash(m, 4, "monitor", false)?,
                 owner: parse_hash(o, 5, "ownerThread", true)?,
+                stack: parse_stack(s, 6)?,
+            }
+        }
+        K::MonitorHolds => {
+            let [_, _, t, m, c, tot, mx, h, site] = split::<9>(line, name)?;
+            let thread = parse_hash(t, 3, "thread", false)?;
+            let monitor = parse_hash(m, 4, "monitor", false)?;
+            let count = parse_count(c, 5, "count")?;
+            let total = parse_nanos(tot, 6, "totalNanos")?;
+            let max = parse_nanos(mx, 7, "maxNanos")?;
+            if max > total {
+                return Err(field_err(
+                    7,
+                    "maxNanos",
+                    mx,
+                    format!("greater than totalNanos {total}"),
+                ));
+            }
+            let mean = total.div_ceil(count);
+            if max < mean {
+                return Err(field_err(
+                    7,
+                    "maxNanos",
+                    mx,
+                    format!("below the mean hold, ceil(totalNanos / count) = {mean}"),
+                ));
+            }
+            let (histogram, sum, last) = parse_histogram(h, 8)?;
+            if sum != count {
+                return Err(field_err(
+                    8,
+                    "histogram",
+                    h,
+                    format!("counts sum to {sum}, but count is {count}"),
+                ));
+            }
+            if last != crate::hist::bucket(max) {
+                return Err(field_err(
+                    8,
+                    "histogram",
+                    h,
+                    format!(
+                        "the last bucket is {last}, but maxNanos {max} is in bucket {}",
+                        crate::hist::bucket(max)
+                    ),
+                ));
+            }
+            Event::MonitorHolds {
+                thread,
+                monitor,
+                count,
+                total,
+                max,
+                histogram,
+                site: parse_site(site, 9, "site")?,
+            }
+        }
+        K::LockOrder => {
+            let [_, _, t, hm, am, c, g, hs, asite] = split::<9>(line, name)?;
+            let thread = parse_hash(t, 3, "thread", false)?;
+            let held = parse_hash(hm, 4, "heldMonitor", false)?;
+            let acquired = parse_hash(am, 5, "acquiredMonitor", false)?;
+            if acquired == held {
+                return Err(field_err(
+                    5,
+                    "acquiredMonitor",
+                    am,
+                    "the same as heldMonitor (a reentrant acquisition is no lock order)",
+                ));
+            }
+            let count = parse_count(c, 6, "count")?;
+            let guards = parse_guards(g, 7, held, acquired)?;
+            Event::LockOrder {
+                thread,
+                held,
+                acquired,
+                count,
+                guards,
+                held_site: parse_site(hs, 8, "heldSite")?,
+                acquired_site: parse_site(asite, 9, "acquiredSite")?,
+            }
+        }
+        K::MonitorHold => {
+            let [ts, _, t, m, ns, s] = split::<6>(line, name)?;
+            let thread = parse_hash(t, 3, "thread", false)?;
+            let monitor = parse_hash(m, 4, "monitor", false)?;
+            let nanos = parse_nanos(ns, 5, "nanos")?;
+            if nanos > parse_timestamp(ts, 1)?.nanos() {
+                return Err(field_err(
+                    5,
+                    "nanos",
+                    ns,
+                    "longer than the timestamp: the hold would begin before the clock's origin",
+                ));
+            }
+            Event::MonitorHold {
+                thread,
+                monitor,
+                nanos,
                 stack: parse_stack(s, 6)?,
             }
         }

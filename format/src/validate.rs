@@ -468,7 +468,8 @@ impl Validator {
 
     fn event(&mut self, file: &str, n: u64, ts: Timestamp, ev: &Event<'_>) {
         use EventKind as K;
-        if let Some(st) = ev.stack() {
+        // Every stack of the line: a LockOrder has two sites.
+        for st in ev.stacks() {
             if let Some(max) = self.opts.max_stack_depth {
                 if st.depth() > max {
                     let msg = format!("stack depth {} exceeds stackdepth {max}", st.depth());
@@ -564,6 +565,8 @@ impl Validator {
         // MonitorContendedEnter must be followed by its Entered before any
         // other monitor event of the thread (FORMAT.md: contention pairs and
         // method-call pairs are matched apart, so other events may come between).
+        // Summary lines and MonitorHold are not monitor events here: the agent
+        // writes a thread's summaries also while it is blocked (at JVM exit).
         let is_monitor = matches!(
             kind,
             K::MonitorContendedEnter

@@ -10,6 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 pub mod log;
+pub mod summary;
 
 pub use log::{Event, Log};
 

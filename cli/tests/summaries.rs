@@ -1,0 +1,487 @@
+//! A summarised run gives the same figures as its complete trace (issue 11, docs/FORMAT.md
+//! "Summary lines"). The logs in tests/fixtures/traces are complete traces recorded with the
+//! agent in `mode=instrument` (before summary lines existed: see the README there). From each,
+//! the reference aggregator (`orca_tests::summary`) derives the default mode's log (summary
+//! lines instead of MonitorEnter/Entered/Exit) and the `trace=all` log (both), at several
+//! flush intervals; then `orca report --json`, `orca deadlocks` and `orca flame --weight held`
+//! must say the same about all of them. What is documented to differ, and is not compared:
+//! the prefix, the number of lines (`events`), `holds_source`, `long_holds` (only summarised
+//! logs have MonitorHold), holds still open at the end (`open`, and monitors with nothing
+//! else: only events show them), the line numbers and the frames below the first in
+//! `orca deadlocks` (sites are one frame), and the frames below the first in flame graphs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use orca_tests::summary::{Summarize, Sums};
+
+const TRACES: [&str; 7] = [
+    "summaries",
+    "holdtimes",
+    "lockorder",
+    "nested",
+    "pingpong",
+    "contention",
+    "monitors",
+];
+
+/// Flush intervals: every line (one summary line per hold, the most summing), 1 ms (several
+/// lines per key), 1 s (the agent's).
+const INTERVALS: [u64; 3] = [0, 1_000_000, 1_000_000_000];
+
+/// Holds above 1 ms are also MonitorHold lines (HoldTimes holds 50 ms, Summaries 3 ms).
+const THRESHOLD: u64 = 1_000_000;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/traces")
+        .join(name)
+}
+
+/// Runs `orca ARGS`: (exit status, stdout).
+fn orca(args: &[&str]) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_orca"))
+        .args(args)
+        .output()
+        .expect("run orca");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.code() != Some(2), "orca {args:?} failed: {err}");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+/// Writes a log with `orca` as its .orca text and the fixture's metadata.
+fn write_log(dir: &Path, tag: &str, name: &str, orca_text: &str) -> String {
+    let prefix = dir.join(tag);
+    let ext = |p: &Path, e: &str| PathBuf::from(format!("{}.{e}", p.display()));
+    std::fs::write(ext(&prefix, "orca"), orca_text).unwrap();
+    for e in ["methods", "classtable"] {
+        std::fs::copy(ext(&fixture(name), e), ext(&prefix, e)).unwrap();
+    }
+    prefix.display().to_string()
+}
+
+/// A minimal JSON value, to compare `orca report --json` outputs field by field.
+#[derive(Clone, Debug, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Num(String),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn parse(s: &str) -> Json {
+        let b = s.trim().as_bytes();
+        let mut i = 0;
+        let v = Self::value(b, &mut i);
+        assert_eq!(i, b.len(), "trailing text in {s}");
+        v
+    }
+    fn ws(b: &[u8], i: &mut usize) {
+        while *i < b.len() && b[*i].is_ascii_whitespace() {
+            *i += 1;
+        }
+    }
+    fn string(b: &[u8], i: &mut usize) -> String {
+        assert_eq!(b[*i], b'"');
+        *i += 1;
+        let mut out = Vec::new();
+        while b[*i] != b'"' {
+            if b[*i] == b'\\' {
+                *i += 1;
+                match b[*i] {
+                    b'n' => out.push(b'\n'),
+                    b'r' => out.push(b'\r'),
+                    b't' => out.push(b'\t'),
+                    b'u' => {
+                        let h = std::str::from_utf8(&b[*i + 1..*i + 5]).unwrap();
+                        let c = char::from_u32(u32::from_str_radix(h, 16).unwrap()).unwrap();
+                        out.extend_from_slice(c.to_string().as_bytes());
+                        *i += 4;
+                    }
+                    c => out.push(c),
+                }
+            } else {
+                out.push(b[*i]);
+            }
+            *i += 1;
+        }
+        *i += 1;
+        String::from_utf8(out).unwrap()
+    }
+    fn value(b: &[u8], i: &mut usize) -> Json {
+        Self::ws(b, i);
+        let v = match b[*i] {
+            b'{' => {
+                *i += 1;
+                let mut fields = Vec::new();
+                loop {
+                    Self::ws(b, i);
+                    if b[*i] == b'}' {
+                        *i += 1;
+                        break;
+                    }
+                    let k = Self::string(b, i);
+                    Self::ws(b, i);
+                    assert_eq!(b[*i], b':');
+                    *i += 1;
+                    fields.push((k, Self::value(b, i)));
+                    Self::ws(b, i);
+                    if b[*i] == b',' {
+                        *i += 1;
+                    }
+                }
+                Json::Obj(fields)
+            }
+            b'[' => {
+                *i += 1;
+                let mut items = Vec::new();
+                loop {
+                    Self::ws(b, i);
+                    if b[*i] == b']' {
+                        *i += 1;
+                        break;
+                    }
+                    items.push(Self::value(b, i));
+                    Self::ws(b, i);
+                    if b[*i] == b',' {
+                        *i += 1;
+                    }
+                }
+                Json::Arr(items)
+            }
+            b'"' => Json::Str(Self::string(b, i)),
+            b't' => {
+                *i += 4;
+                Json::Bool(true)
+            }
+            b'f' => {
+                *i += 5;
+                Json::Bool(false)
+            }
+            b'n' => {
+                *i += 4;
+                Json::Null
+            }
+            _ => {
+                let start = *i;
+                while *i < b.len()
+                    && matches!(b[*i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    *i += 1;
+                }
+                Json::Num(String::from_utf8(b[start..*i].to_vec()).unwrap())
+            }
+        };
+        Self::ws(b, i);
+        v
+    }
+    fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Obj(f) => f.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    fn remove(&mut self, key: &str) {
+        if let Json::Obj(f) = self {
+            f.retain(|(k, _)| k != key);
+        }
+    }
+    fn num(&self, key: &str) -> u64 {
+        match self.get(key) {
+            Some(Json::Num(n)) => n.parse().unwrap(),
+            v => panic!("{key}: {v:?}"),
+        }
+    }
+}
+
+/// The first difference between two JSON values, as a path and both sides.
+fn diff(a: &Json, b: &Json, path: &str) -> Option<String> {
+    match (a, b) {
+        (Json::Obj(x), Json::Obj(y)) => {
+            let keys =
+                |f: &Vec<(String, Json)>| f.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
+            if keys(x) != keys(y) {
+                return Some(format!("{path}: keys {:?} vs {:?}", keys(x), keys(y)));
+            }
+            x.iter()
+                .zip(y)
+                .find_map(|((k, v), (_, w))| diff(v, w, &format!("{path}.{k}")))
+        }
+        (Json::Arr(x), Json::Arr(y)) => {
+            if x.len() != y.len() {
+                return Some(format!(
+                    "{path}: {} items vs {}: {x:?} vs {y:?}",
+                    x.len(),
+                    y.len()
+                ));
+            }
+            x.iter()
+                .zip(y)
+                .enumerate()
+                .find_map(|(i, (v, w))| diff(v, w, &format!("{path}[{i}]")))
+        }
+        _ if a == b => None,
+        _ => Some(format!("{path}: {a:?} vs {b:?}")),
+    }
+}
+
+/// `orca report --json` of `prefix`, without the fields documented to differ between a
+/// complete trace and its summarised log.
+fn report(prefix: &str, extra: &[&str]) -> Json {
+    let mut args = vec!["report", "--json", "--top", "100000", prefix];
+    args.extend_from_slice(extra);
+    let (code, out) = orca(&args);
+    assert_eq!(code, Some(0), "{out}");
+    let mut j = Json::parse(&out);
+    for k in ["prefix", "events", "holds_source", "long_holds"] {
+        j.remove(k);
+    }
+    if let Some(Json::Arr(mons)) = j.get("monitors").cloned() {
+        let mons: Vec<Json> = mons
+            .into_iter()
+            .filter(|m| m.num("contentions") > 0 || m.get("holds").unwrap().num("count") > 0)
+            .map(|mut m| {
+                if let Json::Obj(f) = &mut m {
+                    for (k, v) in f.iter_mut() {
+                        if k == "holds" {
+                            v.remove("open");
+                        }
+                    }
+                }
+                m
+            })
+            .collect();
+        if let Json::Obj(f) = &mut j {
+            for (k, v) in f.iter_mut() {
+                if k == "monitors" {
+                    *v = Json::Arr(mons.clone());
+                }
+            }
+        }
+    }
+    j
+}
+
+/// `orca deadlocks` of `prefix`: the exit status and the text without what differs (the
+/// line numbers, the frames below each stack's first, the note naming the source).
+fn deadlocks(prefix: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let mut args = vec!["deadlocks", prefix];
+    args.extend_from_slice(extra);
+    let (code, out) = orca(&args);
+    let mut text = String::new();
+    let mut first_frame = false;
+    for l in out.lines() {
+        if l.starts_with("note: lock order from") {
+            continue;
+        }
+        if l.starts_with("      ") {
+            if first_frame {
+                text.push_str(l);
+                text.push('\n');
+            }
+            first_frame = false;
+            continue;
+        }
+        first_frame = l.ends_with("at:");
+        // "(order first seen at line N of the log, ..." and "(line N)".
+        let mut l = l.to_string();
+        for marker in ["at line ", "(line "] {
+            if let Some(i) = l.find(marker) {
+                let j = i + marker.len();
+                let k = l[j..]
+                    .find(|c: char| !c.is_ascii_digit())
+                    .map_or(l.len(), |k| j + k);
+                l.replace_range(j..k, "N");
+            }
+        }
+        text.push_str(&l);
+        text.push('\n');
+    }
+    (code, text)
+}
+
+/// `orca flame --weight held` of `prefix` with every stack cut to its innermost frame.
+fn flame_held(prefix: &str, extra: &[&str]) -> Vec<(String, u64)> {
+    let mut args = vec!["flame", "--weight", "held", prefix];
+    args.extend_from_slice(extra);
+    let (code, out) = orca(&args);
+    assert_eq!(code, Some(0));
+    let mut m: std::collections::BTreeMap<String, u64> = Default::default();
+    for l in out.lines() {
+        let (stack, ns) = l.rsplit_once(' ').unwrap();
+        let frames: Vec<&str> = stack.split(';').collect();
+        let key = frames[frames.len().saturating_sub(2)..].join(";");
+        *m.entry(key).or_default() += ns.parse::<u64>().unwrap();
+    }
+    m.into_iter().collect()
+}
+
+#[test]
+fn summarised_logs_report_the_same_holds_and_lock_orders_as_the_complete_trace() {
+    let root = orca_tests::work_dir().join("summaries");
+    for name in TRACES {
+        let full_text =
+            std::fs::read_to_string(format!("{}.orca", fixture(name).display())).unwrap();
+        let full = fixture(name).display().to_string();
+        let full_report = report(&full, &[]);
+        let full_deadlocks = deadlocks(&full, &[]);
+        let full_flame = flame_held(&full, &[]);
+        let holds: u64 = match full_report.get("monitors") {
+            Some(Json::Arr(m)) => m.iter().map(|m| m.get("holds").unwrap().num("count")).sum(),
+            _ => 0,
+        };
+        assert!(holds > 0, "{name}: no holds in the trace");
+        for interval in INTERVALS {
+            let ctx = format!("{name}, interval {interval} ns");
+            let dir = root.join(format!("{name}-{interval}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            let d = Summarize {
+                interval_ns: interval,
+                threshold_ns: THRESHOLD,
+            }
+            .run(&full_text);
+            let summary = write_log(&dir, "summary", name, &d.summary);
+            let all = write_log(&dir, "all", name, &d.trace_all);
+            assert!(
+                !d.summary.contains(",MonitorEntered,") && d.summary.contains(",MonitorHolds,"),
+                "{ctx}"
+            );
+            for p in [&summary, &all] {
+                let (code, out) = orca(&["check", p]);
+                assert_eq!(code, Some(0), "{ctx}: {out}");
+            }
+
+            // The holds, percentiles, sites, contentions, threads: equal.
+            let r = report(&summary, &[]);
+            if let Some(d) = diff(&full_report, &r, "report") {
+                panic!("{ctx}: complete trace vs summarised log: {d}");
+            }
+            // trace=all: the summary lines by default, the events with --from-events.
+            let r_all = report(&all, &[]);
+            if let Some(d) = diff(&r, &r_all, "report") {
+                panic!("{ctx}: summarised log vs trace=all: {d}");
+            }
+            let r_events = report(&all, &["--from-events"]);
+            if let Some(d) = diff(&full_report, &r_events, "report") {
+                panic!("{ctx}: trace vs trace=all --from-events: {d}");
+            }
+            let (_, text) = orca(&["report", "--json", &all]);
+            assert!(text.contains("\"holds_source\":\"summaries\""), "{ctx}");
+            let (_, text) = orca(&["report", "--json", &all, "--from-events"]);
+            assert!(text.contains("\"holds_source\":\"events\""), "{ctx}");
+
+            // Lock-order edges, counts, guards, cycles and sites: equal.
+            assert_eq!(full_deadlocks, deadlocks(&summary, &[]), "{ctx}");
+            assert_eq!(full_deadlocks, deadlocks(&all, &[]), "{ctx}");
+            assert_eq!(full_deadlocks, deadlocks(&all, &["--from-events"]), "{ctx}");
+            let (_, text) = orca(&["deadlocks", &all]);
+            assert!(
+                text.contains("note: lock order from LockOrder summary lines"),
+                "{ctx}"
+            );
+
+            // Held time per site and monitor.
+            assert_eq!(full_flame, flame_held(&summary, &[]), "{ctx}");
+            assert_eq!(full_flame, flame_held(&all, &["--from-events"]), "{ctx}");
+        }
+    }
+}
+
+/// The long holds: HoldTimes holds its lock 5 times for 50 ms, so the summarised log has 5
+/// MonitorHold lines, listed by the report with their stacks, and drawn by the timeline.
+#[test]
+fn long_holds_are_listed_and_drawn() {
+    let name = "holdtimes";
+    let full_text = std::fs::read_to_string(format!("{}.orca", fixture(name).display())).unwrap();
+    let d = Summarize {
+        interval_ns: 1_000_000_000,
+        threshold_ns: THRESHOLD,
+    }
+    .run(&full_text);
+    assert_eq!(d.summary.matches(",MonitorHold,").count(), 5);
+    let dir = orca_tests::work_dir().join("summaries").join("long-holds");
+    std::fs::create_dir_all(&dir).unwrap();
+    let summary = write_log(&dir, "summary", name, &d.summary);
+    let (_, out) = orca(&["report", "--json", &summary]);
+    let j = Json::parse(&out);
+    let Some(Json::Arr(long)) = j.get("long_holds") else {
+        panic!("{out}")
+    };
+    assert_eq!(long.len(), 5, "{out}");
+    for h in long {
+        assert!(h.num("ns") >= 50_000_000, "{out}");
+        match h.get("stack") {
+            Some(Json::Arr(s)) => assert!(
+                matches!(&s[0], Json::Str(f) if f.starts_with("HoldTimes.main(HoldTimes.java:")),
+                "{out}"
+            ),
+            s => panic!("{s:?}"),
+        }
+    }
+    let (_, text) = orca(&["report", &summary]);
+    assert!(
+        text.contains("Longest holds (MonitorHold events)"),
+        "{text}"
+    );
+    assert!(text.contains("from MonitorHolds summary lines"), "{text}");
+
+    let out = dir.join("timeline.json");
+    let (code, _) = orca(&["timeline", &summary, "-o", out.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    let t = Json::parse(&std::fs::read_to_string(&out).unwrap());
+    let Some(Json::Arr(events)) = t.get("traceEvents") else {
+        panic!()
+    };
+    let begins: Vec<&Json> = events
+        .iter()
+        .filter(|e| e.get("ph") == Some(&Json::Str("b".into())))
+        .collect();
+    assert_eq!(begins.len(), 5);
+    for b in begins {
+        assert!(b.get("args").unwrap().num("nanos") >= 50_000_000);
+    }
+}
+
+/// However a run is split into intervals, its summary lines sum to the same figures per key,
+/// and a `trace=all` log's summary lines (derived again from its events) to those too.
+#[test]
+fn summary_lines_sum_to_the_same_per_key_at_any_interval() {
+    for name in TRACES {
+        let text = std::fs::read_to_string(format!("{}.orca", fixture(name).display())).unwrap();
+        let derive = |interval_ns| {
+            Summarize {
+                interval_ns,
+                threshold_ns: THRESHOLD,
+            }
+            .run(&text)
+        };
+        let once = derive(u64::MAX);
+        let sums = Sums::of(&once.summary);
+        assert!(!sums.holds.is_empty(), "{name}");
+        for interval in INTERVALS {
+            let d = derive(interval);
+            assert_eq!(Sums::of(&d.summary), sums, "{name}, interval {interval} ns");
+            assert_eq!(
+                Sums::of(&d.trace_all),
+                sums,
+                "{name}, interval {interval} ns"
+            );
+            // The aggregator drops summary lines it is given: trace=all in, the same out.
+            let again = Summarize {
+                interval_ns: interval,
+                threshold_ns: THRESHOLD,
+            }
+            .run(&d.trace_all);
+            assert_eq!(
+                again.trace_all, d.trace_all,
+                "{name}, interval {interval} ns"
+            );
+        }
+    }
+}
