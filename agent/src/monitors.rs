@@ -175,9 +175,10 @@ impl Agent {
         let nanos = (w1 as u64) >> 2;
         let stack = w2 as u32;
         let trace = self.options.trace_all;
-        r.last_nanos = nanos;
+        r.last_nanos = r.last_nanos.max(nanos);
         match w1 & 3 {
             R_ENTER => {
+                r.summary.enter(monitor, site);
                 if trace {
                     let frames = self.frames_of(jni, r, stack, site);
                     self.push_event(nanos, Kind::MonitorEnter, r.hash, monitor, frames);

@@ -75,6 +75,8 @@ pub struct Summary {
     held: Vec<Held>,
     holds: HashMap<(u32, u32), HoldStat>,
     edges: HashMap<EdgeKey, u64>,
+    /// The monitor of the last `enter`, whose orders are counted already.
+    entering: Option<u32>,
     /// When the tables were last written (the interval's start).
     pub last_written: u64,
 }
@@ -88,12 +90,17 @@ impl Summary {
         }
     }
 
-    /// The thread now holds `monitor`, taken at `site`.
-    pub fn entered(&mut self, monitor: u32, site: u32, nanos: u64) {
-        if let Some(h) = self.held.iter_mut().find(|h| h.monitor == monitor) {
-            h.count += 1; // reentrant: neither a new hold nor a new order
-            return;
+    /// The thread is about to take `monitor` at `site`: a lock-order occurrence for every
+    /// monitor it holds, counted when attempted (so that an acquisition that blocks forever,
+    /// a real deadlock, is in the thread's summary at exit).
+    pub fn enter(&mut self, monitor: u32, site: u32) {
+        self.entering = Some(monitor);
+        if !self.held.iter().any(|h| h.monitor == monitor) {
+            self.add_orders(monitor, site);
         }
+    }
+
+    fn add_orders(&mut self, monitor: u32, site: u32) {
         for (i, h) in self.held.iter().enumerate() {
             let guards = self
                 .held
@@ -112,6 +119,19 @@ impl Summary {
                     guards,
                 })
                 .or_default() += 1;
+        }
+    }
+
+    /// The thread now holds `monitor`, taken at `site`.
+    pub fn entered(&mut self, monitor: u32, site: u32, nanos: u64) {
+        let entering = self.entering.take();
+        if let Some(h) = self.held.iter_mut().find(|h| h.monitor == monitor) {
+            h.count += 1; // reentrant: neither a new hold nor a new order
+            return;
+        }
+        if entering != Some(monitor) {
+            // a synchronized method: no enter before it
+            self.add_orders(monitor, site);
         }
         self.held.push(Held {
             monitor,
@@ -242,7 +262,9 @@ mod tests {
     fn guards_are_the_other_monitors_held() {
         let mut s = Summary::default();
         s.entered(1, 10, 0);
+        s.enter(2, 20);
         s.entered(2, 20, 0);
+        s.enter(3, 30);
         s.entered(3, 30, 0);
         let (_, edges) = s.take();
         let e: Vec<_> = edges
@@ -250,6 +272,16 @@ mod tests {
             .map(|(k, _)| (k.held, k.acquired, k.guards.clone()))
             .collect();
         assert_eq!(e, vec![(1, 2, vec![]), (1, 3, vec![2]), (2, 3, vec![1])]);
+    }
+
+    #[test]
+    fn an_acquisition_that_never_completes_is_an_order() {
+        let mut s = Summary::default();
+        s.entered(1, 10, 0);
+        s.enter(2, 20); // blocks forever
+        let (_, edges) = s.take();
+        assert_eq!(edges.len(), 1);
+        assert_eq!((edges[0].0.held, edges[0].0.acquired), (1, 2));
     }
 
     #[test]

@@ -152,6 +152,10 @@ public final class OrcaProfilerTracker {
                 int st = deepStacks ? stack(r, site) : 0;
                 r.pendingStack = st;
                 r.put(R_ENTER, site, h, System.nanoTime(), st);
+            } else if (r.depth > 0) {
+                // A nested acquisition: its lock orders count when attempted (a deadlock's
+                // never completes). Not held yet, so no timestamp is needed.
+                r.put(R_ENTER, site, h, 0, 0);
             }
         } catch (Throwable t) {
             // never throw into application code (StackOverflowError included)
