@@ -53,7 +53,7 @@ pub struct Recording {
     /// `trace=all`: interned stacks, ID = index + 1.
     stacks: Vec<Frames>,
     /// Hash of a walked stack's raw frames -> its ID.
-    stack_ids: HashMap<u64, u32>,
+    stack_ids: crate::summary::FastMap<u64, u32>,
     /// `trace=all`: the stack of each monitor entered and not yet exited (monitor, stack ID).
     trace_held: Vec<(u32, u32)>,
     /// Reused copy of the tracker's buffer.
@@ -91,7 +91,7 @@ impl Agent {
             hash: state.hash,
             summary: Summary::starting(now_nanos()),
             stacks: Vec::new(),
-            stack_ids: HashMap::new(),
+            stack_ids: Default::default(),
             trace_held: Vec::new(),
             scratch: Vec::new(),
             closed: false,
@@ -319,7 +319,7 @@ impl Agent {
             .jvmti
             .stack_trace(SITE_FRAMES, &mut state.scratch)
             .unwrap_or(0);
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut h = crate::summary::FastHasher::default();
         for f in &state.scratch[..n] {
             // SAFETY: GetStackTrace initialised the first `n` entries.
             let f = unsafe { f.assume_init() };

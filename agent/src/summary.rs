@@ -8,6 +8,35 @@
 //! `orca deadlocks` apply to a complete trace, so both give the same figures.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiply-rotate hasher for the tables' small integer keys: SipHash (std's default,
+/// resistant to chosen keys, which identity hashes are not) was a tenth of the agent's time.
+#[derive(Default, Clone, Copy)]
+pub struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+/// A `HashMap` with [`FastHasher`].
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 /// Sub-buckets per power of two of the hold-time histogram (docs/FORMAT.md; the CLI's own
 /// copy is in orca-format: writer and reader are kept apart on purpose).
@@ -73,8 +102,8 @@ struct Held {
 #[derive(Debug, Default)]
 pub struct Summary {
     held: Vec<Held>,
-    holds: HashMap<(u32, u32), HoldStat>,
-    edges: HashMap<EdgeKey, u64>,
+    holds: FastMap<(u32, u32), HoldStat>,
+    edges: FastMap<EdgeKey, u64>,
     /// The monitor of the last `enter`, whose orders are counted already.
     entering: Option<u32>,
     /// When the tables were last written (the interval's start).

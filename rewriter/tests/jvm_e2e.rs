@@ -70,12 +70,32 @@ fn demo_runs_identically_with_exact_event_counts() {
         .unwrap();
     let native = "private static native void event(int kind, Object subject);";
     assert!(src.contains(native));
-    let counting = src.replace(
+    // The agent's natives become Java that counts: call reports by kind, and the monitor
+    // records of the per-thread buffer (kinds 1-3, the complete trace's) when they are put.
+    let mut counting = src.replace(
         native,
         "static final java.util.concurrent.atomic.AtomicLongArray C = new java.util.concurrent.atomic.AtomicLongArray(32);\n\
          private static void event(int kind, Object subject) { C.incrementAndGet(kind); }\n\
          public static String counts() { StringBuilder b = new StringBuilder(); for (int i = 1; i < 17; i++) b.append(C.get(i)).append(i < 16 ? \",\" : \"\"); return b.toString(); }",
     );
+    for (from, to) in [
+        ("static volatile boolean ready;", "static volatile boolean ready = true;"),
+        ("static boolean traceAll;", "static boolean traceAll = true;"),
+        ("private static native void register(Rec r);", "private static void register(Rec r) {}"),
+        ("static native void flush(Rec r);", "static void flush(Rec r) { r.pos = 0; }"),
+        ("private static native int stack(Rec r, int site);", "private static int stack(Rec r, int site) { return 0; }"),
+        (
+            "private static native void longHold(Rec r, int site, int hash, long nanos, long end);",
+            "private static void longHold(Rec r, int site, int hash, long nanos, long end) {}",
+        ),
+        (
+            "        void put(int kind, int site, int hash, long nanos, int stack) {",
+            "        void put(int kind, int site, int hash, long nanos, int stack) {\n            C.incrementAndGet(kind);",
+        ),
+    ] {
+        assert!(counting.contains(from), "the tracker no longer has {from:?}");
+        counting = counting.replace(from, to);
+    }
     let tsrc = base.join("tsrc/orca");
     std::fs::create_dir_all(&tsrc).unwrap();
     std::fs::write(tsrc.join("OrcaProfilerTracker.java"), counting).unwrap();
