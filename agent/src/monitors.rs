@@ -273,7 +273,7 @@ impl Agent {
                     count: h.count,
                     total: h.total,
                     max: h.max,
-                    histogram: h.histogram,
+                    histogram: h.histogram(),
                     site,
                 })),
                 frames: Frames::new(),

@@ -53,14 +53,19 @@ pub fn bucket(v: u64) -> u32 {
     ((shift + 1) << SUB_BITS) | mant
 }
 
+/// Octaves of the histogram: bucket `b` is in octave `b >> SUB_BITS`, the largest bucket is
+/// `bucket(u64::MAX)`.
+const OCTAVES: usize = 59;
+
 /// Holds of one monitor at one site.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HoldStat {
     pub count: u64,
     pub total: u64,
     pub max: u64,
-    /// `(bucket, count)`, sorted by bucket.
-    pub histogram: Vec<(u32, u64)>,
+    /// Counts per bucket, one array of `2^SUB_BITS` per octave that has any: adding a hold is
+    /// two indexings (a sorted list searched per hold was the agent's largest cost).
+    octaves: Vec<Option<Box<[u64; 1 << SUB_BITS]>>>,
 }
 
 impl HoldStat {
@@ -68,11 +73,28 @@ impl HoldStat {
         self.count += 1;
         self.total += ns;
         self.max = self.max.max(ns);
-        let b = bucket(ns);
-        match self.histogram.binary_search_by_key(&b, |e| e.0) {
-            Ok(i) => self.histogram[i].1 += 1,
-            Err(i) => self.histogram.insert(i, (b, 1)),
+        let b = bucket(ns) as usize;
+        if self.octaves.is_empty() {
+            self.octaves.resize(OCTAVES, None);
         }
+        let octave =
+            self.octaves[b >> SUB_BITS].get_or_insert_with(|| Box::new([0; 1 << SUB_BITS]));
+        octave[b & ((1 << SUB_BITS) - 1)] += 1;
+    }
+
+    /// `(bucket, count)` of every bucket with holds, increasing.
+    pub fn histogram(&self) -> Vec<(u32, u64)> {
+        let mut v = Vec::new();
+        for (o, octave) in self.octaves.iter().enumerate() {
+            if let Some(octave) = octave {
+                for (m, &c) in octave.iter().enumerate() {
+                    if c > 0 {
+                        v.push((((o << SUB_BITS) | m) as u32, c));
+                    }
+                }
+            }
+        }
+        v
     }
 }
 
@@ -319,8 +341,14 @@ mod tests {
         for v in [5, 5, 1000, 70, 1_000_000] {
             h.add(v);
         }
-        assert_eq!(h.histogram.iter().map(|e| e.1).sum::<u64>(), 5);
-        assert!(h.histogram.windows(2).all(|w| w[0].0 < w[1].0));
+        let hist = h.histogram();
+        assert_eq!(hist.iter().map(|e| e.1).sum::<u64>(), 5);
+        assert!(hist.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(hist[0], (5, 2));
+        assert_eq!(hist.last().unwrap().0, bucket(1_000_000));
         assert_eq!(h.max, 1_000_000);
+        let mut top = HoldStat::default();
+        top.add(u64::MAX);
+        assert_eq!(top.histogram(), vec![(bucket(u64::MAX), 1)]);
     }
 }
