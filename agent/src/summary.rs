@@ -57,15 +57,32 @@ pub fn bucket(v: u64) -> u32 {
 /// `bucket(u64::MAX)`.
 const OCTAVES: usize = 59;
 
+/// Buckets a [`HoldStat`] keeps inline before it moves to octave arrays.
+const INLINE_BUCKETS: usize = 4;
+
 /// Holds of one monitor at one site.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HoldStat {
     pub count: u64,
     pub total: u64,
     pub max: u64,
-    /// Counts per bucket, one array of `2^SUB_BITS` per octave that has any: adding a hold is
-    /// two indexings (a sorted list searched per hold was the agent's largest cost).
-    octaves: Vec<Option<Box<[u64; 1 << SUB_BITS]>>>,
+    histogram: Histogram,
+}
+
+/// Counts per bucket. Most keys are short-lived objects (a request's, a connection's) held a
+/// few times: their few buckets stay inline, with no allocation. A key held often gets one
+/// array of `2^SUB_BITS` counts per octave it uses, so adding a hold is two indexings (a
+/// sorted list searched per hold was the agent's largest cost).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Histogram {
+    Inline(u8, [(u32, u64); INLINE_BUCKETS]),
+    Octaves(Vec<Option<Box<[u64; 1 << SUB_BITS]>>>),
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram::Inline(0, [(0, 0); INLINE_BUCKETS])
+    }
 }
 
 impl HoldStat {
@@ -73,29 +90,55 @@ impl HoldStat {
         self.count += 1;
         self.total += ns;
         self.max = self.max.max(ns);
-        let b = bucket(ns) as usize;
-        if self.octaves.is_empty() {
-            self.octaves.resize(OCTAVES, None);
+        let b = bucket(ns);
+        if let Histogram::Inline(n, entries) = &mut self.histogram {
+            let n = n;
+            if let Some(e) = entries[..*n as usize].iter_mut().find(|e| e.0 == b) {
+                e.1 += 1;
+                return;
+            }
+            if (*n as usize) < INLINE_BUCKETS {
+                entries[*n as usize] = (b, 1);
+                *n += 1;
+                return;
+            }
+            let mut octaves = vec![None; OCTAVES];
+            for &(b, c) in entries.iter() {
+                octave(&mut octaves, b)[b as usize & ((1 << SUB_BITS) - 1)] += c;
+            }
+            self.histogram = Histogram::Octaves(octaves);
         }
-        let octave =
-            self.octaves[b >> SUB_BITS].get_or_insert_with(|| Box::new([0; 1 << SUB_BITS]));
-        octave[b & ((1 << SUB_BITS) - 1)] += 1;
+        if let Histogram::Octaves(octaves) = &mut self.histogram {
+            octave(octaves, b)[b as usize & ((1 << SUB_BITS) - 1)] += 1;
+        }
     }
 
     /// `(bucket, count)` of every bucket with holds, increasing.
     pub fn histogram(&self) -> Vec<(u32, u64)> {
-        let mut v = Vec::new();
-        for (o, octave) in self.octaves.iter().enumerate() {
-            if let Some(octave) = octave {
-                for (m, &c) in octave.iter().enumerate() {
-                    if c > 0 {
-                        v.push((((o << SUB_BITS) | m) as u32, c));
+        match &self.histogram {
+            Histogram::Inline(n, entries) => {
+                let mut v = entries[..*n as usize].to_vec();
+                v.sort_unstable();
+                v
+            }
+            Histogram::Octaves(octaves) => {
+                let mut v = Vec::new();
+                for (o, counts) in octaves.iter().enumerate() {
+                    for (m, &c) in counts.iter().flat_map(|c| c.iter()).enumerate() {
+                        if c > 0 {
+                            v.push((((o << SUB_BITS) | m) as u32, c));
+                        }
                     }
                 }
+                v
             }
         }
-        v
     }
+}
+
+/// The counts of the octave of bucket `b`, made on first use.
+fn octave(octaves: &mut [Option<Box<[u64; 1 << SUB_BITS]>>], b: u32) -> &mut [u64; 1 << SUB_BITS] {
+    octaves[b as usize >> SUB_BITS].get_or_insert_with(|| Box::new([0; 1 << SUB_BITS]))
 }
 
 /// A lock-order edge: `acquired` taken at `acquired_site` while `held` (taken at `held_site`)
@@ -350,5 +393,20 @@ mod tests {
         let mut top = HoldStat::default();
         top.add(u64::MAX);
         assert_eq!(top.histogram(), vec![(bucket(u64::MAX), 1)]);
+        // Past the inline buckets: the same counts from the octave arrays.
+        let mut many = HoldStat::default();
+        let values: Vec<u64> = (0..200).map(|i| 100 + i * 997).collect();
+        for &v in values.iter().chain(&values) {
+            many.add(v);
+        }
+        let mut want: Vec<(u32, u64)> = Vec::new();
+        for &v in &values {
+            match want.iter_mut().find(|e| e.0 == bucket(v)) {
+                Some(e) => e.1 += 2,
+                None => want.push((bucket(v), 2)),
+            }
+        }
+        want.sort_unstable();
+        assert_eq!(many.histogram(), want);
     }
 }
