@@ -103,6 +103,17 @@ impl Hist {
     pub fn max(&self) -> u64 {
         self.max
     }
+    /// (upper edge, count) of each non-empty bucket, smallest first: the shape of the
+    /// distribution for a histogram chart, in the same buckets the percentiles use.
+    pub fn buckets(&self) -> Vec<(u64, u64)> {
+        let mut m: BTreeMap<u32, u64> = self.buckets.clone();
+        for &x in &self.exact {
+            *m.entry(bucket(x)).or_default() += 1;
+        }
+        m.into_iter()
+            .map(|(b, c)| (bucket_value(b).min(self.max), c))
+            .collect()
+    }
     /// Nearest-rank percentile `p` in 0..=100.
     pub fn percentile(&self, p: f64) -> u64 {
         if self.count == 0 {
