@@ -117,11 +117,18 @@ impl Row {
         self.original += 1;
         self.spans.push(s);
         if self.spans.len() > ROW_SOFT_CAP {
-            self.coarsen((self.resolution * 2).max(1_000));
+            // The spans since the last merge at the current resolution first; a coarser
+            // one only when that is not enough, so the resolution grows with the row's
+            // length, not with the number of merges.
+            self.coarsen(self.resolution);
+            while self.spans.len() > ROW_SOFT_CAP / 2 && self.resolution < u64::MAX / 4 {
+                self.coarsen((self.resolution * 2).max(1_000));
+            }
         }
     }
 
-    /// Merges every run of spans shorter than `res` whose gaps are shorter than `res`.
+    /// Merges runs of spans shorter than `res` into aggregates at most `res` long: one per
+    /// pixel when `res` is a pixel's time.
     pub fn coarsen(&mut self, res: u64) {
         self.resolution = self.resolution.max(res);
         let res = self.resolution;
@@ -130,7 +137,8 @@ impl Row {
         for x in self.spans.drain(..) {
             let short = |s: &Span| s.n > 1 || s.end - s.start < res;
             if let Some(o) = out.last_mut() {
-                if short(o) && short(&x) && x.start <= o.end + res {
+                // An aggregate spans at most `res`, so the row keeps its shape at that scale.
+                if short(o) && short(&x) && x.end <= o.start + res {
                     o.end = o.end.max(x.end);
                     o.n += x.n;
                     for k in 0..KINDS {
@@ -810,7 +818,7 @@ mod tests {
             ));
         }
         r.push(short(2_000, 1_000_000, Kind::Sleeping, NONE));
-        r.coarsen(100);
+        r.coarsen(1_000);
         assert_eq!(r.spans.len(), 2, "{:?}", r.spans);
         assert_eq!(r.spans[0].n, 100);
         assert_eq!((r.spans[0].start, r.spans[0].end), (0, 995));
@@ -839,6 +847,14 @@ mod tests {
             200_000 * 300
         );
         assert!(row.spans.windows(2).all(|w| w[0].start <= w[1].start));
+        // Merged, not flattened: the shape survives at the row's resolution.
+        assert!(
+            row.spans.len() > 1_000,
+            "{} spans at {} ns",
+            row.spans.len(),
+            row.resolution
+        );
+        assert!(row.spans.iter().all(|s| s.end - s.start <= row.resolution));
     }
 
     #[test]

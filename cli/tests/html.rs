@@ -121,6 +121,15 @@ fn check_page(r: &Run, name: &str) -> String {
         result.contains("data-result=\"PASS\"") && !result.contains("FAIL"),
         "{name}: self-test:\n{result}\nchromium stderr:\n{err}"
     );
+    // Every page here has spans of a single lock on screen: the scripted hover and click ran.
+    for check in [
+        "PASS hover shows lock, site and duration",
+        "PASS click on a span highlights its lock",
+        "PASS the highlighted lock is marked in the locks table",
+        "PASS flame click zooms into",
+    ] {
+        assert!(result.contains(check), "{name}: no {check:?} in\n{result}");
+    }
     // Chromium's own report of the page's console (a second, independent witness).
     for l in err.lines() {
         assert!(
@@ -246,4 +255,29 @@ fn contention_page_works_in_chromium() {
         dom.contains("Contention.lambda$main$0(Contention.java:"),
         "{dom}"
     );
+}
+
+mod synthetic;
+
+#[test]
+fn large_synthetic_log_page_merges_spans_and_works_in_chromium() {
+    let dir = orca_tests::work_dir().join("runs/html-synthetic");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let prefix = dir.join("run");
+    let (_, events) = synthetic::generate(&prefix, synthetic::Until::Events(1_000_000));
+    let r = Run {
+        prefix,
+        code: Some(0),
+        stdout: String::new(),
+        stderr: String::new(),
+    };
+    let dom = check_page(&r, "synthetic");
+    assert!(
+        dom.contains(&format!("PASS data: {events} events")),
+        "{dom}"
+    );
+    // More spans than the page draws: the limits say so.
+    assert!(dom.contains(" spans merged into "), "{dom}");
+    let _ = std::fs::remove_file(dir.join("run.orca"));
 }
