@@ -246,6 +246,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
     let mut objs = Strings::default();
     let mut sites = Strings::default();
     let mut site_ids: HashMap<Frame, u32> = HashMap::new();
+    let mut obj_ids: HashMap<Hash, u32> = HashMap::new();
     let (mut first, mut last) = (u64::MAX, 0u64);
     while let Some((_, rec)) = r.next_event()? {
         let Ok(rec) = rec else { continue };
@@ -270,7 +271,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
                 .or_insert_with(|| sites.id(&md.frame_to_string(f))),
             None => NONE,
         };
-        let mut obj = |h: Hash| objs.id(&h.to_string());
+        let mut obj = |h: Hash| *obj_ids.entry(h).or_insert_with(|| objs.id(&h.to_string()));
         match rec.event {
             Event::MonitorContendedEnter { monitor, owner, .. } => {
                 t.contended = Some((ts, obj(monitor), obj(owner), site()));

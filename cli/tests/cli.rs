@@ -312,3 +312,76 @@ fn timeline_balances_spans_open_at_end() {
     assert!(text.contains("\"name\":\"wait on 00001111\""), "{text}");
     assert!(text.contains("\"open_at_end\":true"), "{text}");
 }
+
+/// The JSON object the page carries (`\u003c` stands for `<` there).
+fn page_data(page: &str) -> &str {
+    let start = page
+        .find("<script id=\"orca-data\" type=\"application/json\">")
+        .expect("data element")
+        + "<script id=\"orca-data\" type=\"application/json\">".len();
+    &page[start..start + page[start..].find("</script>").expect("end of data")]
+}
+
+#[test]
+fn html_page_carries_what_report_flame_and_deadlocks_say() {
+    let dir = std::env::temp_dir().join(format!("orca-cli-test-{}-html", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("twolocks.html");
+    let o = orca(&[
+        "html",
+        fixture("twolocks").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("orca: wrote ") && err.contains("twolocks.html ("),
+        "{err}"
+    );
+    let page = std::fs::read_to_string(&out).unwrap();
+    let data = page_data(&page);
+    assert!(
+        !data.contains('<'),
+        "a raw < in the data could end the script element"
+    );
+    // deadlocks: the cycle with both stacks of each edge, and the text's summary line.
+    assert!(
+        data.contains("\"cycles\":[{\"monitors\":[\"0000F001\",\"0000F002\"],\"edges\":[{\"from\":\"0000F001\",\"to\":\"0000F002\""),
+        "{data}"
+    );
+    assert!(
+        data.contains("\"fromStack\":[\"TwoLocks.forward(TwoLocks.java:10)\",\"TwoLocks.run(TwoLocks.java:30)\"],\"toStack\":[\"TwoLocks.forward(TwoLocks.java:11)\",\"TwoLocks.run(TwoLocks.java:30)\"]"),
+        "{data}"
+    );
+    // flame (held): the same stack and weight as `orca flame --weight held`.
+    assert!(data.contains("\"held\":{\"frames\":["), "{data}");
+    // report: both monitors in the locks table, with their hold sites.
+    assert!(
+        data.contains("{\"id\":\"0000F001\",\"kind\":\"monitor\""),
+        "{data}"
+    );
+    assert!(
+        data.contains("{\"id\":\"0000F002\",\"kind\":\"monitor\""),
+        "{data}"
+    );
+    assert!(
+        data.contains("\"holdSites\":[{\"site\":\"TwoLocks."),
+        "{data}"
+    );
+    assert!(page.ends_with("</html>\n"));
+
+    let o = orca(&[
+        "html",
+        dir.join("missing").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("orca: ") && err.contains("missing"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

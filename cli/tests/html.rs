@@ -77,8 +77,9 @@ fn orca(args: &[&str]) -> (Option<i32>, String) {
 }
 
 /// Writes the page of `r`, checks it is self-contained, runs its self-test in Chromium and
-/// screenshots it; returns the DOM after the self-test.
-fn check_page(r: &Run, name: &str) -> String {
+/// screenshots it; returns the DOM after the self-test. `flames`: the log has blocked, held
+/// or waiting time, so the self-test must have clicked into a flame graph.
+fn check_page(r: &Run, name: &str, flames: bool) -> String {
     assert_eq!(r.code, Some(0), "{name}: {r:?}");
     let dir = r.prefix.parent().unwrap();
     let html = dir.join(format!("{name}.html"));
@@ -126,7 +127,11 @@ fn check_page(r: &Run, name: &str) -> String {
         "PASS hover shows lock, site and duration",
         "PASS click on a span highlights its lock",
         "PASS the highlighted lock is marked in the locks table",
-        "PASS flame click zooms into",
+        if flames {
+            "PASS flame click zooms into"
+        } else {
+            "PASS flame graphs: no closed blocked, held or waiting span"
+        },
     ] {
         assert!(result.contains(check), "{name}: no {check:?} in\n{result}");
     }
@@ -210,7 +215,7 @@ fn run_example_ping_pong() -> Run {
 #[test]
 fn ping_pong_page_works_in_chromium() {
     let r = run_example_ping_pong();
-    let dom = check_page(&r, "pingpong");
+    let dom = check_page(&r, "pingpong", true);
     // The referee's holds and the players' contention are in the locks table.
     assert!(dom.contains("<tr class=\"lock"), "{dom}");
     assert!(dom.contains("PingPong.java"), "{dom}");
@@ -225,7 +230,7 @@ fn lock_order_cycle_page_shows_the_potential_deadlock() {
         "LockOrder",
         &["cycle"],
     );
-    let dom = check_page(&r, "lockorder");
+    let dom = check_page(&r, "lockorder", true);
     let dl = dom
         .split("<div id=\"dl\">")
         .nth(1)
@@ -250,7 +255,7 @@ fn contention_page_works_in_chromium() {
         "Contention",
         &[],
     );
-    let dom = check_page(&r, "contention");
+    let dom = check_page(&r, "contention", true);
     assert!(
         dom.contains("Contention.lambda$main$0(Contention.java:"),
         "{dom}"
@@ -272,7 +277,7 @@ fn large_synthetic_log_page_merges_spans_and_works_in_chromium() {
         stdout: String::new(),
         stderr: String::new(),
     };
-    let dom = check_page(&r, "synthetic");
+    let dom = check_page(&r, "synthetic", true);
     assert!(
         dom.contains(&format!("PASS data: {events} events")),
         "{dom}"
@@ -280,4 +285,40 @@ fn large_synthetic_log_page_merges_spans_and_works_in_chromium() {
     // More spans than the page draws: the limits say so.
     assert!(dom.contains(" spans merged into "), "{dom}");
     let _ = std::fs::remove_file(dir.join("run.orca"));
+}
+
+#[test]
+fn deadlocked_fixture_page_shows_the_cycle_and_the_threads_blocked_at_the_end() {
+    let dir = orca_tests::work_dir().join("runs/html-stuck");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for ext in ["orca", "methods", "classtable"] {
+        std::fs::copy(
+            fixtures.join(format!("stuck.{ext}")),
+            dir.join(format!("run.{ext}")),
+        )
+        .unwrap();
+    }
+    let r = Run {
+        prefix: dir.join("run"),
+        code: Some(0),
+        stdout: String::new(),
+        stderr: String::new(),
+    };
+    let dom = check_page(&r, "stuck", false);
+    let dl = dom
+        .split("<div id=\"dl\">")
+        .nth(1)
+        .expect("deadlocks section");
+    for want in [
+        "Potential deadlock #1: lock-order cycle of 2 monitors",
+        "TwoLocks.forward(TwoLocks.java:10)",
+        "TwoLocks.backward(TwoLocks.java:21)",
+        "Threads blocked on a monitor at the end of the log",
+        "wait-for cycle: \"t1\" [00000A01] → \"t2\" [00000A02] → \"t1\" [00000A01]",
+        "2 lock-order edges, 1 potential deadlocks, 2 threads blocked at the end",
+    ] {
+        assert!(dl.contains(want), "no {want:?} in\n{dl}");
+    }
 }
