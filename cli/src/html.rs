@@ -43,6 +43,40 @@ pub const MAX_PAGE_BYTES: usize = 10_000_000;
 /// Finest resolution worth keeping: a pixel of a 1400-pixel view at the page's deepest zoom.
 const PIXELS_AT_FULL_ZOOM: u64 = 1400 * 100_000;
 
+/// How much of each part the page carries. The defaults keep a page of ordinary stacks
+/// (8 frames) well under [`MAX_PAGE_BYTES`]; a page that still exceeds it (deep stacks, very
+/// long names) is written again with every part halved until it fits.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    pub spans: usize,
+    pub bytes_per_flame: usize,
+    pub lock_bytes: usize,
+    /// Frames shown of each full stack in the locks table and the deadlocks.
+    pub frames_shown: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            spans: MAX_SPANS,
+            bytes_per_flame: 600_000,
+            lock_bytes: 1_000_000,
+            frames_shown: 64,
+        }
+    }
+}
+
+impl Budget {
+    fn halved(&self) -> Budget {
+        Budget {
+            spans: self.spans / 2,
+            bytes_per_flame: self.bytes_per_flame / 2,
+            lock_bytes: self.lock_bytes / 2,
+            frames_shown: (self.frames_shown / 2).max(4),
+        }
+    }
+}
+
 /// Errors of `orca html`.
 #[derive(Debug, thiserror::Error)]
 pub enum HtmlError {
@@ -440,12 +474,22 @@ pub fn fit(lanes: &mut [Lane], min_res: u64, max: usize) {
     }
 }
 
-/// The frames of a raw stack trace, innermost first.
-fn frames(md: &Metadata, raw: &str) -> Vec<String> {
+/// The first `max` frames of a raw stack trace, innermost first, and a last line saying
+/// how many more there are.
+fn frames(md: &Metadata, raw: &str, max: usize) -> Vec<String> {
     match parse_stack(raw.as_bytes(), 0) {
-        Ok(st) => st.frames().map(|f| md.frame_to_string(f)).collect(),
+        Ok(st) => shown(st.frames().map(|f| md.frame_to_string(f)).collect(), max),
         Err(_) => Vec::new(),
     }
+}
+
+fn shown(mut v: Vec<String>, max: usize) -> Vec<String> {
+    if v.len() > max {
+        let more = v.len() - max;
+        v.truncate(max);
+        v.push(format!("... {more} more frames"));
+    }
+    v
 }
 
 fn json_list<T>(items: impl IntoIterator<Item = T>, f: impl FnMut(T) -> String) -> String {
@@ -465,6 +509,7 @@ pub struct Inputs<'a> {
     pub lanes: &'a Lanes,
     pub flames: &'a [(FlameWeight, Vec<flame::Collapsed>)],
     pub deadlocks: &'a deadlocks::Findings,
+    pub budget: &'a Budget,
 }
 
 /// The page's data blob.
@@ -484,8 +529,8 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
     );
     let _ = write!(
         s,
-        "\"limits\":{{\"maxLanes\":{MAX_LANES},\"droppedLanes\":{},\"maxSpans\":{MAX_SPANS},\"originalSpans\":{},\"maxLocks\":{MAX_LOCKS},\"maxStacks\":{MAX_STACKS},\"maxPageBytes\":{MAX_PAGE_BYTES}}},",
-        inp.lanes.dropped_lanes, inp.lanes.original_spans
+        "\"limits\":{{\"maxLanes\":{MAX_LANES},\"droppedLanes\":{},\"maxSpans\":{},\"originalSpans\":{},\"maxLocks\":{MAX_LOCKS},\"maxStacks\":{MAX_STACKS},\"maxPageBytes\":{MAX_PAGE_BYTES}}},",
+        inp.lanes.dropped_lanes, inp.budget.spans, inp.lanes.original_spans
     );
     // Thread names, for owners and labels.
     let names = json_list(a.sorted_threads(), |(h, t)| {
@@ -499,8 +544,29 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
         )
     });
     let _ = write!(s, "\"names\":{{{}}},", &names[1..names.len() - 1]);
-    let _ = write!(s, "\"objs\":{},", strs(&inp.lanes.objs.list));
-    let _ = write!(s, "\"sites\":{},", strs(&inp.lanes.sites.list));
+    // Only the IDs and sites that the kept spans name: merging may have left most unused.
+    let (mut objs, mut sites) = (Strings::default(), Strings::default());
+    let mut obj_map: HashMap<u32, u32> = HashMap::new();
+    let mut site_map: HashMap<u32, u32> = HashMap::new();
+    for l in &inp.lanes.lanes {
+        for sp in l.states.spans.iter().chain(&l.holds.spans) {
+            for x in [sp.lock, sp.owner] {
+                if x != NONE {
+                    obj_map
+                        .entry(x)
+                        .or_insert_with(|| objs.id(&inp.lanes.objs.list[x as usize]));
+                }
+            }
+            if sp.site != NONE {
+                site_map
+                    .entry(sp.site)
+                    .or_insert_with(|| sites.id(&inp.lanes.sites.list[sp.site as usize]));
+            }
+        }
+    }
+    let idx = |m: &HashMap<u32, u32>, x: u32| -> i64 { m.get(&x).map_or(-1, |&i| i64::from(i)) };
+    let _ = write!(s, "\"objs\":{},", strs(&objs.list));
+    let _ = write!(s, "\"sites\":{},", strs(&sites.list));
     s.push_str("\"lanes\":");
     s.push_str(&json_list(&inp.lanes.lanes, |l| {
         let t = a.threads.get(&l.thread);
@@ -519,9 +585,9 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
                     sp.end - sp.start,
                     k,
                     sp.n,
-                    i64::from(sp.lock as i32).max(-1),
-                    i64::from(sp.owner as i32).max(-1),
-                    i64::from(sp.site as i32).max(-1),
+                    idx(&obj_map, sp.lock),
+                    idx(&obj_map, sp.owner),
+                    idx(&site_map, sp.site),
                     sp.busy(),
                     sp.depth,
                     u8::from(sp.open)
@@ -565,26 +631,49 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
             FlameWeight::Held => "held",
             FlameWeight::Waiting => "waiting",
         };
-        let _ = write!(s, "\"{name}\":{}", flame_json(stacks));
+        let _ = write!(
+            s,
+            "\"{name}\":{}",
+            flame_json(stacks, inp.budget.bytes_per_flame)
+        );
     }
     s.push_str("},\"deadlocks\":");
-    s.push_str(&deadlocks_json(inp.deadlocks, inp.md));
+    s.push_str(&deadlocks_json(
+        inp.deadlocks,
+        inp.md,
+        inp.budget.frames_shown,
+    ));
     s.push('}');
     s
 }
 
-/// The heaviest [`MAX_STACKS`] stacks as a frame table and (frame indexes, ns) pairs.
-fn flame_json(stacks: &[flame::Collapsed]) -> String {
+/// The heaviest stacks (at most [`MAX_STACKS`], and `max_bytes` of JSON) as a frame table
+/// and (frame indexes, ns) pairs; the rest are counted as omitted.
+fn flame_json(stacks: &[flame::Collapsed], max_bytes: usize) -> String {
     let mut order: Vec<&flame::Collapsed> = stacks.iter().collect();
     order.sort_by_key(|c| std::cmp::Reverse(c.ns));
-    let rest: u64 = order.iter().skip(MAX_STACKS).map(|c| c.ns).sum();
-    let rest_n = order.len().saturating_sub(MAX_STACKS);
-    order.truncate(MAX_STACKS);
     let mut names = Strings::default();
-    let rows = json_list(&order, |c| {
+    let (mut rows, mut name_bytes, mut kept) = (String::from("["), 0, 0);
+    let (mut rest, mut rest_n) = (0u64, 0usize);
+    for c in order {
+        if kept >= MAX_STACKS || rows.len() + name_bytes > max_bytes {
+            rest += c.ns;
+            rest_n += 1;
+            continue;
+        }
+        let known = names.list.len();
         let ids: Vec<String> = c.frames.iter().map(|f| names.id(f).to_string()).collect();
-        format!("[[{}],{}]", ids.join(","), c.ns)
-    });
+        name_bytes += names.list[known..]
+            .iter()
+            .map(|n| n.len() + 3)
+            .sum::<usize>();
+        if kept > 0 {
+            rows.push(',');
+        }
+        let _ = write!(rows, "[[{}],{}]", ids.join(","), c.ns);
+        kept += 1;
+    }
+    rows.push(']');
     format!(
         "{{\"frames\":{},\"stacks\":{rows},\"total\":{},\"omitted\":{rest_n},\"omittedNs\":{rest}}}",
         strs(&names.list),
@@ -592,11 +681,11 @@ fn flame_json(stacks: &[flame::Collapsed]) -> String {
     )
 }
 
-fn stack_json(md: &Metadata, raw: &str) -> String {
-    strs(&frames(md, raw))
+fn stack_json(md: &Metadata, raw: &str, max: usize) -> String {
+    strs(&frames(md, raw, max))
 }
 
-fn deadlocks_json(f: &deadlocks::Findings, md: &Metadata) -> String {
+fn deadlocks_json(f: &deadlocks::Findings, md: &Metadata, max: usize) -> String {
     let cycles = json_list(&f.cycles, |c| {
         format!(
             "{{\"monitors\":{},\"edges\":{}}}",
@@ -609,8 +698,8 @@ fn deadlocks_json(f: &deadlocks::Findings, md: &Metadata) -> String {
                 json_str(&f.label(e.thread)),
                 e.line,
                 e.count,
-                stack_json(md, &e.from_stack),
-                stack_json(md, &e.to_stack)
+                stack_json(md, &e.from_stack, max),
+                stack_json(md, &e.to_stack, max)
             )
             })
         )
@@ -622,7 +711,7 @@ fn deadlocks_json(f: &deadlocks::Findings, md: &Metadata) -> String {
             b.monitor,
             json_str(&f.label(b.owner)),
             b.line,
-            stack_json(md, &b.stack)
+            stack_json(md, &b.stack, max)
         )
     });
     let wait_for = json_list(&f.wait_for_cycles, |c| {
@@ -679,6 +768,7 @@ fn locks_json(inp: &Inputs<'_>) -> String {
                 Some(w) => json_list(stacks_at(inp.flames, w, h, &site), |st| {
                     let mut fr = st.frames[..st.frames.len() - 1].to_vec();
                     fr.reverse();
+                    let fr = shown(fr, inp.budget.frames_shown);
                     format!("{{\"frames\":{},\"ns\":{}}}", strs(&fr), st.ns)
                 }),
                 None => "[]".into(),
@@ -689,7 +779,12 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             )
         })
     };
-    let rows = json_list(locks.iter().take(MAX_LOCKS), |(h, o)| {
+    let mut bytes = 0;
+    let within_budget = |row: &String| {
+        bytes += row.len() + 1;
+        bytes <= inp.budget.lock_bytes
+    };
+    let row = |(h, o): &(Hash, &crate::report::ObjectStats)| {
         let hh = &o.holds;
         let mut owners: Vec<(&Hash, &u64)> = o.owners.iter().collect();
         owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
@@ -729,8 +824,18 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             o.notifies,
             o.notify_alls
         )
-    });
-    format!("{{\"total\":{total},\"rows\":{rows}}}")
+    };
+    // The first row always, then rows while they fit.
+    let mut within_budget = within_budget;
+    let rows: Vec<String> = locks
+        .iter()
+        .take(MAX_LOCKS)
+        .map(row)
+        .enumerate()
+        .take_while(|(i, r)| within_budget(r) || *i == 0)
+        .map(|(_, r)| r)
+        .collect();
+    format!("{{\"total\":{total},\"rows\":[{}]}}", rows.join(","))
 }
 
 /// The page for `data` (a JSON object): the template with the data in its slot.
@@ -779,15 +884,24 @@ pub fn run(prefix: &Path, output: &Path) -> Result<usize, HtmlError> {
         Ok::<_, HtmlError>((analysis, lanes, fl, found))
     })?;
     let title = prefix.display().to_string();
-    let data = data_json(&Inputs {
-        title: &title,
-        md: &md,
-        analysis: &analysis,
-        lanes: &lanes,
-        flames: &flames,
-        deadlocks: &found,
-    });
-    let html = page(&data);
+    let mut lanes = lanes;
+    let mut budget = Budget::default();
+    let html = loop {
+        fit(&mut lanes.lanes, 0, budget.spans);
+        let html = page(&data_json(&Inputs {
+            title: &title,
+            md: &md,
+            analysis: &analysis,
+            lanes: &lanes,
+            flames: &flames,
+            deadlocks: &found,
+            budget: &budget,
+        }));
+        if html.len() <= MAX_PAGE_BYTES || budget.spans < 1_000 {
+            break html;
+        }
+        budget = budget.halved();
+    };
     std::fs::write(output, &html).map_err(|source| HtmlError::Write {
         path: output.display().to_string(),
         source,
@@ -856,6 +970,42 @@ mod tests {
             row.resolution
         );
         assert!(row.spans.iter().all(|s| s.end - s.start <= row.resolution));
+    }
+
+    #[test]
+    fn flame_graph_stays_within_its_budget_and_counts_the_rest() {
+        let stacks: Vec<flame::Collapsed> = (0..2_000u64)
+            .map(|i| flame::Collapsed {
+                frames: (0..100)
+                    .map(|d| format!("pkg.Class{i}.method{d}(Class.java:{d})"))
+                    .collect(),
+                monitor: Hash(1),
+                ns: 1_000 + i,
+            })
+            .collect();
+        let j = flame_json(&stacks, 100_000);
+        assert!(j.len() < 100_000 + 8_000, "{}", j.len());
+        let omitted: usize = j
+            .split("\"omitted\":")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(omitted > 1_900 && omitted < 2_000, "{omitted}");
+        let total: u64 = stacks.iter().map(|c| c.ns).sum();
+        assert!(j.contains(&format!("\"total\":{total},")));
+        // The heaviest stack is kept.
+        assert!(j.contains(&format!(",{}]", 1_000 + 1_999)));
+    }
+
+    #[test]
+    fn long_stacks_are_cut_with_a_count() {
+        let v: Vec<String> = (0..10).map(|i| i.to_string()).collect();
+        assert_eq!(shown(v.clone(), 20), v);
+        assert_eq!(shown(v, 3), ["0", "1", "2", "... 7 more frames"]);
     }
 
     #[test]

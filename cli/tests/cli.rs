@@ -385,3 +385,86 @@ fn html_page_carries_what_report_flame_and_deadlocks_say() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn html_page_stays_small_with_deep_distinct_stacks_and_long_names() {
+    // 2,000 contentions and holds on 50 monitors, each with its own 128-frame stack of
+    // methods with 150-character names: unbounded, the flame graphs and the locks table's
+    // full stacks alone would be tens of MB.
+    use std::fmt::Write as _;
+    let dir = std::env::temp_dir().join(format!("orca-cli-test-{}-deep", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prefix = dir.join("deep");
+    let long = "x".repeat(150);
+    std::fs::write(
+        prefix.with_extension("classtable"),
+        "1.000000000,0000C1A5,Ldeep/Work;,Work.java\n",
+    )
+    .unwrap();
+    let mut m = String::new();
+    for i in 1..=2_000u32 {
+        let _ = writeln!(
+            m,
+            "1.000000000,{i:08X},m{i}{long},()V,0000C1A5,1;00000000;{i:08X}"
+        );
+    }
+    std::fs::write(prefix.with_extension("methods"), m).unwrap();
+    let mut o = String::new();
+    let mut ts = 2_000_000_000_000u64;
+    let mut ev = |o: &mut String, rest: &str| {
+        ts += 1_000;
+        let _ = writeln!(o, "{}.{:09},{rest}", ts / 1_000_000_000, ts % 1_000_000_000);
+    };
+    let mut seed = 12345u32;
+    for i in 0..2_000u32 {
+        let t = 0xA00 + i % 4;
+        let mon = 0xF000 + i % 50;
+        let mut st = String::from("128");
+        for _ in 0..128 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let _ = write!(st, ";{:08X};00000000", seed % 2_000 + 1);
+        }
+        let owner = 0xA00 + (i + 1) % 4;
+        ev(
+            &mut o,
+            &format!("MonitorContendedEnter,{t:08X},{mon:08X},{owner:08X},{st}"),
+        );
+        ev(
+            &mut o,
+            &format!("MonitorContendedEntered,{t:08X},{mon:08X},{st}"),
+        );
+        ev(&mut o, &format!("MonitorEntered,{t:08X},{mon:08X},{st}"));
+        ev(&mut o, &format!("MonitorExit,{t:08X},{mon:08X},{st}"));
+    }
+    std::fs::write(prefix.with_extension("orca"), o).unwrap();
+    let out = dir.join("deep.html");
+    let r = orca(&[
+        "html",
+        prefix.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(page.len() < 10_000_000, "{} bytes", page.len());
+    let data = page_data(&page);
+    // What was left out is counted, and long stacks say how much they lost.
+    assert!(data.contains("more frames"), "no cut stack");
+    for w in ["blocked", "held"] {
+        let f = &data[data
+            .find(&format!("\"{w}\":{{\"frames\":"))
+            .expect("flame graph")..];
+        let omitted = &f[f.find("\"omitted\":").unwrap() + 10..];
+        assert!(
+            !omitted.starts_with("0,"),
+            "the {w} flame graph was not cut"
+        );
+    }
+    assert!(data.contains("\"locks\":{\"total\":50,"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
