@@ -75,10 +75,25 @@ pub fn run<R: std::io::Read>(r: EventReader<R>, md: &Metadata) -> std::io::Resul
 /// [`run`]; with `from_events`, the graph comes from events even when the log
 /// has summary lines.
 pub fn run_with<R: std::io::Read>(
-    mut r: EventReader<R>,
+    r: EventReader<R>,
     md: &Metadata,
     from_events: bool,
 ) -> std::io::Result<(String, bool)> {
+    let f = analyze_with(r, from_events)?;
+    Ok((text(&f, md), f.found()))
+}
+
+/// What the streaming pass found: thread states at the end, lock-order edges, the number
+/// of MonitorEntered events and summary lines, and where the edges came from.
+type Scan = (
+    HashMap<Hash, ThreadState>,
+    HashMap<(Hash, Hash), Edge>,
+    u64,
+    Option<&'static str>,
+);
+
+/// The streaming pass.
+fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::Result<Scan> {
     let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
     let mut edges: HashMap<(Hash, Hash), Edge> = HashMap::new();
     let mut summary_edges: HashMap<(Hash, Hash), Edge> = HashMap::new();
@@ -180,7 +195,7 @@ pub fn run_with<R: std::io::Read>(
     } else {
         (edges, None)
     };
-    report(threads, edges, entered_events + summary_lines, source, md)
+    Ok((threads, edges, entered_events + summary_lines, source))
 }
 
 /// One acquisition of `monitor` at `site` while holding `t.held`: one edge
@@ -234,23 +249,93 @@ fn add_edge(
     e.guards.retain(|g| guards.contains(g));
 }
 
-fn report(
-    threads: HashMap<Hash, ThreadState>,
-    edges: HashMap<(Hash, Hash), Edge>,
-    entered_events: u64,
-    source: Option<&str>,
-    md: &Metadata,
-) -> std::io::Result<(String, bool)> {
-    let label = |h: Hash| -> String {
+/// One edge of a potential deadlock: a thread held `from` and then took `to`.
+pub struct CycleEdge {
+    pub from: Hash,
+    pub to: Hash,
+    /// The first thread seen taking them in this order.
+    pub thread: Hash,
+    /// Line of the log where the order was first seen.
+    pub line: u64,
+    /// Times the order was seen.
+    pub count: u64,
+    /// Raw stack where `from` was acquired.
+    pub from_stack: String,
+    /// Raw stack where `to` was acquired while holding `from`.
+    pub to_stack: String,
+}
+
+/// A lock-order cycle that two or more threads took part in, with no common gate lock.
+pub struct Cycle {
+    /// The monitors in cycle order, starting at the smallest ID.
+    pub monitors: Vec<Hash>,
+    /// `monitors[i] -> monitors[i + 1]`, the last edge closing the cycle.
+    pub edges: Vec<CycleEdge>,
+}
+
+/// A thread still blocked on a monitor when the log ends.
+pub struct BlockedThread {
+    pub thread: Hash,
+    pub monitor: Hash,
+    pub owner: Hash,
+    pub stack: String,
+    pub line: u64,
+}
+
+/// What `orca deadlocks` found, for the text output and the HTML report alike.
+pub struct Findings {
+    pub cycles: Vec<Cycle>,
+    pub blocked: Vec<BlockedThread>,
+    /// Cycles of threads blocked at the end waiting for each other (actual deadlocks).
+    pub wait_for_cycles: Vec<Vec<Hash>>,
+    pub edges: usize,
+    pub single_thread: usize,
+    pub guarded: usize,
+    pub entered_events: u64,
+    /// Where the lock-order edges came from, when not from the events.
+    pub source: Option<&'static str>,
+    names: HashMap<Hash, String>,
+}
+
+impl Findings {
+    /// `"name" [HASH]`, `[HASH]` for an unnamed thread.
+    pub fn label(&self, h: Hash) -> String {
         if h == Hash::UNKNOWN {
             return "unknown thread".into();
         }
-        match threads.get(&h).and_then(|t| t.name.as_deref()) {
+        match self.names.get(&h) {
             Some(n) => format!("\"{n}\" [{h}]"),
             None => format!("[{h}]"),
         }
-    };
+    }
 
+    /// Whether `orca deadlocks` exits 1.
+    pub fn found(&self) -> bool {
+        !self.cycles.is_empty() || !self.blocked.is_empty()
+    }
+}
+
+/// Runs the analysis without formatting it.
+pub fn analyze<R: std::io::Read>(r: EventReader<R>) -> std::io::Result<Findings> {
+    analyze_with(r, false)
+}
+
+/// [`analyze`]; with `from_events`, the graph comes from events even when the log has
+/// summary lines.
+pub fn analyze_with<R: std::io::Read>(
+    r: EventReader<R>,
+    from_events: bool,
+) -> std::io::Result<Findings> {
+    let (threads, edges, entered_events, source) = scan(r, from_events)?;
+    Ok(findings(threads, edges, entered_events, source))
+}
+
+fn findings(
+    threads: HashMap<Hash, ThreadState>,
+    edges: HashMap<(Hash, Hash), Edge>,
+    entered_events: u64,
+    source: Option<&'static str>,
+) -> Findings {
     // Cycles in the lock-order graph.
     let mut adj: HashMap<Hash, Vec<Hash>> = HashMap::new();
     let mut keys: Vec<(Hash, Hash)> = edges.keys().copied().collect();
@@ -303,11 +388,10 @@ fn report(
         }
     }
 
-    let mut out = String::new();
-    let mut potential = 0;
+    let mut potential = Vec::new();
     let mut single_thread = 0;
     let mut guarded = 0;
-    for cyc in &cycles {
+    for cyc in cycles {
         let cedges: Vec<(&Edge, Hash, Hash)> = (0..cyc.len())
             .map(|i| {
                 let (a, b) = (cyc[i], cyc[(i + 1) % cyc.len()]);
@@ -331,86 +415,143 @@ fn report(
             guarded += 1;
             continue;
         }
-        potential += 1;
-        let names: Vec<String> = cyc
+        let edges = cedges
+            .into_iter()
+            .map(|(e, from, to)| CycleEdge {
+                from,
+                to,
+                thread: e.thread,
+                line: e.line,
+                count: e.count,
+                from_stack: e.from_site.clone(),
+                to_stack: e.to_site.clone(),
+            })
+            .collect();
+        potential.push(Cycle {
+            monitors: cyc,
+            edges,
+        });
+    }
+
+    // Threads blocked at the end of the log.
+    let mut blocked: Vec<BlockedThread> = threads
+        .iter()
+        .filter_map(|(h, t)| {
+            t.blocked
+                .as_ref()
+                .map(|(m, owner, stack, line)| BlockedThread {
+                    thread: *h,
+                    monitor: *m,
+                    owner: *owner,
+                    stack: stack.clone(),
+                    line: *line,
+                })
+        })
+        .collect();
+    blocked.sort_by_key(|b| b.line);
+    // Wait-for cycles among them.
+    let waits: HashMap<Hash, Hash> = blocked.iter().map(|b| (b.thread, b.owner)).collect();
+    let mut reported: HashSet<Hash> = HashSet::new();
+    let mut wait_for_cycles = Vec::new();
+    for b in &blocked {
+        let mut path = vec![b.thread];
+        let mut x = b.thread;
+        while let Some(&o) = waits.get(&x) {
+            if let Some(i) = path.iter().position(|p| *p == o) {
+                let cyc = &path[i..];
+                if cyc.iter().all(|c| reported.insert(*c)) {
+                    wait_for_cycles.push(cyc.to_vec());
+                }
+                break;
+            }
+            path.push(o);
+            x = o;
+        }
+    }
+    Findings {
+        cycles: potential,
+        blocked,
+        wait_for_cycles,
+        edges: edges.len(),
+        single_thread,
+        guarded,
+        entered_events,
+        source,
+        names: threads
+            .into_iter()
+            .filter_map(|(h, t)| t.name.map(|n| (h, n)))
+            .collect(),
+    }
+}
+
+/// The findings as `orca deadlocks` prints them.
+pub fn text(f: &Findings, md: &Metadata) -> String {
+    let label = |h: Hash| f.label(h);
+    let mut out = String::new();
+    for (i, c) in f.cycles.iter().enumerate() {
+        let names: Vec<String> = c
+            .monitors
             .iter()
-            .chain(std::iter::once(&cyc[0]))
+            .chain(std::iter::once(&c.monitors[0]))
             .map(|h| h.to_string())
             .collect();
         let _ = writeln!(
             out,
-            "Potential deadlock #{potential}: lock-order cycle of {} monitors: {}",
-            cyc.len(),
+            "Potential deadlock #{}: lock-order cycle of {} monitors: {}",
+            i + 1,
+            c.monitors.len(),
             names.join(" -> ")
         );
-        for (e, a, b) in cedges {
+        for e in &c.edges {
             let _ = writeln!(
                 out,
-                "  thread {} holds monitor {a} (order first seen at line {} of the log, {} times), acquired at:",
+                "  thread {} holds monitor {} (order first seen at line {} of the log, {} times), acquired at:",
                 label(e.thread),
+                e.from,
                 e.line,
                 e.count
             );
-            out.push_str(&stack_lines(md, &e.from_site, "      "));
-            let _ = writeln!(out, "    then takes monitor {b} at:");
-            out.push_str(&stack_lines(md, &e.to_site, "      "));
+            out.push_str(&stack_lines(md, &e.from_stack, "      "));
+            let _ = writeln!(out, "    then takes monitor {} at:", e.to);
+            out.push_str(&stack_lines(md, &e.to_stack, "      "));
         }
         out.push('\n');
     }
 
-    // Threads blocked at the end of the log.
-    let mut blocked: Vec<(Hash, &Blocked)> = threads
-        .iter()
-        .filter_map(|(h, t)| t.blocked.as_ref().map(|b| (*h, b)))
-        .collect();
-    blocked.sort_by_key(|(_, b)| b.3);
-    if !blocked.is_empty() {
+    if !f.blocked.is_empty() {
         let _ = writeln!(
             out,
             "Threads blocked on a monitor at the end of the log (actual deadlock):"
         );
-        for (h, (m, owner, site, line)) in &blocked {
+        for b in &f.blocked {
             let _ = writeln!(
                 out,
-                "  thread {} blocked on monitor {m} owned by {} (line {line}), at:",
-                label(*h),
-                label(*owner)
+                "  thread {} blocked on monitor {} owned by {} (line {}), at:",
+                label(b.thread),
+                b.monitor,
+                label(b.owner),
+                b.line
             );
-            out.push_str(&stack_lines(md, site, "      "));
+            out.push_str(&stack_lines(md, &b.stack, "      "));
         }
-        // Wait-for cycle among them.
-        let waits: HashMap<Hash, Hash> = blocked.iter().map(|(h, b)| (*h, b.1)).collect();
-        let mut reported: HashSet<Hash> = HashSet::new();
-        for (start, _) in &blocked {
-            let mut path = vec![*start];
-            let mut x = *start;
-            while let Some(&o) = waits.get(&x) {
-                if let Some(i) = path.iter().position(|p| *p == o) {
-                    let cyc = &path[i..];
-                    if cyc.iter().all(|c| reported.insert(*c)) {
-                        let names: Vec<String> = cyc
-                            .iter()
-                            .chain(std::iter::once(&cyc[0]))
-                            .map(|h| label(*h))
-                            .collect();
-                        let _ = writeln!(out, "  wait-for cycle: {}", names.join(" -> "));
-                    }
-                    break;
-                }
-                path.push(o);
-                x = o;
-            }
+        for cyc in &f.wait_for_cycles {
+            let names: Vec<String> = cyc
+                .iter()
+                .chain(std::iter::once(&cyc[0]))
+                .map(|h| label(*h))
+                .collect();
+            let _ = writeln!(out, "  wait-for cycle: {}", names.join(" -> "));
         }
         out.push('\n');
     }
 
-    if entered_events == 0 {
+    if f.entered_events == 0 {
         let _ = writeln!(
             out,
             "note: no MonitorEntered events or summary lines (JVMTI mode?): the lock-order graph needs mode=instrument"
         );
     }
-    if let Some(source) = source {
+    if let Some(source) = f.source {
         let _ = writeln!(
             out,
             "note: lock order from {source} (sites are one frame; --from-events uses the events)"
@@ -419,21 +560,21 @@ fn report(
     let _ = writeln!(
         out,
         "{} lock-order edges, {} potential deadlocks, {} threads blocked at the end{}{}",
-        edges.len(),
-        potential,
-        blocked.len(),
-        if single_thread > 0 {
-            format!(", {single_thread} single-thread cycles ignored")
+        f.edges,
+        f.cycles.len(),
+        f.blocked.len(),
+        if f.single_thread > 0 {
+            format!(", {} single-thread cycles ignored", f.single_thread)
         } else {
             String::new()
         },
-        if guarded > 0 {
-            format!(", {guarded} cycles guarded by a common lock ignored")
+        if f.guarded > 0 {
+            format!(", {} cycles guarded by a common lock ignored", f.guarded)
         } else {
             String::new()
         },
     );
-    Ok((out, potential > 0 || !blocked.is_empty()))
+    out
 }
 
 #[cfg(test)]

@@ -20,6 +20,13 @@ struct ThreadState {
     held: Vec<(Hash, u32, u64, String)>,
 }
 
+/// One collapsed stack: frames outermost first, the last one `monitor HASH`.
+pub struct Collapsed {
+    pub frames: Vec<String>,
+    pub monitor: Hash,
+    pub ns: u64,
+}
+
 /// Builds the collapsed-stack text.
 #[allow(dead_code)] // the entry point without options
 pub fn run<R: std::io::Read>(
@@ -33,11 +40,36 @@ pub fn run<R: std::io::Read>(
 /// [`run`]; with `from_events`, `held` comes from events even when the log
 /// has summary lines.
 pub fn run_with<R: std::io::Read>(
-    mut r: EventReader<R>,
+    r: EventReader<R>,
     md: &Metadata,
     w: FlameWeight,
     from_events: bool,
 ) -> std::io::Result<String> {
+    let mut out = String::new();
+    for c in collapse_with(r, md, w, from_events)? {
+        let _ = writeln!(out, "{} {}", c.frames.join(";"), c.ns);
+    }
+    Ok(out)
+}
+
+/// The stacks and their weights, merged and sorted as `orca flame` prints them, for the
+/// text output and the HTML report alike.
+pub fn collapse<R: std::io::Read>(
+    r: EventReader<R>,
+    md: &Metadata,
+    w: FlameWeight,
+) -> std::io::Result<Vec<Collapsed>> {
+    collapse_with(r, md, w, false)
+}
+
+/// [`collapse`]; with `from_events`, `held` comes from events even when the log has
+/// summary lines.
+pub fn collapse_with<R: std::io::Read>(
+    mut r: EventReader<R>,
+    md: &Metadata,
+    w: FlameWeight,
+    from_events: bool,
+) -> std::io::Result<Vec<Collapsed>> {
     let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
     let mut weights: HashMap<(String, Hash), u64> = HashMap::new();
     let mut summary_weights: HashMap<(String, Hash), u64> = HashMap::new();
@@ -125,7 +157,7 @@ pub fn run_with<R: std::io::Read>(
     if w == FlameWeight::Held && summary_lines > 0 && !from_events {
         weights = summary_weights;
     }
-    let mut lines: Vec<(String, u64)> = weights
+    let mut lines: Vec<(String, Hash, Vec<String>, u64)> = weights
         .into_iter()
         .filter(|(_, ns)| *ns > 0)
         .map(|((raw, m), ns)| {
@@ -138,22 +170,21 @@ pub fn run_with<R: std::io::Read>(
             };
             frames.reverse(); // outermost first
             frames.push(format!("monitor {m}"));
-            (frames.join(";"), ns)
+            (frames.join(";"), m, frames, ns)
         })
         .collect();
-    lines.sort();
+    lines.sort_by(|a, b| a.0.cmp(&b.0));
     // Merge identical lines (different raw stacks can resolve alike).
-    let mut out = String::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let mut ns = lines[i].1;
-        let mut j = i + 1;
-        while j < lines.len() && lines[j].0 == lines[i].0 {
-            ns += lines[j].1;
-            j += 1;
+    let mut out: Vec<Collapsed> = Vec::new();
+    for (_, monitor, frames, ns) in lines {
+        match out.last_mut() {
+            Some(c) if c.frames == frames => c.ns += ns,
+            _ => out.push(Collapsed {
+                frames,
+                monitor,
+                ns,
+            }),
         }
-        let _ = writeln!(out, "{} {ns}", lines[i].0);
-        i = j;
     }
     Ok(out)
 }

@@ -7,6 +7,7 @@
 mod bench;
 mod deadlocks;
 mod flame;
+mod html;
 mod record;
 mod report;
 mod timeline;
@@ -54,6 +55,9 @@ enum Cmd {
         /// Instrumentation mode: also rewrite the JDK's own classes (agent option jdk=yes).
         #[arg(long)]
         jdk: bool,
+        /// Also write the HTML report (`orca html`) to FILE after the run.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
         /// The Java command: `java` (or a path to it) and its arguments.
         #[arg(last = true, required = true, value_name = "JAVA ARGS")]
         command: Vec<String>,
@@ -121,6 +125,15 @@ enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// One self-contained HTML page (no network needed): threads over time, locks, flame
+    /// graphs, deadlocks.
+    Html {
+        /// Dump prefix.
+        prefix: PathBuf,
+        /// Output file.
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
     /// Overhead of each mode (none, jvmti, instrument, jfr) on a Java program:
     /// `orca bench [--runs N] [--modes ...] -- java ARGS...`.
     Bench(bench::BenchArgs),
@@ -183,6 +196,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             mode,
             stackdepth,
             jdk,
+            html,
             command,
         } => record::run(record::Record {
             prefix,
@@ -192,6 +206,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             }),
             stackdepth,
             jdk,
+            html,
             command,
         }),
         Cmd::Check {
@@ -236,6 +251,10 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Html { prefix, output } => {
+            write_html(&prefix, &output)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Timeline { prefix, output } => {
             let md = Metadata::load(&prefix)?;
             let n = timeline::run(&prefix, &md, &output)?;
@@ -269,6 +288,17 @@ fn report_text_with(
     } else {
         report::text(&a, &md, &p, top)
     })
+}
+
+/// Writes the HTML report and says where, with its size.
+fn write_html(prefix: &Path, output: &Path) -> Result<(), html::HtmlError> {
+    let bytes = html::run(prefix, output)?;
+    eprintln!(
+        "orca: wrote {} ({:.1} MB)",
+        output.display(),
+        bytes as f64 / 1e6
+    );
+    Ok(())
 }
 
 fn open_events(prefix: &Path) -> Result<EventReader<std::fs::File>, OrcaError> {

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// How `orca record` was asked to run.
 pub struct Record {
@@ -15,6 +16,8 @@ pub struct Record {
     pub mode: Option<String>,
     pub stackdepth: Option<u32>,
     pub jdk: bool,
+    /// Also write the HTML report there.
+    pub html: Option<PathBuf>,
     pub command: Vec<String>,
 }
 
@@ -90,16 +93,16 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let so = find_agent()?;
     let options = agent_options(&r)?;
     let args = java_args(&so, &options, &r.command);
+    // Signals that arrive while the JVM starts wait (blocked) for the forwarder.
+    let blocked = BlockSignals::new();
     let mut child = Command::new(&args[0])
         .args(&args[1..])
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", args[0]))?;
-    // Ctrl-C and Ctrl-\ go to the whole foreground process group: let the JVM handle them
-    // (it exits, and the agent writes its files) while `orca` stays to print the report, as
-    // a shell does for its children. Set after the spawn, so the JVM keeps the defaults.
-    let ignore = IgnoreTerminalSignals::new();
+    let forward = ForwardSignals::new(child.id());
+    drop(blocked);
     let status = child.wait();
-    drop(ignore);
+    drop(forward);
     let status = status.map_err(|e| format!("waiting for {}: {e}", args[0]))?;
     let files: Vec<String> = ["orca", "methods", "classtable"]
         .iter()
@@ -111,6 +114,11 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
         match crate::report_text(Path::new(&r.prefix), 10, false) {
             Ok(text) => crate::print_out(&text)?,
             Err(e) => eprintln!("orca: cannot report on {}: {e}", r.prefix),
+        }
+        if let Some(out) = &r.html {
+            if let Err(e) = crate::write_html(Path::new(&r.prefix), out) {
+                eprintln!("orca: cannot write {}: {e}", out.display());
+            }
         }
     } else {
         eprintln!(
@@ -128,30 +136,99 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
 
-/// Ignores SIGINT and SIGQUIT in this process until dropped.
-struct IgnoreTerminalSignals {
-    old: [libc::sighandler_t; 2],
-}
+/// Signals `orca record` passes on to the JVM: the ones that ask a program to stop (and
+/// SIGQUIT, a thread dump), so that `kill PID` on `orca` stops the JVM the way it would stop
+/// the JVM itself (the agent writes its files) and `orca` still reports.
+const FORWARDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
 
-const TERMINAL_SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGQUIT];
+/// The JVM's pid while `orca record` waits for it (0: none), for the signal handler.
+static CHILD: AtomicI32 = AtomicI32::new(0);
 
-impl IgnoreTerminalSignals {
-    fn new() -> Self {
-        // SAFETY: signal(2) with SIG_IGN installs no handler code; the old dispositions are
-        // restored on drop.
-        let old = TERMINAL_SIGNALS.map(|s| unsafe { libc::signal(s, libc::SIG_IGN) });
-        IgnoreTerminalSignals { old }
+extern "C" fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // A terminal's Ctrl-C or Ctrl-\ (sent by the kernel, SI_KERNEL) went to the whole
+    // foreground process group, the JVM included: sending it again would make two.
+    // SAFETY: the kernel passes a valid siginfo_t to an SA_SIGINFO handler.
+    let from_terminal = !info.is_null() && unsafe { (*info).si_code } == libc::SI_KERNEL;
+    let pid = CHILD.load(Ordering::SeqCst);
+    if pid > 0 && !from_terminal {
+        // SAFETY: kill(2) is async-signal-safe.
+        unsafe { libc::kill(pid, sig) };
     }
 }
 
-impl Drop for IgnoreTerminalSignals {
+/// Blocks the forwarded signals in this thread until dropped, so that one arriving between
+/// the spawn and the handler's installation is delivered (to the handler) afterwards, not
+/// lost or fatal. The JVM does not inherit the mask: std clears it in the child.
+struct BlockSignals {
+    old: libc::sigset_t,
+}
+
+fn signal_set() -> libc::sigset_t {
+    // SAFETY: sigemptyset/sigaddset initialise the set they are given.
+    unsafe {
+        let mut set = std::mem::zeroed::<libc::sigset_t>();
+        libc::sigemptyset(&mut set);
+        for s in FORWARDED {
+            libc::sigaddset(&mut set, s);
+        }
+        set
+    }
+}
+
+impl BlockSignals {
+    fn new() -> Self {
+        let set = signal_set();
+        // SAFETY: both sets are valid; the old mask is restored on drop.
+        let old = unsafe {
+            let mut old = std::mem::zeroed::<libc::sigset_t>();
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+            old
+        };
+        BlockSignals { old }
+    }
+}
+
+impl Drop for BlockSignals {
     fn drop(&mut self) {
-        for (s, h) in TERMINAL_SIGNALS.iter().zip(self.old) {
-            if h != libc::SIG_ERR {
-                // SAFETY: restores the disposition signal(2) returned above.
-                unsafe { libc::signal(*s, h) };
+        // SAFETY: restores the mask saved above.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut()) };
+    }
+}
+
+/// Forwards [`FORWARDED`] signals to `pid` until dropped, then restores the old handlers.
+struct ForwardSignals {
+    old: Vec<(libc::c_int, libc::sigaction)>,
+}
+
+impl ForwardSignals {
+    fn new(pid: u32) -> Self {
+        CHILD.store(pid as i32, Ordering::SeqCst);
+        let mut old = Vec::new();
+        for s in FORWARDED {
+            // SAFETY: a zeroed sigaction with a valid handler, an empty mask and flags is a
+            // valid argument; the handler only calls async-signal-safe functions.
+            unsafe {
+                let mut sa = std::mem::zeroed::<libc::sigaction>();
+                sa.sa_sigaction = forward as *const () as usize;
+                sa.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+                libc::sigemptyset(&mut sa.sa_mask);
+                let mut prev = std::mem::zeroed::<libc::sigaction>();
+                if libc::sigaction(s, &sa, &mut prev) == 0 {
+                    old.push((s, prev));
+                }
             }
         }
+        ForwardSignals { old }
+    }
+}
+
+impl Drop for ForwardSignals {
+    fn drop(&mut self) {
+        for (s, prev) in &self.old {
+            // SAFETY: restores the disposition sigaction(2) returned above.
+            unsafe { libc::sigaction(*s, prev, std::ptr::null_mut()) };
+        }
+        CHILD.store(0, Ordering::SeqCst);
     }
 }
 
@@ -178,6 +255,7 @@ mod tests {
             mode: Some("jvmti".into()),
             stackdepth: Some(4),
             jdk: true,
+            html: None,
             command: vec!["java".into(), "-cp".into(), "x".into(), "Main".into()],
         };
         let o = agent_options(&r).unwrap();
@@ -202,6 +280,7 @@ mod tests {
             mode: None,
             stackdepth: None,
             jdk: false,
+            html: None,
             command: vec!["java".into()],
         };
         assert!(agent_options(&r).is_err());

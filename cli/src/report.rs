@@ -362,13 +362,15 @@ impl Analysis {
         }
     }
 
-    fn sorted_threads(&self) -> Vec<(Hash, &ThreadStats)> {
+    /// Threads in the order the log first mentions them.
+    pub fn sorted_threads(&self) -> Vec<(Hash, &ThreadStats)> {
         let mut v: Vec<_> = self.threads.iter().map(|(h, t)| (*h, t)).collect();
         v.sort_by_key(|(_, t)| t.order);
         v
     }
 
-    fn ranked<F: Fn(&ObjectStats) -> u64>(
+    /// Objects passing `filter`, largest `key` first (ties by ID, so output is stable).
+    pub fn ranked<F: Fn(&ObjectStats) -> u64>(
         &self,
         key: F,
         filter: impl Fn(&ObjectStats) -> bool,
@@ -384,14 +386,19 @@ impl Analysis {
     }
 }
 
-fn site(md: &Metadata, f: Option<Frame>) -> String {
+/// `Class.method(File.java:line)`, or `(no stack)`.
+pub fn site(md: &Metadata, f: Option<Frame>) -> String {
     match f {
         Some(f) => md.frame_to_string(f),
         None => "(no stack)".into(),
     }
 }
 
-fn top_sites(m: &HashMap<Option<Frame>, (u64, u64)>, n: usize) -> Vec<(Option<Frame>, u64, u64)> {
+/// The `n` sites with the most time: (site, count, ns).
+pub fn top_sites(
+    m: &HashMap<Option<Frame>, (u64, u64)>,
+    n: usize,
+) -> Vec<(Option<Frame>, u64, u64)> {
     let mut v: Vec<_> = m.iter().map(|(f, (c, ns))| (*f, *c, *ns)).collect();
     let key = |f: &Option<Frame>| f.map(|f| (f.method, f.location));
     v.sort_by(|a, b| {

@@ -89,6 +89,14 @@ impl Hist {
     pub fn max(&self) -> u64 {
         self.max
     }
+    /// (upper edge, count) of each non-empty bucket, smallest first: the shape of the
+    /// distribution for a histogram chart, in the same buckets the percentiles use.
+    pub fn buckets(&self) -> Vec<(u64, u64)> {
+        self.buckets
+            .iter()
+            .map(|(&b, &c)| (bucket_upper(b).min(self.max), c))
+            .collect()
+    }
     /// Nearest-rank percentile `p` in 0..=100: the upper edge of the bucket
     /// holding that rank, capped at the maximum (exact below 128 ns).
     pub fn percentile(&self, p: f64) -> u64 {

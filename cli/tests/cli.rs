@@ -314,3 +314,159 @@ fn timeline_balances_spans_open_at_end() {
     assert!(text.contains("\"name\":\"wait on 00001111\""), "{text}");
     assert!(text.contains("\"open_at_end\":true"), "{text}");
 }
+
+/// The JSON object the page carries (`\u003c` stands for `<` there).
+fn page_data(page: &str) -> &str {
+    let start = page
+        .find("<script id=\"orca-data\" type=\"application/json\">")
+        .expect("data element")
+        + "<script id=\"orca-data\" type=\"application/json\">".len();
+    &page[start..start + page[start..].find("</script>").expect("end of data")]
+}
+
+#[test]
+fn html_page_carries_what_report_flame_and_deadlocks_say() {
+    let dir = std::env::temp_dir().join(format!("orca-cli-test-{}-html", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("twolocks.html");
+    let o = orca(&[
+        "html",
+        fixture("twolocks").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("orca: wrote ") && err.contains("twolocks.html ("),
+        "{err}"
+    );
+    let page = std::fs::read_to_string(&out).unwrap();
+    let data = page_data(&page);
+    assert!(
+        !data.contains('<'),
+        "a raw < in the data could end the script element"
+    );
+    // deadlocks: the cycle with both stacks of each edge, and the text's summary line.
+    assert!(
+        data.contains("\"cycles\":[{\"monitors\":[\"0000F001\",\"0000F002\"],\"edges\":[{\"from\":\"0000F001\",\"to\":\"0000F002\""),
+        "{data}"
+    );
+    assert!(
+        data.contains("\"fromStack\":[\"TwoLocks.forward(TwoLocks.java:10)\",\"TwoLocks.run(TwoLocks.java:30)\"],\"toStack\":[\"TwoLocks.forward(TwoLocks.java:11)\",\"TwoLocks.run(TwoLocks.java:30)\"]"),
+        "{data}"
+    );
+    // flame (held): the same stack and weight as `orca flame --weight held`.
+    assert!(data.contains("\"held\":{\"frames\":["), "{data}");
+    // report: both monitors in the locks table, with their hold sites.
+    assert!(
+        data.contains("{\"id\":\"0000F001\",\"kind\":\"monitor\""),
+        "{data}"
+    );
+    assert!(
+        data.contains("{\"id\":\"0000F002\",\"kind\":\"monitor\""),
+        "{data}"
+    );
+    assert!(
+        data.contains("\"holdSites\":[{\"site\":\"TwoLocks."),
+        "{data}"
+    );
+    assert!(page.ends_with("</html>\n"));
+
+    let o = orca(&[
+        "html",
+        dir.join("missing").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("orca: ") && err.contains("missing"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn html_page_stays_small_with_deep_distinct_stacks_and_long_names() {
+    // 2,000 contentions and holds on 50 monitors, each with its own 128-frame stack of
+    // methods with 150-character names: unbounded, the flame graphs and the locks table's
+    // full stacks alone would be tens of MB.
+    use std::fmt::Write as _;
+    let dir = std::env::temp_dir().join(format!("orca-cli-test-{}-deep", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prefix = dir.join("deep");
+    let long = "x".repeat(150);
+    std::fs::write(
+        prefix.with_extension("classtable"),
+        "1.000000000,0000C1A5,Ldeep/Work;,Work.java\n",
+    )
+    .unwrap();
+    let mut m = String::new();
+    for i in 1..=2_000u32 {
+        let _ = writeln!(
+            m,
+            "1.000000000,{i:08X},m{i}{long},()V,0000C1A5,1;00000000;{i:08X}"
+        );
+    }
+    std::fs::write(prefix.with_extension("methods"), m).unwrap();
+    let mut o = String::new();
+    let mut ts = 2_000_000_000_000u64;
+    let mut ev = |o: &mut String, rest: &str| {
+        ts += 1_000;
+        let _ = writeln!(o, "{}.{:09},{rest}", ts / 1_000_000_000, ts % 1_000_000_000);
+    };
+    let mut seed = 12345u32;
+    for i in 0..2_000u32 {
+        let t = 0xA00 + i % 4;
+        let mon = 0xF000 + i % 50;
+        let mut st = String::from("128");
+        for _ in 0..128 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let _ = write!(st, ";{:08X};00000000", seed % 2_000 + 1);
+        }
+        let owner = 0xA00 + (i + 1) % 4;
+        ev(
+            &mut o,
+            &format!("MonitorContendedEnter,{t:08X},{mon:08X},{owner:08X},{st}"),
+        );
+        ev(
+            &mut o,
+            &format!("MonitorContendedEntered,{t:08X},{mon:08X},{st}"),
+        );
+        ev(&mut o, &format!("MonitorEntered,{t:08X},{mon:08X},{st}"));
+        ev(&mut o, &format!("MonitorExit,{t:08X},{mon:08X},{st}"));
+    }
+    std::fs::write(prefix.with_extension("orca"), o).unwrap();
+    let out = dir.join("deep.html");
+    let r = orca(&[
+        "html",
+        prefix.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(page.len() < 10_000_000, "{} bytes", page.len());
+    let data = page_data(&page);
+    // What was left out is counted, and long stacks say how much they lost.
+    assert!(data.contains("more frames"), "no cut stack");
+    for w in ["blocked", "held"] {
+        let f = &data[data
+            .find(&format!("\"{w}\":{{\"frames\":"))
+            .expect("flame graph")..];
+        let omitted = &f[f.find("\"omitted\":").unwrap() + 10..];
+        assert!(
+            !omitted.starts_with("0,"),
+            "the {w} flame graph was not cut"
+        );
+    }
+    assert!(data.contains("\"locks\":{\"total\":50,"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

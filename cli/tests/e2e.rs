@@ -471,3 +471,77 @@ fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
         assert_eq!(code, Some(0), "{check}");
     }
 }
+
+#[test]
+fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page() {
+    use std::io::{BufRead, BufReader, Read};
+    let classes = test_classes();
+    for jdk in jdks() {
+        let dir = orca_tests::work_dir()
+            .join("runs")
+            .join(format!("cli-record-term-{}", jdk.label()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // `kill PID` from a supervisor reaches `orca` alone, not its process group.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_orca"))
+            .current_dir(&dir)
+            .args(["record", "-o", "term", "--html", "term.html", "--"])
+            .arg(jdk.java())
+            .arg("-cp")
+            .arg(classes)
+            .args(["Exits", "wait"])
+            .env("ORCA_AGENT", orca_tests::agent_path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id().to_string();
+        let watchdog = pid.clone();
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            if rx
+                .recv_timeout(std::time::Duration::from_secs(120))
+                .is_err()
+            {
+                let _ = Command::new("pkill").args(["-9", "-P", &watchdog]).status();
+                let _ = Command::new("kill").args(["-9", &watchdog]).status();
+            }
+        });
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        while line != "ready\n" {
+            line.clear();
+            assert!(out.read_line(&mut line).unwrap() > 0, "no `ready` line");
+        }
+        let st = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(st.success());
+        let mut rest = String::new();
+        out.read_to_string(&mut rest).unwrap();
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        let _ = tx.send(());
+        let ctx = format!("{}:\n{rest}{err}", jdk.label());
+        // The JVM got the SIGTERM (it exits with 128 + 15); `orca` did not die of it.
+        assert_eq!(status.code(), Some(143), "{ctx}");
+        assert!(
+            rest.contains("\n$ orca report term\nOrca report for term: "),
+            "{ctx}"
+        );
+        assert!(rest.contains("\nWait/notify\n  object "), "{ctx}");
+        let (code, check, _) = orca(&["check", dir.join("term").to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{check}");
+        assert!(check.contains(": valid (0 errors, 0 warnings"), "{check}");
+        assert!(err.contains("orca: wrote term.html ("), "{ctx}");
+        let page = std::fs::read_to_string(dir.join("term.html")).unwrap();
+        assert!(page.ends_with("</html>\n"), "{ctx}");
+        assert!(page.contains("\"title\":\"term\""), "{ctx}");
+        assert!(page.contains("Exits.main(Exits.java:"), "{ctx}");
+    }
+}

@@ -1,0 +1,1022 @@
+//! `orca html`: one self-contained HTML page (no network: the script, styles and data are
+//! inline) with the threads over time, the locks table, flame graphs and the deadlocks.
+//!
+//! The page is built from the same analyses as the text commands (`report::Analysis`,
+//! `flame::collapse`, `deadlocks::analyze`), so it says what they say. Only the lanes of the
+//! threads-over-time view are computed here. Whatever the log's length, the page stays
+//! small and responsive because everything is bounded at generation time: at most
+//! [`MAX_LANES`] lanes, at most [`MAX_SPANS`] spans in all (runs of spans shorter than a
+//! lane's resolution are merged into one, the resolution doubling until the lane fits), at
+//! most [`MAX_LOCKS`] locks and [`MAX_STACKS`] stacks per flame graph. The page states every
+//! limit that was reached.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use orca_format::{parse_stack, Event, EventReader, Frame, Hash, Metadata, OrcaError};
+
+use crate::report::{self, Analysis};
+use crate::util::json_str;
+use crate::{deadlocks, flame, FlameWeight};
+
+/// The page: markup, styles and script, with `/*ORCA_DATA*/null` where the data goes.
+const TEMPLATE: &str = include_str!("../assets/report.html");
+const DATA_SLOT: &str = "/*ORCA_DATA*/null";
+
+/// Lanes drawn: a page with thousands of lanes is not readable anyway; the busiest stay.
+pub const MAX_LANES: usize = 400;
+/// Spans drawn over all lanes. About 45 bytes each in the page, so they stay under 6 MB
+/// and the page under [`MAX_PAGE_BYTES`].
+pub const MAX_SPANS: usize = 120_000;
+/// Spans one lane row keeps while reading before it halves its resolution: bounds memory.
+const ROW_SOFT_CAP: usize = 16_384;
+/// Locks in the locks table.
+pub const MAX_LOCKS: usize = 200;
+/// Stacks per flame graph (the heaviest; the rest are summed into one "other stacks" entry).
+pub const MAX_STACKS: usize = 3_000;
+/// Sites per lock in the locks table, and full stacks per site.
+const MAX_SITES: usize = 10;
+const MAX_STACKS_PER_SITE: usize = 5;
+/// Documented bound on the page size (cli/README.md): tested on a 10-million-event log.
+pub const MAX_PAGE_BYTES: usize = 10_000_000;
+/// Finest resolution worth keeping: a pixel of a 1400-pixel view at the page's deepest zoom.
+const PIXELS_AT_FULL_ZOOM: u64 = 1400 * 100_000;
+
+/// How much of each part the page carries. The defaults keep a page of ordinary stacks
+/// (8 frames) well under [`MAX_PAGE_BYTES`]; a page that still exceeds it (deep stacks, very
+/// long names) is written again with every part halved until it fits.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    pub spans: usize,
+    pub bytes_per_flame: usize,
+    pub lock_bytes: usize,
+    /// Frames shown of each full stack in the locks table and the deadlocks.
+    pub frames_shown: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            spans: MAX_SPANS,
+            bytes_per_flame: 600_000,
+            lock_bytes: 1_000_000,
+            frames_shown: 64,
+        }
+    }
+}
+
+impl Budget {
+    fn halved(&self) -> Budget {
+        Budget {
+            spans: self.spans / 2,
+            bytes_per_flame: self.bytes_per_flame / 2,
+            lock_bytes: self.lock_bytes / 2,
+            frames_shown: (self.frames_shown / 2).max(4),
+        }
+    }
+}
+
+/// Errors of `orca html`.
+#[derive(Debug, thiserror::Error)]
+pub enum HtmlError {
+    #[error(transparent)]
+    Orca(#[from] OrcaError),
+    #[error("reading the log: {0}")]
+    Read(#[from] std::io::Error),
+    #[error("writing {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("an analysis thread panicked")]
+    Panicked,
+}
+
+/// What a span of a lane shows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum Kind {
+    Blocked = 0,
+    Waiting = 1,
+    Sleeping = 2,
+    Joining = 3,
+    Acquiring = 4,
+    Holding = 5,
+}
+const KINDS: usize = 6;
+
+/// No lock, owner or site (or several, in a merged span).
+const NONE: u32 = u32::MAX;
+
+/// One span of a lane, or a run of short spans merged into one.
+#[derive(Clone, Debug)]
+pub struct Span {
+    pub start: u64,
+    pub end: u64,
+    /// Spans merged into this one (1: an original span).
+    pub n: u32,
+    pub lock: u32,
+    pub owner: u32,
+    pub site: u32,
+    /// Nesting depth of a hold (0: outermost).
+    pub depth: u8,
+    /// Nanoseconds per kind inside: the merged span shows the kind with the most.
+    pub mix: [u64; KINDS],
+    /// Still open when the log ended.
+    pub open: bool,
+}
+
+impl Span {
+    fn kind(&self) -> usize {
+        (0..KINDS).max_by_key(|&k| self.mix[k]).unwrap_or(0)
+    }
+    fn busy(&self) -> u64 {
+        self.mix.iter().sum()
+    }
+}
+
+/// One row of a lane (states, or holds) with its merge resolution.
+#[derive(Default, Debug)]
+pub struct Row {
+    pub spans: Vec<Span>,
+    /// Spans shorter than this were merged with their neighbours (0: none were).
+    pub resolution: u64,
+    /// Spans before merging.
+    pub original: u64,
+}
+
+impl Row {
+    fn push(&mut self, s: Span) {
+        self.original += 1;
+        self.spans.push(s);
+        if self.spans.len() > ROW_SOFT_CAP {
+            // The spans since the last merge at the current resolution first; a coarser
+            // one only when that is not enough, so the resolution grows with the row's
+            // length, not with the number of merges.
+            self.coarsen(self.resolution);
+            while self.spans.len() > ROW_SOFT_CAP / 2 && self.resolution < u64::MAX / 4 {
+                self.coarsen((self.resolution * 2).max(1_000));
+            }
+        }
+    }
+
+    /// Merges runs of spans shorter than `res` into aggregates at most `res` long: one per
+    /// pixel when `res` is a pixel's time.
+    pub fn coarsen(&mut self, res: u64) {
+        self.resolution = self.resolution.max(res);
+        let res = self.resolution;
+        self.spans.sort_by_key(|s| s.start);
+        let mut out: Vec<Span> = Vec::with_capacity(self.spans.len() / 2 + 1);
+        for x in self.spans.drain(..) {
+            let short = |s: &Span| s.n > 1 || s.end - s.start < res;
+            if let Some(o) = out.last_mut() {
+                // An aggregate spans at most `res`, so the row keeps its shape at that scale.
+                if short(o) && short(&x) && x.end <= o.start + res {
+                    o.end = o.end.max(x.end);
+                    o.n += x.n;
+                    for k in 0..KINDS {
+                        o.mix[k] += x.mix[k];
+                    }
+                    for (a, b) in [
+                        (&mut o.lock, x.lock),
+                        (&mut o.owner, x.owner),
+                        (&mut o.site, x.site),
+                    ] {
+                        if *a != b {
+                            *a = NONE;
+                        }
+                    }
+                    o.depth = o.depth.min(x.depth);
+                    o.open |= x.open;
+                    continue;
+                }
+            }
+            out.push(x);
+        }
+        self.spans = out;
+    }
+}
+
+/// A thread's lane.
+#[derive(Debug)]
+pub struct Lane {
+    pub thread: Hash,
+    pub states: Row,
+    pub holds: Row,
+    /// Time spent in spans (blocked, waiting, ... holding): which lanes to keep.
+    activity: u64,
+}
+
+impl Lane {
+    fn new(thread: Hash) -> Lane {
+        Lane {
+            thread,
+            states: Row::default(),
+            holds: Row::default(),
+            activity: 0,
+        }
+    }
+}
+
+struct LaneState {
+    lane: Lane,
+    state: Option<(Kind, u64, u32, u32, u32)>,
+    contended: Option<(u64, u32, u32, u32)>,
+    /// (monitor, count, since, site, paused by Object.wait)
+    held: Vec<(Hash, u32, u64, u32, bool)>,
+}
+
+/// Interns strings (frames, IDs) so the page names each once.
+#[derive(Default)]
+struct Strings {
+    index: HashMap<String, u32>,
+    list: Vec<String>,
+}
+
+impl Strings {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = self.list.len() as u32;
+        self.index.insert(s.to_string(), i);
+        self.list.push(s.to_string());
+        i
+    }
+}
+
+/// Lanes of every thread, from one pass over the log.
+pub struct Lanes {
+    pub lanes: Vec<Lane>,
+    /// Lanes left out ([`MAX_LANES`]).
+    pub dropped_lanes: usize,
+    /// Spans before any merging, over the lanes kept.
+    pub original_spans: u64,
+    objs: Strings,
+    sites: Strings,
+}
+
+fn span(kind: Kind, start: u64, end: u64, lock: u32, owner: u32, site: u32) -> Span {
+    let mut mix = [0; KINDS];
+    mix[kind as usize] = end.saturating_sub(start).max(1);
+    Span {
+        start,
+        end: end.max(start),
+        n: 1,
+        lock,
+        owner,
+        site,
+        depth: 0,
+        mix,
+        open: false,
+    }
+}
+
+/// Reads the log into lanes, bounded as the module's comment says.
+pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io::Result<Lanes> {
+    let mut threads: HashMap<Hash, LaneState> = HashMap::new();
+    let mut order: Vec<Hash> = Vec::new();
+    let mut objs = Strings::default();
+    let mut sites = Strings::default();
+    let mut site_ids: HashMap<Frame, u32> = HashMap::new();
+    let mut obj_ids: HashMap<Hash, u32> = HashMap::new();
+    let (mut first, mut last) = (u64::MAX, 0u64);
+    while let Some((_, rec)) = r.next_event()? {
+        let Ok(rec) = rec else { continue };
+        let ts = rec.timestamp.nanos();
+        first = first.min(ts);
+        last = last.max(ts);
+        let Some(thread) = rec.event.thread() else {
+            continue;
+        };
+        let t = threads.entry(thread).or_insert_with(|| {
+            order.push(thread);
+            LaneState {
+                lane: Lane::new(thread),
+                state: None,
+                contended: None,
+                held: Vec::new(),
+            }
+        });
+        let mut site = || match rec.event.stack().and_then(|s| s.top()) {
+            Some(f) => *site_ids
+                .entry(f)
+                .or_insert_with(|| sites.id(&md.frame_to_string(f))),
+            None => NONE,
+        };
+        let mut obj = |h: Hash| *obj_ids.entry(h).or_insert_with(|| objs.id(&h.to_string()));
+        match rec.event {
+            Event::MonitorContendedEnter { monitor, owner, .. } => {
+                t.contended = Some((ts, obj(monitor), obj(owner), site()));
+            }
+            Event::MonitorContendedEntered { .. } => {
+                if let Some((since, m, o, s)) = t.contended.take() {
+                    t.lane.activity += ts - since.min(ts);
+                    t.lane.states.push(span(Kind::Blocked, since, ts, m, o, s));
+                }
+            }
+            Event::ObjectWait { object, .. } => {
+                let o = obj(object);
+                // Object.wait releases the monitor: the hold pauses.
+                let depth = t.held.len();
+                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object && !h.4) {
+                    let mut s = span(Kind::Holding, h.2, ts, o, NONE, h.3);
+                    s.depth = depth.saturating_sub(1).min(3) as u8;
+                    t.lane.activity += ts - h.2.min(ts);
+                    t.lane.holds.push(s);
+                    h.4 = true;
+                }
+                t.state = Some((Kind::Waiting, ts, o, NONE, site()));
+            }
+            Event::ThreadJoin { joined, .. } => {
+                t.state = Some((Kind::Joining, ts, NONE, obj(joined), site()))
+            }
+            Event::ThreadSleep { .. } => t.state = Some((Kind::Sleeping, ts, NONE, NONE, site())),
+            Event::SemaphoreAcquire { semaphore, .. } => {
+                t.state = Some((Kind::Acquiring, ts, obj(semaphore), NONE, site()))
+            }
+            Event::ObjectWaited { object, .. } => {
+                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object && h.4) {
+                    h.2 = ts;
+                    h.4 = false;
+                }
+                close_state(t, ts);
+            }
+            Event::ThreadJoined { .. }
+            | Event::ThreadSlept { .. }
+            | Event::SemaphoreAcquired { .. } => close_state(t, ts),
+            Event::MonitorEntered { monitor, .. } => {
+                match t.held.iter_mut().find(|h| h.0 == monitor) {
+                    Some(h) => h.1 += 1,
+                    None => {
+                        let s = site();
+                        t.held.push((monitor, 1, ts, s, false));
+                    }
+                }
+            }
+            Event::MonitorExit { monitor, .. } => {
+                if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
+                    t.held[i].1 -= 1;
+                    if t.held[i].1 == 0 {
+                        let (m, _, since, s, paused) = t.held.remove(i);
+                        if !paused {
+                            let mut sp = span(Kind::Holding, since, ts, obj(m), NONE, s);
+                            sp.depth = i.min(3) as u8;
+                            t.lane.activity += ts - since.min(ts);
+                            t.lane.holds.push(sp);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // Close what is open at the end.
+    for t in threads.values_mut() {
+        if let Some((since, m, o, s)) = t.contended.take() {
+            let mut sp = span(Kind::Blocked, since, last, m, o, s);
+            sp.open = true;
+            t.lane.activity += last - since.min(last);
+            t.lane.states.push(sp);
+        }
+        if let Some((k, since, m, o, s)) = t.state.take() {
+            let mut sp = span(k, since, last, m, o, s);
+            sp.open = true;
+            t.lane.activity += last - since.min(last);
+            t.lane.states.push(sp);
+        }
+        for (i, (m, _, since, s, paused)) in std::mem::take(&mut t.held).into_iter().enumerate() {
+            if !paused {
+                let mut sp = span(Kind::Holding, since, last, objs.id(&m.to_string()), NONE, s);
+                sp.open = true;
+                sp.depth = i.min(3) as u8;
+                t.lane.holds.push(sp);
+            }
+        }
+    }
+    let mut lanes: Vec<Lane> = order
+        .iter()
+        .filter_map(|h| threads.remove(h))
+        .map(|t| t.lane)
+        .collect();
+    let mut dropped_lanes = 0;
+    if lanes.len() > MAX_LANES {
+        let mut by_activity: Vec<(u64, usize)> = lanes
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.activity, i))
+            .collect();
+        by_activity.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let keep: std::collections::HashSet<usize> =
+            by_activity.iter().take(MAX_LANES).map(|x| x.1).collect();
+        dropped_lanes = lanes.len() - MAX_LANES;
+        lanes = lanes
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| keep.contains(i))
+            .map(|(_, l)| l)
+            .collect();
+    }
+    let span_ns = last.saturating_sub(first.min(last));
+    fit(&mut lanes, span_ns / PIXELS_AT_FULL_ZOOM, MAX_SPANS);
+    let original_spans = lanes
+        .iter()
+        .map(|l| l.states.original + l.holds.original)
+        .sum();
+    Ok(Lanes {
+        lanes,
+        dropped_lanes,
+        original_spans,
+        objs,
+        sites,
+    })
+}
+
+fn close_state(t: &mut LaneState, ts: u64) {
+    if let Some((k, since, m, o, s)) = t.state.take() {
+        t.lane.activity += ts - since.min(ts);
+        t.lane.states.push(span(k, since, ts, m, o, s));
+    }
+}
+
+/// Merges spans shorter than `min_res` everywhere, then coarsens the fullest rows until all
+/// rows together hold at most `max` spans.
+pub fn fit(lanes: &mut [Lane], min_res: u64, max: usize) {
+    for l in lanes.iter_mut() {
+        for row in [&mut l.states, &mut l.holds] {
+            if min_res > 0 || row.resolution > 0 {
+                row.coarsen(min_res);
+            } else {
+                row.spans.sort_by_key(|s| s.start);
+            }
+        }
+    }
+    let total = |lanes: &[Lane]| -> usize {
+        lanes
+            .iter()
+            .map(|l| l.states.spans.len() + l.holds.spans.len())
+            .sum()
+    };
+    while total(lanes) > max {
+        let Some(row) = lanes
+            .iter_mut()
+            .flat_map(|l| [&mut l.states, &mut l.holds])
+            .max_by_key(|r| r.spans.len())
+        else {
+            break;
+        };
+        let before = row.spans.len();
+        row.coarsen((row.resolution * 2).max(1_000));
+        if row.spans.len() == before && row.resolution > u64::MAX / 4 {
+            break;
+        }
+    }
+}
+
+/// The first `max` frames of a raw stack trace, innermost first, and a last line saying
+/// how many more there are.
+fn frames(md: &Metadata, raw: &str, max: usize) -> Vec<String> {
+    match parse_stack(raw.as_bytes(), 0) {
+        Ok(st) => shown(st.frames().map(|f| md.frame_to_string(f)).collect(), max),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn shown(mut v: Vec<String>, max: usize) -> Vec<String> {
+    if v.len() > max {
+        let more = v.len() - max;
+        v.truncate(max);
+        v.push(format!("... {more} more frames"));
+    }
+    v
+}
+
+fn json_list<T>(items: impl IntoIterator<Item = T>, f: impl FnMut(T) -> String) -> String {
+    let v: Vec<String> = items.into_iter().map(f).collect();
+    format!("[{}]", v.join(","))
+}
+
+fn strs(v: &[String]) -> String {
+    json_list(v, |s| json_str(s))
+}
+
+/// Everything the page needs, as one JSON object (times in ns, relative to the first event).
+pub struct Inputs<'a> {
+    pub title: &'a str,
+    pub md: &'a Metadata,
+    pub analysis: &'a Analysis,
+    pub lanes: &'a Lanes,
+    pub flames: &'a [(FlameWeight, Vec<flame::Collapsed>)],
+    pub deadlocks: &'a deadlocks::Findings,
+    pub budget: &'a Budget,
+}
+
+/// The page's data blob.
+pub fn data_json(inp: &Inputs<'_>) -> String {
+    let a = inp.analysis;
+    let t0 = a.first_ts.unwrap_or(0);
+    let mut s = String::with_capacity(1 << 20);
+    let span = a.last_ts.saturating_sub(t0);
+    let _ = write!(
+        s,
+        "{{\"title\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"span\":{span},",
+        json_str(inp.title),
+        a.events,
+        a.malformed,
+        a.torn,
+        a.dropped
+    );
+    let _ = write!(
+        s,
+        "\"limits\":{{\"maxLanes\":{MAX_LANES},\"droppedLanes\":{},\"maxSpans\":{},\"originalSpans\":{},\"maxLocks\":{MAX_LOCKS},\"maxStacks\":{MAX_STACKS},\"maxPageBytes\":{MAX_PAGE_BYTES}}},",
+        inp.lanes.dropped_lanes, inp.budget.spans, inp.lanes.original_spans
+    );
+    // Thread names, for owners and labels.
+    let names = json_list(a.sorted_threads(), |(h, t)| {
+        format!(
+            "{}:{}",
+            json_str(&h.to_string()),
+            t.name
+                .as_deref()
+                .map(json_str)
+                .unwrap_or_else(|| "null".into())
+        )
+    });
+    let _ = write!(s, "\"names\":{{{}}},", &names[1..names.len() - 1]);
+    // Only the IDs and sites that the kept spans name: merging may have left most unused.
+    let (mut objs, mut sites) = (Strings::default(), Strings::default());
+    let mut obj_map: HashMap<u32, u32> = HashMap::new();
+    let mut site_map: HashMap<u32, u32> = HashMap::new();
+    for l in &inp.lanes.lanes {
+        for sp in l.states.spans.iter().chain(&l.holds.spans) {
+            for x in [sp.lock, sp.owner] {
+                if x != NONE {
+                    obj_map
+                        .entry(x)
+                        .or_insert_with(|| objs.id(&inp.lanes.objs.list[x as usize]));
+                }
+            }
+            if sp.site != NONE {
+                site_map
+                    .entry(sp.site)
+                    .or_insert_with(|| sites.id(&inp.lanes.sites.list[sp.site as usize]));
+            }
+        }
+    }
+    let idx = |m: &HashMap<u32, u32>, x: u32| -> i64 { m.get(&x).map_or(-1, |&i| i64::from(i)) };
+    let _ = write!(s, "\"objs\":{},", strs(&objs.list));
+    let _ = write!(s, "\"sites\":{},", strs(&sites.list));
+    s.push_str("\"lanes\":");
+    s.push_str(&json_list(&inp.lanes.lanes, |l| {
+        let t = a.threads.get(&l.thread);
+        let row = |r: &Row| {
+            let mut o = String::with_capacity(r.spans.len() * 40);
+            o.push('[');
+            for (i, sp) in r.spans.iter().enumerate() {
+                if i > 0 {
+                    o.push(',');
+                }
+                let k = sp.kind();
+                let _ = write!(
+                    o,
+                    "{},{},{},{},{},{},{},{},{},{}",
+                    sp.start.saturating_sub(t0),
+                    sp.end - sp.start,
+                    k,
+                    sp.n,
+                    idx(&obj_map, sp.lock),
+                    idx(&obj_map, sp.owner),
+                    idx(&site_map, sp.site),
+                    sp.busy(),
+                    sp.depth,
+                    u8::from(sp.open)
+                );
+            }
+            o.push(']');
+            format!(
+                "{{\"res\":{},\"original\":{},\"spans\":{o}}}",
+                r.resolution, r.original
+            )
+        };
+        format!(
+            "{{\"id\":\"{}\",\"start\":{},\"end\":{},\"alive\":{},\"states\":{},\"holds\":{}}}",
+            l.thread,
+            t.map_or(0, |t| t.started.unwrap_or(t.first).saturating_sub(t0)),
+            t.map_or(span, |t| t.ended.unwrap_or(a.last_ts).saturating_sub(t0)),
+            t.and_then(|t| t.ended).is_none(),
+            row(&l.states),
+            row(&l.holds)
+        )
+    }));
+    s.push(',');
+    s.push_str("\"threads\":");
+    s.push_str(&json_list(a.sorted_threads(), |(h, t)| {
+        format!(
+            "{{\"id\":\"{h}\",\"blocked\":{},\"waiting\":{},\"sleeping\":{},\"joining\":{},\"acquiring\":{}}}",
+            t.blocked.1, t.waiting.1, t.sleeping.1, t.joining.1, t.acquiring.1
+        )
+    }));
+    s.push(',');
+    s.push_str("\"locks\":");
+    s.push_str(&locks_json(inp));
+    s.push(',');
+    s.push_str("\"flames\":{");
+    for (i, (w, stacks)) in inp.flames.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let name = match w {
+            FlameWeight::Blocked => "blocked",
+            FlameWeight::Held => "held",
+            FlameWeight::Waiting => "waiting",
+        };
+        let _ = write!(
+            s,
+            "\"{name}\":{}",
+            flame_json(stacks, inp.budget.bytes_per_flame)
+        );
+    }
+    s.push_str("},\"deadlocks\":");
+    s.push_str(&deadlocks_json(
+        inp.deadlocks,
+        inp.md,
+        inp.budget.frames_shown,
+    ));
+    s.push('}');
+    s
+}
+
+/// The heaviest stacks (at most [`MAX_STACKS`], and `max_bytes` of JSON) as a frame table
+/// and (frame indexes, ns) pairs; the rest are counted as omitted.
+fn flame_json(stacks: &[flame::Collapsed], max_bytes: usize) -> String {
+    let mut order: Vec<&flame::Collapsed> = stacks.iter().collect();
+    order.sort_by_key(|c| std::cmp::Reverse(c.ns));
+    let mut names = Strings::default();
+    let (mut rows, mut name_bytes, mut kept) = (String::from("["), 0, 0);
+    let (mut rest, mut rest_n) = (0u64, 0usize);
+    for c in order {
+        if kept >= MAX_STACKS || rows.len() + name_bytes > max_bytes {
+            rest += c.ns;
+            rest_n += 1;
+            continue;
+        }
+        let known = names.list.len();
+        let ids: Vec<String> = c.frames.iter().map(|f| names.id(f).to_string()).collect();
+        name_bytes += names.list[known..]
+            .iter()
+            .map(|n| n.len() + 3)
+            .sum::<usize>();
+        if kept > 0 {
+            rows.push(',');
+        }
+        let _ = write!(rows, "[[{}],{}]", ids.join(","), c.ns);
+        kept += 1;
+    }
+    rows.push(']');
+    format!(
+        "{{\"frames\":{},\"stacks\":{rows},\"total\":{},\"omitted\":{rest_n},\"omittedNs\":{rest}}}",
+        strs(&names.list),
+        stacks.iter().map(|c| c.ns).sum::<u64>()
+    )
+}
+
+fn stack_json(md: &Metadata, raw: &str, max: usize) -> String {
+    strs(&frames(md, raw, max))
+}
+
+fn deadlocks_json(f: &deadlocks::Findings, md: &Metadata, max: usize) -> String {
+    let cycles = json_list(&f.cycles, |c| {
+        format!(
+            "{{\"monitors\":{},\"edges\":{}}}",
+            json_list(&c.monitors, |m| format!("\"{m}\"")),
+            json_list(&c.edges, |e| {
+                format!(
+                "{{\"from\":\"{}\",\"to\":\"{}\",\"thread\":{},\"line\":{},\"count\":{},\"fromStack\":{},\"toStack\":{}}}",
+                e.from,
+                e.to,
+                json_str(&f.label(e.thread)),
+                e.line,
+                e.count,
+                stack_json(md, &e.from_stack, max),
+                stack_json(md, &e.to_stack, max)
+            )
+            })
+        )
+    });
+    let blocked = json_list(&f.blocked, |b| {
+        format!(
+            "{{\"thread\":{},\"monitor\":\"{}\",\"owner\":{},\"line\":{},\"stack\":{}}}",
+            json_str(&f.label(b.thread)),
+            b.monitor,
+            json_str(&f.label(b.owner)),
+            b.line,
+            stack_json(md, &b.stack, max)
+        )
+    });
+    let wait_for = json_list(&f.wait_for_cycles, |c| {
+        json_list(c, |h| json_str(&f.label(*h)))
+    });
+    format!(
+        "{{\"cycles\":{cycles},\"blocked\":{blocked},\"waitFor\":{wait_for},\"edges\":{},\"singleThread\":{},\"guarded\":{},\"enteredEvents\":{},\"text\":{}}}",
+        f.edges,
+        f.single_thread,
+        f.guarded,
+        f.entered_events,
+        json_str(&deadlocks::text(f, md))
+    )
+}
+
+/// Full stacks (from the flame graph's stacks) whose innermost frame is `site` on `monitor`.
+fn stacks_at<'a>(
+    flames: &'a [(FlameWeight, Vec<flame::Collapsed>)],
+    w: FlameWeight,
+    monitor: Hash,
+    site: &str,
+) -> Vec<&'a flame::Collapsed> {
+    let mut v: Vec<&flame::Collapsed> = flames
+        .iter()
+        .filter(|(fw, _)| *fw == w)
+        .flat_map(|(_, s)| s.iter())
+        .filter(|c| {
+            c.monitor == monitor && c.frames.len() >= 2 && c.frames[c.frames.len() - 2] == site
+        })
+        .collect();
+    v.sort_by_key(|c| std::cmp::Reverse(c.ns));
+    v.truncate(MAX_STACKS_PER_SITE);
+    v
+}
+
+fn locks_json(inp: &Inputs<'_>) -> String {
+    let a = inp.analysis;
+    let md = inp.md;
+    let locks = a.ranked(
+        |o| o.blocked + o.holds.total() + o.sem_time + o.waited,
+        |o| {
+            o.contentions > 0
+                || o.holds.count() > 0
+                || o.open_holds > 0
+                || o.sem_acquires + o.sem_releases > 0
+                || o.waits + o.notifies + o.notify_alls > 0
+        },
+    );
+    let total = locks.len();
+    let sites = |h: Hash, m: &HashMap<Option<Frame>, (u64, u64)>, w: Option<FlameWeight>| {
+        json_list(report::top_sites(m, MAX_SITES), |(f, c, ns)| {
+            let site = report::site(md, f);
+            let stacks = match w {
+                Some(w) => json_list(stacks_at(inp.flames, w, h, &site), |st| {
+                    let mut fr = st.frames[..st.frames.len() - 1].to_vec();
+                    fr.reverse();
+                    let fr = shown(fr, inp.budget.frames_shown);
+                    format!("{{\"frames\":{},\"ns\":{}}}", strs(&fr), st.ns)
+                }),
+                None => "[]".into(),
+            };
+            format!(
+                "{{\"site\":{},\"count\":{c},\"ns\":{ns},\"stacks\":{stacks}}}",
+                json_str(&site)
+            )
+        })
+    };
+    let mut bytes = 0;
+    let within_budget = |row: &String| {
+        bytes += row.len() + 1;
+        bytes <= inp.budget.lock_bytes
+    };
+    let row = |(h, o): &(Hash, &crate::report::ObjectStats)| {
+        let hh = &o.holds;
+        let mut owners: Vec<(&Hash, &u64)> = o.owners.iter().collect();
+        owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+        let kind = if o.sem_acquires + o.sem_releases > 0 {
+            "semaphore"
+        } else if o.contentions > 0 || hh.count() > 0 || o.open_holds > 0 {
+            "monitor"
+        } else {
+            "wait/notify"
+        };
+        format!(
+            "{{\"id\":\"{h}\",\"kind\":\"{kind}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"holds\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{}}}",
+            o.blocked,
+            o.contentions,
+            o.blocked_max,
+            o.still_blocked,
+            hh.count(),
+            hh.total(),
+            hh.percentile(50.0),
+            hh.percentile(99.0),
+            hh.max(),
+            o.open_holds,
+            json_list(hh.buckets(), |(v, c)| format!("[{v},{c}]")),
+            json_list(owners.iter().take(MAX_SITES), |(t, c)| format!(
+                "[{},{c}]",
+                json_str(&a.thread_label(**t))
+            )),
+            sites(*h, &o.sites, Some(FlameWeight::Blocked)),
+            sites(*h, &o.hold_sites, Some(FlameWeight::Held)),
+            o.sem_acquires,
+            o.sem_time,
+            o.sem_max,
+            o.sem_releases,
+            sites(*h, &o.sem_sites, None),
+            o.waits,
+            o.waited,
+            o.notifies,
+            o.notify_alls
+        )
+    };
+    // The first row always, then rows while they fit.
+    let mut within_budget = within_budget;
+    let rows: Vec<String> = locks
+        .iter()
+        .take(MAX_LOCKS)
+        .map(row)
+        .enumerate()
+        .take_while(|(i, r)| within_budget(r) || *i == 0)
+        .map(|(_, r)| r)
+        .collect();
+    format!("{{\"total\":{total},\"rows\":[{}]}}", rows.join(","))
+}
+
+/// The page for `data` (a JSON object): the template with the data in its slot.
+pub fn page(data: &str) -> String {
+    // `</script` or `<!--` inside a JSON string would end or derail the script element; `<`
+    // only occurs inside JSON strings, where `\u003c` means the same.
+    let data = data.replace('<', "\\u003c");
+    TEMPLATE.replacen(DATA_SLOT, &data, 1)
+}
+
+fn join<T>(h: std::thread::ScopedJoinHandle<'_, Result<T, HtmlError>>) -> Result<T, HtmlError> {
+    h.join().map_err(|_| HtmlError::Panicked)?
+}
+
+/// Reads the log at `prefix` (the analyses run in parallel, one pass each) and writes the
+/// page to `output`; returns its size in bytes.
+pub fn run(prefix: &Path, output: &Path) -> Result<usize, HtmlError> {
+    let md = Metadata::load(prefix)?;
+    let open = || EventReader::open(prefix);
+    // Fail early (before the threads) on a missing log.
+    drop(open()?);
+    let (analysis, lanes, flames, found) = std::thread::scope(|sc| {
+        let analysis = sc.spawn(|| -> Result<Analysis, HtmlError> { Ok(Analysis::run(open()?)?) });
+        let lanes = sc.spawn(|| -> Result<Lanes, HtmlError> { Ok(lanes(open()?, &md)?) });
+        let found = sc.spawn(|| -> Result<deadlocks::Findings, HtmlError> {
+            Ok(deadlocks::analyze(open()?)?)
+        });
+        let flames: Vec<_> = [
+            FlameWeight::Blocked,
+            FlameWeight::Held,
+            FlameWeight::Waiting,
+        ]
+        .into_iter()
+        .map(|w| {
+            let md = &md;
+            sc.spawn(move || -> Result<_, HtmlError> { Ok((w, flame::collapse(open()?, md, w)?)) })
+        })
+        .collect();
+        let analysis = join(analysis)?;
+        let lanes = join(lanes)?;
+        let found = join(found)?;
+        let mut fl = Vec::new();
+        for h in flames {
+            fl.push(join(h)?);
+        }
+        Ok::<_, HtmlError>((analysis, lanes, fl, found))
+    })?;
+    let title = prefix.display().to_string();
+    let mut lanes = lanes;
+    let mut budget = Budget::default();
+    let html = loop {
+        fit(&mut lanes.lanes, 0, budget.spans);
+        let html = page(&data_json(&Inputs {
+            title: &title,
+            md: &md,
+            analysis: &analysis,
+            lanes: &lanes,
+            flames: &flames,
+            deadlocks: &found,
+            budget: &budget,
+        }));
+        if html.len() <= MAX_PAGE_BYTES || budget.spans < 1_000 {
+            break html;
+        }
+        budget = budget.halved();
+    };
+    std::fs::write(output, &html).map_err(|source| HtmlError::Write {
+        path: output.display().to_string(),
+        source,
+    })?;
+    Ok(html.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn short(start: u64, len: u64, kind: Kind, lock: u32) -> Span {
+        span(kind, start, start + len, lock, NONE, NONE)
+    }
+
+    #[test]
+    fn short_spans_merge_and_long_ones_stay() {
+        let mut r = Row::default();
+        for i in 0..100 {
+            r.push(short(
+                i * 10,
+                5,
+                if i % 2 == 0 {
+                    Kind::Blocked
+                } else {
+                    Kind::Waiting
+                },
+                1,
+            ));
+        }
+        r.push(short(2_000, 1_000_000, Kind::Sleeping, NONE));
+        r.coarsen(1_000);
+        assert_eq!(r.spans.len(), 2, "{:?}", r.spans);
+        assert_eq!(r.spans[0].n, 100);
+        assert_eq!((r.spans[0].start, r.spans[0].end), (0, 995));
+        assert_eq!(r.spans[0].busy(), 500);
+        assert_eq!(r.spans[0].lock, 1);
+        assert_eq!(r.spans[1].n, 1);
+        assert_eq!(r.original, 101);
+    }
+
+    #[test]
+    fn rows_stay_bounded_however_many_spans() {
+        let mut lane = Lane::new(Hash(1));
+        for i in 0..200_000u64 {
+            lane.states
+                .push(short(i * 1_000, 300, Kind::Blocked, (i % 7) as u32));
+        }
+        assert!(lane.states.spans.len() <= ROW_SOFT_CAP);
+        let mut lanes = vec![lane];
+        fit(&mut lanes, 0, 5_000);
+        let row = &lanes[0].states;
+        assert!(row.spans.len() <= 5_000);
+        assert_eq!(row.original, 200_000);
+        assert_eq!(row.spans.iter().map(|s| s.n as u64).sum::<u64>(), 200_000);
+        assert_eq!(
+            row.spans.iter().map(|s| s.busy()).sum::<u64>(),
+            200_000 * 300
+        );
+        assert!(row.spans.windows(2).all(|w| w[0].start <= w[1].start));
+        // Merged, not flattened: the shape survives at the row's resolution.
+        assert!(
+            row.spans.len() > 1_000,
+            "{} spans at {} ns",
+            row.spans.len(),
+            row.resolution
+        );
+        assert!(row.spans.iter().all(|s| s.end - s.start <= row.resolution));
+    }
+
+    #[test]
+    fn flame_graph_stays_within_its_budget_and_counts_the_rest() {
+        let stacks: Vec<flame::Collapsed> = (0..2_000u64)
+            .map(|i| flame::Collapsed {
+                frames: (0..100)
+                    .map(|d| format!("pkg.Class{i}.method{d}(Class.java:{d})"))
+                    .collect(),
+                monitor: Hash(1),
+                ns: 1_000 + i,
+            })
+            .collect();
+        let j = flame_json(&stacks, 100_000);
+        assert!(j.len() < 100_000 + 8_000, "{}", j.len());
+        let omitted: usize = j
+            .split("\"omitted\":")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(omitted > 1_900 && omitted < 2_000, "{omitted}");
+        let total: u64 = stacks.iter().map(|c| c.ns).sum();
+        assert!(j.contains(&format!("\"total\":{total},")));
+        // The heaviest stack is kept.
+        assert!(j.contains(&format!(",{}]", 1_000 + 1_999)));
+    }
+
+    #[test]
+    fn long_stacks_are_cut_with_a_count() {
+        let v: Vec<String> = (0..10).map(|i| i.to_string()).collect();
+        assert_eq!(shown(v.clone(), 20), v);
+        assert_eq!(shown(v, 3), ["0", "1", "2", "... 7 more frames"]);
+    }
+
+    #[test]
+    fn page_has_the_data_in_its_slot_and_nothing_can_close_the_script() {
+        assert!(TEMPLATE.contains(DATA_SLOT));
+        let p = page("{\"title\":\"</script><b>\"}");
+        assert!(!p.contains(DATA_SLOT));
+        assert!(p.contains("\\u003c/script>\\u003cb>"));
+        assert_eq!(
+            p.matches("</script>").count(),
+            TEMPLATE.matches("</script>").count()
+        );
+    }
+}

@@ -1,0 +1,324 @@
+//! `orca html` on real runs (JDK 17, instrumentation mode), loaded in a real headless
+//! Chromium: the page's own self-test (`#selftest`: every section drawn and non-empty, a
+//! scripted hover and click on a lock's span highlighting every thread's spans on it, the
+//! locks table sorted and expanded, the flame graphs zoomed and searched, no error of any
+//! kind) must pass, and a screenshot must show something.
+//!
+//! Needs Debian's `chromium` (scripts/ensure-tools installs it): the tests fail, naming the
+//! package, when it is missing; they never skip.
+//!
+//! `cargo test --release -p orca-cli --test html`
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use orca_tests::{agent_path, finish, jdk17, output_with_timeout, prefix_for, root, run, Run};
+
+fn chromium() -> PathBuf {
+    for name in ["chromium", "chromium-browser"] {
+        for dir in std::env::var("PATH").unwrap_or_default().split(':') {
+            let p = Path::new(dir).join(name);
+            if p.is_file() {
+                return p;
+            }
+        }
+    }
+    panic!(
+        "chromium is not installed: the HTML report tests load the page in Debian's `chromium` \
+         package; install it (apt-get install chromium, which scripts/ensure-tools does) and run again"
+    );
+}
+
+/// Headless Chromium with a fresh profile, no network chatter, then `args`.
+fn browser(dir: &Path, args: &[String]) -> std::process::Output {
+    let profile = dir.join(format!(
+        "chromium-profile-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    std::fs::create_dir_all(&profile).unwrap();
+    let mut c = Command::new(chromium());
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--enable-logging=stderr",
+        "--v=0",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .args(args)
+    .stdin(Stdio::null());
+    let out = output_with_timeout(c, 120);
+    let _ = std::fs::remove_dir_all(&profile);
+    out
+}
+
+fn orca(args: &[&str]) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_orca"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+    )
+}
+
+/// Writes the page of `r`, checks it is self-contained, runs its self-test in Chromium and
+/// screenshots it; returns the DOM after the self-test. `flames`: the log has blocked, held
+/// or waiting time, so the self-test must have clicked into a flame graph.
+fn check_page(r: &Run, name: &str, flames: bool) -> String {
+    assert_eq!(r.code, Some(0), "{name}: {r:?}");
+    let dir = r.prefix.parent().unwrap();
+    let html = dir.join(format!("{name}.html"));
+    let (code, out) = orca(&[
+        "html",
+        r.prefix.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{name}: orca html: {out}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.len() < 10_000_000, "{name}: {} bytes", page.len());
+    // Self-contained: nothing to fetch (the SVG namespace is a name, not a request).
+    for bad in [
+        "<script src",
+        "<link",
+        "src=",
+        "url(",
+        "https://",
+        "@import",
+    ] {
+        assert!(!page.contains(bad), "{name}: the page contains {bad:?}");
+    }
+    assert_eq!(
+        page.matches("http://").count(),
+        page.matches("http://www.w3.org/2000/svg").count(),
+        "{name}: a URL in the page"
+    );
+
+    let url = format!("file://{}#selftest", html.display());
+    let o = browser(dir, &["--dump-dom".into(), url]);
+    let dom = String::from_utf8_lossy(&o.stdout).into_owned();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let result = dom
+        .split("<pre id=\"selftest\"")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .unwrap_or_else(|| panic!("{name}: no self-test result in the DOM:\n{dom}\n{err}"));
+    assert!(
+        result.contains("data-result=\"PASS\"") && !result.contains("FAIL"),
+        "{name}: self-test:\n{result}\nchromium stderr:\n{err}"
+    );
+    // Every page here has spans of a single lock on screen: the scripted hover and click ran.
+    for check in [
+        "PASS hover shows lock, site and duration",
+        "PASS click on a span highlights its lock",
+        "PASS the highlighted lock is marked in the locks table",
+        if flames {
+            "PASS flame click zooms into"
+        } else {
+            "PASS flame graphs: no closed blocked, held or waiting span"
+        },
+    ] {
+        assert!(result.contains(check), "{name}: no {check:?} in\n{result}");
+    }
+    // Chromium's own report of the page's console (a second, independent witness).
+    for l in err.lines() {
+        assert!(
+            !(l.contains("CONSOLE") && (l.contains("Uncaught") || l.contains("Error"))),
+            "{name}: console: {l}"
+        );
+    }
+
+    let png = dir.join(format!("{name}.png"));
+    let o = browser(
+        dir,
+        &[
+            format!("--screenshot={}", png.display()),
+            "--window-size=1400,1000".into(),
+            format!("file://{}", html.display()),
+        ],
+    );
+    assert!(
+        png.is_file(),
+        "{name}: no screenshot: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let (colours, non_white) = picture(&png);
+    assert!(
+        colours >= 6 && non_white > 0.05,
+        "{name}: the screenshot looks blank: {colours} colours, {:.1}% non-white",
+        non_white * 100.0
+    );
+    dom
+}
+
+/// Distinct colours (coarsely) and the fraction of pixels that are not white.
+fn picture(png: &Path) -> (usize, f64) {
+    let d = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png).unwrap()));
+    let mut r = d.read_info().unwrap();
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r.next_frame(&mut buf).unwrap();
+    let bpp = info.color_type.samples();
+    assert!(bpp >= 3, "{:?}", info.color_type);
+    assert_eq!((info.width, info.height), (1400, 1000));
+    let mut colours = std::collections::HashSet::new();
+    let mut non_white = 0usize;
+    let px = &buf[..info.buffer_size()];
+    for p in px.chunks(bpp) {
+        colours.insert((p[0] >> 4, p[1] >> 4, p[2] >> 4));
+        if p[0] < 240 || p[1] < 240 || p[2] < 240 {
+            non_white += 1;
+        }
+    }
+    (colours.len(), non_white as f64 / (px.len() / bpp) as f64)
+}
+
+/// examples/PingPong.java (the README's demo, not tests/java's) run under the agent.
+fn run_example_ping_pong() -> Run {
+    let jdk = jdk17();
+    let prefix = prefix_for("html-pingpong", jdk);
+    let classes = prefix.parent().unwrap().join("classes");
+    let st = Command::new(jdk.javac())
+        .args(["-g", "-d"])
+        .arg(&classes)
+        .arg(root().join("examples/PingPong.java"))
+        .status()
+        .unwrap();
+    assert!(st.success(), "javac examples/PingPong.java");
+    let mut c = Command::new(jdk.java());
+    c.arg(format!(
+        "-agentpath:{}={}",
+        agent_path().display(),
+        prefix.display()
+    ))
+    .arg("-cp")
+    .arg(&classes)
+    .arg("PingPong")
+    .stdin(Stdio::null());
+    finish(prefix, output_with_timeout(c, 120))
+}
+
+#[test]
+fn ping_pong_page_works_in_chromium() {
+    let r = run_example_ping_pong();
+    let dom = check_page(&r, "pingpong", true);
+    // The referee's holds and the players' contention are in the locks table.
+    assert!(dom.contains("<tr class=\"lock"), "{dom}");
+    assert!(dom.contains("PingPong.java"), "{dom}");
+}
+
+#[test]
+fn lock_order_cycle_page_shows_the_potential_deadlock() {
+    let r = run(
+        "html-lockorder",
+        jdk17(),
+        "mode=instrument",
+        "LockOrder",
+        &["cycle"],
+    );
+    let dom = check_page(&r, "lockorder", true);
+    let dl = dom
+        .split("<div id=\"dl\">")
+        .nth(1)
+        .expect("deadlocks section");
+    assert!(
+        dl.contains("Potential deadlock #1: lock-order cycle of 2 monitors"),
+        "{dl}"
+    );
+    assert!(
+        dl.contains("LockOrder.aThenB(LockOrder.java:")
+            && dl.contains("LockOrder.bThenA(LockOrder.java:"),
+        "{dl}"
+    );
+}
+
+#[test]
+fn contention_page_works_in_chromium() {
+    let r = run(
+        "html-contention",
+        jdk17(),
+        "mode=instrument",
+        "Contention",
+        &[],
+    );
+    let dom = check_page(&r, "contention", true);
+    assert!(
+        dom.contains("Contention.lambda$main$0(Contention.java:"),
+        "{dom}"
+    );
+}
+
+mod synthetic;
+
+#[test]
+fn large_synthetic_log_page_merges_spans_and_works_in_chromium() {
+    let dir = orca_tests::work_dir().join("runs/html-synthetic");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let prefix = dir.join("run");
+    let (_, events) = synthetic::generate(&prefix, synthetic::Until::Events(1_000_000));
+    let r = Run {
+        prefix,
+        code: Some(0),
+        stdout: String::new(),
+        stderr: String::new(),
+    };
+    let dom = check_page(&r, "synthetic", true);
+    assert!(
+        dom.contains(&format!("PASS data: {events} events")),
+        "{dom}"
+    );
+    // More spans than the page draws: the limits say so.
+    assert!(dom.contains(" spans merged into "), "{dom}");
+    let _ = std::fs::remove_file(dir.join("run.orca"));
+}
+
+#[test]
+fn deadlocked_fixture_page_shows_the_cycle_and_the_threads_blocked_at_the_end() {
+    let dir = orca_tests::work_dir().join("runs/html-stuck");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for ext in ["orca", "methods", "classtable"] {
+        std::fs::copy(
+            fixtures.join(format!("stuck.{ext}")),
+            dir.join(format!("run.{ext}")),
+        )
+        .unwrap();
+    }
+    let r = Run {
+        prefix: dir.join("run"),
+        code: Some(0),
+        stdout: String::new(),
+        stderr: String::new(),
+    };
+    let dom = check_page(&r, "stuck", false);
+    let dl = dom
+        .split("<div id=\"dl\">")
+        .nth(1)
+        .expect("deadlocks section");
+    for want in [
+        "Potential deadlock #1: lock-order cycle of 2 monitors",
+        "TwoLocks.forward(TwoLocks.java:10)",
+        "TwoLocks.backward(TwoLocks.java:21)",
+        "Threads blocked on a monitor at the end of the log",
+        "wait-for cycle: \"t1\" [00000A01] → \"t2\" [00000A02] → \"t1\" [00000A01]",
+        "2 lock-order edges, 1 potential deadlocks, 2 threads blocked at the end",
+    ] {
+        assert!(dl.contains(want), "no {want:?} in\n{dl}");
+    }
+}
