@@ -226,7 +226,8 @@ fn lock_order_cycle_page_shows_the_potential_deadlock() {
     let r = run(
         "html-lockorder",
         jdk17(),
-        "mode=instrument",
+        // The complete trace: every hold is a span in the lanes.
+        "mode=instrument,trace=all",
         "LockOrder",
         &["cycle"],
     );
