@@ -260,8 +260,10 @@ struct Server {
     timeout: std::time::Duration,
 }
 
-/// Starts the server, waits until it listens, runs the load, stops the server with SIGTERM.
-/// Returns the exit status, rusage and the load's result.
+/// Drives a server just started (`pid`, since `t`): waits until it listens, runs the load
+/// generator, stops the server with SIGTERM and reaps it. Fills the sample's load result,
+/// start-up and stop times; returns the exit status and rusage. On an error the server is
+/// killed and reaped.
 fn drive_server(
     srv: &Server,
     pid: libc::pid_t,
@@ -280,7 +282,7 @@ fn drive_server(
         format!("{msg}: {}\n{}", argv.join(" "), stderr_tail(stderr_path))
     };
     loop {
-        if let Some((status, _)) = wait_child(pid, false)? {
+        if let Some((status, _)) = wait_child(pid, false).map_err(&fail)? {
             return Err(format!(
                 "the server exited ({}) before it listened on 127.0.0.1:{}: {}\n{}",
                 describe_status(status),
@@ -331,7 +333,7 @@ fn drive_server(
     let stop = Instant::now();
     kill(libc::SIGTERM);
     loop {
-        if let Some(r) = wait_child(pid, false)? {
+        if let Some(r) = wait_child(pid, false).map_err(&fail)? {
             s.stop = stop.elapsed().as_secs_f64();
             return Ok(r);
         }
