@@ -562,7 +562,9 @@ struct Summary {
     ratio: (f64, f64, f64),
     cpu_ratio: f64,
     events: Option<u64>,
+    /// Dropped in the last round (beside `events`), and the most in any round.
     dropped: u64,
+    dropped_max: u64,
     events_per_s: Option<f64>,
     ns_per_event: Option<f64>,
     log_bytes: u64,
@@ -653,6 +655,7 @@ fn summarize(modes: &[Mode], rounds: &[Vec<Sample>]) -> Vec<Summary> {
                 cpu_ratio,
                 events,
                 dropped,
+                dropped_max: col.iter().map(|s| s.dropped).max().unwrap_or(0),
                 events_per_s,
                 ns_per_event,
                 log_bytes: col.last().map(|s| s.log_bytes).unwrap_or(0),
@@ -672,7 +675,15 @@ fn markdown(label: &str, sums: &[Summary], runs: usize) -> String {
         "`{label}`, {runs} interleaved rounds after a warm-up; median (min–max):\n"
     );
     let events = |m: &Summary| opt(m.events, |e| e.to_string());
-    let dropped = |m: &Summary| opt(m.events.map(|_| m.dropped), |d| d.to_string());
+    let dropped = |m: &Summary| {
+        opt(m.events.map(|_| m.dropped), |d| {
+            if m.dropped_max > d {
+                format!("{d} (max {})", m.dropped_max)
+            } else {
+                d.to_string()
+            }
+        })
+    };
     let writer = |m: &Summary| m.writer_cpu.map_or(String::new(), |w| format!("{w:.3}"));
     if sums.iter().any(|m| m.rps.is_some()) {
         s.push_str("Server under load: throughput as a fraction of the same round's no-agent run (higher is better); CPU is the server's, start-up to exit.\n\n");
@@ -736,7 +747,7 @@ fn markdown(label: &str, sums: &[Summary], runs: usize) -> String {
     s
 }
 
-const CSV_HEADER: &str = "label,mode,runs,wall_median,wall_min,wall_max,cpu_median,cpu_min,cpu_max,rss_mb_median,ratio_median,ratio_min,ratio_max,cpu_ratio_median,events,dropped,events_per_s,ns_per_event,log_bytes,writer_cpu_s,rps_median,rps_min,rps_max,throughput_ratio_median,throughput_ratio_min,throughput_ratio_max,cpu_us_per_request,startup_s,stop_s,load_errors";
+const CSV_HEADER: &str = "label,mode,runs,wall_median,wall_min,wall_max,cpu_median,cpu_min,cpu_max,rss_mb_median,ratio_median,ratio_min,ratio_max,cpu_ratio_median,events,dropped,events_per_s,ns_per_event,log_bytes,writer_cpu_s,rps_median,rps_min,rps_max,throughput_ratio_median,throughput_ratio_min,throughput_ratio_max,cpu_us_per_request,startup_s,stop_s,load_errors,dropped_max";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -751,7 +762,7 @@ fn csv_lines(label: &str, sums: &[Summary], runs: usize) -> String {
     for m in sums {
         let _ = writeln!(
             s,
-            "{},{},{runs},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{}",
+            "{},{},{runs},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{}",
             csv_field(label),
             csv_field(&m.mode),
             m.wall.0,
@@ -778,7 +789,8 @@ fn csv_lines(label: &str, sums: &[Summary], runs: usize) -> String {
                 .map_or(String::new(), |c| format!("{c:.2}")),
             m.startup,
             m.stop,
-            m.load_errors
+            m.load_errors,
+            m.dropped_max
         );
     }
     s
@@ -1025,7 +1037,13 @@ Requests/sec:     20.00
             ..Sample::default()
         };
         let rounds = vec![
-            vec![s(1000.0, None), s(500.0, Some(0.5))],
+            vec![
+                s(1000.0, None),
+                Sample {
+                    dropped: 7,
+                    ..s(500.0, Some(0.5))
+                },
+            ],
             vec![s(2000.0, None), s(1500.0, Some(0.25))],
             vec![s(1000.0, None), s(800.0, None)],
         ];
@@ -1033,6 +1051,7 @@ Requests/sec:     20.00
         assert_eq!(sums[1].throughput, Some((0.75, 0.5, 0.8)));
         assert_eq!(sums[1].rps, Some((800.0, 500.0, 1500.0)));
         assert_eq!(sums[1].writer_cpu, Some(0.375));
+        assert_eq!((sums[1].dropped, sums[1].dropped_max), (0, 7));
         assert_eq!(sums[0].writer_cpu, None);
         assert_eq!(sums[0].throughput.unwrap().0, 1.0);
         // 2 s of CPU for 5,000 requests: 400 µs each.
