@@ -17,6 +17,13 @@
 //!
 //! The ratio to `none` is taken pair by pair: each round's run divided by the same round's
 //! `none` run, then the median of those ratios.
+//!
+//! A server (`--load CMD --port N`): each run starts the program, waits until 127.0.0.1:N
+//! accepts a connection, runs the load generator (`wrk`; its `Requests/sec:` line is the
+//! measure), then stops the program with SIGTERM and waits for it to exit, so that the agent
+//! has written everything. The figure compared is then the throughput: requests per second,
+//! as a fraction of the same round's `none` run (higher is better), beside the server's CPU
+//! time per request.
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -50,6 +57,17 @@ pub struct BenchArgs {
     /// The agent (default: $ORCA_AGENT, else liborca.so beside the orca executable).
     #[arg(long)]
     agent: Option<PathBuf>,
+    /// The program is a server: once it listens on 127.0.0.1:PORT, run this load generator
+    /// (split on whitespace, no shell; its output must have wrk's `Requests/sec:` line), then
+    /// stop the server with SIGTERM. Needs --port.
+    #[arg(long, requires = "port", value_name = "CMD")]
+    load: Option<String>,
+    /// The TCP port on 127.0.0.1 the server listens on (with --load).
+    #[arg(long, requires = "load")]
+    port: Option<u16>,
+    /// With --load: seconds to wait for the server to listen, and for it to exit after SIGTERM.
+    #[arg(long, default_value_t = 180)]
+    server_timeout: u64,
     /// The program: `-- java ARGS...`.
     #[arg(last = true, required = true, num_args = 1..)]
     command: Vec<String>,
@@ -150,11 +168,198 @@ struct Sample {
     events: Option<u64>,
     dropped: u64,
     log_bytes: u64,
+    /// The agent's writer thread's CPU time, from its exit line (when it prints it).
+    writer_cpu: Option<f64>,
+    /// With --load: what the load generator measured.
+    load: Option<LoadResult>,
+    /// With --load: seconds until the server listened, and from SIGTERM to its exit.
+    startup: f64,
+    stop: f64,
 }
 
-/// Runs one command, reaping it with wait4 for its own rusage.
-fn run_child(argv: &[String], stderr_path: &Path) -> Result<Sample, String> {
+/// What the load generator reported.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct LoadResult {
+    /// Requests per second (wrk's `Requests/sec:`).
+    rps: f64,
+    /// Requests completed (wrk's `N requests in T`).
+    requests: u64,
+    /// Socket errors and non-2xx/3xx responses.
+    errors: u64,
+}
+
+/// wrk's summary: `N requests in 5.00s, ...`, `Requests/sec: X`, and the error lines
+/// `Socket errors: connect A, read B, write C, timeout D` and `Non-2xx or 3xx responses: N`.
+fn parse_wrk(out: &str) -> Option<LoadResult> {
+    let mut r = LoadResult::default();
+    let mut have_rps = false;
+    for l in out.lines().map(str::trim) {
+        if let Some(v) = l.strip_prefix("Requests/sec:") {
+            r.rps = v.trim().parse().ok()?;
+            have_rps = true;
+        } else if let Some((n, _)) = l.split_once(" requests in ") {
+            r.requests = n.trim().parse().ok()?;
+        } else if let Some(v) = l.strip_prefix("Non-2xx or 3xx responses:") {
+            r.errors += v.trim().parse::<u64>().ok()?;
+        } else if let Some(v) = l.strip_prefix("Socket errors:") {
+            for part in v.split(',') {
+                r.errors += part.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+            }
+        }
+    }
+    have_rps.then_some(r)
+}
+
+/// `wait4` for our child: blocking, or with `WNOHANG` (then `None` while it runs).
+fn wait_child(
+    pid: libc::pid_t,
+    block: bool,
+) -> Result<Option<(libc::c_int, libc::rusage)>, String> {
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain old data; wait4 fills it for our own child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let flags = if block { 0 } else { libc::WNOHANG };
+    loop {
+        // SAFETY: valid pointers to locals; pid is our child, not yet reaped.
+        let r = unsafe { libc::wait4(pid, &mut status, flags, &mut ru) };
+        if r == -1 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        return match r {
+            0 => Ok(None),
+            r if r == pid => Ok(Some((status, ru))),
+            _ => Err(format!("wait4: {}", std::io::Error::last_os_error())),
+        };
+    }
+}
+
+/// The last lines of a run's stderr, for an error message.
+fn stderr_tail(stderr_path: &Path) -> String {
+    let text = std::fs::read_to_string(stderr_path).unwrap_or_default();
+    let tail: Vec<&str> = text.lines().rev().take(15).collect();
+    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+}
+
+fn describe_status(status: libc::c_int) -> String {
+    if libc::WIFEXITED(status) {
+        format!("exit status {}", libc::WEXITSTATUS(status))
+    } else {
+        format!("signal {}", libc::WTERMSIG(status))
+    }
+}
+
+fn listening(port: u16) -> bool {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_millis(200)).is_ok()
+}
+
+/// How a server run drives its program.
+struct Server {
+    load: Vec<String>,
+    port: u16,
+    timeout: std::time::Duration,
+}
+
+/// Drives a server just started (`pid`, since `t`): waits until it listens, runs the load
+/// generator, stops the server with SIGTERM and reaps it. Fills the sample's load result,
+/// start-up and stop times; returns the exit status and rusage. On an error the server is
+/// killed and reaped.
+fn drive_server(
+    srv: &Server,
+    pid: libc::pid_t,
+    argv: &[String],
+    stderr_path: &Path,
+    t: Instant,
+    s: &mut Sample,
+) -> Result<(libc::c_int, libc::rusage), String> {
+    let kill = |sig| {
+        // SAFETY: pid is our child, not yet reaped.
+        unsafe { libc::kill(pid, sig) };
+    };
+    let fail = |msg: String| -> String {
+        kill(libc::SIGKILL);
+        let _ = wait_child(pid, true);
+        format!("{msg}: {}\n{}", argv.join(" "), stderr_tail(stderr_path))
+    };
+    loop {
+        if let Some((status, _)) = wait_child(pid, false).map_err(&fail)? {
+            return Err(format!(
+                "the server exited ({}) before it listened on 127.0.0.1:{}: {}\n{}",
+                describe_status(status),
+                srv.port,
+                argv.join(" "),
+                stderr_tail(stderr_path)
+            ));
+        }
+        if listening(srv.port) {
+            break;
+        }
+        if t.elapsed() > srv.timeout {
+            return Err(fail(format!(
+                "the server did not listen on 127.0.0.1:{} within {} s",
+                srv.port,
+                srv.timeout.as_secs()
+            )));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    s.startup = t.elapsed().as_secs_f64();
+    let out = Command::new(&srv.load[0])
+        .args(&srv.load[1..])
+        .stdin(Stdio::null())
+        .output();
+    let out = match out {
+        Ok(o) => o,
+        Err(e) => return Err(fail(format!("cannot run {}: {e}", srv.load[0]))),
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(fail(format!(
+            "the load generator failed ({}): {}\n{text}{}",
+            out.status,
+            srv.load.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    match parse_wrk(&text) {
+        Some(r) => s.load = Some(r),
+        None => {
+            return Err(fail(format!(
+                "no `Requests/sec:` line in the output of {}:\n{text}",
+                srv.load.join(" ")
+            )))
+        }
+    }
+    let stop = Instant::now();
+    kill(libc::SIGTERM);
+    loop {
+        if let Some(r) = wait_child(pid, false).map_err(&fail)? {
+            s.stop = stop.elapsed().as_secs_f64();
+            return Ok(r);
+        }
+        if stop.elapsed() > srv.timeout {
+            return Err(fail(format!(
+                "the server did not exit within {} s of SIGTERM",
+                srv.timeout.as_secs()
+            )));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Runs one command, reaping it with wait4 for its own rusage; a server (`srv`) is driven
+/// by [`drive_server`] between start and exit, and may end by SIGTERM.
+fn run_child(argv: &[String], stderr_path: &Path, srv: Option<&Server>) -> Result<Sample, String> {
     let err = File::create(stderr_path).map_err(|e| format!("{}: {e}", stderr_path.display()))?;
+    if let Some(srv) = srv {
+        if listening(srv.port) {
+            return Err(format!(
+                "something already listens on 127.0.0.1:{} before the server started",
+                srv.port
+            ));
+        }
+    }
+    let mut s = Sample::default();
     let t = Instant::now();
     let child = Command::new(&argv[0])
         .args(&argv[1..])
@@ -164,57 +369,64 @@ fn run_child(argv: &[String], stderr_path: &Path) -> Result<Sample, String> {
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
     let pid = child.id() as libc::pid_t;
-    let mut status: libc::c_int = 0;
-    // SAFETY: rusage is plain old data; wait4 fills it for our own child.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = loop {
-        // SAFETY: valid pointers to locals; pid is our child, not yet reaped.
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-        if r == -1 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-            continue;
-        }
-        break r;
+    let reaped = match srv {
+        Some(srv) => drive_server(srv, pid, argv, stderr_path, t, &mut s),
+        None => wait_child(pid, true).map(|r| r.expect("a blocking wait4 returns the child")),
     };
     let wall = t.elapsed().as_secs_f64();
-    // The child is reaped: dropping `child` neither waits nor kills.
+    // The child is reaped (or wait4 failed): dropping `child` neither waits nor kills.
     drop(child);
-    if r != pid {
-        return Err(format!("wait4: {}", std::io::Error::last_os_error()));
-    }
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    let (status, ru) = reaped?;
+    let ok = (libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0)
+        || (srv.is_some()
+            && ((libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 128 + libc::SIGTERM)
+                || (libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGTERM)));
     if !ok {
-        let text = std::fs::read_to_string(stderr_path).unwrap_or_default();
-        let tail: Vec<&str> = text.lines().rev().take(15).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
         return Err(format!(
             "the program failed ({}): {}\n{}",
-            if libc::WIFEXITED(status) {
-                format!("exit status {}", libc::WEXITSTATUS(status))
-            } else {
-                format!("signal {}", libc::WTERMSIG(status))
-            },
+            describe_status(status),
             argv.join(" "),
-            tail.join("\n")
+            stderr_tail(stderr_path)
         ));
     }
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Ok(Sample {
-        wall,
-        cpu: tv(ru.ru_utime) + tv(ru.ru_stime),
-        rss_kb: ru.ru_maxrss as u64,
-        ..Sample::default()
-    })
+    s.wall = wall;
+    s.cpu = tv(ru.ru_utime) + tv(ru.ru_stime);
+    s.rss_kb = ru.ru_maxrss as u64;
+    Ok(s)
 }
 
-/// `orca: N events, D dropped...` from the agent's stderr.
-fn parse_agent_exit(stderr: &str) -> Option<(u64, u64)> {
+/// The agent's exit line, `orca: N events, D dropped[, ...][, writer CPU X.XXX s][, ...];
+/// wrote ...`: the events, the dropped events and the writer thread's CPU seconds (when the
+/// line has them).
+#[derive(Debug, PartialEq)]
+struct AgentExit {
+    events: u64,
+    dropped: u64,
+    writer_cpu: Option<f64>,
+}
+
+fn parse_agent_exit(stderr: &str) -> Option<AgentExit> {
     stderr
         .lines()
         .filter_map(|l| l.strip_prefix("orca: "))
         .find_map(|l| {
             let (n, rest) = l.split_once(" events, ")?;
             let (d, _) = rest.split_once(" dropped")?;
-            Some((n.parse().ok()?, d.parse().ok()?))
+            // Only the summary part, before `; wrote <paths>` (a path could say anything).
+            let summary = rest.split_once("; wrote ").map_or(rest, |(a, _)| a);
+            let writer_cpu = summary.split(", ").find_map(|part| {
+                part.strip_prefix("writer CPU ")?
+                    .strip_suffix(" s")?
+                    .trim()
+                    .parse()
+                    .ok()
+            });
+            Some(AgentExit {
+                events: n.parse().ok()?,
+                dropped: d.parse().ok()?,
+                writer_cpu,
+            })
         })
 }
 
@@ -278,6 +490,7 @@ struct Ctx {
     agent: Option<PathBuf>,
     jfc: PathBuf,
     dir: PathBuf,
+    server: Option<Server>,
 }
 
 impl Ctx {
@@ -301,19 +514,20 @@ impl Ctx {
         }
         argv.extend(self.rest.iter().cloned());
         let err_path = self.dir.join(format!("{tag}.stderr"));
-        let mut s = run_child(&argv, &err_path)?;
+        let mut s = run_child(&argv, &err_path, self.server.as_ref())?;
         match &mode.kind {
             Kind::None => {}
             Kind::Agent(_) => {
                 let text = std::fs::read_to_string(&err_path).unwrap_or_default();
-                let (n, d) = parse_agent_exit(&text).ok_or_else(|| {
+                let x = parse_agent_exit(&text).ok_or_else(|| {
                     format!(
                         "no `orca: N events` exit line from the agent in {}",
                         err_path.display()
                     )
                 })?;
-                s.events = Some(n);
-                s.dropped = d;
+                s.events = Some(x.events);
+                s.dropped = x.dropped;
+                s.writer_cpu = x.writer_cpu;
                 for ext in ["orca", "methods", "classtable"] {
                     let f = prefix.with_extension(ext);
                     s.log_bytes += file_len(&f);
@@ -348,10 +562,23 @@ struct Summary {
     ratio: (f64, f64, f64),
     cpu_ratio: f64,
     events: Option<u64>,
+    /// Dropped in the last round (beside `events`), and the most in any round.
     dropped: u64,
+    dropped_max: u64,
     events_per_s: Option<f64>,
     ns_per_event: Option<f64>,
     log_bytes: u64,
+    /// Median over the rounds whose exit line had it.
+    writer_cpu: Option<f64>,
+    /// With --load: requests/s, and its fraction of the same round's `none` run's.
+    rps: Option<(f64, f64, f64)>,
+    throughput: Option<(f64, f64, f64)>,
+    /// With --load: the server's CPU time per request (µs), median over rounds.
+    cpu_us_per_request: Option<f64>,
+    startup: f64,
+    stop: f64,
+    /// With --load: socket errors and non-2xx/3xx responses, all rounds.
+    load_errors: u64,
 }
 
 fn stats(v: &[f64]) -> (f64, f64, f64) {
@@ -388,7 +615,38 @@ fn summarize(modes: &[Mode], rounds: &[Vec<Sample>]) -> Vec<Summary> {
                 }
                 _ => None,
             };
+            let writer: Vec<f64> = col.iter().filter_map(|s| s.writer_cpu).collect();
+            let loads: Vec<&LoadResult> = col.iter().filter_map(|s| s.load.as_ref()).collect();
+            let is_load = !loads.is_empty() && loads.len() == col.len();
+            let rps = is_load.then(|| stats(&loads.iter().map(|l| l.rps).collect::<Vec<_>>()));
+            let throughput = match base {
+                Some(b) if is_load => {
+                    let r: Option<Vec<f64>> = rounds
+                        .iter()
+                        .map(|r| Some(r[i].load.as_ref()?.rps / r[b].load.as_ref()?.rps))
+                        .collect();
+                    r.map(|r| stats(&r))
+                }
+                _ => None,
+            };
+            let cpu_us_per_request = is_load.then(|| {
+                median(
+                    &col.iter()
+                        .map(|s| {
+                            let n = s.load.as_ref().map_or(0, |l| l.requests);
+                            s.cpu * 1e6 / n.max(1) as f64
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            });
             Summary {
+                writer_cpu: (!writer.is_empty()).then(|| median(&writer)),
+                rps,
+                throughput,
+                cpu_us_per_request,
+                startup: median(&col.iter().map(|s| s.startup).collect::<Vec<_>>()),
+                stop: median(&col.iter().map(|s| s.stop).collect::<Vec<_>>()),
+                load_errors: loads.iter().map(|l| l.errors).sum(),
                 mode: m.name.clone(),
                 wall: stats(&wall),
                 cpu: stats(&cpu),
@@ -397,6 +655,7 @@ fn summarize(modes: &[Mode], rounds: &[Vec<Sample>]) -> Vec<Summary> {
                 cpu_ratio,
                 events,
                 dropped,
+                dropped_max: col.iter().map(|s| s.dropped).max().unwrap_or(0),
                 events_per_s,
                 ns_per_event,
                 log_bytes: col.last().map(|s| s.log_bytes).unwrap_or(0),
@@ -415,12 +674,54 @@ fn markdown(label: &str, sums: &[Summary], runs: usize) -> String {
         s,
         "`{label}`, {runs} interleaved rounds after a warm-up; median (min–max):\n"
     );
-    s.push_str("| mode | wall (s) | CPU user+sys (s) | peak RSS (MB) | wall ratio to none | CPU ratio to none | events | events/s | extra ns per event | log bytes |\n");
-    s.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    let events = |m: &Summary| opt(m.events, |e| e.to_string());
+    let dropped = |m: &Summary| {
+        opt(m.events.map(|_| m.dropped), |d| {
+            if m.dropped_max > d {
+                format!("{d} (max {})", m.dropped_max)
+            } else {
+                d.to_string()
+            }
+        })
+    };
+    let writer = |m: &Summary| m.writer_cpu.map_or(String::new(), |w| format!("{w:.3}"));
+    if sums.iter().any(|m| m.rps.is_some()) {
+        s.push_str("Server under load: throughput as a fraction of the same round's no-agent run (higher is better); CPU is the server's, start-up to exit.\n\n");
+        s.push_str("| mode | requests/s | fraction of no-agent throughput | server CPU per request (µs) | CPU user+sys (s) | start-up (s) | stop (s) | peak RSS (MB) | events | dropped | writer CPU (s) | load errors | log bytes |\n");
+        s.push_str(
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        );
+        for m in sums {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {:.3} ({:.3}–{:.3}) | {:.2} | {:.2} | {:.0} ({:.0}–{:.0}) | {} | {} | {} | {} | {} |",
+                m.mode,
+                opt(m.rps, |r| format!("{:.0} ({:.0}–{:.0})", r.0, r.1, r.2)),
+                opt(m.throughput, |r| format!("{:.3} ({:.3}–{:.3})", r.0, r.1, r.2)),
+                opt(m.cpu_us_per_request, |c| format!("{c:.1}")),
+                m.cpu.0,
+                m.cpu.1,
+                m.cpu.2,
+                m.startup,
+                m.stop,
+                m.rss_mb.0,
+                m.rss_mb.1,
+                m.rss_mb.2,
+                events(m),
+                dropped(m),
+                writer(m),
+                m.load_errors,
+                m.log_bytes
+            );
+        }
+        return s;
+    }
+    s.push_str("| mode | wall (s) | CPU user+sys (s) | peak RSS (MB) | wall ratio to none | CPU ratio to none | events | dropped | events/s | extra ns per event | writer CPU (s) | log bytes |\n");
+    s.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for m in sums {
         let _ = writeln!(
             s,
-            "| {} | {:.3} ({:.3}–{:.3}) | {:.3} ({:.3}–{:.3}) | {:.0} ({:.0}–{:.0}) | {:.2}x ({:.2}–{:.2}) | {:.2}x | {} | {} | {} | {} |",
+            "| {} | {:.3} ({:.3}–{:.3}) | {:.3} ({:.3}–{:.3}) | {:.0} ({:.0}–{:.0}) | {:.2}x ({:.2}–{:.2}) | {:.2}x | {} | {} | {} | {} | {} | {} |",
             m.mode,
             m.wall.0,
             m.wall.1,
@@ -435,20 +736,18 @@ fn markdown(label: &str, sums: &[Summary], runs: usize) -> String {
             m.ratio.1,
             m.ratio.2,
             m.cpu_ratio,
-            opt(m.events, |e| if m.dropped > 0 {
-                format!("{e} (+{} dropped)", m.dropped)
-            } else {
-                e.to_string()
-            }),
+            events(m),
+            dropped(m),
             opt(m.events_per_s, |e| format!("{e:.0}")),
             opt(m.ns_per_event, |e| format!("{e:.0}")),
+            writer(m),
             m.log_bytes
         );
     }
     s
 }
 
-const CSV_HEADER: &str = "label,mode,runs,wall_median,wall_min,wall_max,cpu_median,cpu_min,cpu_max,rss_mb_median,ratio_median,ratio_min,ratio_max,cpu_ratio_median,events,dropped,events_per_s,ns_per_event,log_bytes";
+const CSV_HEADER: &str = "label,mode,runs,wall_median,wall_min,wall_max,cpu_median,cpu_min,cpu_max,rss_mb_median,ratio_median,ratio_min,ratio_max,cpu_ratio_median,events,dropped,events_per_s,ns_per_event,log_bytes,writer_cpu_s,rps_median,rps_min,rps_max,throughput_ratio_median,throughput_ratio_min,throughput_ratio_max,cpu_us_per_request,startup_s,stop_s,load_errors,dropped_max";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -463,7 +762,7 @@ fn csv_lines(label: &str, sums: &[Summary], runs: usize) -> String {
     for m in sums {
         let _ = writeln!(
             s,
-            "{},{},{runs},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{}",
+            "{},{},{runs},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{}",
             csv_field(label),
             csv_field(&m.mode),
             m.wall.0,
@@ -481,7 +780,17 @@ fn csv_lines(label: &str, sums: &[Summary], runs: usize) -> String {
             m.dropped,
             opt(m.events_per_s, |e| format!("{e:.0}")),
             opt(m.ns_per_event, |e| format!("{e:.1}")),
-            m.log_bytes
+            m.log_bytes,
+            m.writer_cpu.map_or(String::new(), |w| format!("{w:.4}")),
+            m.rps.map_or(",,".into(), |r| format!("{:.1},{:.1},{:.1}", r.0, r.1, r.2)),
+            m.throughput
+                .map_or(",,".into(), |r| format!("{:.4},{:.4},{:.4}", r.0, r.1, r.2)),
+            m.cpu_us_per_request
+                .map_or(String::new(), |c| format!("{c:.2}")),
+            m.startup,
+            m.stop,
+            m.load_errors,
+            m.dropped_max
         );
     }
     s
@@ -526,12 +835,27 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let jfc = dir.join("orca-bench.jfc");
     std::fs::write(&jfc, jfr_settings()).map_err(|e| format!("{}: {e}", jfc.display()))?;
+    let server = match (&a.load, a.port) {
+        (Some(load), Some(port)) => {
+            let load: Vec<String> = load.split_whitespace().map(String::from).collect();
+            if load.is_empty() {
+                return Err("--load: empty command".into());
+            }
+            Some(Server {
+                load,
+                port,
+                timeout: std::time::Duration::from_secs(a.server_timeout),
+            })
+        }
+        _ => None,
+    };
     let ctx = Ctx {
         java: java.clone(),
         rest,
         agent,
         jfc,
         dir: dir.clone(),
+        server,
     };
     let label = a.label.clone().unwrap_or_else(|| {
         std::iter::once(java.as_str())
@@ -548,6 +872,13 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     if let Some(ag) = &ctx.agent {
         println!("  agent {}", ag.display());
     }
+    if let Some(srv) = &ctx.server {
+        println!(
+            "  server: once 127.0.0.1:{} listens, load `{}`, then SIGTERM",
+            srv.port,
+            srv.load.join(" ")
+        );
+    }
     if modes.iter().any(|m| m.kind == Kind::Jfr) {
         println!(
             "  jfr: -XX:StartFlightRecording=filename=<tmp>.jfr,settings=<tmp>/orca-bench.jfc, with these settings:"
@@ -560,7 +891,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         for m in &modes {
             eprint!("  warm-up {} ...", m.name);
             let s = ctx.run(m, &format!("warmup-{}", sanitize(&m.name)), false)?;
-            eprintln!(" {:.3} s", s.wall);
+            eprintln!(" {}", progress(&s));
         }
         let mut rounds = Vec::new();
         for r in 0..a.runs {
@@ -569,7 +900,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             eprint!("  round {}/{}:", r + 1, a.runs);
             for m in &modes {
                 let s = ctx.run(m, &format!("r{r}-{}", sanitize(&m.name)), last)?;
-                eprint!(" {} {:.3} s", m.name, s.wall);
+                eprint!(" {} {}", m.name, progress(&s));
                 row.push(s);
             }
             eprintln!();
@@ -594,6 +925,14 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         append(p, &csv_lines(&label, &sums, a.runs), Some(CSV_HEADER))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One run on the progress line: its wall time, or a server's requests/s.
+fn progress(s: &Sample) -> String {
+    match &s.load {
+        Some(l) => format!("{:.0} req/s", l.rps),
+        None => format!("{:.3} s", s.wall),
+    }
 }
 
 fn sanitize(s: &str) -> String {
@@ -626,8 +965,108 @@ mod tests {
     fn agent_exit_line() {
         let e = "orca: recording (mode=instrument, stackdepth=8) to a\n\
                  orca: 469 events, 3 dropped, 1 classes instrumented; wrote a.orca, b, c\n";
-        assert_eq!(parse_agent_exit(e), Some((469, 3)));
+        assert_eq!(
+            parse_agent_exit(e),
+            Some(AgentExit {
+                events: 469,
+                dropped: 3,
+                writer_cpu: None
+            })
+        );
         assert_eq!(parse_agent_exit("nothing"), None);
+        let e = "orca: 12 events, 0 dropped, 1 classes instrumented, writer CPU 0.125 s; wrote a, b, c\n";
+        assert_eq!(parse_agent_exit(e).unwrap().writer_cpu, Some(0.125));
+        let e = "orca: 12 events, 0 dropped, writer CPU 2.5 s, 3 lines lost to write errors; wrote x, writer CPU 9 s, y\n";
+        assert_eq!(
+            parse_agent_exit(e),
+            Some(AgentExit {
+                events: 12,
+                dropped: 0,
+                writer_cpu: Some(2.5)
+            })
+        );
+        let e = "orca: 1 events, 0 dropped; wrote /tmp/writer CPU 1 s, b, c\n";
+        assert_eq!(parse_agent_exit(e).unwrap().writer_cpu, None);
+    }
+
+    #[test]
+    fn wrk_output() {
+        let out = "Running 5s test @ http://127.0.0.1:18080/
+  2 threads and 16 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     6.01ms   22.76ms 202.54ms   96.35%
+    Req/Sec     9.44k     6.38k   31.94k    67.24%
+  54764 requests in 3.03s, 8.76MB read
+Requests/sec:  18063.50
+Transfer/sec:      2.89MB
+";
+        assert_eq!(
+            parse_wrk(out),
+            Some(LoadResult {
+                rps: 18063.5,
+                requests: 54764,
+                errors: 0
+            })
+        );
+        let out = "  100 requests in 5.00s, 1.00KB read
+  Socket errors: connect 0, read 2, write 0, timeout 5
+  Non-2xx or 3xx responses: 3
+Requests/sec:     20.00
+";
+        assert_eq!(parse_wrk(out).unwrap().errors, 10);
+        assert_eq!(parse_wrk("  100 requests in 5.00s\n"), None);
+        assert_eq!(parse_wrk("Requests/sec: lots\n"), None);
+    }
+
+    #[test]
+    fn throughput_pair_by_pair() {
+        let modes = parse_modes("none,instrument:trace=all").unwrap();
+        assert_eq!(
+            modes[1].kind,
+            Kind::Agent("mode=instrument,trace=all".into())
+        );
+        let s = |rps: f64, writer_cpu| Sample {
+            wall: 10.0,
+            cpu: 2.0,
+            writer_cpu,
+            load: Some(LoadResult {
+                rps,
+                requests: (rps * 5.0) as u64,
+                errors: 0,
+            }),
+            ..Sample::default()
+        };
+        let rounds = vec![
+            vec![
+                s(1000.0, None),
+                Sample {
+                    dropped: 7,
+                    ..s(500.0, Some(0.5))
+                },
+            ],
+            vec![s(2000.0, None), s(1500.0, Some(0.25))],
+            vec![s(1000.0, None), s(800.0, None)],
+        ];
+        let sums = summarize(&modes, &rounds);
+        assert_eq!(sums[1].throughput, Some((0.75, 0.5, 0.8)));
+        assert_eq!(sums[1].rps, Some((800.0, 500.0, 1500.0)));
+        assert_eq!(sums[1].writer_cpu, Some(0.375));
+        assert_eq!((sums[1].dropped, sums[1].dropped_max), (0, 7));
+        assert_eq!(sums[0].writer_cpu, None);
+        assert_eq!(sums[0].throughput.unwrap().0, 1.0);
+        // 2 s of CPU for 5,000 requests: 400 µs each.
+        assert_eq!(sums[0].cpu_us_per_request, Some(400.0));
+        let md = markdown("jetty", &sums, 3);
+        assert!(md.contains("fraction of no-agent throughput"), "{md}");
+        assert!(
+            md.contains("| instrument:trace=all | 800 (500–1500) | 0.750 (0.500–0.800) |"),
+            "{md}"
+        );
+        let csv = csv_lines("jetty", &sums, 3);
+        assert_eq!(
+            csv.lines().next().unwrap().split(',').count(),
+            CSV_HEADER.split(',').count()
+        );
     }
 
     #[test]

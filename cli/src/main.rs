@@ -135,7 +135,7 @@ enum Cmd {
         output: PathBuf,
     },
     /// Overhead of each mode (none, jvmti, instrument, jfr) on a Java program:
-    /// `orca bench [--runs N] [--modes ...] -- java ARGS...`.
+    /// `orca bench [--runs N] [--modes ...] [--load CMD --port N] -- java ARGS...`.
     Bench(bench::BenchArgs),
 }
 

@@ -1,0 +1,161 @@
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.sql.Statement;
+
+/**
+ * An embedded SQL database under several JDBC client threads: Apache Derby (Debian's
+ * libderby-java) or H2 (libh2-java), in memory, so that the disk does not add its own noise.
+ * Each of THREADS threads opens its own connection and runs TXNS transactions in all (split
+ * between the threads) of a small bank: read two account balances, move an amount between
+ * them (two updates, rows locked in id order), insert a history row, commit; every 10th
+ * transaction first reads 10 more accounts. A transaction the database rolls back (deadlock,
+ * lock timeout) is retried. At the end the total balance is checked.
+ * Usage: java -cp classes:DRIVER_JAR DbBench derby|h2 THREADS TXNS
+ */
+public class DbBench {
+    static final int ACCOUNTS = 1000;
+    static final long START = 1_000_000;
+
+    static String url(String db) {
+        switch (db) {
+            case "derby":
+                return "jdbc:derby:memory:orcabench;create=true";
+            case "h2":
+                return "jdbc:h2:mem:orcabench;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
+            default:
+                throw new IllegalArgumentException("database must be derby or h2: " + db);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        String db = args[0];
+        int threads = Integer.parseInt(args[1]);
+        int txns = Integer.parseInt(args[2]);
+        // Derby writes derby.log into the working directory unless told otherwise.
+        System.setProperty("derby.stream.error.file", "/dev/null");
+        // A wait that is not a detected deadlock fails after 20 s rather than hanging.
+        System.setProperty("derby.locks.waitTimeout", "20");
+        String url = url(db);
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.executeUpdate("CREATE TABLE account (id INT PRIMARY KEY, balance BIGINT NOT NULL, name VARCHAR(40))");
+            s.executeUpdate("CREATE TABLE history (id INT NOT NULL, src INT NOT NULL, dst INT NOT NULL, amount BIGINT NOT NULL, note VARCHAR(40))");
+            c.setAutoCommit(false);
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO account VALUES (?, ?, ?)")) {
+                for (int i = 0; i < ACCOUNTS; i++) {
+                    p.setInt(1, i);
+                    p.setLong(2, START);
+                    p.setString(3, "account " + i);
+                    p.executeUpdate();
+                }
+            }
+            c.commit();
+        }
+        Thread[] ts = new Thread[threads];
+        long[] retries = new long[threads];
+        Throwable[] failed = new Throwable[1];
+        for (int t = 0; t < threads; t++) {
+            final int id = t;
+            final int n = txns / threads + (t < txns % threads ? 1 : 0);
+            ts[t] = new Thread(() -> {
+                try {
+                    retries[id] = client(url, id, n);
+                } catch (Throwable e) {
+                    synchronized (failed) {
+                        failed[0] = e;
+                    }
+                }
+            }, "client-" + t);
+            ts[t].start();
+        }
+        for (Thread t : ts) t.join();
+        if (failed[0] != null) throw new RuntimeException("a client failed", failed[0]);
+        long total, rows;
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            try (ResultSet r = s.executeQuery("SELECT SUM(balance) FROM account")) {
+                r.next();
+                total = r.getLong(1);
+            }
+            try (ResultSet r = s.executeQuery("SELECT COUNT(*) FROM history")) {
+                r.next();
+                rows = r.getLong(1);
+            }
+        }
+        if (total != START * ACCOUNTS || rows != txns) {
+            throw new AssertionError("total " + total + ", history rows " + rows);
+        }
+        long r = 0;
+        for (long x : retries) r += x;
+        System.out.println(db + ": " + txns + " transactions, " + threads + " threads, " + r + " retried");
+        if (db.equals("derby")) {
+            try {
+                DriverManager.getConnection("jdbc:derby:;shutdown=true");
+            } catch (SQLException expected) {
+                // Derby reports a clean shutdown as an exception.
+            }
+        }
+    }
+
+    static long client(String url, int id, int n) throws SQLException {
+        long retried = 0;
+        long seed = 0x9E3779B97F4A7C15L * (id + 1);
+        try (Connection c = DriverManager.getConnection(url)) {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            PreparedStatement get = c.prepareStatement("SELECT balance FROM account WHERE id = ?");
+            PreparedStatement upd = c.prepareStatement("UPDATE account SET balance = balance + ? WHERE id = ?");
+            PreparedStatement ins = c.prepareStatement("INSERT INTO history VALUES (?, ?, ?, ?, ?)");
+            for (int i = 0; i < n; i++) {
+                seed = seed * 6364136223846793005L + 1442695040888963407L;
+                int a = (int) ((seed >>> 33) % ACCOUNTS);
+                int b = (int) ((seed >>> 13) % ACCOUNTS);
+                if (a == b) b = (b + 1) % ACCOUNTS;
+                long amount = 1 + ((seed >>> 40) & 63);
+                while (true) {
+                    try {
+                        if (i % 10 == 0) {
+                            // A small report: the 10 accounts from a, read one by one by key
+                            // (a range scan may lock rows the other clients hold).
+                            for (int k = 0; k < 10; k++) balance(get, (a + k) % ACCOUNTS);
+                        }
+                        long ba = balance(get, a), bb = balance(get, b);
+                        if (ba < amount) amount = 0;
+                        // Lock rows in id order: fewer deadlocks.
+                        int lo = Math.min(a, b), hi = Math.max(a, b);
+                        update(upd, lo, lo == a ? -amount : amount);
+                        update(upd, hi, hi == a ? -amount : amount);
+                        ins.setInt(1, id * 10_000_000 + i);
+                        ins.setInt(2, a);
+                        ins.setInt(3, b);
+                        ins.setLong(4, amount);
+                        ins.setString(5, "t" + id + " " + (ba + bb));
+                        ins.executeUpdate();
+                        c.commit();
+                        break;
+                    } catch (SQLTransactionRollbackException e) {
+                        c.rollback();
+                        retried++;
+                    }
+                }
+            }
+        }
+        return retried;
+    }
+
+    static long balance(PreparedStatement get, int id) throws SQLException {
+        get.setInt(1, id);
+        try (ResultSet r = get.executeQuery()) {
+            r.next();
+            return r.getLong(1);
+        }
+    }
+
+    static void update(PreparedStatement upd, int id, long delta) throws SQLException {
+        upd.setLong(1, delta);
+        upd.setInt(2, id);
+        if (upd.executeUpdate() != 1) throw new SQLException("no account " + id);
+    }
+}
