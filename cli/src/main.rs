@@ -55,6 +55,14 @@ enum Cmd {
         /// Instrumentation mode: also rewrite the JDK's own classes (agent option jdk=yes).
         #[arg(long)]
         jdk: bool,
+        /// Instrumentation mode: `summary` (the agent's default: per-site hold summaries) or
+        /// `all` (also every monitor enter and exit as an event: the complete trace).
+        #[arg(long, value_parser = ["summary", "all"])]
+        trace: Option<String>,
+        /// Instrumentation mode: holds at least this long are events with a stack
+        /// (`10ms`, `500us`, `0`, `off`; the agent's default is 10ms).
+        #[arg(long, value_name = "DURATION")]
+        holdthreshold: Option<String>,
         /// Also write the HTML report (`orca html`) to FILE after the run.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
@@ -196,6 +204,8 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             mode,
             stackdepth,
             jdk,
+            trace,
+            holdthreshold,
             html,
             command,
         } => record::run(record::Record {
@@ -206,6 +216,8 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             }),
             stackdepth,
             jdk,
+            trace,
+            holdthreshold,
             html,
             command,
         }),

@@ -16,6 +16,10 @@ pub struct Record {
     pub mode: Option<String>,
     pub stackdepth: Option<u32>,
     pub jdk: bool,
+    /// Agent option `trace=` (`summary` or `all`).
+    pub trace: Option<String>,
+    /// Agent option `holdthreshold=`.
+    pub holdthreshold: Option<String>,
     /// Also write the HTML report there.
     pub html: Option<PathBuf>,
     pub command: Vec<String>,
@@ -65,6 +69,12 @@ pub fn agent_options(r: &Record) -> Result<String, String> {
     }
     if let Some(d) = r.stackdepth {
         opts.push_str(&format!(",stackdepth={d}"));
+    }
+    if let Some(t) = &r.trace {
+        opts.push_str(&format!(",trace={t}"));
+    }
+    if let Some(t) = &r.holdthreshold {
+        opts.push_str(&format!(",holdthreshold={t}"));
     }
     if r.jdk {
         opts.push_str(",jdk=yes");
@@ -255,17 +265,19 @@ mod tests {
             mode: Some("jvmti".into()),
             stackdepth: Some(4),
             jdk: true,
+            trace: Some("all".into()),
+            holdthreshold: None,
             html: None,
             command: vec!["java".into(), "-cp".into(), "x".into(), "Main".into()],
         };
         let o = agent_options(&r).unwrap();
-        assert_eq!(o, "out/run,mode=jvmti,stackdepth=4,jdk=yes");
+        assert_eq!(o, "out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes");
         let a = java_args(Path::new("/a/liborca.so"), &o, &r.command);
         assert_eq!(
             a,
             [
                 "java",
-                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,jdk=yes",
+                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes",
                 "-cp",
                 "x",
                 "Main"
@@ -280,6 +292,8 @@ mod tests {
             mode: None,
             stackdepth: None,
             jdk: false,
+            trace: None,
+            holdthreshold: None,
             html: None,
             command: vec!["java".into()],
         };
