@@ -225,6 +225,9 @@ struct LaneState {
     contended: Option<(u64, u32, u32, u32)>,
     /// (monitor, count, since, site, paused by Object.wait)
     held: Vec<(Hash, u32, u64, u32, bool)>,
+    /// `MonitorHold` events (holds over the agent's threshold): drawn as holds when the log
+    /// has no per-hold events (the agent's default, summary lines), so the long ones show.
+    long_holds: Vec<Span>,
 }
 
 /// Interns strings (frames, IDs) so the page names each once.
@@ -282,6 +285,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
     let mut site_ids: HashMap<Frame, u32> = HashMap::new();
     let mut obj_ids: HashMap<Hash, u32> = HashMap::new();
     let (mut first, mut last) = (u64::MAX, 0u64);
+    let mut per_hold_events = false;
     while let Some((_, rec)) = r.next_event()? {
         let Ok(rec) = rec else { continue };
         let ts = rec.timestamp.nanos();
@@ -297,6 +301,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
                 state: None,
                 contended: None,
                 held: Vec::new(),
+                long_holds: Vec::new(),
             }
         });
         let mut site = || match rec.event.stack().and_then(|s| s.top()) {
@@ -346,7 +351,13 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
             Event::ThreadJoined { .. }
             | Event::ThreadSlept { .. }
             | Event::SemaphoreAcquired { .. } => close_state(t, ts),
+            Event::MonitorHold { monitor, nanos, .. } => {
+                let since = ts.saturating_sub(nanos);
+                let sp = span(Kind::Holding, since, ts, obj(monitor), NONE, site());
+                t.long_holds.push(sp);
+            }
             Event::MonitorEntered { monitor, .. } => {
+                per_hold_events = true;
                 match t.held.iter_mut().find(|h| h.0 == monitor) {
                     Some(h) => h.1 += 1,
                     None => {
@@ -385,6 +396,13 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
             sp.open = true;
             t.lane.activity += last - since.min(last);
             t.lane.states.push(sp);
+        }
+        if !per_hold_events && !t.long_holds.is_empty() {
+            for sp in std::mem::take(&mut t.long_holds) {
+                t.lane.activity += sp.end - sp.start;
+                t.lane.holds.push(sp);
+            }
+            t.lane.holds.spans.sort_by_key(|sp| sp.start);
         }
         for (i, (m, _, since, s, paused)) in std::mem::take(&mut t.held).into_iter().enumerate() {
             if !paused {

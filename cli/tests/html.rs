@@ -248,6 +248,20 @@ fn lock_order_cycle_page_shows_the_potential_deadlock() {
 }
 
 #[test]
+fn default_recording_draws_long_holds_in_the_lanes() {
+    // The agent's default writes summaries, not every hold: its 5 holds of 50 ms are
+    // MonitorHold events, the lanes' only holds (the self-test clicks one of them).
+    let r = run("html-holdtimes", jdk17(), "", "HoldTimes", &[]);
+    let orca = std::fs::read_to_string(format!("{}.orca", r.prefix.display())).unwrap();
+    assert!(
+        !orca.contains(",MonitorEntered,"),
+        "not the default recording"
+    );
+    assert_eq!(orca.matches(",MonitorHold,").count(), 5);
+    check_page(&r, "holdtimes", true);
+}
+
+#[test]
 fn contention_page_works_in_chromium() {
     let r = run(
         "html-contention",
