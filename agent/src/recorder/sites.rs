@@ -14,7 +14,7 @@ use jni_sys::{jclass, jmethodID};
 use orca_rewriter::MethodMap;
 
 use crate::jvmti::{Jni, Jvmti};
-use crate::metadata::zeroed_atomics;
+use crate::recorder::metadata::zeroed_atomics;
 
 /// Site IDs the table holds: 2^22 (48 MB of address space, committed only as pages are
 /// touched). Sites past it are reported without a location (`0` frames).

@@ -1,5 +1,7 @@
-//! Instrumentation mode's ClassFileLoadHook: every class the JVM loads after start-up goes
-//! through the Rust rewriter, which inserts the tracker calls.
+//! Instrumentation mode's event source: the ClassFileLoadHook sends every class the JVM
+//! loads after start-up through the Rust rewriter, which inserts the tracker calls; the
+//! rewritten call sites are bound to their methods at ClassPrepare; what the tracker then
+//! reports is [`super::tracker`]'s.
 //!
 //! The hook is pure native code: it reads bytes, calls the rewriter and hands back new bytes
 //! allocated by JVMTI. No Java code runs and no class is loaded from inside it. For each
@@ -9,11 +11,13 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
-use jni_sys::jobject;
+use jni_sys::{jclass, jobject};
 use orca_rewriter::{rewrite, Config, MethodNote, Outcome};
 
-use crate::jvmti::{Jni, Jvmti};
-use crate::metadata::Metadata;
+use super::report;
+use super::tracker::{self, Native, TrackerSettings};
+use crate::jvmti::{Event, Jni};
+use crate::recorder::Recorder;
 
 /// How many rewrite failures are printed one by one before only the count at exit.
 const FAILURES_SHOWN: u64 = 5;
@@ -24,11 +28,13 @@ struct GlobalRef(jobject);
 unsafe impl Send for GlobalRef {}
 unsafe impl Sync for GlobalRef {}
 
-/// Instrumentation-mode state.
+/// The instrumentation engine.
 pub struct Instrumentation {
     config: Config,
     /// Whether classes of the JDK's own loaders are rewritten too (option `jdk=yes`).
     jdk: bool,
+    /// How the tracker records monitors, set when it is installed.
+    settings: TrackerSettings,
     platform_loader: OnceLock<GlobalRef>,
     changed: AtomicU64,
     failed: AtomicU64,
@@ -44,16 +50,17 @@ pub struct HookTotals {
 }
 
 impl Instrumentation {
-    /// All transformations on, the tracker excluded.
-    pub fn new(jdk: bool, sites: std::sync::Arc<std::sync::atomic::AtomicU32>) -> Instrumentation {
+    /// All transformations on, the tracker excluded; site IDs drawn from the recorder's.
+    pub fn new(jdk: bool, settings: TrackerSettings, rec: &Recorder) -> Instrumentation {
         let config = Config {
-            tracker_class: crate::tracker::CLASS_NAME.to_string(),
-            sites: Some(sites),
+            tracker_class: tracker::CLASS_NAME.to_string(),
+            sites: Some(rec.sites.counter.clone()),
             ..Config::default()
         };
         Instrumentation {
             config,
             jdk,
+            settings,
             platform_loader: OnceLock::new(),
             changed: AtomicU64::new(0),
             failed: AtomicU64::new(0),
@@ -61,8 +68,36 @@ impl Instrumentation {
         }
     }
 
+    /// VMInit: install the tracker, then switch on the class-load hook. Without the tracker
+    /// nothing is switched on: recording goes on with monitor contention and threads only.
+    pub fn start(&self, rec: &Recorder, jni: Jni, natives: &[Native]) {
+        self.set_platform_loader(jni);
+        let fields = &rec.buffers.fields;
+        if let Err(e) = tracker::install(&rec.jvmti, jni, self.jdk, &self.settings, natives, fields)
+        {
+            eprintln!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
+            return;
+        }
+        rec.meta.set_instrumenting();
+        // Sites are bound to their methods when a class is prepared.
+        report(rec.jvmti.set_event(true, Event::ClassPrepare));
+        report(rec.jvmti.set_event(true, Event::ClassFileLoadHook));
+    }
+
+    /// VMDeath: every thread's buffer is drained, since their threads will not end on their
+    /// own any more.
+    pub fn stop(&self, rec: &Recorder, jni: Jni) {
+        rec.drain_all(jni);
+        let _ = rec.jvmti.set_event(false, Event::ClassPrepare);
+    }
+
+    /// ClassPrepare: binds the sites of a rewritten class.
+    pub fn class_prepare(&self, rec: &Recorder, jni: Jni, class: jclass) {
+        rec.sites.prepared(&rec.jvmti, jni, class);
+    }
+
     /// Remembers the platform class loader (at VMInit), whose classes count as the JDK's.
-    pub fn set_platform_loader(&self, jni: Jni) {
+    fn set_platform_loader(&self, jni: Jni) {
         let class = c"java/lang/ClassLoader";
         if let Some(loader) = jni.call_static_object_method(
             class,
@@ -84,17 +119,18 @@ impl Instrumentation {
                 .is_some_and(|p| jni.is_same_object(loader, p.0))
     }
 
-    /// The hook's work: new class bytes, or `None` to keep the original.
-    pub fn transform(
+    /// ClassFileLoadHook: new class bytes, or `None` to keep the original.
+    pub fn class_file(
         &self,
-        jvmti: &Jvmti,
+        rec: &Recorder,
         jni: Jni,
-        meta: &Metadata,
-        sites: &crate::sites::Sites,
         loader: jobject,
         name: Option<&str>,
         bytes: &[u8],
     ) -> Option<Vec<u8>> {
+        let Recorder {
+            jvmti, meta, sites, ..
+        } = rec;
         // A class without a name (hidden classes, lambda forms) could not be found again to
         // translate its locations: leave it as it is.
         let name = name?;
