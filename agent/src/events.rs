@@ -5,8 +5,11 @@
 //! The Java side does not repeat the numbers: `build.rs` includes this file
 //! (`#[path = "src/events.rs"]`) and writes `orca/OrcaEvents.java` from [`java_source`], which
 //! is compiled together with the tracker. javac inlines the constants, so the tracker never
-//! loads `OrcaEvents` at run time and the agent need not define it. Hence this file stands
-//! alone: no `crate::` paths, nothing but `core`/`std`.
+//! loads `OrcaEvents` at run time and the agent need not define it (javac keeps an unused
+//! constant-pool entry for the class, which is never resolved). The rewriter's tests that
+//! compile the tracker on their own (`rewriter/tests/tracker.rs`, `jvm_e2e.rs`) include this
+//! file by path in the same way, since `orca-agent` depends on `orca-rewriter` and not the
+//! other way round. Hence this file stands alone: no `crate::` paths, nothing but `std`.
 
 /// Kinds of `.orca` lines; the names are the format's event names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,6 +10,7 @@ use crate::error::JvmtiError;
 use crate::events::Kind;
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
+use crate::recorder::threads::ThreadState;
 use crate::recorder::writer::{EventRecord, Extra};
 use crate::recorder::Recorder;
 
@@ -32,14 +33,9 @@ impl Contention {
 
     /// MonitorContendedEnter: the thread blocks on `object`.
     pub fn enter(&self, rec: &Recorder, jni: Jni, thread: jthread, object: jobject) {
-        let nanos = now_nanos();
-        let Some(state) = rec.state(thread) else {
+        let Some((nanos, state, monitor)) = arrival(rec, jni, thread, object) else {
             return;
         };
-        if state.recording.is_some() {
-            rec.drain_thread(jni, state, false);
-        }
-        let monitor = rec.jvmti.object_hash(object).unwrap_or(0);
         // Instrumented code's holds are known without asking the JVM (whose answer is a
         // safepoint, and often comes after the owner has released the monitor).
         let owner = match rec.tracked_owner(jni, monitor, state.hash) {
@@ -68,14 +64,9 @@ impl Contention {
 
     /// MonitorContendedEntered: the thread got `object` after blocking.
     pub fn entered(&self, rec: &Recorder, jni: Jni, thread: jthread, object: jobject) {
-        let nanos = now_nanos();
-        let Some(state) = rec.state(thread) else {
+        let Some((nanos, state, monitor)) = arrival(rec, jni, thread, object) else {
             return;
         };
-        if state.recording.is_some() {
-            rec.drain_thread(jni, state, false);
-        }
-        let monitor = rec.jvmti.object_hash(object).unwrap_or(0);
         let frames = rec.stack(jni, state, 0, true);
         rec.push(
             nanos,
@@ -85,4 +76,21 @@ impl Contention {
             frames,
         );
     }
+}
+
+/// What both contention events begin with: the time, the thread's state with its buffered
+/// records written first (so its lines stay in order), and the monitor's hash.
+fn arrival(
+    rec: &Recorder,
+    jni: Jni,
+    thread: jthread,
+    object: jobject,
+) -> Option<(u64, &mut ThreadState, u32)> {
+    let nanos = now_nanos();
+    let state = rec.state(thread)?;
+    if state.recording.is_some() {
+        rec.drain_thread(jni, state, false);
+    }
+    let monitor = rec.jvmti.object_hash(object).unwrap_or(0);
+    Some((nanos, state, monitor))
 }

@@ -1,11 +1,11 @@
 //! The bundled `orca.OrcaProfilerTracker` class: embedded at build time, defined in the
-//! bootstrap class loader at VMInit, its one native bound to the agent.
+//! bootstrap class loader at VMInit, its natives bound to the agent.
 //!
 //! Rewritten code calls the tracker's public static methods; they do the real work in Java
 //! (so blocking happens in Java) and report through `event(int kind, Object subject)`, whose
 //! kinds are the [`ReportCode`]s, or, for monitors, into a per-thread buffer the recorder
-//! drains ([`crate::recorder::buffers`]). The natives themselves are entry points
-//! (the entry points); they land here, in safe Rust.
+//! drains ([`crate::recorder::buffers`]). The natives themselves are `extern` functions of
+//! the entry module, handed to [`install`] as data; what they report lands here, in safe Rust.
 
 use std::ffi::{c_void, CStr};
 use std::sync::OnceLock;
