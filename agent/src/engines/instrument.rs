@@ -8,11 +8,12 @@
 //! rewritten method it keeps the rewriter's map from new to original bytecode indexes, so
 //! that stack traces and line tables report the original class file's locations.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use jni_sys::{jclass, jobject};
-use orca_rewriter::{rewrite, Config, MethodNote, Outcome};
+use orca_rewriter::{rewrite, Config, MethodMap, MethodNote, Outcome};
 
 use super::report;
 use super::tracker::{self, Native, TrackerSettings};
@@ -28,6 +29,13 @@ struct GlobalRef(jobject);
 unsafe impl Send for GlobalRef {}
 unsafe impl Sync for GlobalRef {}
 
+/// The call sites of one rewritten method, waiting for its class to be prepared.
+struct PendingMethod {
+    name: String,
+    descriptor: String,
+    sites: Vec<(u32, u32)>,
+}
+
 /// The instrumentation engine.
 pub struct Instrumentation {
     config: Config,
@@ -36,6 +44,9 @@ pub struct Instrumentation {
     /// How the tracker records monitors, set when it is installed.
     settings: TrackerSettings,
     platform_loader: OnceLock<GlobalRef>,
+    /// The sites of rewritten classes not prepared yet, by (loader hash, internal name): the
+    /// class-load hook cannot bind them, since the methods have no `jmethodID` before then.
+    pending: Mutex<HashMap<(u32, String), Vec<PendingMethod>>>,
     changed: AtomicU64,
     failed: AtomicU64,
     methods_left: AtomicU64,
@@ -62,6 +73,7 @@ impl Instrumentation {
             jdk,
             settings,
             platform_loader: OnceLock::new(),
+            pending: Mutex::new(HashMap::new()),
             changed: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             methods_left: AtomicU64::new(0),
@@ -91,9 +103,71 @@ impl Instrumentation {
         let _ = rec.jvmti.set_event(false, Event::ClassPrepare);
     }
 
-    /// ClassPrepare: binds the sites of a rewritten class.
+    /// The class-load hook: the sites of a rewritten class, bound when it is prepared.
+    fn register_sites(&self, loader_hash: u32, class_name: &str, methods: &[MethodMap]) {
+        let list: Vec<PendingMethod> = methods
+            .iter()
+            .filter(|m| !m.sites.is_empty())
+            .map(|m| PendingMethod {
+                name: m.name.clone(),
+                descriptor: m.descriptor.clone(),
+                sites: m.sites.clone(),
+            })
+            .collect();
+        if list.is_empty() {
+            return;
+        }
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        p.insert((loader_hash, class_name.to_string()), list);
+    }
+
+    /// ClassPrepare: binds the sites of `class`, if it was rewritten; the pending entry is
+    /// dropped then.
     pub fn class_prepare(&self, rec: &Recorder, jni: Jni, class: jclass) {
-        rec.sites.prepared(&rec.jvmti, jni, class);
+        let jvmti = &rec.jvmti;
+        if self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+        {
+            return;
+        }
+        let Ok(sig) = jvmti.class_signature(class) else {
+            return;
+        };
+        let Some(internal) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) else {
+            return;
+        };
+        let loader_hash = match jvmti.class_loader(class) {
+            Ok(l) if !l.is_null() => {
+                let h = jvmti.object_hash(l).unwrap_or(0);
+                jni.delete_local_ref(l);
+                h
+            }
+            _ => 0,
+        };
+        let Some(list) = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(loader_hash, internal.to_string()))
+        else {
+            return;
+        };
+        for m in jvmti.class_methods(class).unwrap_or_default() {
+            let Ok((name, descriptor)) = jvmti.method_name(m) else {
+                continue;
+            };
+            if let Some(p) = list
+                .iter()
+                .find(|p| p.name == name && p.descriptor == descriptor)
+            {
+                for &(id, bci) in &p.sites {
+                    rec.sites.bind(id, m, bci);
+                }
+            }
+        }
     }
 
     /// Remembers the platform class loader (at VMInit), whose classes count as the JDK's.
@@ -128,9 +202,7 @@ impl Instrumentation {
         name: Option<&str>,
         bytes: &[u8],
     ) -> Option<Vec<u8>> {
-        let Recorder {
-            jvmti, meta, sites, ..
-        } = rec;
+        let Recorder { jvmti, meta, .. } = rec;
         // A class without a name (hidden classes, lambda forms) could not be found again to
         // translate its locations: leave it as it is.
         let name = name?;
@@ -149,7 +221,7 @@ impl Instrumentation {
                 } else {
                     jvmti.object_hash(loader).unwrap_or(0)
                 };
-                sites.register(loader_hash, name, &methods);
+                self.register_sites(loader_hash, name, &methods);
                 meta.register_rewritten(loader_hash, name, methods);
                 self.changed.fetch_add(1, Ordering::Relaxed);
                 Some(bytes)
