@@ -1,6 +1,14 @@
 //! Compiles `java-tracker/orca/OrcaProfilerTracker.java` with `javac --release 8` (the oldest
 //! class version the agent supports) into OUT_DIR, so that `liborca.so` embeds the tracker
 //! and needs no file beside it at run time.
+//!
+//! The tracker's event codes are not written in Java: they are generated here, as
+//! `OUT_DIR/orca/OrcaEvents.java`, from the agent's own taxonomy (`src/events.rs`), and
+//! compiled with the tracker, so the two sides cannot disagree.
+
+#[allow(dead_code)]
+#[path = "src/events.rs"]
+mod events;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,11 +47,16 @@ fn find_javac() -> Option<PathBuf> {
 fn main() {
     let source =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../java-tracker/orca/OrcaProfilerTracker.java");
+    let taxonomy = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/events.rs");
     println!("cargo:rerun-if-changed={}", source.display());
+    println!("cargo:rerun-if-changed={}", taxonomy.display());
     for var in ["ORCA_JAVAC", "JDK17_HOME", "JAVA_HOME"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
+    let generated = out.join("orca/OrcaEvents.java");
+    std::fs::create_dir_all(out.join("orca")).expect("OUT_DIR/orca");
+    std::fs::write(&generated, events::java_source()).expect("OUT_DIR/orca/OrcaEvents.java");
     let Some(javac) = find_javac() else {
         panic!("orca-agent: no javac found (looked at $ORCA_JAVAC, $JDK17_HOME, $JAVA_HOME, /usr/lib/jvm, PATH); install a JDK 17 (scripts/ensure-jdk does) to build the tracker class");
     };
@@ -51,6 +64,7 @@ fn main() {
         .args(["--release", "8", "-Xlint:-options", "-g", "-d"])
         .arg(&out)
         .arg(&source)
+        .arg(&generated)
         .status()
         .unwrap_or_else(|e| panic!("orca-agent: cannot run {}: {e}", javac.display()));
     assert!(

@@ -10,7 +10,7 @@
  *     private static native void event(int kind, Object subject);
  *     JNI signature: "event", "(ILjava/lang/Object;)V"
  *
- * `kind` is one of the K_* constants below; `subject` is the monitor, the
+ * `kind` is one of the OrcaEvents.K_* constants; `subject` is the monitor, the
  * Object waited on / notified, the Thread started / joined, the Semaphore,
  * or null for Thread.sleep (the subject is then the calling thread). The
  * native runs on the thread the event happened on; it must not block, must
@@ -28,6 +28,11 @@
  * The rewritten code calls exactly the public static methods below; their
  * names and descriptors are fixed by rewriter/src/transform.rs (RULES) and
  * checked by rewriter/tests/tracker.rs.
+ *
+ * The K_* and R_* codes are not written here: agent/build.rs generates
+ * OrcaEvents.java from agent/src/events.rs, and it is compiled together with
+ * this file (javac inlines the constants; OrcaEvents is never loaded at run
+ * time).
  */
 package orca;
 
@@ -36,31 +41,6 @@ import java.util.concurrent.TimeUnit;
 
 public final class OrcaProfilerTracker {
     private OrcaProfilerTracker() {}
-
-    /** About to run monitorenter on subject. */
-    public static final int K_MONITOR_ENTER = 1;
-    /** monitorenter done (or synchronized method entered): subject is held. */
-    public static final int K_MONITOR_ENTERED = 2;
-    /** About to run monitorexit on subject (or leave a synchronized method). */
-    public static final int K_MONITOR_EXIT = 3;
-    public static final int K_OBJECT_WAIT = 4;
-    /** wait returned, normally or by exception (the monitor is held again). */
-    public static final int K_OBJECT_WAITED = 5;
-    public static final int K_OBJECT_NOTIFY = 6;
-    public static final int K_OBJECT_NOTIFY_ALL = 7;
-    public static final int K_THREAD_START = 8;
-    public static final int K_THREAD_JOIN = 9;
-    /** join returned, normally or by exception. */
-    public static final int K_THREAD_JOINED = 10;
-    /** subject null: the calling thread sleeps. */
-    public static final int K_THREAD_SLEEP = 11;
-    public static final int K_THREAD_SLEPT = 12;
-    public static final int K_SEMAPHORE_ACQUIRE = 13;
-    /** permits obtained. */
-    public static final int K_SEMAPHORE_ACQUIRED = 14;
-    /** acquire gave up: tryAcquire returned false, or an exception was thrown. */
-    public static final int K_SEMAPHORE_ACQUIRE_FAILED = 15;
-    public static final int K_SEMAPHORE_RELEASE = 16;
 
     private static native void event(int kind, Object subject);
 
@@ -81,11 +61,6 @@ public final class OrcaProfilerTracker {
     // the agent flushes the buffer first, so a thread's lines stay in order). The agent turns
     // the records into per-site hold summaries and lock-order edges, or, with trace=all, into
     // one event line each.
-
-    /** Record kinds (low 2 bits of a record's second word). */
-    static final int R_ENTER = 1;
-    static final int R_ENTERED = 2;
-    static final int R_EXIT = 3;
 
     /** Set by the agent at start-up (before any rewritten class loads). */
     static volatile boolean ready;
@@ -151,11 +126,11 @@ public final class OrcaProfilerTracker {
             if (traceAll) {
                 int st = deepStacks ? stack(r, site) : 0;
                 r.pendingStack = st;
-                r.put(R_ENTER, site, h, System.nanoTime(), st);
+                r.put(OrcaEvents.R_ENTER, site, h, System.nanoTime(), st);
             } else if (r.depth > 0) {
                 // A nested acquisition: its lock orders count when attempted (a deadlock's
                 // never completes). Not held yet, so no timestamp is needed.
-                r.put(R_ENTER, site, h, 0, 0);
+                r.put(OrcaEvents.R_ENTER, site, h, 0, 0);
             }
         } catch (Throwable t) {
             // never throw into application code (StackOverflowError included)
@@ -184,7 +159,7 @@ public final class OrcaProfilerTracker {
             r.pendingStack = 0;
             long t = System.nanoTime();
             r.push(monitor, h, site, t);
-            r.put(R_ENTERED, site, h, t, st);
+            r.put(OrcaEvents.R_ENTERED, site, h, t, st);
         } catch (Throwable t) {
         }
     }
@@ -211,7 +186,7 @@ public final class OrcaProfilerTracker {
                 // its enter was not seen (a report lost to a StackOverflowError)
                 h = System.identityHashCode(monitor);
             }
-            r.put(R_EXIT, site, h, t, 0);
+            r.put(OrcaEvents.R_EXIT, site, h, t, 0);
         } catch (Throwable t) {
         }
     }
@@ -230,97 +205,97 @@ public final class OrcaProfilerTracker {
     // ---- java.lang.Object (any call-site owner: these methods are final) ----
 
     public static void objectWait(Object o) throws InterruptedException {
-        report(K_OBJECT_WAIT, o);
+        report(OrcaEvents.K_OBJECT_WAIT, o);
         long since = System.nanoTime();
         try {
             o.wait();
         } finally {
             paused(o, System.nanoTime() - since);
-            report(K_OBJECT_WAITED, o);
+            report(OrcaEvents.K_OBJECT_WAITED, o);
         }
     }
 
     public static void objectWait(Object o, long millis) throws InterruptedException {
-        report(K_OBJECT_WAIT, o);
+        report(OrcaEvents.K_OBJECT_WAIT, o);
         long since = System.nanoTime();
         try {
             o.wait(millis);
         } finally {
             paused(o, System.nanoTime() - since);
-            report(K_OBJECT_WAITED, o);
+            report(OrcaEvents.K_OBJECT_WAITED, o);
         }
     }
 
     public static void objectWait(Object o, long millis, int nanos) throws InterruptedException {
-        report(K_OBJECT_WAIT, o);
+        report(OrcaEvents.K_OBJECT_WAIT, o);
         long since = System.nanoTime();
         try {
             o.wait(millis, nanos);
         } finally {
             paused(o, System.nanoTime() - since);
-            report(K_OBJECT_WAITED, o);
+            report(OrcaEvents.K_OBJECT_WAITED, o);
         }
     }
 
     public static void objectNotify(Object o) {
-        report(K_OBJECT_NOTIFY, o);
+        report(OrcaEvents.K_OBJECT_NOTIFY, o);
         o.notify();
     }
 
     public static void objectNotifyAll(Object o) {
-        report(K_OBJECT_NOTIFY_ALL, o);
+        report(OrcaEvents.K_OBJECT_NOTIFY_ALL, o);
         o.notifyAll();
     }
 
     // ---- java.lang.Thread (call sites naming java/lang/Thread) ----
 
     public static void threadStart(Thread t) {
-        report(K_THREAD_START, t);
+        report(OrcaEvents.K_THREAD_START, t);
         t.start();
     }
 
     public static void threadJoin(Thread t) throws InterruptedException {
-        report(K_THREAD_JOIN, t);
+        report(OrcaEvents.K_THREAD_JOIN, t);
         try {
             t.join();
         } finally {
-            report(K_THREAD_JOINED, t);
+            report(OrcaEvents.K_THREAD_JOINED, t);
         }
     }
 
     public static void threadJoin(Thread t, long millis) throws InterruptedException {
-        report(K_THREAD_JOIN, t);
+        report(OrcaEvents.K_THREAD_JOIN, t);
         try {
             t.join(millis);
         } finally {
-            report(K_THREAD_JOINED, t);
+            report(OrcaEvents.K_THREAD_JOINED, t);
         }
     }
 
     public static void threadJoin(Thread t, long millis, int nanos) throws InterruptedException {
-        report(K_THREAD_JOIN, t);
+        report(OrcaEvents.K_THREAD_JOIN, t);
         try {
             t.join(millis, nanos);
         } finally {
-            report(K_THREAD_JOINED, t);
+            report(OrcaEvents.K_THREAD_JOINED, t);
         }
     }
 
     public static void threadSleep(long millis) throws InterruptedException {
-        report(K_THREAD_SLEEP, null);
+        report(OrcaEvents.K_THREAD_SLEEP, null);
         try {
             Thread.sleep(millis);
         } finally {
-            report(K_THREAD_SLEPT, null);
+            report(OrcaEvents.K_THREAD_SLEPT, null);
         }
     }
 
     public static void threadSleep(long millis, int nanos) throws InterruptedException {
-        report(K_THREAD_SLEEP, null);
+        report(OrcaEvents.K_THREAD_SLEEP, null);
         try {
             Thread.sleep(millis, nanos);
         } finally {
-            report(K_THREAD_SLEPT, null);
+            report(OrcaEvents.K_THREAD_SLEPT, null);
         }
     }
 
@@ -330,121 +305,121 @@ public final class OrcaProfilerTracker {
 
     public static void threadStarting(Object t) {
         if (t instanceof Thread) {
-            report(K_THREAD_START, t);
+            report(OrcaEvents.K_THREAD_START, t);
         }
     }
 
     public static void threadJoining(Object t) {
         if (t instanceof Thread) {
-            report(K_THREAD_JOIN, t);
+            report(OrcaEvents.K_THREAD_JOIN, t);
         }
     }
 
     /** Reported after a normal return only (see rewriter/README.md). */
     public static void threadJoined(Object t) {
         if (t instanceof Thread) {
-            report(K_THREAD_JOINED, t);
+            report(OrcaEvents.K_THREAD_JOINED, t);
         }
     }
 
     // ---- java.util.concurrent.Semaphore (call sites naming Semaphore) ----
 
     public static void semaphoreAcquire(Semaphore s) throws InterruptedException {
-        report(K_SEMAPHORE_ACQUIRE, s);
+        report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
         try {
             s.acquire();
             ok = true;
         } finally {
-            report(ok ? K_SEMAPHORE_ACQUIRED : K_SEMAPHORE_ACQUIRE_FAILED, s);
+            report(ok ? OrcaEvents.K_SEMAPHORE_ACQUIRED : OrcaEvents.K_SEMAPHORE_ACQUIRE_FAILED, s);
         }
     }
 
     public static void semaphoreAcquire(Semaphore s, int permits) throws InterruptedException {
-        report(K_SEMAPHORE_ACQUIRE, s);
+        report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
         try {
             s.acquire(permits);
             ok = true;
         } finally {
-            report(ok ? K_SEMAPHORE_ACQUIRED : K_SEMAPHORE_ACQUIRE_FAILED, s);
+            report(ok ? OrcaEvents.K_SEMAPHORE_ACQUIRED : OrcaEvents.K_SEMAPHORE_ACQUIRE_FAILED, s);
         }
     }
 
     public static void semaphoreAcquireUninterruptibly(Semaphore s) {
-        report(K_SEMAPHORE_ACQUIRE, s);
+        report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
         try {
             s.acquireUninterruptibly();
             ok = true;
         } finally {
-            report(ok ? K_SEMAPHORE_ACQUIRED : K_SEMAPHORE_ACQUIRE_FAILED, s);
+            report(ok ? OrcaEvents.K_SEMAPHORE_ACQUIRED : OrcaEvents.K_SEMAPHORE_ACQUIRE_FAILED, s);
         }
     }
 
     public static void semaphoreAcquireUninterruptibly(Semaphore s, int permits) {
-        report(K_SEMAPHORE_ACQUIRE, s);
+        report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
         try {
             s.acquireUninterruptibly(permits);
             ok = true;
         } finally {
-            report(ok ? K_SEMAPHORE_ACQUIRED : K_SEMAPHORE_ACQUIRE_FAILED, s);
+            report(ok ? OrcaEvents.K_SEMAPHORE_ACQUIRED : OrcaEvents.K_SEMAPHORE_ACQUIRE_FAILED, s);
         }
     }
 
     public static boolean semaphoreTryAcquire(Semaphore s) {
-        report(K_SEMAPHORE_ACQUIRE, s);
+        report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
         try {
             ok = s.tryAcquire();
             return ok;
         } finally {
-            report(ok ? K_SEMAPHORE_ACQUIRED : K_SEMAPHORE_ACQUIRE_FAILED, s);
+            report(ok ? OrcaEvents.K_SEMAPHORE_ACQUIRED : OrcaEvents.K_SEMAPHORE_ACQUIRE_FAILED, s);
         }
     }
 
     public static boolean semaphoreTryAcquire(Semaphore s, int permits) {
-        report(K_SEMAPHORE_ACQUIRE, s);
+        report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
         try {
             ok = s.tryAcquire(permits);
             return ok;
         } finally {
-            report(ok ? K_SEMAPHORE_ACQUIRED : K_SEMAPHORE_ACQUIRE_FAILED, s);
+            report(ok ? OrcaEvents.K_SEMAPHORE_ACQUIRED : OrcaEvents.K_SEMAPHORE_ACQUIRE_FAILED, s);
         }
     }
 
     public static boolean semaphoreTryAcquire(Semaphore s, long timeout, TimeUnit unit) throws InterruptedException {
-        report(K_SEMAPHORE_ACQUIRE, s);
+        report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
         try {
             ok = s.tryAcquire(timeout, unit);
             return ok;
         } finally {
-            report(ok ? K_SEMAPHORE_ACQUIRED : K_SEMAPHORE_ACQUIRE_FAILED, s);
+            report(ok ? OrcaEvents.K_SEMAPHORE_ACQUIRED : OrcaEvents.K_SEMAPHORE_ACQUIRE_FAILED, s);
         }
     }
 
     public static boolean semaphoreTryAcquire(Semaphore s, int permits, long timeout, TimeUnit unit)
             throws InterruptedException {
-        report(K_SEMAPHORE_ACQUIRE, s);
+        report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
         try {
             ok = s.tryAcquire(permits, timeout, unit);
             return ok;
         } finally {
-            report(ok ? K_SEMAPHORE_ACQUIRED : K_SEMAPHORE_ACQUIRE_FAILED, s);
+            report(ok ? OrcaEvents.K_SEMAPHORE_ACQUIRED : OrcaEvents.K_SEMAPHORE_ACQUIRE_FAILED, s);
         }
     }
 
     public static void semaphoreRelease(Semaphore s) {
-        report(K_SEMAPHORE_RELEASE, s);
+        report(OrcaEvents.K_SEMAPHORE_RELEASE, s);
         s.release();
     }
 
     public static void semaphoreRelease(Semaphore s, int permits) {
-        report(K_SEMAPHORE_RELEASE, s);
+        report(OrcaEvents.K_SEMAPHORE_RELEASE, s);
         s.release(permits);
     }
 

@@ -7,6 +7,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The tracker's event codes, generated from the agent's taxonomy as agent/build.rs does:
+/// included by path, since `orca-agent` depends on this crate and not the other way round.
+#[allow(dead_code)]
+#[path = "../../agent/src/events.rs"]
+mod events;
+
 fn jdks() -> Vec<PathBuf> {
     [
         "/usr/lib/jvm/java-17-openjdk-amd64",
@@ -99,6 +105,7 @@ fn demo_runs_identically_with_exact_event_counts() {
     let tsrc = base.join("tsrc/orca");
     std::fs::create_dir_all(&tsrc).unwrap();
     std::fs::write(tsrc.join("OrcaProfilerTracker.java"), counting).unwrap();
+    std::fs::write(tsrc.join("OrcaEvents.java"), events::java_source()).unwrap();
     for jdk in &jdks {
         let javac = jdk.join("bin/javac");
         let java = jdk.join("bin/java");
@@ -122,6 +129,7 @@ fn demo_runs_identically_with_exact_event_counts() {
                 .args(["--release", "8", "-nowarn", "-d"])
                 .arg(&trk)
                 .arg(tsrc.join("OrcaProfilerTracker.java"))
+                .arg(tsrc.join("OrcaEvents.java"))
                 .status()
                 .unwrap();
             assert!(ok.success());

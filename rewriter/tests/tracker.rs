@@ -2,6 +2,14 @@
 //! `public static` with the exact descriptor, and compiles with --release 8.
 
 mod common;
+
+/// The tracker's event codes are generated from the agent's taxonomy (agent/build.rs does the
+/// same): the tracker compiles only together with `OrcaEvents.java`. The file is included by
+/// path rather than through a dependency on `orca-agent`, which depends on this crate; it is
+/// self-contained for that reason.
+#[allow(dead_code)]
+#[path = "../../agent/src/events.rs"]
+mod events;
 use std::path::Path;
 use std::process::Command;
 
@@ -23,10 +31,14 @@ fn tracker_declares_every_called_method() {
         "/../java-tracker/orca/OrcaProfilerTracker.java"
     );
     let out = std::env::temp_dir().join(format!("orca-tracker-test-{}", std::process::id()));
+    let generated = out.join("src/orca/OrcaEvents.java");
+    std::fs::create_dir_all(generated.parent().unwrap()).unwrap();
+    std::fs::write(&generated, events::java_source()).unwrap();
     let st = Command::new(javac)
         .args(["--release", "8", "-d"])
         .arg(&out)
         .arg(src)
+        .arg(&generated)
         .status()
         .unwrap();
     assert!(st.success());

@@ -85,7 +85,7 @@ const FOUND: &[(&str, &str, &str)] = &[
 /// Seeds larger than this are skipped: mutations of small classes hit code more often.
 const MAX_SEED_BYTES: usize = 24 * 1024;
 
-/// The Config the agent uses (agent/src/instrument.rs): all transformations, the tracker excluded.
+/// The Config the agent uses (agent/src/engines/instrument.rs): all transformations, the tracker excluded.
 fn agent_config() -> Config {
     Config {
         tracker_class: "orca/OrcaProfilerTracker".to_string(),

@@ -1,10 +1,76 @@
-//! Just enough bytecode decoding to find instruction boundaries.
+//! Stacks: the current thread's stack walked and translated into format frames, with every
+//! location in the original class file's terms.
 //!
 //! HotSpot's interpreter advances past a `monitorenter` before it blocks, so the frame of a
 //! thread contending for a `synchronized` block reports the index of the *next* instruction,
 //! often on the next source line. The agent moves such a location back onto the
 //! `monitorenter`, so that a contention is reported on the line of the `synchronized`
-//! statement, in every mode.
+//! statement, in every mode: hence just enough bytecode decoding to find instruction
+//! boundaries.
+
+use crate::jvmti::Jni;
+use crate::recorder::threads::ThreadState;
+use crate::recorder::writer::{Frame, Frames};
+use crate::recorder::Recorder;
+
+impl Recorder {
+    /// The current thread's stack from `start_depth` down, as format frames, with every
+    /// location in the original class file's terms (see
+    /// [`Metadata::original_location`](crate::recorder::metadata::Metadata::original_location)).
+    /// `monitor_top`: the top frame is blocked on a monitor, so its location is moved back
+    /// onto its `monitorenter` (see [`monitor_location`]).
+    pub fn stack(
+        &self,
+        jni: Jni,
+        state: &mut ThreadState,
+        start_depth: i32,
+        monitor_top: bool,
+    ) -> Frames {
+        let n = self
+            .jvmti
+            .stack_trace(start_depth, &mut state.scratch)
+            .unwrap_or(0);
+        self.frames_from_scratch(jni, state, n, monitor_top)
+    }
+
+    /// The first `n` frames of the thread's last stack walk, translated.
+    pub fn frames_from_scratch(
+        &self,
+        jni: Jni,
+        state: &ThreadState,
+        n: usize,
+        monitor_top: bool,
+    ) -> Frames {
+        let mut frames = Frames::with_capacity(n);
+        for (i, f) in state.scratch[..n].iter().enumerate() {
+            // SAFETY: GetStackTrace initialised the first `n` entries.
+            let f = unsafe { f.assume_init() };
+            let method = self.meta.method_id(&self.jvmti, jni, &self.log, f.method);
+            let location = if f.location < 0 {
+                u32::MAX
+            } else {
+                let mut bci = f.location as u32;
+                if i == 0 && monitor_top && bci > 0 {
+                    if let Ok(code) = self.jvmti.bytecodes(f.method) {
+                        bci = monitor_location(&code, bci);
+                    }
+                }
+                self.meta.original_location(method, bci)
+            };
+            frames.push(Frame { method, location });
+        }
+        frames
+    }
+
+    /// The frame a site stands for, its method described to the writer on first use.
+    pub fn site_frame(&self, jni: Jni, site: u32) -> Option<Frame> {
+        let (method, bci) = self.sites.get(site)?;
+        Some(Frame {
+            method: self.meta.method_id(&self.jvmti, jni, &self.log, method),
+            location: bci,
+        })
+    }
+}
 
 const MONITORENTER: u8 = 0xC2;
 

@@ -13,9 +13,9 @@ use std::sync::Mutex;
 
 use jni_sys::{jclass, jmethodID};
 
-use crate::clock::now_nanos;
 use crate::jvmti::{Jni, Jvmti};
-use crate::writer::{LogWriter, MetaRecord};
+use crate::recorder::clock::now_nanos;
+use crate::recorder::writer::{LogWriter, MetaRecord};
 use orca_rewriter::MethodMap;
 
 /// Slots per table: 2^20 (12 MB of address space, committed only as pages are touched).

@@ -8,8 +8,9 @@
 use std::mem::MaybeUninit;
 use std::sync::{Arc, Mutex};
 
+use crate::events::Kind;
 use crate::jvmti::{jthread, jvmtiFrameInfo, Jvmti};
-use crate::writer::{Frames, Kind};
+use crate::recorder::writer::Frames;
 
 /// A blocking call whose exit event is still to come.
 #[derive(Debug)]
@@ -40,7 +41,7 @@ pub struct ThreadState {
     pub scratch: Vec<MaybeUninit<jvmtiFrameInfo>>,
     /// Instrumentation mode: the thread's tracker buffer and summaries, once its first
     /// monitor report registered them (shared with the exit drain, hence the lock).
-    pub recording: Option<Arc<Mutex<crate::monitors::Recording>>>,
+    pub recording: Option<Arc<Mutex<crate::recorder::buffers::Recording>>>,
 }
 
 impl ThreadState {
@@ -158,7 +159,7 @@ pub fn remove_current(jvmti: &Jvmti) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::writer::Frame;
+    use crate::recorder::writer::Frame;
 
     fn frames(location: u32) -> Frames {
         vec![Frame {

@@ -19,9 +19,10 @@ use std::time::{Duration, Instant};
 
 use crossbeam_queue::{ArrayQueue, SegQueue};
 
-use crate::clock::{now_nanos, push_timestamp};
 use crate::escape::{push_escaped, TextKind};
+use crate::events::Kind;
 use crate::jvmti::LineEntry;
+use crate::recorder::clock::{now_nanos, push_timestamp};
 
 /// Events held in memory at most; a record holds up to [`INLINE_FRAMES`] frames inline (the
 /// default stack depth) in at most 128 bytes, so the queue is bounded to about 8 MB (plus the
@@ -36,86 +37,6 @@ const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
 /// Longest time JVM exit waits for the writer to drain: a hung file system (a stalled network
 /// mount, a pipe nobody reads) must not hang the program's exit.
 const FINISH_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Kinds of `.orca` lines; the names are the format's event names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    ThreadStarted,
-    ThreadEnded,
-    MonitorContendedEnter,
-    MonitorContendedEntered,
-    ObjectWait,
-    ObjectWaited,
-    ObjectNotify,
-    ObjectNotifyAll,
-    ThreadStart,
-    ThreadJoin,
-    ThreadJoined,
-    ThreadSleep,
-    ThreadSlept,
-    SemaphoreAcquire,
-    SemaphoreAcquired,
-    SemaphoreRelease,
-    /// Instrumentation mode: about to run `monitorenter`.
-    MonitorEnter,
-    /// Instrumentation mode: holds the monitor (after `monitorenter`, or entering a
-    /// `synchronized` method).
-    MonitorEntered,
-    /// Instrumentation mode: about to release the monitor.
-    MonitorExit,
-    /// Instrumentation mode: one thread's holds of one monitor at one site, summed over an
-    /// interval ([`Extra::Holds`]).
-    MonitorHolds,
-    /// Instrumentation mode: one lock-order edge of one thread, counted over an interval
-    /// ([`Extra::Order`]).
-    LockOrder,
-    /// Instrumentation mode: one hold at least `holdthreshold` long, ending now
-    /// ([`Extra::Nanos`]: its length).
-    MonitorHold,
-}
-
-impl Kind {
-    /// The event name written in the log.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::ThreadStarted => "ThreadStarted",
-            Kind::ThreadEnded => "ThreadEnded",
-            Kind::MonitorContendedEnter => "MonitorContendedEnter",
-            Kind::MonitorContendedEntered => "MonitorContendedEntered",
-            Kind::ObjectWait => "ObjectWait",
-            Kind::ObjectWaited => "ObjectWaited",
-            Kind::ObjectNotify => "ObjectNotify",
-            Kind::ObjectNotifyAll => "ObjectNotifyAll",
-            Kind::ThreadStart => "ThreadStart",
-            Kind::ThreadJoin => "ThreadJoin",
-            Kind::ThreadJoined => "ThreadJoined",
-            Kind::ThreadSleep => "ThreadSleep",
-            Kind::ThreadSlept => "ThreadSlept",
-            Kind::SemaphoreAcquire => "SemaphoreAcquire",
-            Kind::SemaphoreAcquired => "SemaphoreAcquired",
-            Kind::SemaphoreRelease => "SemaphoreRelease",
-            Kind::MonitorEnter => "MonitorEnter",
-            Kind::MonitorEntered => "MonitorEntered",
-            Kind::MonitorExit => "MonitorExit",
-            Kind::MonitorHolds => "MonitorHolds",
-            Kind::LockOrder => "LockOrder",
-            Kind::MonitorHold => "MonitorHold",
-        }
-    }
-
-    /// Whether the line has an `<object>` field after the thread.
-    fn has_object(self) -> bool {
-        !matches!(
-            self,
-            Kind::ThreadStarted | Kind::ThreadEnded | Kind::ThreadSleep | Kind::ThreadSlept
-        )
-    }
-
-    /// Whether the line ends with a stack trace.
-    fn has_stack(self) -> bool {
-        !matches!(self, Kind::ThreadStarted | Kind::ThreadEnded)
-    }
-}
 
 /// One stack frame: the agent's method ID and the original bytecode index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! Instrumentation mode's monitor records: what the tracker's per-thread buffers become.
+//! Instrumentation mode's monitor records: what the tracker's per-thread buffers become, and
+//! the stacks interned for them.
 //!
 //! The tracker (java-tracker/) appends three `long`s per monitor report to a buffer of its
 //! thread (`OrcaProfilerTracker.Rec`) and calls in here only when the buffer is full, so a
@@ -9,22 +10,18 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use jni_sys::jobject;
 
-use crate::clock::now_nanos;
+use crate::events::{Kind, RecordKind};
 use crate::jvmti::Jni;
-use crate::summary::Summary;
-use crate::threads::ThreadState;
-use crate::tracker::{rec_fields, RecFields};
-use crate::writer::{EventRecord, Extra, Frame, Frames, HoldsLine, Kind, OrderLine};
-use crate::Agent;
+use crate::recorder::clock::now_nanos;
+use crate::recorder::summary::{FastHasher, FastMap, Summary};
+use crate::recorder::threads::ThreadState;
+use crate::recorder::writer::{EventRecord, Extra, Frame, Frames, HoldsLine, OrderLine};
+use crate::recorder::Recorder;
 
-/// Record kinds (`OrcaProfilerTracker.R_*`).
-const R_ENTER: i64 = 1;
-const R_ENTERED: i64 = 2;
-const R_EXIT: i64 = 3;
 /// Longs per record.
 const RECORD: usize = 3;
 /// The tracker's buffer grows (doubling from 32 records) up to this many longs: a thread
@@ -35,9 +32,6 @@ const MAX_BUFFER: usize = RECORD * 1024;
 const SUMMARY_INTERVAL: u64 = 1_000_000_000;
 /// Frames (interned stacks) a thread keeps before its table starts over.
 const MAX_STACKS: usize = 4096;
-/// Frames the tracker puts above the reporting method when one of its natives runs from a
-/// two-argument monitor report: the native itself and the report.
-const SITE_FRAMES: i32 = 2;
 
 /// A JNI global reference to the thread's `Rec`.
 struct RecRef(jobject);
@@ -53,7 +47,7 @@ pub struct Recording {
     /// `trace=all`: interned stacks, ID = index + 1.
     stacks: Vec<Frames>,
     /// Hash of a walked stack's raw frames -> its ID.
-    stack_ids: crate::summary::FastMap<u64, u32>,
+    stack_ids: FastMap<u64, u32>,
     /// `trace=all`: the stack of each monitor entered and not yet exited (monitor, stack ID).
     trace_held: Vec<(u32, u32)>,
     /// Reused copy of the tracker's buffer.
@@ -69,11 +63,31 @@ pub struct Recording {
 /// there may be thousands of virtual threads).
 pub type Registry = Mutex<HashMap<usize, Arc<Mutex<Recording>>>>;
 
+/// Field IDs of `OrcaProfilerTracker.Rec`, read by the agent when it drains a buffer.
+pub struct RecFields {
+    pub buf: jni_sys::jfieldID,
+    pub pos: jni_sys::jfieldID,
+    pub depth: jni_sys::jfieldID,
+    pub held_hash: jni_sys::jfieldID,
+}
+// SAFETY: field IDs are valid on every thread for as long as the class is loaded (the
+// tracker, in the boot loader, is never unloaded).
+unsafe impl Send for RecFields {}
+unsafe impl Sync for RecFields {}
+
+/// The tracker's buffers: every thread's recording, and how to read a `Rec` (known once the
+/// tracker is installed).
+#[derive(Default)]
+pub struct Buffers {
+    pub registry: Registry,
+    pub fields: OnceLock<RecFields>,
+}
+
 fn lock(r: &Mutex<Recording>) -> MutexGuard<'_, Recording> {
     r.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl Agent {
+impl Recorder {
     /// `OrcaProfilerTracker.register(Rec)`: the thread's first monitor report.
     pub fn rec_register(&self, jni: Jni, rec: jobject) {
         let Some(state) = self.current_state() else {
@@ -97,7 +111,8 @@ impl Agent {
             closed: false,
             last_nanos: 0,
         }));
-        self.recordings
+        self.buffers
+            .registry
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(Arc::as_ptr(&r) as usize, r.clone());
@@ -132,7 +147,9 @@ impl Agent {
 
     /// Reads the thread's buffer and turns its records into summaries (and trace events).
     fn drain(&self, jni: Jni, r: &mut Recording) {
-        let Some(f) = rec_fields() else { return };
+        let Some(f) = self.buffers.fields.get() else {
+            return;
+        };
         let rec = r.rec.0;
         let pos = jni.int_field(rec, f.pos).max(0) as usize;
         if pos == 0 {
@@ -174,25 +191,25 @@ impl Agent {
         let monitor = w0 as u32;
         let nanos = (w1 as u64) >> 2;
         let stack = w2 as u32;
-        let trace = self.options.trace_all;
+        let trace = self.trace_all;
         r.last_nanos = r.last_nanos.max(nanos);
-        match w1 & 3 {
-            R_ENTER => {
+        match RecordKind::from_i32((w1 & 3) as i32) {
+            Some(RecordKind::Enter) => {
                 r.summary.enter(monitor, site);
                 if trace {
                     let frames = self.frames_of(jni, r, stack, site);
-                    self.push_event(nanos, Kind::MonitorEnter, r.hash, monitor, frames);
+                    self.push(nanos, Kind::MonitorEnter, r.hash, monitor, frames);
                 }
             }
-            R_ENTERED => {
+            Some(RecordKind::Entered) => {
                 r.summary.entered(monitor, site, nanos);
                 if trace {
                     let frames = self.frames_of(jni, r, stack, site);
                     r.trace_held.push((monitor, stack));
-                    self.push_event(nanos, Kind::MonitorEntered, r.hash, monitor, frames);
+                    self.push(nanos, Kind::MonitorEntered, r.hash, monitor, frames);
                 }
             }
-            R_EXIT => {
+            Some(RecordKind::Exit) => {
                 r.summary.exited(monitor, nanos);
                 if trace {
                     // The entry's stack, its top frame moved to the release.
@@ -206,23 +223,11 @@ impl Agent {
                     if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
                         *top = f;
                     }
-                    self.push_event(nanos, Kind::MonitorExit, r.hash, monitor, frames);
+                    self.push(nanos, Kind::MonitorExit, r.hash, monitor, frames);
                 }
             }
-            _ => {} // a torn record (read at exit while its thread was writing it)
+            None => {} // a torn record (read at exit while its thread was writing it)
         }
-    }
-
-    fn push_event(&self, nanos: u64, kind: Kind, thread: u32, object: u32, frames: Frames) {
-        self.log.push(EventRecord {
-            nanos,
-            kind,
-            thread,
-            object,
-            owner: 0,
-            extra: Extra::None,
-            frames,
-        });
     }
 
     /// The frames of a trace event: the interned stack `stack` when there is one, else the
@@ -234,21 +239,12 @@ impl Agent {
             }
         }
         let mut frames = Frames::new();
-        if self.options.stack_depth > 0 {
+        if self.stack_depth > 0 {
             if let Some(f) = self.site_frame(jni, site) {
                 frames.push(f);
             }
         }
         frames
-    }
-
-    /// The frame a site stands for, its method described to the writer on first use.
-    pub fn site_frame(&self, jni: Jni, site: u32) -> Option<Frame> {
-        let (method, bci) = self.sites.get(site)?;
-        Some(Frame {
-            method: self.meta.method_id(&self.jvmti, jni, &self.log, method),
-            location: bci,
-        })
     }
 
     /// Writes the thread's summaries of the interval ending `now`; the tables start over.
@@ -307,8 +303,9 @@ impl Agent {
     }
 
     /// `OrcaProfilerTracker.stack(Rec, site)` (`trace=all`, stackdepth above 1): the current
-    /// stack from the reporting frame down, interned; its ID (0: none).
-    pub fn rec_stack(&self, jni: Jni, site: u32) -> i32 {
+    /// stack from the reporting frame down (below the `skip` frames of the tracker), interned;
+    /// its ID (0: none).
+    pub fn rec_stack(&self, jni: Jni, site: u32, skip: i32) -> i32 {
         let Some(state) = self.current_state() else {
             return 0;
         };
@@ -317,9 +314,9 @@ impl Agent {
         };
         let n = self
             .jvmti
-            .stack_trace(SITE_FRAMES, &mut state.scratch)
+            .stack_trace(skip, &mut state.scratch)
             .unwrap_or(0);
-        let mut h = crate::summary::FastHasher::default();
+        let mut h = FastHasher::default();
         for f in &state.scratch[..n] {
             // SAFETY: GetStackTrace initialised the first `n` entries.
             let f = unsafe { f.assume_init() };
@@ -347,13 +344,22 @@ impl Agent {
     }
 
     /// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end)`: a hold of at least
-    /// `holdthreshold`, written with the current stack, its top frame at the acquisition.
-    pub fn rec_long_hold(&self, jni: Jni, site: u32, monitor: u32, nanos: u64, end: u64) {
+    /// `holdthreshold`, written with the current stack (below the `skip` frames of the
+    /// tracker), its top frame at the acquisition.
+    pub fn rec_long_hold(
+        &self,
+        jni: Jni,
+        site: u32,
+        monitor: u32,
+        nanos: u64,
+        end: u64,
+        skip: i32,
+    ) {
         let Some(state) = self.current_state() else {
             return;
         };
         self.drain_thread(jni, state, false);
-        let mut frames = self.stack(jni, state, SITE_FRAMES, false);
+        let mut frames = self.stack(jni, state, skip, false);
         if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
             *top = f;
         }
@@ -395,7 +401,8 @@ impl Agent {
             jni.delete_global_ref(r.rec.0);
             r.rec = RecRef(std::ptr::null_mut());
         }
-        self.recordings
+        self.buffers
+            .registry
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&(Arc::as_ptr(&recording) as usize));
@@ -404,7 +411,8 @@ impl Agent {
     /// VMDeath: every thread still running is drained from here, its summaries written last.
     pub fn drain_all(&self, jni: Jni) {
         let all: Vec<_> = self
-            .recordings
+            .buffers
+            .registry
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .values()
@@ -425,8 +433,12 @@ impl Agent {
     /// The thread that holds `monitor`, from the tracker's own record of holds (exact, and no
     /// safepoint): `None` when no instrumented code holds it.
     pub fn tracked_owner(&self, jni: Jni, monitor: u32, me: u32) -> Option<u32> {
-        let f: &RecFields = rec_fields()?;
-        let all = self.recordings.lock().unwrap_or_else(|e| e.into_inner());
+        let f: &RecFields = self.buffers.fields.get()?;
+        let all = self
+            .buffers
+            .registry
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         for recording in all.values() {
             // A thread flushing right now is not blocking anyone on this monitor's behalf
             // for long; never wait for it.

@@ -1,4 +1,6 @@
-//! The method-ID cache of JVMTI event mode: which jmethodIDs are the tracked JDK methods.
+//! JVMTI event mode's event source: MethodEntry/MethodExit of the tracked JDK methods
+//! (`Object.wait`/`notify`/`notifyAll`, `Thread.start`/`join`/`sleep`, `Semaphore`), for
+//! JVMs or programs that are not instrumented.
 //!
 //! MethodEntry/MethodExit fire for every method the program runs, so the filter must be a
 //! pointer lookup, never a name comparison (the original Orca measured name checks at 1000x
@@ -7,9 +9,14 @@
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
-use jni_sys::jmethodID;
+use jni_sys::{jclass, jmethodID};
 
-use crate::writer::Kind;
+use super::{report, LOCAL_FRAME};
+use crate::events::Kind;
+use crate::jvmti::{jthread, Event, Jni, Jvmti};
+use crate::recorder::clock::now_nanos;
+use crate::recorder::threads::OpenCall;
+use crate::recorder::Recorder;
 
 /// A tracked JDK call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +169,129 @@ impl TrackedMethods {
 impl Default for TrackedMethods {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// The method-event engine: the method-ID cache the hot path filters with.
+#[derive(Default)]
+pub struct Methods {
+    tracked: TrackedMethods,
+}
+
+impl Methods {
+    /// VMInit: find the tracked methods of classes loaded before events could tell us, then
+    /// switch on the method events.
+    pub fn start(&self, rec: &Recorder, jni: Jni) {
+        // Enable ClassPrepare first, so no class falls between the scan and the event.
+        report(rec.jvmti.set_event(true, Event::ClassPrepare));
+        jni.with_local_frame(LOCAL_FRAME, || {
+            if let Ok(classes) = rec.jvmti.loaded_classes() {
+                for c in classes {
+                    self.register_if_tracked(&rec.jvmti, c);
+                    jni.delete_local_ref(c);
+                }
+            }
+        });
+        report(rec.jvmti.set_event(true, Event::MethodEntry));
+        report(rec.jvmti.set_event(true, Event::MethodExit));
+    }
+
+    /// VMDeath.
+    pub fn stop(&self, jvmti: &Jvmti) {
+        for e in [Event::MethodEntry, Event::MethodExit, Event::ClassPrepare] {
+            let _ = jvmti.set_event(false, e);
+        }
+    }
+
+    /// ClassPrepare (and the VMInit scan): fill the method-ID cache from the tracked classes.
+    pub fn register_if_tracked(&self, jvmti: &Jvmti, class: jclass) {
+        let Ok(sig) = jvmti.class_signature(class) else {
+            return;
+        };
+        if !Call::is_tracked_class(&sig) {
+            return;
+        }
+        for m in jvmti.class_methods(class).unwrap_or_default() {
+            if let Ok((name, _)) = jvmti.method_name(m) {
+                if let Some(call) = Call::classify(&sig, &name) {
+                    self.tracked.insert(m, call);
+                }
+            }
+        }
+    }
+
+    /// MethodEntry: the hot path. Untracked methods cost one table lookup.
+    pub fn entry(&self, rec: &Recorder, jni: Jni, thread: jthread, method: jmethodID) {
+        let Some(call) = self.tracked.lookup(method) else {
+            return;
+        };
+        let nanos = now_nanos();
+        let Some(state) = rec.state(thread) else {
+            return;
+        };
+        state.depth += 1;
+        if state.depth > 1 {
+            return;
+        }
+        let object = receiver(&rec.jvmti, jni, call);
+        let frames = rec.stack(jni, state, 1, false);
+        if let Some(kind) = call.exit_kind() {
+            state.open = Some(OpenCall {
+                kind,
+                object,
+                frames: frames.clone(),
+            });
+        }
+        rec.push(nanos, call.entry_kind(), state.hash, object, frames);
+    }
+
+    /// MethodExit, also on exit by exception.
+    pub fn exit(&self, rec: &Recorder, thread: jthread, method: jmethodID) {
+        if self.tracked.lookup(method).is_none() {
+            return;
+        }
+        let nanos = now_nanos();
+        if let Some(state) = rec.state(thread) {
+            rec.end_call(nanos, state);
+        }
+    }
+}
+
+/// The identity hash of the tracked call's receiver (0 for `Thread.sleep`).
+///
+/// `GetLocalInstance` is exact but HotSpot runs it as a VM operation: a safepoint per call,
+/// measured at about 40 µs, which would stop every thread at every `notify`. The receiver
+/// of `wait`/`notify`/`notifyAll` is a monitor the thread owns, and the list of owned
+/// monitors is cheap to read for the current thread (no safepoint), so when the thread
+/// owns exactly one monitor that is the receiver. Otherwise (nested `synchronized`, or no
+/// monitor: the call is about to throw IllegalMonitorStateException) and for `Thread` and
+/// `Semaphore` calls, the agent pays for `GetLocalInstance`.
+fn receiver(jvmti: &Jvmti, jni: Jni, call: Call) -> u32 {
+    if !call.has_receiver() {
+        return 0;
+    }
+    if call.is_monitor_call() {
+        if let Ok(owned) = jvmti.owned_monitors() {
+            let only = if owned.len() == 1 {
+                jvmti.object_hash(owned[0].0).ok()
+            } else {
+                None
+            };
+            for (m, _) in owned {
+                jni.delete_local_ref(m);
+            }
+            if let Some(hash) = only {
+                return hash;
+            }
+        }
+    }
+    match jvmti.local_instance(0) {
+        Ok(o) if !o.is_null() => {
+            let hash = jvmti.object_hash(o).unwrap_or(0);
+            jni.delete_local_ref(o);
+            hash
+        }
+        _ => 0,
     }
 }
 

@@ -1,0 +1,96 @@
+//! Monitor contention, in both modes: JVMTI MonitorContendedEnter/Entered.
+//!
+//! The JVM reports a thread blocking on a monitor and getting it at last, whoever's code
+//! holds it (rewritten or not), so this source needs no instrumentation. The owner of a
+//! contended monitor comes from the tracker's buffers when instrumented code holds it.
+
+use jni_sys::jobject;
+
+use crate::error::JvmtiError;
+use crate::events::Kind;
+use crate::jvmti::{jthread, Event, Jni, Jvmti};
+use crate::recorder::clock::now_nanos;
+use crate::recorder::threads::ThreadState;
+use crate::recorder::writer::{EventRecord, Extra};
+use crate::recorder::Recorder;
+
+/// The contention engine: it holds nothing; its events go straight to the recorder.
+#[derive(Default)]
+pub struct Contention;
+
+impl Contention {
+    /// At `Agent_OnLoad`, so that contention before VMInit is seen too.
+    pub fn start(&self, jvmti: &Jvmti) -> Result<(), JvmtiError> {
+        jvmti.set_event(true, Event::MonitorContendedEnter)?;
+        jvmti.set_event(true, Event::MonitorContendedEntered)
+    }
+
+    /// At VMDeath.
+    pub fn stop(&self, jvmti: &Jvmti) {
+        let _ = jvmti.set_event(false, Event::MonitorContendedEnter);
+        let _ = jvmti.set_event(false, Event::MonitorContendedEntered);
+    }
+
+    /// MonitorContendedEnter: the thread blocks on `object`.
+    pub fn enter(&self, rec: &Recorder, jni: Jni, thread: jthread, object: jobject) {
+        let Some((nanos, state, monitor)) = arrival(rec, jni, thread, object) else {
+            return;
+        };
+        // Instrumented code's holds are known without asking the JVM (whose answer is a
+        // safepoint, and often comes after the owner has released the monitor).
+        let owner = match rec.tracked_owner(jni, monitor, state.hash) {
+            Some(h) => h,
+            None => match rec.jvmti.monitor_owner(object) {
+                Ok(t) if !t.is_null() => {
+                    let h = rec.jvmti.object_hash(t).unwrap_or(0);
+                    jni.delete_local_ref(t);
+                    h
+                }
+                // Released already, or JVMTI could not tell: "unknown" in the format.
+                _ => 0,
+            },
+        };
+        let frames = rec.stack(jni, state, 0, true);
+        rec.log.push(EventRecord {
+            nanos,
+            kind: Kind::MonitorContendedEnter,
+            thread: state.hash,
+            object: monitor,
+            owner,
+            extra: Extra::None,
+            frames,
+        });
+    }
+
+    /// MonitorContendedEntered: the thread got `object` after blocking.
+    pub fn entered(&self, rec: &Recorder, jni: Jni, thread: jthread, object: jobject) {
+        let Some((nanos, state, monitor)) = arrival(rec, jni, thread, object) else {
+            return;
+        };
+        let frames = rec.stack(jni, state, 0, true);
+        rec.push(
+            nanos,
+            Kind::MonitorContendedEntered,
+            state.hash,
+            monitor,
+            frames,
+        );
+    }
+}
+
+/// What both contention events begin with: the time, the thread's state with its buffered
+/// records written first (so its lines stay in order), and the monitor's hash.
+fn arrival(
+    rec: &Recorder,
+    jni: Jni,
+    thread: jthread,
+    object: jobject,
+) -> Option<(u64, &mut ThreadState, u32)> {
+    let nanos = now_nanos();
+    let state = rec.state(thread)?;
+    if state.recording.is_some() {
+        rec.drain_thread(jni, state, false);
+    }
+    let monitor = rec.jvmti.object_hash(object).unwrap_or(0);
+    Some((nanos, state, monitor))
+}

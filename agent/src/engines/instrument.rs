@@ -1,0 +1,277 @@
+//! Instrumentation mode's event source: the ClassFileLoadHook sends every class the JVM
+//! loads after start-up through the Rust rewriter, which inserts the tracker calls; the
+//! rewritten call sites are bound to their methods at ClassPrepare; what the tracker then
+//! reports is [`super::tracker`]'s.
+//!
+//! The hook is pure native code: it reads bytes, calls the rewriter and hands back new bytes
+//! allocated by JVMTI. No Java code runs and no class is loaded from inside it. For each
+//! rewritten method it keeps the rewriter's map from new to original bytecode indexes, so
+//! that stack traces and line tables report the original class file's locations.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use jni_sys::{jclass, jobject};
+use orca_rewriter::{rewrite, Config, MethodMap, MethodNote, Outcome};
+
+use super::report;
+use super::tracker::{self, Native, TrackerSettings};
+use crate::jvmti::{Event, Jni};
+use crate::recorder::Recorder;
+
+/// How many rewrite failures are printed one by one before only the count at exit.
+const FAILURES_SHOWN: u64 = 5;
+
+/// A JNI global reference, usable from any thread.
+struct GlobalRef(jobject);
+// SAFETY: JNI global references are valid on every thread.
+unsafe impl Send for GlobalRef {}
+unsafe impl Sync for GlobalRef {}
+
+/// The call sites of one rewritten method, waiting for its class to be prepared.
+struct PendingMethod {
+    name: String,
+    descriptor: String,
+    sites: Vec<(u32, u32)>,
+}
+
+/// The instrumentation engine.
+pub struct Instrumentation {
+    config: Config,
+    /// Whether classes of the JDK's own loaders are rewritten too (option `jdk=yes`).
+    jdk: bool,
+    /// How the tracker records monitors, set when it is installed.
+    settings: TrackerSettings,
+    platform_loader: OnceLock<GlobalRef>,
+    /// The sites of rewritten classes not prepared yet, by (loader hash, internal name): the
+    /// class-load hook cannot bind them, since the methods have no `jmethodID` before then.
+    pending: Mutex<HashMap<(u32, String), Vec<PendingMethod>>>,
+    changed: AtomicU64,
+    failed: AtomicU64,
+    methods_left: AtomicU64,
+}
+
+/// What the hook did, for the exit line.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HookTotals {
+    pub changed: u64,
+    pub failed: u64,
+    pub methods_left: u64,
+}
+
+impl Instrumentation {
+    /// All transformations on, the tracker excluded; site IDs drawn from the recorder's.
+    pub fn new(jdk: bool, settings: TrackerSettings, rec: &Recorder) -> Instrumentation {
+        let config = Config {
+            tracker_class: tracker::CLASS_NAME.to_string(),
+            sites: Some(rec.sites.counter.clone()),
+            ..Config::default()
+        };
+        Instrumentation {
+            config,
+            jdk,
+            settings,
+            platform_loader: OnceLock::new(),
+            pending: Mutex::new(HashMap::new()),
+            changed: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            methods_left: AtomicU64::new(0),
+        }
+    }
+
+    /// VMInit: install the tracker, then switch on the class-load hook. Without the tracker
+    /// nothing is switched on: recording goes on with monitor contention and threads only.
+    pub fn start(&self, rec: &Recorder, jni: Jni, natives: &[Native]) {
+        self.set_platform_loader(jni);
+        let fields = &rec.buffers.fields;
+        if let Err(e) = tracker::install(&rec.jvmti, jni, self.jdk, &self.settings, natives, fields)
+        {
+            eprintln!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
+            return;
+        }
+        rec.meta.set_instrumenting();
+        // Sites are bound to their methods when a class is prepared.
+        report(rec.jvmti.set_event(true, Event::ClassPrepare));
+        report(rec.jvmti.set_event(true, Event::ClassFileLoadHook));
+    }
+
+    /// VMDeath: every thread's buffer is drained, since their threads will not end on their
+    /// own any more.
+    pub fn stop(&self, rec: &Recorder, jni: Jni) {
+        rec.drain_all(jni);
+        let _ = rec.jvmti.set_event(false, Event::ClassPrepare);
+    }
+
+    /// The class-load hook: the sites of a rewritten class, bound when it is prepared.
+    fn register_sites(&self, loader_hash: u32, class_name: &str, methods: &[MethodMap]) {
+        let list: Vec<PendingMethod> = methods
+            .iter()
+            .filter(|m| !m.sites.is_empty())
+            .map(|m| PendingMethod {
+                name: m.name.clone(),
+                descriptor: m.descriptor.clone(),
+                sites: m.sites.clone(),
+            })
+            .collect();
+        if list.is_empty() {
+            return;
+        }
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        p.insert((loader_hash, class_name.to_string()), list);
+    }
+
+    /// ClassPrepare: binds the sites of `class`, if it was rewritten; the pending entry is
+    /// dropped then.
+    pub fn class_prepare(&self, rec: &Recorder, jni: Jni, class: jclass) {
+        let jvmti = &rec.jvmti;
+        if self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+        {
+            return;
+        }
+        let Ok(sig) = jvmti.class_signature(class) else {
+            return;
+        };
+        let Some(internal) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) else {
+            return;
+        };
+        let loader_hash = match jvmti.class_loader(class) {
+            Ok(l) if !l.is_null() => {
+                let h = jvmti.object_hash(l).unwrap_or(0);
+                jni.delete_local_ref(l);
+                h
+            }
+            _ => 0,
+        };
+        let Some(list) = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(loader_hash, internal.to_string()))
+        else {
+            return;
+        };
+        for m in jvmti.class_methods(class).unwrap_or_default() {
+            let Ok((name, descriptor)) = jvmti.method_name(m) else {
+                continue;
+            };
+            if let Some(p) = list
+                .iter()
+                .find(|p| p.name == name && p.descriptor == descriptor)
+            {
+                for &(id, bci) in &p.sites {
+                    rec.sites.bind(id, m, bci);
+                }
+            }
+        }
+    }
+
+    /// Remembers the platform class loader (at VMInit), whose classes count as the JDK's.
+    fn set_platform_loader(&self, jni: Jni) {
+        let class = c"java/lang/ClassLoader";
+        if let Some(loader) = jni.call_static_object_method(
+            class,
+            c"getPlatformClassLoader",
+            c"()Ljava/lang/ClassLoader;",
+        ) {
+            let _ = self
+                .platform_loader
+                .set(GlobalRef(jni.new_global_ref(loader)));
+            jni.delete_local_ref(loader);
+        }
+    }
+
+    fn is_jdk_loader(&self, jni: Jni, loader: jobject) -> bool {
+        loader.is_null()
+            || self
+                .platform_loader
+                .get()
+                .is_some_and(|p| jni.is_same_object(loader, p.0))
+    }
+
+    /// ClassFileLoadHook: new class bytes, or `None` to keep the original.
+    pub fn class_file(
+        &self,
+        rec: &Recorder,
+        jni: Jni,
+        loader: jobject,
+        name: Option<&str>,
+        bytes: &[u8],
+    ) -> Option<Vec<u8>> {
+        let Recorder { jvmti, meta, .. } = rec;
+        // A class without a name (hidden classes, lambda forms) could not be found again to
+        // translate its locations: leave it as it is.
+        let name = name?;
+        if !self.jdk && self.is_jdk_loader(jni, loader) {
+            return None;
+        }
+        match rewrite(bytes, &self.config) {
+            Ok(Outcome::Changed {
+                bytes,
+                methods,
+                notes,
+            }) => {
+                self.note_methods_left(name, &notes);
+                let loader_hash = if loader.is_null() {
+                    0
+                } else {
+                    jvmti.object_hash(loader).unwrap_or(0)
+                };
+                self.register_sites(loader_hash, name, &methods);
+                meta.register_rewritten(loader_hash, name, methods);
+                self.changed.fetch_add(1, Ordering::Relaxed);
+                Some(bytes)
+            }
+            Ok(Outcome::Unchanged { notes }) => {
+                self.note_methods_left(name, &notes);
+                None
+            }
+            Ok(Outcome::Excluded) => None,
+            Err(e) => {
+                let n = self.failed.fetch_add(1, Ordering::Relaxed) + 1;
+                if n <= FAILURES_SHOWN {
+                    eprintln!("orca: class {name} is left uninstrumented: {e}");
+                } else if n == FAILURES_SHOWN + 1 {
+                    eprintln!(
+                        "orca: more classes cannot be instrumented; the count is in the exit line"
+                    );
+                }
+                None
+            }
+        }
+    }
+
+    /// Counts the methods the rewriter left unchanged and names the first few on stderr, so
+    /// that a gap in the events is never silent.
+    fn note_methods_left(&self, class: &str, notes: &[MethodNote]) {
+        for note in notes {
+            let n = self.methods_left.fetch_add(1, Ordering::Relaxed) + 1;
+            if n <= FAILURES_SHOWN {
+                eprintln!(
+                    "orca: method {}.{}{} is left uninstrumented: {}",
+                    class.replace('/', "."),
+                    note.name,
+                    note.descriptor,
+                    note.reason
+                );
+            } else if n == FAILURES_SHOWN + 1 {
+                eprintln!(
+                    "orca: more methods are left uninstrumented; the count is in the exit line"
+                );
+            }
+        }
+    }
+
+    /// The counts for the exit line.
+    pub fn totals(&self) -> HookTotals {
+        HookTotals {
+            changed: self.changed.load(Ordering::Relaxed),
+            failed: self.failed.load(Ordering::Relaxed),
+            methods_left: self.methods_left.load(Ordering::Relaxed),
+        }
+    }
+}

@@ -1,0 +1,30 @@
+//! The event sources, one engine each, behind the same small surface: `start` switches its
+//! events on, `stop` switches them off (and hands over what it still holds), and in between
+//! the entry points hand it the JVM's events.
+//!
+//! - [`instrument`]: the class-load hook, which rewrites classes to call the tracker, and
+//!   the binding of the rewritten call sites at ClassPrepare;
+//! - [`tracker`]: the bundled tracker class and what its natives report;
+//! - [`methods`]: JVMTI MethodEntry/MethodExit of the tracked JDK methods (JVMTI event mode);
+//! - [`contention`]: JVMTI MonitorContendedEnter/Entered (both modes).
+//!
+//! Engines record through the [`Recorder`](crate::recorder::Recorder) and never import the
+//! entry points: what they need from them (the tracker's natives) is handed in as data.
+
+pub mod contention;
+pub mod instrument;
+pub mod methods;
+pub mod tracker;
+
+use crate::error::JvmtiError;
+
+/// Room for the local references of a VMInit scan (all loaded classes, all threads): a few
+/// hundred at start-up; HotSpot's limit is 65,536.
+pub const LOCAL_FRAME: i32 = 8192;
+
+/// Reports a failed JVMTI call once per kind of failure; recording goes on without it.
+fn report(r: Result<(), JvmtiError>) {
+    if let Err(e) = r {
+        eprintln!("orca: {e}; some events will be missing");
+    }
+}

@@ -1,0 +1,343 @@
+//! The bundled `orca.OrcaProfilerTracker` class: embedded at build time, defined in the
+//! bootstrap class loader at VMInit, its natives bound to the agent.
+//!
+//! Rewritten code calls the tracker's public static methods; they do the real work in Java
+//! (so blocking happens in Java) and report through `event(int kind, Object subject)`, whose
+//! kinds are the [`ReportCode`]s, or, for monitors, into a per-thread buffer the recorder
+//! drains ([`crate::recorder::buffers`]). The natives themselves are `extern` functions of
+//! the entry module, handed to [`install`] as data; what they report lands here, in safe Rust.
+
+use std::ffi::{c_void, CStr};
+use std::sync::OnceLock;
+
+use jni_sys::jobject;
+
+use crate::events::{Kind, ReportCode};
+use crate::jvmti::{Jni, Jvmti};
+use crate::recorder::buffers::RecFields;
+use crate::recorder::clock::now_nanos;
+use crate::recorder::threads::OpenCall;
+use crate::recorder::writer::Frames;
+use crate::recorder::Recorder;
+
+/// The tracker's class file, compiled from `java-tracker/` by `build.rs`.
+pub static CLASS_BYTES: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/orca/OrcaProfilerTracker.class"));
+/// Its per-thread buffer class, `OrcaProfilerTracker.Rec`.
+pub static REC_BYTES: &[u8] = include_bytes!(concat!(
+    env!("OUT_DIR"),
+    "/orca/OrcaProfilerTracker$Rec.class"
+));
+
+/// Its internal name, also given to the rewriter.
+pub const CLASS_NAME: &str = "orca/OrcaProfilerTracker";
+/// How many frames the tracker puts above the instrumented code when its native runs:
+/// `event` (native), `report`, and the public wrapper.
+pub const TRACKER_FRAMES: i32 = 3;
+/// Frames the tracker puts above the reporting method when one of its natives runs from a
+/// two-argument monitor report: the native itself and the report.
+const SITE_FRAMES: i32 = 2;
+
+/// What a tracker report means, decoded from the `K_*` constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// A monitor event (`MonitorEnter`, `MonitorEntered`, `MonitorExit`).
+    Monitor(Kind),
+    /// The start of a blocking call: the entry event, and the exit event to write later.
+    Begin(Kind, Kind),
+    /// The end of a blocking call.
+    End,
+    /// A call without an end event (`notify`, `start`, `release`).
+    Point(Kind),
+}
+
+impl Report {
+    /// Decodes a [`ReportCode`]; `None` for a number this agent does not know.
+    pub fn decode(kind: i32) -> Option<Report> {
+        use ReportCode as C;
+        Some(match ReportCode::from_i32(kind)? {
+            C::MonitorEnter => Report::Monitor(Kind::MonitorEnter),
+            C::MonitorEntered => Report::Monitor(Kind::MonitorEntered),
+            C::MonitorExit => Report::Monitor(Kind::MonitorExit),
+            C::ObjectWait => Report::Begin(Kind::ObjectWait, Kind::ObjectWaited),
+            C::ObjectWaited
+            | C::ThreadJoined
+            | C::ThreadSlept
+            | C::SemaphoreAcquired
+            | C::SemaphoreAcquireFailed => Report::End,
+            C::ObjectNotify => Report::Point(Kind::ObjectNotify),
+            C::ObjectNotifyAll => Report::Point(Kind::ObjectNotifyAll),
+            C::ThreadStart => Report::Point(Kind::ThreadStart),
+            C::ThreadJoin => Report::Begin(Kind::ThreadJoin, Kind::ThreadJoined),
+            C::ThreadSleep => Report::Begin(Kind::ThreadSleep, Kind::ThreadSlept),
+            C::SemaphoreAcquire => Report::Begin(Kind::SemaphoreAcquire, Kind::SemaphoreAcquired),
+            C::SemaphoreRelease => Report::Point(Kind::SemaphoreRelease),
+        })
+    }
+}
+
+/// A native method of the tracker, as `RegisterNatives` takes it: name, JNI signature, and
+/// the function. The entry points own the functions; they hand the table in.
+pub type Native = (&'static CStr, &'static CStr, *mut c_void);
+
+/// How the tracker records monitors: set in its static fields before it is switched on.
+pub struct TrackerSettings {
+    pub trace_all: bool,
+    pub deep_stacks: bool,
+    pub hold_threshold: Option<u64>,
+}
+
+/// Why the tracker could not be installed.
+#[derive(Debug, thiserror::Error)]
+pub enum TrackerError {
+    #[error("cannot define class {CLASS_NAME} in the bootstrap class loader")]
+    Define,
+    #[error("cannot bind the native methods of {CLASS_NAME}")]
+    Bind,
+    #[error("cannot find the fields of {CLASS_NAME} the agent sets")]
+    Field,
+}
+
+/// Defines the tracker in the bootstrap loader, binds its `natives` and learns the fields of
+/// its buffers (into `fields`). When `jdk` classes are to be instrumented, also makes every
+/// named module read the tracker's (unnamed) module, so that rewritten JDK code may call it.
+pub fn install(
+    jvmti: &Jvmti,
+    jni: Jni,
+    jdk: bool,
+    settings: &TrackerSettings,
+    natives: &[Native],
+    fields: &OnceLock<RecFields>,
+) -> Result<(), TrackerError> {
+    let name = c"orca/OrcaProfilerTracker";
+    let class = jni
+        .define_boot_class(name, CLASS_BYTES)
+        .ok_or(TrackerError::Define)?;
+    let rec = jni
+        .define_boot_class(c"orca/OrcaProfilerTracker$Rec", REC_BYTES)
+        .ok_or(TrackerError::Define)?;
+    for &(n, sig, f) in natives {
+        if !jni.register_native(class, n, sig, f) {
+            return Err(TrackerError::Bind);
+        }
+    }
+    let field = |c, n: &CStr, s: &CStr, st| jni.field_id(c, n, s, st).ok_or(TrackerError::Field);
+    let _ = fields.set(RecFields {
+        buf: field(rec, c"buf", c"[J", false)?,
+        pos: field(rec, c"pos", c"I", false)?,
+        depth: field(rec, c"depth", c"I", false)?,
+        held_hash: field(rec, c"heldHash", c"[I", false)?,
+    });
+    jni.set_static_boolean(
+        class,
+        field(class, c"traceAll", c"Z", true)?,
+        settings.trace_all,
+    );
+    jni.set_static_boolean(
+        class,
+        field(class, c"deepStacks", c"Z", true)?,
+        settings.deep_stacks,
+    );
+    jni.set_static_long(
+        class,
+        field(class, c"holdThreshold", c"J", true)?,
+        settings
+            .hold_threshold
+            .map_or(-1, |t| t.min(i64::MAX as u64) as i64),
+    );
+    // Last: the tracker starts recording (a volatile write after the settings).
+    jni.set_static_boolean(class, field(class, c"ready", c"Z", true)?, true);
+    jni.delete_local_ref(rec);
+    if jdk {
+        let get_module = c"getModule";
+        let sig = c"()Ljava/lang/Module;";
+        match jni.call_object_method(class, get_module, sig) {
+            Some(module) => {
+                let failed = jni.with_local_frame(1024, || {
+                    let mut failed = 0;
+                    for m in jvmti.all_modules().unwrap_or_default() {
+                        if jvmti.add_module_reads(m, module).is_err() {
+                            failed += 1;
+                        }
+                        jni.delete_local_ref(m);
+                    }
+                    failed
+                });
+                if failed > 0 {
+                    eprintln!("orca: {failed} modules cannot be made to read the tracker; their classes may fail to call it");
+                }
+            }
+            None => eprintln!("orca: cannot find the tracker's module; JDK classes in named modules may fail to call it"),
+        }
+    }
+    jni.delete_local_ref(class);
+    Ok(())
+}
+
+/// `OrcaProfilerTracker.event(kind, subject)`: one report from rewritten code.
+pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
+    let nanos = now_nanos();
+    let Some(report) = Report::decode(kind) else {
+        return;
+    };
+    let Some(state) = rec.current_state() else {
+        return;
+    };
+    // The thread's buffered monitor records come first in its lines.
+    if state.recording.is_some() {
+        rec.drain_thread(jni, state, false);
+    }
+    let hash = |o: jobject| {
+        if o.is_null() {
+            0
+        } else {
+            rec.jvmti.object_hash(o).unwrap_or(0)
+        }
+    };
+    match report {
+        // `synchronized (null)`: monitorenter throws NullPointerException, nothing is entered.
+        Report::Monitor(Kind::MonitorEnter) if subject.is_null() => {}
+        Report::Monitor(Kind::MonitorEnter) => {
+            let monitor = hash(subject);
+            let frames = rec.stack(jni, state, TRACKER_FRAMES, false);
+            state.pending_enter = Some((monitor, frames.clone()));
+            rec.push(nanos, Kind::MonitorEnter, state.hash, monitor, frames);
+        }
+        Report::Monitor(Kind::MonitorEntered) => {
+            // Right after its MonitorEnter, at the same call site: reuse its hash (the
+            // object is locked now, hashing it would inflate its monitor) and its stack.
+            let (monitor, frames) = match state.pending_enter.take() {
+                Some(pending) => pending,
+                None => (hash(subject), rec.stack(jni, state, TRACKER_FRAMES, false)),
+            };
+            state.held.push((monitor, frames.clone()));
+            rec.push(nanos, Kind::MonitorEntered, state.hash, monitor, frames);
+        }
+        Report::Monitor(kind) => {
+            state.pending_enter = None;
+            // The object was hashed before it was locked (or at its MonitorEntered), so
+            // hashing it again reads the hash without inflating anything. It finds the
+            // entry this exit closes even when an earlier report was lost (a
+            // StackOverflowError inside the tracker): entries above it are exits that
+            // were never reported, and are dropped.
+            let monitor = hash(subject);
+            let (monitor, frames) = match state.take_held(monitor) {
+                Some(frames) => (
+                    monitor,
+                    moved_top(rec, jni, frames)
+                        .unwrap_or_else(|| rec.stack(jni, state, TRACKER_FRAMES, false)),
+                ),
+                None => (monitor, rec.stack(jni, state, TRACKER_FRAMES, false)),
+            };
+            rec.push(nanos, kind, state.hash, monitor, frames);
+        }
+        Report::Begin(entry, exit) => {
+            state.depth += 1;
+            if state.depth > 1 {
+                return;
+            }
+            let object = hash(subject);
+            let frames = rec.stack(jni, state, TRACKER_FRAMES, false);
+            state.open = Some(OpenCall {
+                kind: exit,
+                object,
+                frames: frames.clone(),
+            });
+            if entry == Kind::ObjectWait {
+                rec.summary_wait(state, object, nanos, false);
+            }
+            rec.push(nanos, entry, state.hash, object, frames);
+        }
+        Report::End => {
+            if state.depth == 1 {
+                if let Some(open) = &state.open {
+                    if open.kind == Kind::ObjectWaited {
+                        rec.summary_wait(state, open.object, nanos, true);
+                    }
+                }
+            }
+            rec.end_call(nanos, state)
+        }
+        Report::Point(kind) => {
+            if state.depth == 0 {
+                let object = hash(subject);
+                let frames = rec.stack(jni, state, TRACKER_FRAMES, false);
+                rec.push(nanos, kind, state.hash, object, frames);
+            }
+        }
+    }
+}
+
+/// The stack of a `MonitorExit` from the stack of its `MonitorEntered`: the same frames,
+/// the top one now at the `monitorexit` (or the return). `None` when the top frame is not
+/// the same method (locking that is not block-structured): then the whole stack is walked.
+fn moved_top(rec: &Recorder, jni: Jni, mut frames: Frames) -> Option<Frames> {
+    let Some(top) = frames.first_mut() else {
+        return Some(frames);
+    };
+    let (method, location) = rec.jvmti.frame_location(TRACKER_FRAMES).ok()?;
+    if location < 0 || rec.meta.method_id(&rec.jvmti, jni, &rec.log, method) != top.method {
+        return None;
+    }
+    top.location = rec.meta.original_location(top.method, location as u32);
+    Some(frames)
+}
+
+/// `OrcaProfilerTracker.register(Rec)`: the thread's first monitor report.
+pub fn register(rec: &Recorder, jni: Jni, buffer: jobject) {
+    rec.rec_register(jni, buffer);
+}
+
+/// `OrcaProfilerTracker.flush(Rec)`: the buffer is full.
+pub fn flush(rec: &Recorder, jni: Jni) {
+    rec.rec_flush(jni);
+}
+
+/// `OrcaProfilerTracker.stack(Rec, site)`: the interned stack of a monitor report.
+pub fn stack(rec: &Recorder, jni: Jni, site: u32) -> i32 {
+    rec.rec_stack(jni, site, SITE_FRAMES)
+}
+
+/// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end)`: a hold past the threshold.
+pub fn long_hold(rec: &Recorder, jni: Jni, site: u32, monitor: u32, nanos: u64, end: u64) {
+    rec.rec_long_hold(jni, site, monitor, nanos, end, SITE_FRAMES);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::RecordKind;
+
+    #[test]
+    fn the_embedded_class_is_the_tracker() {
+        assert_eq!(&CLASS_BYTES[..4], &[0xCA, 0xFE, 0xBA, 0xBE]);
+        let major = u16::from_be_bytes([CLASS_BYTES[6], CLASS_BYTES[7]]);
+        assert_eq!(major, 52, "compiled for Java 8");
+        let text = String::from_utf8_lossy(CLASS_BYTES);
+        assert!(text.contains(CLASS_NAME));
+    }
+
+    #[test]
+    fn every_report_code_decodes() {
+        for &code in ReportCode::ALL {
+            assert!(Report::decode(code as i32).is_some(), "{code:?}");
+        }
+        assert_eq!(ReportCode::ALL.len(), 16);
+        assert_eq!(&REC_BYTES[..4], &[0xCA, 0xFE, 0xBA, 0xBE]);
+        assert_eq!(Report::decode(99), None);
+    }
+
+    #[test]
+    fn the_tracker_never_loads_its_constants_class() {
+        // javac inlined OrcaEvents' constants: no field of it is named in the tracker's
+        // constant pool (javac keeps an unused Class entry for it, which is never resolved),
+        // so the agent need not define that class.
+        let codes = ReportCode::ALL.iter().map(|c| c.java_name());
+        let records = RecordKind::ALL.iter().map(|r| r.java_name());
+        for name in codes.chain(records) {
+            for bytes in [CLASS_BYTES, REC_BYTES] {
+                assert!(!String::from_utf8_lossy(bytes).contains(name), "{name}");
+            }
+        }
+    }
+}

@@ -1,0 +1,375 @@
+//! Every way into the agent from the JVM, in one place: `Agent_OnLoad`, `Agent_OnAttach`,
+//! `Agent_OnUnload`, the JVMTI event callbacks and the tracker's native methods.
+//!
+//! Each is a thin `extern` shell: it catches panics ([`guard`]: none may unwind into the
+//! JVM), finds the agent and hands over to safe Rust in [`crate::agent`] or an engine. The
+//! global [`AGENT`] lives here, so nothing else reaches for global state; the engines get the
+//! tracker's natives as data ([`tracker_natives`]) and never import this module.
+
+use std::ffi::{c_char, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+use jni_sys::{jboolean, jclass, jint, jlong, jmethodID, jobject, jvalue, JNIEnv, JavaVM};
+use jvmti_sys::jvmtiEnv;
+
+use crate::agent::{refuse_attach, Agent};
+use crate::engines::tracker::{self, Native};
+use crate::error::StartError;
+use crate::jvmti::{jthread, jvmtiEventCallbacks, EventCallbacks, Jni};
+
+const JNI_OK: jint = 0;
+const JNI_ERR: jint = -1;
+
+/// The agent context: the process's only global state, set once in `Agent_OnLoad`.
+static AGENT: OnceLock<Agent> = OnceLock::new();
+
+/// The agent, once `Agent_OnLoad` succeeded.
+pub fn agent() -> Option<&'static Agent> {
+    AGENT.get()
+}
+
+/// Whether an internal error was reported. The one global besides the agent context: a
+/// panic can happen in `Agent_OnLoad` before the context exists, and must still be said once.
+static PANIC_REPORTED: AtomicBool = AtomicBool::new(false);
+
+/// Runs `f` for callback `name`; a panic is reported once on stderr and never crosses into
+/// the JVM.
+pub fn guard<R>(name: &str, default: R, f: impl FnOnce() -> R) -> R {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(e) => {
+            if !PANIC_REPORTED.swap(true, Ordering::Relaxed) {
+                let msg = e
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| e.downcast_ref::<String>().cloned());
+                eprintln!("orca: internal error in {name} ({}); that event is lost, the program keeps running", msg.unwrap_or_default());
+            }
+            default
+        }
+    }
+}
+
+fn with_agent(name: &str, jni: *mut JNIEnv, f: impl FnOnce(&'static Agent, Jni)) {
+    guard(name, (), || {
+        if let Some(a) = agent() {
+            // SAFETY: JVMTI passes the calling thread's JNIEnv to every callback.
+            f(a, unsafe { Jni::from_raw(jni) })
+        }
+    })
+}
+
+unsafe extern "C" fn vm_init(_: *mut jvmtiEnv, jni: *mut JNIEnv, _thread: jthread) {
+    with_agent("VMInit", jni, |a, jni| a.vm_init(jni, &tracker_natives()));
+}
+
+unsafe extern "C" fn vm_death(_: *mut jvmtiEnv, jni: *mut JNIEnv) {
+    with_agent("VMDeath", jni, |a, jni| a.vm_death(jni));
+}
+
+unsafe extern "C" fn thread_start(_: *mut jvmtiEnv, jni: *mut JNIEnv, thread: jthread) {
+    with_agent("ThreadStart", jni, |a, jni| a.thread_start(jni, thread));
+}
+
+unsafe extern "C" fn thread_end(_: *mut jvmtiEnv, jni: *mut JNIEnv, _thread: jthread) {
+    with_agent("ThreadEnd", jni, |a, jni| a.thread_end(jni));
+}
+
+unsafe extern "C" fn class_prepare(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    _thread: jthread,
+    class: jclass,
+) {
+    with_agent("ClassPrepare", jni, |a, jni| a.class_prepare(jni, class));
+}
+
+unsafe extern "C" fn method_entry(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    thread: jthread,
+    method: jmethodID,
+) {
+    with_agent("MethodEntry", jni, |a, jni| {
+        if let Some(m) = &a.methods {
+            m.entry(&a.rec, jni, thread, method);
+        }
+    });
+}
+
+unsafe extern "C" fn method_exit(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    thread: jthread,
+    method: jmethodID,
+    _by_exception: jboolean,
+    _value: jvalue,
+) {
+    with_agent("MethodExit", jni, |a, _| {
+        if let Some(m) = &a.methods {
+            m.exit(&a.rec, thread, method);
+        }
+    });
+}
+
+unsafe extern "C" fn contended_enter(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    thread: jthread,
+    object: jobject,
+) {
+    with_agent("MonitorContendedEnter", jni, |a, jni| {
+        a.contention.enter(&a.rec, jni, thread, object)
+    });
+}
+
+unsafe extern "C" fn contended_entered(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    thread: jthread,
+    object: jobject,
+) {
+    with_agent("MonitorContendedEntered", jni, |a, jni| {
+        a.contention.entered(&a.rec, jni, thread, object)
+    });
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn class_file_load_hook(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    _class_being_redefined: jclass,
+    loader: jobject,
+    name: *const c_char,
+    _protection_domain: jobject,
+    len: jint,
+    data: *const u8,
+    new_len: *mut jint,
+    new_data: *mut *mut u8,
+) {
+    with_agent("ClassFileLoadHook", jni, |a, jni| {
+        if len < 0 || (data.is_null() && len > 0) || new_len.is_null() || new_data.is_null() {
+            return;
+        }
+        // An empty class file (a loader may define one) goes to the rewriter too, which
+        // reports it as unreadable like any other: the exit line counts every such class.
+        let bytes: &[u8] = if len == 0 {
+            &[]
+        } else {
+            // SAFETY: JVMTI passes `len` bytes of class file at `data`.
+            unsafe { std::slice::from_raw_parts(data, len as usize) }
+        };
+        // SAFETY: JVMTI passes a NUL-terminated name or null.
+        let name = if name.is_null() {
+            None
+        } else {
+            unsafe { CStr::from_ptr(name) }.to_str().ok()
+        };
+        let Some(ins) = &a.instrument else {
+            return;
+        };
+        if let Some(out) = ins.class_file(&a.rec, jni, loader, name, bytes) {
+            if let Ok(mem) = a.rec.jvmti.allocate_copy(&out) {
+                // SAFETY: JVMTI's out-parameters; the memory was allocated with JVMTI Allocate.
+                unsafe {
+                    *new_len = out.len() as jint;
+                    *new_data = mem;
+                }
+            }
+        }
+    });
+}
+
+/// The callback table (both modes; each enables the events it needs).
+pub fn table() -> EventCallbacks {
+    let base = jvmtiEventCallbacks {
+        VMInit: Some(vm_init),
+        VMDeath: Some(vm_death),
+        ThreadStart: Some(thread_start),
+        ThreadEnd: Some(thread_end),
+        ClassPrepare: Some(class_prepare),
+        MethodEntry: Some(method_entry),
+        MethodExit: Some(method_exit),
+        MonitorContendedEnter: Some(contended_enter),
+        MonitorContendedEntered: Some(contended_entered),
+        ClassFileLoadHook: Some(class_file_load_hook),
+        ..Default::default()
+    };
+    EventCallbacks {
+        base,
+        virtual_thread_start: Some(thread_start),
+        virtual_thread_end: Some(thread_end),
+        ..Default::default()
+    }
+}
+
+/// `OrcaProfilerTracker.event(int, Object)`: never throws, never blocks.
+unsafe extern "system" fn event(env: *mut JNIEnv, _class: jclass, kind: jint, subject: jobject) {
+    guard("OrcaProfilerTracker.event", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            tracker::event(&a.rec, unsafe { Jni::from_raw(env) }, kind, subject);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.register(Rec)`.
+unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobject) {
+    guard("OrcaProfilerTracker.register", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            tracker::register(&a.rec, unsafe { Jni::from_raw(env) }, rec);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.flush(Rec)`.
+unsafe extern "system" fn flush(env: *mut JNIEnv, _class: jclass, _rec: jobject) {
+    guard("OrcaProfilerTracker.flush", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: as above.
+            tracker::flush(&a.rec, unsafe { Jni::from_raw(env) });
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.stack(Rec, int)`.
+unsafe extern "system" fn stack(
+    env: *mut JNIEnv,
+    _class: jclass,
+    _rec: jobject,
+    site: jint,
+) -> jint {
+    guard("OrcaProfilerTracker.stack", 0, || match agent() {
+        // SAFETY: as above.
+        Some(a) => tracker::stack(&a.rec, unsafe { Jni::from_raw(env) }, site as u32),
+        None => 0,
+    })
+}
+
+/// `OrcaProfilerTracker.longHold(Rec, int, int, long, long)`.
+unsafe extern "system" fn long_hold(
+    env: *mut JNIEnv,
+    _class: jclass,
+    _rec: jobject,
+    site: jint,
+    hash: jint,
+    nanos: jlong,
+    end: jlong,
+) {
+    guard("OrcaProfilerTracker.longHold", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: as above.
+            tracker::long_hold(
+                &a.rec,
+                unsafe { Jni::from_raw(env) },
+                site as u32,
+                hash as u32,
+                nanos.max(0) as u64,
+                end.max(0) as u64,
+            );
+        }
+    })
+}
+
+/// The tracker's natives, as `RegisterNatives` binds them.
+pub fn tracker_natives() -> [Native; 5] {
+    let rec_sig = c"(Lorca/OrcaProfilerTracker$Rec;)V";
+    [
+        (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
+        (c"register", rec_sig, register as *mut c_void),
+        (c"flush", rec_sig, flush as *mut c_void),
+        (
+            c"stack",
+            c"(Lorca/OrcaProfilerTracker$Rec;I)I",
+            stack as *mut c_void,
+        ),
+        (
+            c"longHold",
+            c"(Lorca/OrcaProfilerTracker$Rec;IIJJ)V",
+            long_hold as *mut c_void,
+        ),
+    ]
+}
+
+/// # Safety
+/// `vm` is the `JavaVM*` the JVM passed to `Agent_OnLoad`.
+unsafe fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
+    if AGENT.get().is_some() {
+        return Err(StartError::AlreadyLoaded);
+    }
+    // SAFETY: as this function's.
+    let (agent, pending) = unsafe { Agent::create(vm, options) }?;
+    if AGENT.set(agent).is_err() {
+        return Err(StartError::AlreadyLoaded);
+    }
+    AGENT.get().expect("just set").start(pending, &table())
+}
+/// The option string the JVM passed (`-agentpath:liborca.so=OPTIONS`), if any.
+///
+/// # Safety
+/// `options` is null or a NUL-terminated string.
+unsafe fn option_text(options: *mut c_char) -> Option<String> {
+    if options.is_null() {
+        None
+    } else {
+        Some(CStr::from_ptr(options).to_string_lossy().into_owned())
+    }
+}
+
+/// Called by the JVM for `-agentpath:liborca.so[=OPTIONS]`. Any problem is one line on stderr
+/// and a failed start: the JVM then refuses to run, so a typo never records silently wrong.
+///
+/// # Safety
+/// Called by the JVM with its own `JavaVM*` and a NUL-terminated option string (or null).
+#[no_mangle]
+pub unsafe extern "C" fn Agent_OnLoad(
+    vm: *mut JavaVM,
+    options: *mut c_char,
+    _reserved: *mut c_void,
+) -> jint {
+    guard("Agent_OnLoad", JNI_ERR, || {
+        let text = option_text(options);
+        match start(vm, text.as_deref()) {
+            Ok(()) => JNI_OK,
+            Err(e) => {
+                eprintln!("orca: {e}");
+                JNI_ERR
+            }
+        }
+    })
+}
+
+/// Called for a late attach (`jcmd PID JVMTI.agent_load`): refused with the reason, because
+/// the events of threads, classes and monitors already under way would be missing and
+/// JVMTI mode needs capabilities only a start-up agent gets. The program runs on.
+///
+/// # Safety
+/// Called by the JVM with its own `JavaVM*` and a NUL-terminated option string (or null).
+#[no_mangle]
+pub unsafe extern "C" fn Agent_OnAttach(
+    vm: *mut JavaVM,
+    options: *mut c_char,
+    _reserved: *mut c_void,
+) -> jint {
+    guard("Agent_OnAttach", JNI_ERR, || {
+        let text = option_text(options);
+        eprintln!("orca: {}", refuse_attach(vm, text.as_deref()));
+        JNI_ERR
+    })
+}
+
+/// Called when the JVM unloads the agent: a last chance to flush if VMDeath never came.
+///
+/// # Safety
+/// Called by the JVM.
+#[no_mangle]
+pub unsafe extern "C" fn Agent_OnUnload(_vm: *mut JavaVM) {
+    guard("Agent_OnUnload", (), || {
+        if let Some(a) = agent() {
+            a.finish();
+        }
+    })
+}

@@ -1,0 +1,253 @@
+//! The event taxonomy, defined once: the kinds of `.orca` lines ([`Kind`]), the codes of the
+//! tracker's call reports ([`ReportCode`], `OrcaEvents.K_*`) and the kinds of its buffered
+//! monitor records ([`RecordKind`], `OrcaEvents.R_*`).
+//!
+//! The Java side does not repeat the numbers: `build.rs` includes this file
+//! (`#[path = "src/events.rs"]`) and writes `orca/OrcaEvents.java` from [`java_source`], which
+//! is compiled together with the tracker. javac inlines the constants, so the tracker never
+//! loads `OrcaEvents` at run time and the agent need not define it (javac keeps an unused
+//! constant-pool entry for the class, which is never resolved). The rewriter's tests that
+//! compile the tracker on their own (`rewriter/tests/tracker.rs`, `jvm_e2e.rs`) include this
+//! file by path in the same way, since `orca-agent` depends on `orca-rewriter` and not the
+//! other way round. Hence this file stands alone: no `crate::` paths, nothing but `std`.
+
+/// Kinds of `.orca` lines; the names are the format's event names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    ThreadStarted,
+    ThreadEnded,
+    MonitorContendedEnter,
+    MonitorContendedEntered,
+    ObjectWait,
+    ObjectWaited,
+    ObjectNotify,
+    ObjectNotifyAll,
+    ThreadStart,
+    ThreadJoin,
+    ThreadJoined,
+    ThreadSleep,
+    ThreadSlept,
+    SemaphoreAcquire,
+    SemaphoreAcquired,
+    SemaphoreRelease,
+    /// Instrumentation mode: about to run `monitorenter`.
+    MonitorEnter,
+    /// Instrumentation mode: holds the monitor (after `monitorenter`, or entering a
+    /// `synchronized` method).
+    MonitorEntered,
+    /// Instrumentation mode: about to release the monitor.
+    MonitorExit,
+    /// Instrumentation mode: one thread's holds of one monitor at one site, summed over an
+    /// interval (the writer's `Extra::Holds`).
+    MonitorHolds,
+    /// Instrumentation mode: one lock-order edge of one thread, counted over an interval
+    /// (the writer's `Extra::Order`).
+    LockOrder,
+    /// Instrumentation mode: one hold at least `holdthreshold` long, ending now
+    /// (the writer's `Extra::Nanos`: its length).
+    MonitorHold,
+}
+
+impl Kind {
+    /// The event name written in the log.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::ThreadStarted => "ThreadStarted",
+            Kind::ThreadEnded => "ThreadEnded",
+            Kind::MonitorContendedEnter => "MonitorContendedEnter",
+            Kind::MonitorContendedEntered => "MonitorContendedEntered",
+            Kind::ObjectWait => "ObjectWait",
+            Kind::ObjectWaited => "ObjectWaited",
+            Kind::ObjectNotify => "ObjectNotify",
+            Kind::ObjectNotifyAll => "ObjectNotifyAll",
+            Kind::ThreadStart => "ThreadStart",
+            Kind::ThreadJoin => "ThreadJoin",
+            Kind::ThreadJoined => "ThreadJoined",
+            Kind::ThreadSleep => "ThreadSleep",
+            Kind::ThreadSlept => "ThreadSlept",
+            Kind::SemaphoreAcquire => "SemaphoreAcquire",
+            Kind::SemaphoreAcquired => "SemaphoreAcquired",
+            Kind::SemaphoreRelease => "SemaphoreRelease",
+            Kind::MonitorEnter => "MonitorEnter",
+            Kind::MonitorEntered => "MonitorEntered",
+            Kind::MonitorExit => "MonitorExit",
+            Kind::MonitorHolds => "MonitorHolds",
+            Kind::LockOrder => "LockOrder",
+            Kind::MonitorHold => "MonitorHold",
+        }
+    }
+
+    /// Whether the line has an `<object>` field after the thread.
+    pub fn has_object(self) -> bool {
+        !matches!(
+            self,
+            Kind::ThreadStarted | Kind::ThreadEnded | Kind::ThreadSleep | Kind::ThreadSlept
+        )
+    }
+
+    /// Whether the line ends with a stack trace.
+    pub fn has_stack(self) -> bool {
+        !matches!(self, Kind::ThreadStarted | Kind::ThreadEnded)
+    }
+}
+
+/// Declares a set of codes shared with the Java tracker: the Rust enum, its decoding, and the
+/// name and doc comment of each constant in the generated `OrcaEvents.java`.
+macro_rules! shared_codes {
+    (
+        $(#[doc = $edoc:literal])*
+        pub enum $name:ident {
+            $( #[doc = $doc:literal] $variant:ident = $value:literal => $java:literal, )*
+        }
+    ) => {
+        $(#[doc = $edoc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(i32)]
+        pub enum $name {
+            $( #[doc = $doc] $variant = $value, )*
+        }
+
+        impl $name {
+            /// Every code, in numeric order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            /// The code with number `n`; `None` for a number this agent does not know.
+            pub fn from_i32(n: i32) -> Option<$name> {
+                match n {
+                    $( $value => Some($name::$variant), )*
+                    _ => None,
+                }
+            }
+
+            /// The name of the Java constant.
+            pub fn java_name(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $java, )*
+                }
+            }
+
+            fn java_doc(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $doc, )*
+                }
+            }
+        }
+    };
+}
+
+shared_codes! {
+    /// What the tracker reports through `OrcaProfilerTracker.event(int kind, Object subject)`.
+    pub enum ReportCode {
+        /// About to run monitorenter on subject.
+        MonitorEnter = 1 => "K_MONITOR_ENTER",
+        /// monitorenter done (or synchronized method entered): subject is held.
+        MonitorEntered = 2 => "K_MONITOR_ENTERED",
+        /// About to run monitorexit on subject (or leave a synchronized method).
+        MonitorExit = 3 => "K_MONITOR_EXIT",
+        /// Object.wait called on subject.
+        ObjectWait = 4 => "K_OBJECT_WAIT",
+        /// wait returned, normally or by exception (the monitor is held again).
+        ObjectWaited = 5 => "K_OBJECT_WAITED",
+        /// Object.notify called on subject.
+        ObjectNotify = 6 => "K_OBJECT_NOTIFY",
+        /// Object.notifyAll called on subject.
+        ObjectNotifyAll = 7 => "K_OBJECT_NOTIFY_ALL",
+        /// Thread.start called on subject.
+        ThreadStart = 8 => "K_THREAD_START",
+        /// Thread.join called on subject.
+        ThreadJoin = 9 => "K_THREAD_JOIN",
+        /// join returned, normally or by exception.
+        ThreadJoined = 10 => "K_THREAD_JOINED",
+        /// subject null: the calling thread sleeps.
+        ThreadSleep = 11 => "K_THREAD_SLEEP",
+        /// sleep returned, normally or by exception.
+        ThreadSlept = 12 => "K_THREAD_SLEPT",
+        /// A Semaphore acquire begins on subject.
+        SemaphoreAcquire = 13 => "K_SEMAPHORE_ACQUIRE",
+        /// permits obtained.
+        SemaphoreAcquired = 14 => "K_SEMAPHORE_ACQUIRED",
+        /// acquire gave up: tryAcquire returned false, or an exception was thrown.
+        SemaphoreAcquireFailed = 15 => "K_SEMAPHORE_ACQUIRE_FAILED",
+        /// Semaphore.release called on subject.
+        SemaphoreRelease = 16 => "K_SEMAPHORE_RELEASE",
+    }
+}
+
+shared_codes! {
+    /// The kind of a monitor record in a tracker buffer (`OrcaProfilerTracker.Rec`): the low
+    /// 2 bits of the record's second word.
+    pub enum RecordKind {
+        /// About to run monitorenter (recorded with `trace=all` only).
+        Enter = 1 => "R_ENTER",
+        /// The monitor is held.
+        Entered = 2 => "R_ENTERED",
+        /// About to release the monitor.
+        Exit = 3 => "R_EXIT",
+    }
+}
+
+/// The text of `orca/OrcaEvents.java`: every [`ReportCode`] and [`RecordKind`] as a Java
+/// compile-time constant.
+pub fn java_source() -> String {
+    let mut out = String::from(
+        "// Generated by agent/build.rs from agent/src/events.rs; edit that file, not this one.\n\
+         package orca;\n\
+         \n\
+         /** The codes the tracker and the agent share. Compile-time constants: javac inlines\n \
+         * them, so this class is never loaded at run time. */\n\
+         public final class OrcaEvents {\n    \
+         private OrcaEvents() {}\n",
+    );
+    let constants = ReportCode::ALL
+        .iter()
+        .map(|c| (c.java_name(), c.java_doc(), *c as i32))
+        .chain(
+            RecordKind::ALL
+                .iter()
+                .map(|r| (r.java_name(), r.java_doc(), *r as i32)),
+        );
+    for (name, doc, value) in constants {
+        out.push_str(&format!(
+            "\n    /** {} */\n    public static final int {name} = {value};\n",
+            doc.trim()
+        ));
+    }
+    out.push_str("}\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_round_trips() {
+        for &c in ReportCode::ALL {
+            assert_eq!(ReportCode::from_i32(c as i32), Some(c));
+        }
+        for &r in RecordKind::ALL {
+            assert_eq!(RecordKind::from_i32(r as i32), Some(r));
+        }
+        assert_eq!(ReportCode::ALL.len(), 16);
+        assert_eq!(ReportCode::from_i32(0), None);
+        assert_eq!(ReportCode::from_i32(17), None);
+        // Record kinds live in two bits, 0 marking a torn record.
+        assert!(RecordKind::ALL
+            .iter()
+            .all(|&r| (1..=3).contains(&(r as i32))));
+        assert_eq!(RecordKind::from_i32(0), None);
+    }
+
+    #[test]
+    fn the_java_source_declares_every_code_once() {
+        let java = java_source();
+        for &c in ReportCode::ALL {
+            let line = format!("public static final int {} = {};", c.java_name(), c as i32);
+            assert_eq!(java.matches(&line).count(), 1, "{line}");
+        }
+        for &r in RecordKind::ALL {
+            let line = format!("public static final int {} = {};", r.java_name(), r as i32);
+            assert_eq!(java.matches(&line).count(), 1, "{line}");
+        }
+    }
+}

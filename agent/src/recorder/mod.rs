@@ -1,0 +1,94 @@
+//! The recorder: what every event source shares, and the only way into the log.
+//!
+//! The engines decide *what* happened; the recorder knows *how* it is kept:
+//! per-thread state ([`threads`]), stacks walked and translated into the original class
+//! files' terms ([`stacks`], [`metadata`], [`sites`]), the tracker's per-thread buffers and
+//! the summaries made of them ([`buffers`], [`summary`]), and the writer ([`writer`], with
+//! [`clock`] for the format's timestamps). It never calls an engine or the entry
+//! points, so an event source can be added or removed without touching it.
+
+pub mod buffers;
+pub mod clock;
+pub mod metadata;
+pub mod sites;
+pub mod stacks;
+pub mod summary;
+pub mod threads;
+pub mod writer;
+
+use crate::events::Kind;
+use crate::jvmti::{jthread, Jvmti};
+use buffers::Buffers;
+use metadata::Metadata;
+use sites::Sites;
+use threads::ThreadState;
+use writer::{EventRecord, Extra, Frames, LogWriter};
+
+/// Everything the event sources record into, for the life of the JVM.
+pub struct Recorder {
+    pub jvmti: Jvmti,
+    /// Frames per stack (option `stackdepth`).
+    pub stack_depth: usize,
+    /// Instrumentation mode: every monitor record becomes an event line (option `trace=all`).
+    pub trace_all: bool,
+    pub log: LogWriter,
+    pub meta: Metadata,
+    /// Instrumentation mode: the call sites of monitor reports.
+    pub sites: Sites,
+    /// Instrumentation mode: every thread's tracker buffer, for the drain at exit and the
+    /// owner of a contended monitor.
+    pub buffers: Buffers,
+}
+
+impl Recorder {
+    /// An empty recorder; its writer thread starts with [`LogWriter::start`].
+    pub fn new(jvmti: Jvmti, stack_depth: usize, trace_all: bool) -> Recorder {
+        Recorder {
+            jvmti,
+            stack_depth,
+            trace_all,
+            log: LogWriter::new(),
+            meta: Default::default(),
+            sites: Default::default(),
+            buffers: Default::default(),
+        }
+    }
+
+    /// An event line without extra fields.
+    pub fn push(&self, nanos: u64, kind: Kind, thread: u32, object: u32, frames: Frames) {
+        self.log.push(EventRecord {
+            nanos,
+            kind,
+            thread,
+            object,
+            owner: 0,
+            extra: Extra::None,
+            frames,
+        });
+    }
+
+    /// The current thread's state (for the tracker's natives, which have no jthread).
+    pub fn current_state(&self) -> Option<&mut ThreadState> {
+        threads::current(&self.jvmti, std::ptr::null_mut(), self.stack_depth)
+    }
+
+    /// The state of `thread`, the current thread of a JVMTI callback.
+    pub fn state(&self, thread: jthread) -> Option<&mut ThreadState> {
+        threads::current(&self.jvmti, thread, self.stack_depth)
+    }
+
+    /// The end of a tracked call, in either mode: the exit event once the outermost call ends.
+    pub fn end_call(&self, nanos: u64, state: &mut ThreadState) {
+        // Depth 0: the call began before the agent could see it (a thread already waiting at
+        // VMInit); there is no entry event to pair with.
+        if state.depth == 0 {
+            return;
+        }
+        state.depth -= 1;
+        if state.depth == 0 {
+            if let Some(open) = state.open.take() {
+                self.push(nanos, open.kind, state.hash, open.object, open.frames);
+            }
+        }
+    }
+}
