@@ -92,7 +92,6 @@ impl HoldStat {
         self.max = self.max.max(ns);
         let b = bucket(ns);
         if let Histogram::Inline(n, entries) = &mut self.histogram {
-            let n = n;
             if let Some(e) = entries[..*n as usize].iter_mut().find(|e| e.0 == b) {
                 e.1 += 1;
                 return;
