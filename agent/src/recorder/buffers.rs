@@ -19,7 +19,7 @@ use crate::jvmti::Jni;
 use crate::recorder::clock::now_nanos;
 use crate::recorder::summary::{FastHasher, FastMap, Summary};
 use crate::recorder::threads::ThreadState;
-use crate::recorder::writer::{EventRecord, Extra, Frame, Frames, HoldsLine, OrderLine};
+use crate::recorder::writer::{EventRecord, Extra, Frames, HoldsLine, OrderLine};
 use crate::recorder::Recorder;
 
 /// Longs per record.
@@ -135,9 +135,7 @@ impl Recorder {
         self.drain(jni, &mut r);
         if may_summarise {
             let now = now_nanos();
-            if now.saturating_sub(r.summary.last_written) >= SUMMARY_INTERVAL
-                && self.log.room() > r.summary.pending_lines() * 2
-            {
+            if now.saturating_sub(r.summary.last_written) >= SUMMARY_INTERVAL {
                 let at = r.last_nanos.max(r.summary.last_written);
                 self.write_summaries(jni, &mut r, at);
                 r.summary.last_written = now;
@@ -251,15 +249,12 @@ impl Recorder {
     fn write_summaries(&self, jni: Jni, r: &mut Recording, now: u64) {
         r.summary.last_written = now;
         let (holds, edges) = r.summary.take();
-        let unknown = Frame {
-            method: 0,
-            location: 0,
-        };
+        let mut lines = Vec::with_capacity(holds.len() + edges.len());
         for ((monitor, site), h) in holds {
             let Some(site) = self.site_frame(jni, site) else {
                 continue;
             };
-            self.log.push_summary(EventRecord {
+            lines.push(EventRecord {
                 nanos: now,
                 kind: Kind::MonitorHolds,
                 thread: r.hash,
@@ -282,8 +277,7 @@ impl Recorder {
             ) else {
                 continue;
             };
-            let _ = unknown;
-            self.log.push_summary(EventRecord {
+            lines.push(EventRecord {
                 nanos: now,
                 kind: Kind::LockOrder,
                 thread: r.hash,
@@ -300,6 +294,7 @@ impl Recorder {
                 frames: Frames::new(),
             });
         }
+        self.log.push_summaries(lines);
     }
 
     /// `OrcaProfilerTracker.stack(Rec, site)` (`trace=all`, stackdepth above 1): the current

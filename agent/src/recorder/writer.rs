@@ -145,6 +145,10 @@ pub enum Extra {
     Holds(Box<HoldsLine>),
     /// `LockOrder`.
     Order(Box<OrderLine>),
+    /// A thread's summary lines of one interval, queued as one record: a database that locks
+    /// a different object per row makes hundreds of thousands of them, which must neither be
+    /// dropped nor crowd the queue so that other events are.
+    Batch(Box<[EventRecord]>),
 }
 
 /// A frame that stands for a call site (`1;<method>;<location>` in the format).
@@ -312,31 +316,39 @@ impl LogWriter {
 
     /// Queues a summary line, which must not be lost: waits for room (the callers write
     /// summaries only when the queue has room, at a thread's end, or at exit).
-    pub fn push_summary(&self, mut record: EventRecord) {
+    pub fn push_summaries(&self, lines: Vec<EventRecord>) {
+        let n = lines.len() as u64;
+        if n == 0 {
+            return;
+        }
+        let mut record = EventRecord {
+            nanos: lines[0].nanos,
+            kind: lines[0].kind,
+            thread: lines[0].thread,
+            object: 0,
+            owner: 0,
+            extra: Extra::Batch(lines.into_boxed_slice()),
+            frames: Frames::new(),
+        };
         let start = Instant::now();
         loop {
             if self.stop.load(Ordering::Relaxed) {
-                self.late.fetch_add(1, Ordering::Relaxed);
+                self.late.fetch_add(n, Ordering::Relaxed);
                 return;
             }
             match self.events.push(record) {
                 Ok(()) => {
-                    self.accepted.fetch_add(1, Ordering::Relaxed);
+                    self.accepted.fetch_add(n, Ordering::Relaxed);
                     return;
                 }
                 Err(r) => record = r,
             }
             if start.elapsed() > FINISH_TIMEOUT {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
+                self.dropped.fetch_add(n, Ordering::Relaxed);
                 return;
             }
             std::thread::yield_now();
         }
-    }
-
-    /// Free places in the event queue now.
-    pub fn room(&self) -> usize {
-        EVENT_QUEUE_CAPACITY - self.events.len()
     }
 
     /// Counts events produced after the final drain (the JVM was exiting).
@@ -417,10 +429,16 @@ impl LogWriter {
                 let Some(e) = self.events.pop() else { break };
                 busy = true;
                 written += 1;
-                line.clear();
-                format_event(&mut line, &e);
-                out.events += 1;
-                out.write(ORCA, &line);
+                let lines = match &e.extra {
+                    Extra::Batch(lines) => &lines[..],
+                    _ => std::slice::from_ref(&e),
+                };
+                for e in lines {
+                    line.clear();
+                    format_event(&mut line, e);
+                    out.events += 1;
+                    out.write(ORCA, &line);
+                }
             }
             let dropped = self.dropped.load(Ordering::Relaxed);
             if dropped > reported_drops {
