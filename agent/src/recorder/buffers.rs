@@ -28,8 +28,12 @@ const RECORD: usize = 3;
 /// that reports often crosses into the agent once per 1,024 reports, a thread that reports
 /// rarely (or one of 10,000 virtual threads) keeps a small buffer.
 const MAX_BUFFER: usize = RECORD * 1024;
-/// Summaries are written at most this often per thread (and at its end, and at exit).
+/// Summaries are written at most this often per thread (and at its end, and at exit)...
 const SUMMARY_INTERVAL: u64 = 1_000_000_000;
+/// ... or sooner when a thread's tables reach this many lines: a program that locks a new
+/// object per row (Derby) makes a key per acquisition, and the tables of one second took
+/// 170 MB.
+const MAX_PENDING_LINES: usize = 8192;
 /// Frames (interned stacks) a thread keeps before its table starts over.
 const MAX_STACKS: usize = 4096;
 
@@ -135,7 +139,9 @@ impl Recorder {
         self.drain(jni, &mut r);
         if may_summarise {
             let now = now_nanos();
-            if now.saturating_sub(r.summary.last_written) >= SUMMARY_INTERVAL {
+            if now.saturating_sub(r.summary.last_written) >= SUMMARY_INTERVAL
+                || r.summary.pending_lines() >= MAX_PENDING_LINES
+            {
                 let at = r.last_nanos.max(r.summary.last_written);
                 self.write_summaries(jni, &mut r, at);
                 r.summary.last_written = now;
