@@ -185,7 +185,7 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
     };
     // The thread's buffered monitor records come first in its lines.
     if state.recording.is_some() {
-        rec.drain_thread(jni, state, false);
+        rec.drain_thread(jni, state, Some(nanos));
     }
     let hash = |o: jobject| {
         if o.is_null() {

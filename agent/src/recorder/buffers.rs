@@ -126,26 +126,29 @@ impl Recorder {
     /// `OrcaProfilerTracker.flush(Rec)`: the buffer is full.
     pub fn rec_flush(&self, jni: Jni) {
         if let Some(state) = self.current_state() {
-            self.drain_thread(jni, state, true);
+            self.drain_thread(jni, state, None);
         }
     }
 
-    /// Drains the current thread's buffer (before an event written at once).
-    pub fn drain_thread(&self, jni: Jni, state: &mut ThreadState, may_summarise: bool) {
+    /// Drains the current thread's buffer (when it is full, or before an event written at
+    /// once), and writes the thread's summaries when they are due. Every drain may write
+    /// them: a thread whose buffer is always drained by its waits and notifies (Derby's) would
+    /// otherwise keep its tables until it ends (150 MB). `event`: the time of the event about
+    /// to be written, the summaries' time then (a thread's lines never go back in time: its
+    /// last line may be that of a call, later than its last record).
+    pub fn drain_thread(&self, jni: Jni, state: &mut ThreadState, event: Option<u64>) {
         let Some(recording) = state.recording.clone() else {
             return;
         };
         let mut r = lock(&recording);
         self.drain(jni, &mut r);
-        if may_summarise {
-            let now = now_nanos();
-            if now.saturating_sub(r.summary.last_written) >= SUMMARY_INTERVAL
-                || r.summary.pending_lines() >= MAX_PENDING_LINES
-            {
-                let at = r.last_nanos.max(r.summary.last_written);
-                self.write_summaries(jni, &mut r, at);
-                r.summary.last_written = now;
-            }
+        let now = now_nanos();
+        if now.saturating_sub(r.summary.last_written) >= SUMMARY_INTERVAL
+            || r.summary.pending_lines() >= MAX_PENDING_LINES
+        {
+            let at = event.unwrap_or_else(|| r.last_nanos.max(r.summary.last_written));
+            self.write_summaries(jni, &mut r, at);
+            r.summary.last_written = now;
         }
     }
 
@@ -359,7 +362,7 @@ impl Recorder {
         let Some(state) = self.current_state() else {
             return;
         };
-        self.drain_thread(jni, state, false);
+        self.drain_thread(jni, state, Some(end));
         let mut frames = self.stack(jni, state, skip, false);
         if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
             *top = f;
