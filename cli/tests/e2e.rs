@@ -408,9 +408,38 @@ fn record_says_clearly_when_it_cannot_find_the_agent() {
     );
 }
 
+/// Runs `commands` (each `[program, args...]`) unless the returned sender is used within
+/// 120 s: a test whose JVM hangs kills it rather than the suite.
+fn watchdog(commands: Vec<Vec<String>>) -> std::sync::mpsc::Sender<()> {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .is_err()
+        {
+            for c in commands {
+                let _ = Command::new(&c[0]).args(&c[1..]).status();
+            }
+        }
+    });
+    tx
+}
+
+/// The child's stdout, read up to the program's `ready` line (Exits.java prints it).
+fn until_ready(child: &mut std::process::Child) -> std::io::BufReader<std::process::ChildStdout> {
+    use std::io::BufRead;
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while line != "ready\n" {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "no `ready` line");
+    }
+    out
+}
+
 #[test]
 fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
-    use std::io::{BufRead, BufReader, Read};
+    use std::io::Read;
     use std::os::unix::process::CommandExt;
     let classes = test_classes();
     for jdk in jdks() {
@@ -435,22 +464,13 @@ fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
             .spawn()
             .unwrap();
         let group = format!("-{}", child.id());
-        let watchdog = group.clone();
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        std::thread::spawn(move || {
-            if rx
-                .recv_timeout(std::time::Duration::from_secs(120))
-                .is_err()
-            {
-                let _ = Command::new("kill").args(["-9", "--", &watchdog]).status();
-            }
-        });
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        while line != "ready\n" {
-            line.clear();
-            assert!(out.read_line(&mut line).unwrap() > 0, "no `ready` line");
-        }
+        let tx = watchdog(vec![vec![
+            "kill".into(),
+            "-9".into(),
+            "--".into(),
+            group.clone(),
+        ]]);
+        let mut out = until_ready(&mut child);
         let st = Command::new("kill")
             .args(["-INT", "--", &group])
             .status()
@@ -474,7 +494,7 @@ fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
 
 #[test]
 fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page() {
-    use std::io::{BufRead, BufReader, Read};
+    use std::io::Read;
     let classes = test_classes();
     for jdk in jdks() {
         let dir = orca_tests::work_dir()
@@ -497,23 +517,11 @@ fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page()
             .spawn()
             .unwrap();
         let pid = child.id().to_string();
-        let watchdog = pid.clone();
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        std::thread::spawn(move || {
-            if rx
-                .recv_timeout(std::time::Duration::from_secs(120))
-                .is_err()
-            {
-                let _ = Command::new("pkill").args(["-9", "-P", &watchdog]).status();
-                let _ = Command::new("kill").args(["-9", &watchdog]).status();
-            }
-        });
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        while line != "ready\n" {
-            line.clear();
-            assert!(out.read_line(&mut line).unwrap() > 0, "no `ready` line");
-        }
+        let tx = watchdog(vec![
+            vec!["pkill".into(), "-9".into(), "-P".into(), pid.clone()],
+            vec!["kill".into(), "-9".into(), pid.clone()],
+        ]);
+        let mut out = until_ready(&mut child);
         let st = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
         assert!(st.success());
         let mut rest = String::new();

@@ -255,8 +255,8 @@ impl Recorder {
     }
 
     /// Writes the thread's summaries of the interval ending `now`; the tables start over.
+    /// (The caller notes when: only a periodic write needs it.)
     fn write_summaries(&self, jni: Jni, r: &mut Recording, now: u64) {
-        r.summary.last_written = now;
         let (holds, edges) = r.summary.take();
         let mut lines = Vec::with_capacity(holds.len() + edges.len());
         for ((monitor, site), h) in holds {
