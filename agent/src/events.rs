@@ -175,14 +175,20 @@ shared_codes! {
 
 shared_codes! {
     /// The kind of a monitor record in a tracker buffer (`OrcaProfilerTracker.Rec`): the low
-    /// 2 bits of the record's second word.
+    /// 3 bits of the record's second word.
     pub enum RecordKind {
-        /// About to run monitorenter (recorded with `trace=all` only).
+        /// About to run monitorenter (`trace=all` only).
         Enter = 1 => "R_ENTER",
-        /// The monitor is held.
+        /// The monitor is held (`trace=all` only).
         Entered = 2 => "R_ENTERED",
-        /// About to release the monitor.
+        /// About to release the monitor (`trace=all` only).
         Exit = 3 => "R_EXIT",
+        /// An outermost hold ended (second word: then); the third word is when it began.
+        Hold = 4 => "R_HOLD",
+        /// The same, for a hold that waited on its monitor (the agent leaves the waits out).
+        HoldWaited = 6 => "R_HOLD_WAITED",
+        /// A nested acquisition; third word: N held monitors follow, one (site<<32|hash, 0, 0) each.
+        Order = 5 => "R_ORDER",
     }
 }
 
@@ -231,10 +237,10 @@ mod tests {
         assert_eq!(ReportCode::ALL.len(), 16);
         assert_eq!(ReportCode::from_i32(0), None);
         assert_eq!(ReportCode::from_i32(17), None);
-        // Record kinds live in two bits, 0 marking a torn record.
+        // Record kinds live in three bits, 0 marking a torn record.
         assert!(RecordKind::ALL
             .iter()
-            .all(|&r| (1..=3).contains(&(r as i32))));
+            .all(|&r| (1..=7).contains(&(r as i32))));
         assert_eq!(RecordKind::from_i32(0), None);
     }
 

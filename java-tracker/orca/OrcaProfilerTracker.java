@@ -123,14 +123,15 @@ public final class OrcaProfilerTracker {
             int h = System.identityHashCode(monitor);
             r.pendingObj = monitor;
             r.pendingHash = h;
+            if (r.depth > 0 && r.find(monitor) < 0) {
+                // A nested acquisition: its lock orders count when attempted (a deadlock's
+                // never completes).
+                r.orders(site, h);
+            }
             if (traceAll) {
                 int st = deepStacks ? stack(r, site) : 0;
                 r.pendingStack = st;
                 r.put(OrcaEvents.R_ENTER, site, h, System.nanoTime(), st);
-            } else if (r.depth > 0) {
-                // A nested acquisition: its lock orders count when attempted (a deadlock's
-                // never completes). Not held yet, so no timestamp is needed.
-                r.put(OrcaEvents.R_ENTER, site, h, 0, 0);
             }
         } catch (Throwable t) {
             // never throw into application code (StackOverflowError included)
@@ -151,6 +152,9 @@ public final class OrcaProfilerTracker {
             } else {
                 // a synchronized method: no monitorenter before it
                 h = System.identityHashCode(monitor);
+                if (r.depth > 0 && r.find(monitor) < 0) {
+                    r.orders(site, h);
+                }
                 if (traceAll && deepStacks) {
                     st = stack(r, site);
                 }
@@ -159,7 +163,9 @@ public final class OrcaProfilerTracker {
             r.pendingStack = 0;
             long t = System.nanoTime();
             r.push(monitor, h, site, t);
-            r.put(OrcaEvents.R_ENTERED, site, h, t, st);
+            if (traceAll) {
+                r.put(OrcaEvents.R_ENTERED, site, h, t, st);
+            }
         } catch (Throwable t) {
         }
     }
@@ -175,29 +181,45 @@ public final class OrcaProfilerTracker {
             int h;
             if (i >= 0) {
                 h = r.heldHash[i];
-                long held = t - r.heldStart[i];
+                long start = r.heldStart[i];
+                long paused = r.heldPaused[i];
                 int enterSite = r.heldSite[i];
                 r.remove(i);
-                long threshold = holdThreshold;
-                if (threshold >= 0 && held >= threshold && r.find(monitor) < 0) {
-                    longHold(r, enterSite, h, held, t);
+                if (r.find(monitor) < 0) {
+                    // The outermost release: one record per hold is all a summary needs.
+                    if (!traceAll) {
+                        r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD,
+                                enterSite, h, t, start);
+                    }
+                    long held = t - start - paused;
+                    long threshold = holdThreshold;
+                    if (threshold >= 0 && held >= threshold) {
+                        longHold(r, enterSite, h, held, t);
+                    }
                 }
             } else {
                 // its enter was not seen (a report lost to a StackOverflowError)
                 h = System.identityHashCode(monitor);
             }
-            r.put(OrcaEvents.R_EXIT, site, h, t, 0);
+            if (traceAll) {
+                r.put(OrcaEvents.R_EXIT, site, h, t, 0);
+            }
         } catch (Throwable t) {
         }
     }
 
-    /** Object.wait releases the monitor: its hold pauses (as `orca report` counts it). */
+    /**
+     * Object.wait releases the monitor: its hold pauses (as `orca report` counts it), for the
+     * long-hold threshold. (Summaries subtract the pause the agent measured between the wait's
+     * own events, so that they add up to the complete trace's figures exactly.)
+     */
     private static void paused(Object o, long nanos) {
         Rec r = REC.get();
         if (r != null) {
-            int i = r.find(o);
-            if (i >= 0) {
-                r.heldStart[i] += nanos;
+            for (int i = r.depth - 1; i >= 0; i--) {
+                if (r.heldObj[i] == o) {
+                    r.heldPaused[i] += nanos;
+                }
             }
         }
     }
@@ -428,7 +450,10 @@ public final class OrcaProfilerTracker {
      * it on that thread (flush) and, at JVM exit, from the exiting thread.
      */
     static final class Rec {
-        /** Records of 3 longs: site << 32 | hash; nanos << 2 | kind; stack ID. */
+        /**
+         * Records of 3 longs: site << 32 | hash; nanos << 3 | kind; a third word whose meaning
+         * depends on the kind (agent/src/events.rs, RecordKind).
+         */
         long[] buf = new long[3 * 32];
         /** Longs of buf in use. */
         int pos;
@@ -437,26 +462,81 @@ public final class OrcaProfilerTracker {
         int[] heldHash = new int[8];
         int[] heldSite = new int[8];
         long[] heldStart = new long[8];
+        /** Time the hold spent in Object.wait, for the long-hold threshold. */
+        long[] heldPaused = new long[8];
         int depth;
         /** The monitorenter under way: its object, hash and (trace=all) stack. */
         Object pendingObj;
         int pendingHash;
         int pendingStack;
 
-        void put(int kind, int site, int hash, long nanos, int stack) {
-            int p = pos;
-            if (p + 3 > buf.length) {
-                flush(this);
-                p = pos;
-                if (p + 3 > buf.length) {
-                    return; // the agent could not take them (natives not bound)
-                }
+        void put(int kind, int site, int hash, long nanos, long third) {
+            int p = room(1);
+            if (p < 0) {
+                return;
             }
             long[] b = buf;
             b[p] = ((long) site << 32) | (hash & 0xFFFFFFFFL);
-            b[p + 1] = (nanos << 2) | kind;
-            b[p + 2] = stack;
+            b[p + 1] = (nanos << 3) | kind;
+            b[p + 2] = third;
             pos = p + 3;
+        }
+
+        /** Where `n` records fit in the buffer (flushed first if needed), or -1. */
+        int room(int n) {
+            int p = pos;
+            if (p + 3 * n > buf.length) {
+                flush(this);
+                p = pos;
+                if (p + 3 * n > buf.length) {
+                    return -1; // the agent could not take them (natives not bound, or too many)
+                }
+            }
+            return p;
+        }
+
+        /**
+         * The monitor `hash` is about to be taken at `site` while others are held: an R_ORDER
+         * record and the held monitors (each once, outermost first), written together so that
+         * a flush never splits them.
+         */
+        void orders(int site, int hash) {
+            int d = depth;
+            int n = 0;
+            for (int i = 0; i < d; i++) {
+                if (first(i)) {
+                    n++;
+                }
+            }
+            int p = room(n + 1);
+            if (p < 0) {
+                return;
+            }
+            long[] b = buf;
+            b[p] = ((long) site << 32) | (hash & 0xFFFFFFFFL);
+            b[p + 1] = OrcaEvents.R_ORDER;
+            b[p + 2] = n;
+            p += 3;
+            for (int i = 0; i < d; i++) {
+                if (first(i)) {
+                    b[p] = ((long) heldSite[i] << 32) | (heldHash[i] & 0xFFFFFFFFL);
+                    b[p + 1] = 0;
+                    b[p + 2] = 0;
+                    p += 3;
+                }
+            }
+            pos = p;
+        }
+
+        /** Entry i is the outermost hold of its monitor. */
+        private boolean first(int i) {
+            Object o = heldObj[i];
+            for (int k = 0; k < i; k++) {
+                if (heldObj[k] == o) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         void push(Object o, int hash, int site, long start) {
@@ -466,11 +546,13 @@ public final class OrcaProfilerTracker {
                 heldHash = java.util.Arrays.copyOf(heldHash, d * 2);
                 heldSite = java.util.Arrays.copyOf(heldSite, d * 2);
                 heldStart = java.util.Arrays.copyOf(heldStart, d * 2);
+                heldPaused = java.util.Arrays.copyOf(heldPaused, d * 2);
             }
             heldObj[d] = o;
             heldHash[d] = hash;
             heldSite[d] = site;
             heldStart[d] = start;
+            heldPaused[d] = 0;
             depth = d + 1;
         }
 
@@ -492,6 +574,7 @@ public final class OrcaProfilerTracker {
                 heldHash[k] = heldHash[k + 1];
                 heldSite[k] = heldSite[k + 1];
                 heldStart[k] = heldStart[k + 1];
+                heldPaused[k] = heldPaused[k + 1];
             }
             heldObj[d] = null;
             depth = d;

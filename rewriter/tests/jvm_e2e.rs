@@ -95,8 +95,8 @@ fn demo_runs_identically_with_exact_event_counts() {
             "private static void longHold(Rec r, int site, int hash, long nanos, long end) {}",
         ),
         (
-            "        void put(int kind, int site, int hash, long nanos, int stack) {",
-            "        void put(int kind, int site, int hash, long nanos, int stack) {\n            C.incrementAndGet(kind);",
+            "        void put(int kind, int site, int hash, long nanos, long third) {",
+            "        void put(int kind, int site, int hash, long nanos, long third) {\n            C.incrementAndGet(kind);",
         ),
     ] {
         assert!(counting.contains(from), "the tracker no longer has {from:?}");

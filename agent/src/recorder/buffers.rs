@@ -37,6 +37,15 @@ const MAX_PENDING_LINES: usize = 8192;
 /// Frames (interned stacks) a thread keeps before its table starts over.
 const MAX_STACKS: usize = 4096;
 
+/// `trace=all`: a monitor entered and not yet exited, as its events need it.
+struct TraceHeld {
+    monitor: u32,
+    /// The interned stack of its entry (its exit's stack too).
+    stack: u32,
+    site: u32,
+    since: u64,
+}
+
 /// A JNI global reference to the thread's `Rec`.
 struct RecRef(jobject);
 // SAFETY: a JNI global reference is valid on every thread.
@@ -52,8 +61,8 @@ pub struct Recording {
     stacks: Vec<Frames>,
     /// Hash of a walked stack's raw frames -> its ID.
     stack_ids: FastMap<u64, u32>,
-    /// `trace=all`: the stack of each monitor entered and not yet exited (monitor, stack ID).
-    trace_held: Vec<(u32, u32)>,
+    /// `trace=all`: each monitor entered and not yet exited.
+    trace_held: Vec<TraceHeld>,
     /// Reused copy of the tracker's buffer.
     scratch: Vec<i64>,
     /// Drained at JVM exit: from then on the thread's records are late.
@@ -184,49 +193,72 @@ impl Recorder {
             if r.closed || self.log.stopped() {
                 self.log.count_late((n / RECORD) as u64);
             } else {
-                for rec in scratch.chunks_exact(RECORD) {
-                    self.record(jni, r, rec[0], rec[1], rec[2]);
+                let mut i = 0;
+                while i + RECORD <= n {
+                    i += self.record(jni, r, &scratch[i..n]);
                 }
             }
         }
         r.scratch = scratch;
     }
 
-    /// One tracker record.
-    fn record(&self, jni: Jni, r: &mut Recording, w0: i64, w1: i64, w2: i64) {
+    /// The tracker record at the start of `recs` (more records may follow); how many longs it
+    /// took.
+    fn record(&self, jni: Jni, r: &mut Recording, recs: &[i64]) -> usize {
+        let (w0, w1, w2) = (recs[0], recs[1], recs[2]);
         let site = (w0 as u64 >> 32) as u32;
         let monitor = w0 as u32;
-        let nanos = (w1 as u64) >> 2;
+        let nanos = (w1 as u64) >> 3;
         let stack = w2 as u32;
         let trace = self.trace_all;
         r.last_nanos = r.last_nanos.max(nanos);
-        match RecordKind::from_i32((w1 & 3) as i32) {
+        match RecordKind::from_i32((w1 & 7) as i32) {
+            Some(RecordKind::Hold) | Some(RecordKind::HoldWaited) => {
+                let waited = w1 & 7 == RecordKind::HoldWaited as i64;
+                r.summary.hold(monitor, site, w2 as u64, nanos, waited);
+            }
+            Some(RecordKind::Order) => {
+                // The held monitors follow, one record each.
+                let n = (w2.max(0) as usize).min(recs.len() / RECORD - 1);
+                let held: Vec<(u32, u32)> = recs[RECORD..RECORD * (n + 1)]
+                    .chunks_exact(RECORD)
+                    .map(|h| (h[0] as u32, (h[0] as u64 >> 32) as u32))
+                    .collect();
+                r.summary.order(monitor, site, &held);
+                return RECORD * (n + 1);
+            }
             Some(RecordKind::Enter) => {
-                r.summary.enter(monitor, site);
                 if trace {
                     let frames = self.frames_of(jni, r, stack, site);
                     self.push(nanos, Kind::MonitorEnter, r.hash, monitor, frames);
                 }
             }
             Some(RecordKind::Entered) => {
-                r.summary.entered(monitor, site, nanos);
                 if trace {
                     let frames = self.frames_of(jni, r, stack, site);
-                    r.trace_held.push((monitor, stack));
+                    r.trace_held.push(TraceHeld {
+                        monitor,
+                        stack,
+                        site,
+                        since: nanos,
+                    });
                     self.push(nanos, Kind::MonitorEntered, r.hash, monitor, frames);
                 }
             }
             Some(RecordKind::Exit) => {
-                r.summary.exited(monitor, nanos);
                 if trace {
                     // The entry's stack, its top frame moved to the release.
-                    let entered = r
+                    let entry = r
                         .trace_held
                         .iter()
-                        .rposition(|e| e.0 == monitor)
-                        .map(|i| r.trace_held.remove(i).1)
-                        .unwrap_or(0);
-                    let mut frames = self.frames_of(jni, r, entered, site);
+                        .rposition(|e| e.monitor == monitor)
+                        .map(|i| r.trace_held.remove(i));
+                    if let Some(e) = &entry {
+                        if !r.trace_held.iter().any(|h| h.monitor == monitor) {
+                            r.summary.hold(monitor, e.site, e.since, nanos, true);
+                        }
+                    }
+                    let mut frames = self.frames_of(jni, r, entry.map_or(0, |e| e.stack), site);
                     if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
                         *top = f;
                     }
@@ -235,6 +267,7 @@ impl Recorder {
             }
             None => {} // a torn record (read at exit while its thread was writing it)
         }
+        RECORD
     }
 
     /// The frames of a trace event: the interned stack `stack` when there is one, else the
@@ -382,6 +415,9 @@ impl Recorder {
     pub fn summary_wait(&self, state: &ThreadState, object: u32, nanos: u64, waited: bool) {
         if let Some(r) = &state.recording {
             let mut r = lock(r);
+            if self.trace_all && !r.trace_held.iter().any(|h| h.monitor == object) {
+                return; // not held: the wait throws, it pauses no hold
+            }
             if waited {
                 r.summary.waited(object, nanos);
             } else {

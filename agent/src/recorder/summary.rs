@@ -53,11 +53,7 @@ pub fn bucket(v: u64) -> u32 {
     ((shift + 1) << SUB_BITS) | mant
 }
 
-/// Octaves of the histogram: bucket `b` is in octave `b >> SUB_BITS`, the largest bucket is
-/// `bucket(u64::MAX)`.
-const OCTAVES: usize = 59;
-
-/// Buckets a [`HoldStat`] keeps inline before it moves to octave arrays.
+/// Buckets a [`HoldStat`] keeps inline before it moves to an array.
 const INLINE_BUCKETS: usize = 4;
 
 /// Holds of one monitor at one site.
@@ -71,12 +67,19 @@ pub struct HoldStat {
 
 /// Counts per bucket. Most keys are short-lived objects (a request's, a connection's) held a
 /// few times: their few buckets stay inline, with no allocation. A key held often gets one
-/// array of `2^SUB_BITS` counts per octave it uses, so adding a hold is two indexings (a
-/// sorted list searched per hold was the agent's largest cost).
+/// array of counts over the range of buckets it uses, so adding a hold is one indexing into
+/// memory next to nothing else (per-octave arrays behind a table of pointers cost two cache
+/// misses per hold, most of the agent's time on a web server; a sorted list searched per
+/// hold was worse).
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Histogram {
     Inline(u8, [(u32, u64); INLINE_BUCKETS]),
-    Octaves(Vec<Option<Box<[u64; 1 << SUB_BITS]>>>),
+    /// `counts[i]` is bucket `first + i`. A count per interval (at most a second or so of one
+    /// thread) fits 32 bits.
+    Range {
+        first: u32,
+        counts: Vec<u32>,
+    },
 }
 
 impl Default for Histogram {
@@ -91,24 +94,31 @@ impl HoldStat {
         self.total += ns;
         self.max = self.max.max(ns);
         let b = bucket(ns);
-        if let Histogram::Inline(n, entries) = &mut self.histogram {
-            if let Some(e) = entries[..*n as usize].iter_mut().find(|e| e.0 == b) {
-                e.1 += 1;
-                return;
+        match &mut self.histogram {
+            Histogram::Range { first, counts } => {
+                let i = b.wrapping_sub(*first) as usize;
+                if let Some(c) = counts.get_mut(i) {
+                    *c = c.saturating_add(1);
+                } else {
+                    range_add(first, counts, b, 1);
+                }
             }
-            if (*n as usize) < INLINE_BUCKETS {
-                entries[*n as usize] = (b, 1);
-                *n += 1;
-                return;
+            Histogram::Inline(n, entries) => {
+                if let Some(e) = entries[..*n as usize].iter_mut().find(|e| e.0 == b) {
+                    e.1 += 1;
+                    return;
+                }
+                if (*n as usize) < INLINE_BUCKETS {
+                    entries[*n as usize] = (b, 1);
+                    *n += 1;
+                    return;
+                }
+                let (mut first, mut counts) = (b, vec![1]);
+                for &(b, c) in entries.iter() {
+                    range_add(&mut first, &mut counts, b, c.min(u32::MAX as u64) as u32);
+                }
+                self.histogram = Histogram::Range { first, counts };
             }
-            let mut octaves = vec![None; OCTAVES];
-            for &(b, c) in entries.iter() {
-                octave(&mut octaves, b)[b as usize & ((1 << SUB_BITS) - 1)] += c;
-            }
-            self.histogram = Histogram::Octaves(octaves);
-        }
-        if let Histogram::Octaves(octaves) = &mut self.histogram {
-            octave(octaves, b)[b as usize & ((1 << SUB_BITS) - 1)] += 1;
         }
     }
 
@@ -120,24 +130,28 @@ impl HoldStat {
                 v.sort_unstable();
                 v
             }
-            Histogram::Octaves(octaves) => {
-                let mut v = Vec::new();
-                for (o, counts) in octaves.iter().enumerate() {
-                    for (m, &c) in counts.iter().flat_map(|c| c.iter()).enumerate() {
-                        if c > 0 {
-                            v.push((((o << SUB_BITS) | m) as u32, c));
-                        }
-                    }
-                }
-                v
-            }
+            Histogram::Range { first, counts } => counts
+                .iter()
+                .enumerate()
+                .filter(|&(_, &c)| c > 0)
+                .map(|(i, &c)| (first + i as u32, c as u64))
+                .collect(),
         }
     }
 }
 
-/// The counts of the octave of bucket `b`, made on first use.
-fn octave(octaves: &mut [Option<Box<[u64; 1 << SUB_BITS]>>], b: u32) -> &mut [u64; 1 << SUB_BITS] {
-    octaves[b as usize >> SUB_BITS].get_or_insert_with(|| Box::new([0; 1 << SUB_BITS]))
+/// Adds `c` to bucket `b` of a range, widening the range to take it.
+fn range_add(first: &mut u32, counts: &mut Vec<u32>, b: u32, c: u32) {
+    if b < *first {
+        let grow = (*first - b) as usize;
+        counts.splice(0..0, std::iter::repeat_n(0, grow));
+        *first = b;
+    }
+    let i = (b - *first) as usize;
+    if i >= counts.len() {
+        counts.resize(i + 1, 0);
+    }
+    counts[i] = counts[i].saturating_add(c);
 }
 
 /// A lock-order edge: `acquired` taken at `acquired_site` while `held` (taken at `held_site`)
@@ -151,25 +165,29 @@ pub struct EdgeKey {
     pub guards: Vec<u32>,
 }
 
-/// A monitor the thread holds: how often (reentrancy), since when, from which site, and the
-/// time already counted before an `Object.wait` paused the hold.
+/// A monitor whose hold is paused or was paused by `Object.wait`: the time to leave out of
+/// the hold that ends next (only a hold of the monitor can wait on it).
 #[derive(Clone, Debug)]
-struct Held {
+struct Pause {
     monitor: u32,
-    count: u32,
-    since: u64,
-    site: u32,
-    counted: u64,
+    paused: u64,
+    /// The wait under way began then.
+    since: Option<u64>,
 }
 
+/// Pauses kept at most (a thread waits on few monitors it holds at once).
+const MAX_PAUSES: usize = 64;
+
 /// One thread's aggregation state.
+///
+/// Which monitors are held is the tracker's business (it hands over one record per outermost
+/// hold and one per nested acquisition): keeping a second held stack here cost a record per
+/// `monitorenter` and was most of the agent's time on a web server.
 #[derive(Debug, Default)]
 pub struct Summary {
-    held: Vec<Held>,
     holds: FastMap<(u32, u32), HoldStat>,
     edges: FastMap<EdgeKey, u64>,
-    /// The monitor of the last `enter`, whose orders are counted already.
-    entering: Option<u32>,
+    pauses: Vec<Pause>,
     /// When the tables were last written (the interval's start).
     pub last_written: u64,
 }
@@ -183,31 +201,24 @@ impl Summary {
         }
     }
 
-    /// The thread is about to take `monitor` at `site`: a lock-order occurrence for every
-    /// monitor it holds, counted when attempted (so that an acquisition that blocks forever,
-    /// a real deadlock, is in the thread's summary at exit).
-    pub fn enter(&mut self, monitor: u32, site: u32) {
-        self.entering = Some(monitor);
-        if !self.held.iter().any(|h| h.monitor == monitor) {
-            self.add_orders(monitor, site);
-        }
-    }
-
-    fn add_orders(&mut self, monitor: u32, site: u32) {
-        for (i, h) in self.held.iter().enumerate() {
-            let guards = self
-                .held
+    /// The thread is about to take `monitor` at `site` while it holds `held` (monitor, site
+    /// of its outermost hold; outermost first, each once, `monitor` not among them): a
+    /// lock-order occurrence for each, counted when attempted (so that an acquisition that
+    /// blocks forever, a real deadlock, is in the thread's summary at exit).
+    pub fn order(&mut self, monitor: u32, site: u32, held: &[(u32, u32)]) {
+        for (i, &(h, h_site)) in held.iter().enumerate() {
+            let guards = held
                 .iter()
                 .enumerate()
                 .filter(|&(k, _)| k != i)
-                .map(|(_, g)| g.monitor)
+                .map(|(_, g)| g.0)
                 .collect();
             *self
                 .edges
                 .entry(EdgeKey {
-                    held: h.monitor,
+                    held: h,
                     acquired: monitor,
-                    held_site: h.site,
+                    held_site: h_site,
                     acquired_site: site,
                     guards,
                 })
@@ -215,51 +226,47 @@ impl Summary {
         }
     }
 
-    /// The thread now holds `monitor`, taken at `site`.
-    pub fn entered(&mut self, monitor: u32, site: u32, nanos: u64) {
-        let entering = self.entering.take();
-        if let Some(h) = self.held.iter_mut().find(|h| h.monitor == monitor) {
-            h.count += 1; // reentrant: neither a new hold nor a new order
-            return;
+    /// An outermost hold of `monitor`, taken at `site`, from `start` to `end`; `waited`: the
+    /// thread waited on it meanwhile (the tracker knows; a wait on a monitor not held, which
+    /// throws, is no pause of anything).
+    pub fn hold(&mut self, monitor: u32, site: u32, start: u64, end: u64, waited: bool) {
+        let mut ns = end.saturating_sub(start);
+        if !self.pauses.is_empty() {
+            if let Some(i) = self.pauses.iter().position(|p| p.monitor == monitor) {
+                let p = self.pauses.swap_remove(i);
+                if waited {
+                    let open = p.since.map_or(0, |s| end.saturating_sub(s));
+                    ns = ns.saturating_sub(p.paused + open);
+                }
+            }
         }
-        if entering != Some(monitor) {
-            // a synchronized method: no enter before it
-            self.add_orders(monitor, site);
-        }
-        self.held.push(Held {
-            monitor,
-            count: 1,
-            since: nanos,
-            site,
-            counted: 0,
-        });
-    }
-
-    /// The thread releases `monitor` once; an outermost release ends a hold.
-    pub fn exited(&mut self, monitor: u32, nanos: u64) {
-        let Some(i) = self.held.iter().position(|h| h.monitor == monitor) else {
-            return; // its enter was not seen
-        };
-        self.held[i].count -= 1;
-        if self.held[i].count == 0 {
-            let h = self.held.remove(i);
-            let ns = h.counted + nanos.saturating_sub(h.since);
-            self.holds.entry((monitor, h.site)).or_default().add(ns);
-        }
+        self.holds.entry((monitor, site)).or_default().add(ns);
     }
 
     /// `Object.wait` on `object` released it: its hold pauses.
     pub fn wait(&mut self, object: u32, nanos: u64) {
-        if let Some(h) = self.held.iter_mut().find(|h| h.monitor == object) {
-            h.counted += nanos.saturating_sub(h.since);
-            h.since = nanos;
+        match self.pauses.iter_mut().find(|p| p.monitor == object) {
+            Some(p) => p.since = Some(nanos),
+            None => {
+                if self.pauses.len() >= MAX_PAUSES {
+                    // Waits on monitors not held (they threw) are never claimed by a hold.
+                    self.pauses.retain(|p| p.since.is_some());
+                }
+                self.pauses.push(Pause {
+                    monitor: object,
+                    paused: 0,
+                    since: Some(nanos),
+                })
+            }
         }
     }
 
     /// The wait returned: the monitor is held again.
     pub fn waited(&mut self, object: u32, nanos: u64) {
-        if let Some(h) = self.held.iter_mut().find(|h| h.monitor == object) {
-            h.since = nanos;
+        if let Some(p) = self.pauses.iter_mut().find(|p| p.monitor == object) {
+            if let Some(since) = p.since.take() {
+                p.paused += nanos.saturating_sub(since);
+            }
         }
     }
 
@@ -317,64 +324,64 @@ mod tests {
     }
 
     #[test]
-    fn outermost_holds_and_orders_as_the_report_counts_them() {
+    fn holds_leave_out_their_waits() {
         let mut s = Summary::default();
-        s.entered(1, 10, 100);
-        s.entered(1, 11, 110); // reentrant
-        s.entered(2, 20, 120); // edge 1 -> 2
-        s.exited(2, 150);
-        s.exited(1, 160);
+        s.hold(1, 10, 100, 160, false);
         s.wait(1, 170);
         s.waited(1, 370);
-        s.exited(1, 400); // 70 before the wait, 30 after
+        s.hold(1, 10, 100, 400, true); // 300 less the 200 waited
+        s.wait(2, 500);
+        s.waited(2, 510);
+        s.wait(2, 520);
+        s.waited(2, 550);
+        s.hold(2, 20, 480, 600, true); // 120 less 10 and 30
+        s.hold(2, 20, 600, 610, true); // the pauses were the last hold's
+        s.wait(3, 700); // not held: it throws
+        s.waited(3, 705);
+        s.hold(3, 30, 800, 900, false); // no pause of this hold
         let (holds, edges) = s.take();
-        assert_eq!(holds.len(), 2);
+        assert!(edges.is_empty());
+        assert_eq!(holds.len(), 3);
         assert_eq!(holds[0].0, (1, 10));
-        assert_eq!(holds[0].1.count, 1);
-        assert_eq!(holds[0].1.total, 100);
+        assert_eq!((holds[0].1.count, holds[0].1.total), (2, 160));
         assert_eq!(holds[1].0, (2, 20));
-        assert_eq!(holds[1].1.total, 30);
-        assert_eq!(edges.len(), 1);
         assert_eq!(
-            edges[0],
-            (
-                EdgeKey {
-                    held: 1,
-                    acquired: 2,
-                    held_site: 10,
-                    acquired_site: 20,
-                    guards: vec![]
-                },
-                1
-            )
+            (holds[1].1.count, holds[1].1.total, holds[1].1.max),
+            (2, 90, 80)
         );
+        assert_eq!(holds[2].0, (3, 30));
+        assert_eq!(holds[2].1.total, 100);
         assert_eq!(s.pending_lines(), 0);
     }
 
     #[test]
     fn guards_are_the_other_monitors_held() {
         let mut s = Summary::default();
-        s.entered(1, 10, 0);
-        s.enter(2, 20);
-        s.entered(2, 20, 0);
-        s.enter(3, 30);
-        s.entered(3, 30, 0);
+        s.order(2, 20, &[(1, 10)]);
+        s.order(3, 30, &[(1, 10), (2, 20)]);
+        s.order(3, 30, &[(1, 10), (2, 20)]);
         let (_, edges) = s.take();
         let e: Vec<_> = edges
             .iter()
-            .map(|(k, _)| (k.held, k.acquired, k.guards.clone()))
+            .map(|(k, n)| {
+                (
+                    k.held,
+                    k.acquired,
+                    k.held_site,
+                    k.acquired_site,
+                    k.guards.clone(),
+                    *n,
+                )
+            })
             .collect();
-        assert_eq!(e, vec![(1, 2, vec![]), (1, 3, vec![2]), (2, 3, vec![1])]);
-    }
-
-    #[test]
-    fn an_acquisition_that_never_completes_is_an_order() {
-        let mut s = Summary::default();
-        s.entered(1, 10, 0);
-        s.enter(2, 20); // blocks forever
-        let (_, edges) = s.take();
-        assert_eq!(edges.len(), 1);
-        assert_eq!((edges[0].0.held, edges[0].0.acquired), (1, 2));
+        assert_eq!(
+            e,
+            vec![
+                (1, 2, 10, 20, vec![], 1),
+                (1, 3, 10, 30, vec![2], 2),
+                (2, 3, 20, 30, vec![1], 2)
+            ]
+        );
     }
 
     #[test]
@@ -392,9 +399,13 @@ mod tests {
         let mut top = HoldStat::default();
         top.add(u64::MAX);
         assert_eq!(top.histogram(), vec![(bucket(u64::MAX), 1)]);
-        // Past the inline buckets: the same counts from the octave arrays.
+        // Past the inline buckets: the same counts from the range, grown both ways.
         let mut many = HoldStat::default();
-        let values: Vec<u64> = (0..200).map(|i| 100 + i * 997).collect();
+        let values: Vec<u64> = (0..200)
+            .map(|i| 100 + i * 997)
+            .rev()
+            .chain([7, 1 << 40])
+            .collect();
         for &v in values.iter().chain(&values) {
             many.add(v);
         }
