@@ -227,45 +227,41 @@ impl Recorder {
                 r.summary.order(monitor, site, &held);
                 return RECORD * (n + 1);
             }
-            Some(RecordKind::Enter) => {
-                if trace {
-                    let frames = self.frames_of(jni, r, stack, site);
-                    self.push(nanos, Kind::MonitorEnter, r.hash, monitor, frames);
-                }
+            Some(RecordKind::Enter) if trace => {
+                let frames = self.frames_of(jni, r, stack, site);
+                self.push(nanos, Kind::MonitorEnter, r.hash, monitor, frames);
             }
-            Some(RecordKind::Entered) => {
-                if trace {
-                    let frames = self.frames_of(jni, r, stack, site);
-                    r.trace_held.push(TraceHeld {
-                        monitor,
-                        stack,
-                        site,
-                        since: nanos,
-                    });
-                    self.push(nanos, Kind::MonitorEntered, r.hash, monitor, frames);
-                }
+            Some(RecordKind::Entered) if trace => {
+                let frames = self.frames_of(jni, r, stack, site);
+                r.trace_held.push(TraceHeld {
+                    monitor,
+                    stack,
+                    site,
+                    since: nanos,
+                });
+                self.push(nanos, Kind::MonitorEntered, r.hash, monitor, frames);
             }
-            Some(RecordKind::Exit) => {
-                if trace {
-                    // The entry's stack, its top frame moved to the release.
-                    let entry = r
-                        .trace_held
-                        .iter()
-                        .rposition(|e| e.monitor == monitor)
-                        .map(|i| r.trace_held.remove(i));
-                    if let Some(e) = &entry {
-                        if !r.trace_held.iter().any(|h| h.monitor == monitor) {
-                            r.summary.hold(monitor, e.site, e.since, nanos, true);
-                        }
+            Some(RecordKind::Exit) if trace => {
+                // The entry's stack, its top frame moved to the release.
+                let entry = r
+                    .trace_held
+                    .iter()
+                    .rposition(|e| e.monitor == monitor)
+                    .map(|i| r.trace_held.remove(i));
+                if let Some(e) = &entry {
+                    if !r.trace_held.iter().any(|h| h.monitor == monitor) {
+                        r.summary.hold(monitor, e.site, e.since, nanos, true);
                     }
-                    let mut frames = self.frames_of(jni, r, entry.map_or(0, |e| e.stack), site);
-                    if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
-                        *top = f;
-                    }
-                    self.push(nanos, Kind::MonitorExit, r.hash, monitor, frames);
                 }
+                let mut frames = self.frames_of(jni, r, entry.map_or(0, |e| e.stack), site);
+                if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
+                    *top = f;
+                }
+                self.push(nanos, Kind::MonitorExit, r.hash, monitor, frames);
             }
-            None => {} // a torn record (read at exit while its thread was writing it)
+            // A torn record (read at exit while its thread was writing it), or a trace record
+            // without trace=all (none is written).
+            _ => {}
         }
         RECORD
     }
