@@ -38,6 +38,7 @@ package orca;
 
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import jdk.internal.vm.annotation.DontInline;
 
 public final class OrcaProfilerTracker {
     private OrcaProfilerTracker() {}
@@ -55,12 +56,14 @@ public final class OrcaProfilerTracker {
     // ---- monitors (monitorenter/monitorexit and synchronized methods) ----
     //
     // The hot path. Rewritten code passes a static call-site ID (the agent knows its method
-    // and original bytecode index), so nothing here walks the stack. Each thread appends
-    // fixed-size records to a buffer of its own (Rec.buf) and crosses into the agent only when
-    // the buffer is full, or before an event the agent writes at once (a wait, a contention:
-    // the agent flushes the buffer first, so a thread's lines stay in order). The agent turns
-    // the records into per-site hold summaries and lock-order edges, or, with trace=all, into
-    // one event line each.
+    // and original bytecode index), so nothing here walks the stack. Each thread keeps the
+    // monitors it holds here, and appends fixed-size records to a buffer of its own (Rec.buf):
+    // by default one per outermost hold (its site, monitor, start and end) and one per nested
+    // acquisition (with the monitors held, for lock orders); with trace=all one per enter,
+    // entered and exit. It crosses into the agent only when the buffer is full (and with
+    // trace=all before an event the agent writes at once, so a thread's lines stay in order).
+    // The agent turns the records into per-site hold summaries and lock-order edges, and, with
+    // trace=all, into one event line each.
 
     /** Set by the agent at start-up (before any rewritten class loads). */
     static volatile boolean ready;
@@ -73,19 +76,26 @@ public final class OrcaProfilerTracker {
 
     private static final ThreadLocal<Rec> REC = new ThreadLocal<Rec>();
 
+    /** Marks the held entry of a reentrant acquisition (in its site; site IDs are positive). */
+    private static final int INNER = 0x80000000;
+
     private static Rec rec() {
         Rec r = REC.get();
-        if (r == null) {
-            if (!ready) {
-                return null;
-            }
-            r = new Rec();
-            REC.set(r);
-            try {
-                register(r);
-            } catch (Throwable t) {
-                // natives not bound: records are kept and dropped when the buffer is full
-            }
+        return r != null ? r : newRec();
+    }
+
+    /** The thread's first monitor report (out of line: rec() is inlined everywhere). */
+    @DontInline
+    private static Rec newRec() {
+        if (!ready) {
+            return null;
+        }
+        Rec r = new Rec();
+        REC.set(r);
+        try {
+            register(r);
+        } catch (Throwable t) {
+            // natives not bound: records are kept and dropped when the buffer is full
         }
         return r;
     }
@@ -123,11 +133,9 @@ public final class OrcaProfilerTracker {
             int h = System.identityHashCode(monitor);
             r.pendingObj = monitor;
             r.pendingHash = h;
-            if (r.depth > 0 && r.find(monitor) < 0) {
-                // A nested acquisition: its lock orders count when attempted (a deadlock's
-                // never completes).
-                r.orders(site, h);
-            }
+            // A nested acquisition: its lock orders count when attempted (a deadlock's never
+            // completes).
+            r.pendingInner = r.depth > 0 && r.nested(monitor, site, h);
             if (traceAll) {
                 int st = deepStacks ? stack(r, site) : 0;
                 r.pendingStack = st;
@@ -146,15 +154,15 @@ public final class OrcaProfilerTracker {
             }
             int h;
             int st = 0;
+            boolean inner;
             if (r.pendingObj == monitor && monitor != null) {
                 h = r.pendingHash;
                 st = r.pendingStack;
+                inner = r.pendingInner;
             } else {
                 // a synchronized method: no monitorenter before it
                 h = System.identityHashCode(monitor);
-                if (r.depth > 0 && r.find(monitor) < 0) {
-                    r.orders(site, h);
-                }
+                inner = r.depth > 0 && r.nested(monitor, site, h);
                 if (traceAll && deepStacks) {
                     st = stack(r, site);
                 }
@@ -162,7 +170,8 @@ public final class OrcaProfilerTracker {
             r.pendingObj = null;
             r.pendingStack = 0;
             long t = System.nanoTime();
-            r.push(monitor, h, site, t);
+            // A reentrant acquisition's entry is marked: its release ends no hold.
+            r.push(monitor, h, inner ? site | INNER : site, t);
             if (traceAll) {
                 r.put(OrcaEvents.R_ENTERED, site, h, t, st);
             }
@@ -185,7 +194,7 @@ public final class OrcaProfilerTracker {
                 long paused = r.heldPaused[i];
                 int enterSite = r.heldSite[i];
                 r.remove(i);
-                if (r.find(monitor) < 0) {
+                if (enterSite >= 0) {
                     // The outermost release: one record per hold is all a summary needs.
                     if (!traceAll) {
                         r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD,
@@ -469,6 +478,7 @@ public final class OrcaProfilerTracker {
         Object pendingObj;
         int pendingHash;
         int pendingStack;
+        boolean pendingInner;
 
         void put(int kind, int site, int hash, long nanos, long third) {
             int p = room(1);
@@ -496,21 +506,27 @@ public final class OrcaProfilerTracker {
         }
 
         /**
-         * The monitor `hash` is about to be taken at `site` while others are held: an R_ORDER
-         * record and the held monitors (each once, outermost first), written together so that
-         * a flush never splits them.
+         * `o` (hashed `hash`) is about to be taken at `site` while others are held. True when
+         * the thread holds it already (reentrant: no new hold, no lock order); otherwise an
+         * R_ORDER record and the held monitors (outermost entries, outermost first), written
+         * together so that a flush never splits them. Out of line: the tracker is inlined into
+         * every synchronized block of the program, and nesting is the rarer case.
          */
-        void orders(int site, int hash) {
+        @DontInline
+        boolean nested(Object o, int site, int hash) {
+            if (find(o) >= 0) {
+                return true;
+            }
             int d = depth;
             int n = 0;
             for (int i = 0; i < d; i++) {
-                if (first(i)) {
+                if (heldSite[i] >= 0) {
                     n++;
                 }
             }
             int p = room(n + 1);
             if (p < 0) {
-                return;
+                return false;
             }
             long[] b = buf;
             b[p] = ((long) site << 32) | (hash & 0xFFFFFFFFL);
@@ -518,35 +534,22 @@ public final class OrcaProfilerTracker {
             b[p + 2] = n;
             p += 3;
             for (int i = 0; i < d; i++) {
-                if (first(i)) {
-                    b[p] = ((long) heldSite[i] << 32) | (heldHash[i] & 0xFFFFFFFFL);
+                int s = heldSite[i];
+                if (s >= 0) {
+                    b[p] = ((long) s << 32) | (heldHash[i] & 0xFFFFFFFFL);
                     b[p + 1] = 0;
                     b[p + 2] = 0;
                     p += 3;
                 }
             }
             pos = p;
-        }
-
-        /** Entry i is the outermost hold of its monitor. */
-        private boolean first(int i) {
-            Object o = heldObj[i];
-            for (int k = 0; k < i; k++) {
-                if (heldObj[k] == o) {
-                    return false;
-                }
-            }
-            return true;
+            return false;
         }
 
         void push(Object o, int hash, int site, long start) {
             int d = depth;
             if (d == heldObj.length) {
-                heldObj = java.util.Arrays.copyOf(heldObj, d * 2);
-                heldHash = java.util.Arrays.copyOf(heldHash, d * 2);
-                heldSite = java.util.Arrays.copyOf(heldSite, d * 2);
-                heldStart = java.util.Arrays.copyOf(heldStart, d * 2);
-                heldPaused = java.util.Arrays.copyOf(heldPaused, d * 2);
+                grow();
             }
             heldObj[d] = o;
             heldHash[d] = hash;
@@ -554,6 +557,16 @@ public final class OrcaProfilerTracker {
             heldStart[d] = start;
             heldPaused[d] = 0;
             depth = d + 1;
+        }
+
+        @DontInline
+        private void grow() {
+            int d = heldObj.length;
+            heldObj = java.util.Arrays.copyOf(heldObj, d * 2);
+            heldHash = java.util.Arrays.copyOf(heldHash, d * 2);
+            heldSite = java.util.Arrays.copyOf(heldSite, d * 2);
+            heldStart = java.util.Arrays.copyOf(heldStart, d * 2);
+            heldPaused = java.util.Arrays.copyOf(heldPaused, d * 2);
         }
 
         /** The innermost entry of o, or -1. */
@@ -566,9 +579,19 @@ public final class OrcaProfilerTracker {
             return -1;
         }
 
-        /** Removes entry i; entries above it move down (hand-over-hand locking). */
+        /** Removes entry i (the innermost, unless locking is hand over hand). */
         void remove(int i) {
             int d = depth - 1;
+            if (i != d) {
+                close(i, d);
+            }
+            heldObj[d] = null;
+            depth = d;
+        }
+
+        /** Entries i+1..d move down one. */
+        @DontInline
+        private void close(int i, int d) {
             for (int k = i; k < d; k++) {
                 heldObj[k] = heldObj[k + 1];
                 heldHash[k] = heldHash[k + 1];
@@ -576,8 +599,6 @@ public final class OrcaProfilerTracker {
                 heldStart[k] = heldStart[k + 1];
                 heldPaused[k] = heldPaused[k + 1];
             }
-            heldObj[d] = null;
-            depth = d;
         }
     }
 }

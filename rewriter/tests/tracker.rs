@@ -39,6 +39,10 @@ fn tracker_declares_every_called_method() {
         .arg(&out)
         .arg(src)
         .arg(&generated)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../java-tracker/jdk/internal/vm/annotation/DontInline.java"
+        ))
         .status()
         .unwrap();
     assert!(st.success());

@@ -89,7 +89,7 @@ fn arrival(
     let nanos = now_nanos();
     let state = rec.state(thread)?;
     if state.recording.is_some() {
-        rec.drain_thread(jni, state, Some(nanos));
+        rec.before_event(jni, state, nanos);
     }
     let monitor = rec.jvmti.object_hash(object).unwrap_or(0);
     Some((nanos, state, monitor))

@@ -183,9 +183,9 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
     let Some(state) = rec.current_state() else {
         return;
     };
-    // The thread's buffered monitor records come first in its lines.
+    // With trace=all the thread's buffered monitor records come first in its lines.
     if state.recording.is_some() {
-        rec.drain_thread(jni, state, Some(nanos));
+        rec.before_event(jni, state, nanos);
     }
     let hash = |o: jobject| {
         if o.is_null() {

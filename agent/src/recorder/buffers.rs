@@ -5,8 +5,10 @@
 //! thread (`OrcaProfilerTracker.Rec`) and calls in here only when the buffer is full, so a
 //! `synchronized` block costs no JNI call, no stack walk and no shared queue. Here, on the same
 //! thread, the records become per-site summaries ([`Summary`]) and, with `trace=all`, event
-//! lines. Before any event the agent writes at once on a thread (a wait, a contention, a long
-//! hold) the thread's buffer is drained first, so its lines stay in the order it made them.
+//! lines. With `trace=all`, before any event the agent writes at once on a thread (a wait, a
+//! contention, a long hold) the thread's buffer is drained first, so its lines stay in the
+//! order it made them; summaries need no such order, so without it the buffer waits until it
+//! is full or its summaries are due ([`Recorder::before_event`]).
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -63,6 +65,8 @@ pub struct Recording {
     stack_ids: FastMap<u64, u32>,
     /// `trace=all`: each monitor entered and not yet exited.
     trace_held: Vec<TraceHeld>,
+    /// `trace=all`: the last enter with no entered after it yet (monitor, stack, site).
+    trace_entering: Option<(u32, u32, u32)>,
     /// Reused copy of the tracker's buffer.
     scratch: Vec<i64>,
     /// Drained at JVM exit: from then on the thread's records are late.
@@ -70,6 +74,9 @@ pub struct Recording {
     /// The timestamp of the last record drained: a periodic summary is written at it, not at
     /// "now", because the record that filled the buffer (taken before) is written after it.
     last_nanos: u64,
+    /// The time of the thread's last event written at once: its summaries are not dated
+    /// before it (a thread's lines never go back in time).
+    last_event: u64,
 }
 
 /// Every thread's recording, by the address of its `Arc` (removal at thread end is O(1):
@@ -120,9 +127,11 @@ impl Recorder {
             stacks: Vec::new(),
             stack_ids: Default::default(),
             trace_held: Vec::new(),
+            trace_entering: None,
             scratch: Vec::new(),
             closed: false,
             last_nanos: 0,
+            last_event: 0,
         }));
         self.buffers
             .registry
@@ -137,6 +146,26 @@ impl Recorder {
         if let Some(state) = self.current_state() {
             self.drain_thread(jni, state, None);
         }
+    }
+
+    /// Before an event written at once on the current thread (a call, a contention, a long
+    /// hold). With `trace=all` the thread's buffered records are earlier lines of it, so they
+    /// are drained first. Summaries need no such order (a hold's waits are matched to it by
+    /// time), so then the buffer is drained only when its summaries are due: a server thread
+    /// that notifies once per request (Jetty) crossed into its buffer, and touched its tables
+    /// cold, once per request.
+    pub fn before_event(&self, jni: Jni, state: &mut ThreadState, nanos: u64) {
+        let Some(recording) = state.recording.as_ref() else {
+            return;
+        };
+        if !self.trace_all {
+            let mut r = lock(recording);
+            r.last_event = r.last_event.max(nanos);
+            if nanos.saturating_sub(r.summary.last_written) < SUMMARY_INTERVAL {
+                return;
+            }
+        }
+        self.drain_thread(jni, state, Some(nanos));
     }
 
     /// Drains the current thread's buffer (when it is full, or before an event written at
@@ -155,7 +184,9 @@ impl Recorder {
         if now.saturating_sub(r.summary.last_written) >= SUMMARY_INTERVAL
             || r.summary.pending_lines() >= MAX_PENDING_LINES
         {
-            let at = event.unwrap_or_else(|| r.last_nanos.max(r.summary.last_written));
+            let at = event
+                .unwrap_or_else(|| r.last_nanos.max(r.summary.last_written))
+                .max(r.last_event);
             self.write_summaries(jni, &mut r, at);
             r.summary.last_written = now;
         }
@@ -228,10 +259,12 @@ impl Recorder {
                 return RECORD * (n + 1);
             }
             Some(RecordKind::Enter) if trace => {
+                r.trace_entering = Some((monitor, stack, site));
                 let frames = self.frames_of(jni, r, stack, site);
                 self.push(nanos, Kind::MonitorEnter, r.hash, monitor, frames);
             }
             Some(RecordKind::Entered) if trace => {
+                r.trace_entering = None;
                 let frames = self.frames_of(jni, r, stack, site);
                 r.trace_held.push(TraceHeld {
                     monitor,
@@ -242,6 +275,22 @@ impl Recorder {
                 self.push(nanos, Kind::MonitorEntered, r.hash, monitor, frames);
             }
             Some(RecordKind::Exit) if trace => {
+                if let Some((m, st, s)) = r.trace_entering.take() {
+                    if m == monitor {
+                        // Its entered record was lost (a StackOverflowError as the tracker was
+                        // called, right after monitorenter): the tracker's enter record is
+                        // its last act before monitorenter, so the release proves the
+                        // acquisition.
+                        r.trace_held.push(TraceHeld {
+                            monitor,
+                            stack: st,
+                            site: s,
+                            since: nanos,
+                        });
+                        let frames = self.frames_of(jni, r, st, s);
+                        self.push(nanos, Kind::MonitorEntered, r.hash, monitor, frames);
+                    }
+                }
                 // The entry's stack, its top frame moved to the release.
                 let entry = r
                     .trace_held
@@ -391,7 +440,7 @@ impl Recorder {
         let Some(state) = self.current_state() else {
             return;
         };
-        self.drain_thread(jni, state, Some(end));
+        self.before_event(jni, state, end);
         let mut frames = self.stack(jni, state, skip, false);
         if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
             *top = f;

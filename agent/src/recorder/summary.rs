@@ -165,18 +165,19 @@ pub struct EdgeKey {
     pub guards: Vec<u32>,
 }
 
-/// A monitor whose hold is paused or was paused by `Object.wait`: the time to leave out of
-/// the hold that ends next (only a hold of the monitor can wait on it).
+/// An `Object.wait` on a monitor: from `since` until `until` (`None`: under way) its hold, if
+/// the thread held it, was paused. Matched to a hold by time, not by order of arrival: a
+/// thread's records are drained in batches, after the wait events that followed them.
 #[derive(Clone, Debug)]
 struct Pause {
     monitor: u32,
-    paused: u64,
-    /// The wait under way began then.
-    since: Option<u64>,
+    since: u64,
+    until: Option<u64>,
 }
 
-/// Pauses kept at most (a thread waits on few monitors it holds at once).
-const MAX_PAUSES: usize = 64;
+/// Pauses kept at most: those of the holds whose records are not drained yet (a buffer's
+/// worth at most), and stale ones (waits that threw), dropped oldest first.
+const MAX_PAUSES: usize = 1024;
 
 /// One thread's aggregation state.
 ///
@@ -232,41 +233,43 @@ impl Summary {
     pub fn hold(&mut self, monitor: u32, site: u32, start: u64, end: u64, waited: bool) {
         let mut ns = end.saturating_sub(start);
         if !self.pauses.is_empty() {
-            if let Some(i) = self.pauses.iter().position(|p| p.monitor == monitor) {
-                let p = self.pauses.swap_remove(i);
-                if waited {
-                    let open = p.since.map_or(0, |s| end.saturating_sub(s));
-                    ns = ns.saturating_sub(p.paused + open);
+            let mut paused = 0;
+            self.pauses.retain(|p| {
+                if p.monitor != monitor || p.since > end {
+                    return true; // another monitor's, or a later hold's
                 }
-            }
+                if waited && p.since >= start {
+                    paused += p.until.unwrap_or(end).min(end).saturating_sub(p.since);
+                }
+                false // this hold's, or stale (a wait that threw)
+            });
+            ns = ns.saturating_sub(paused);
         }
         self.holds.entry((monitor, site)).or_default().add(ns);
     }
 
     /// `Object.wait` on `object` released it: its hold pauses.
     pub fn wait(&mut self, object: u32, nanos: u64) {
-        match self.pauses.iter_mut().find(|p| p.monitor == object) {
-            Some(p) => p.since = Some(nanos),
-            None => {
-                if self.pauses.len() >= MAX_PAUSES {
-                    // Waits on monitors not held (they threw) are never claimed by a hold.
-                    self.pauses.retain(|p| p.since.is_some());
-                }
-                self.pauses.push(Pause {
-                    monitor: object,
-                    paused: 0,
-                    since: Some(nanos),
-                })
-            }
+        if self.pauses.len() >= MAX_PAUSES {
+            // Waits on monitors not held (they threw) are never claimed by a hold.
+            self.pauses.remove(0);
         }
+        self.pauses.push(Pause {
+            monitor: object,
+            since: nanos,
+            until: None,
+        });
     }
 
     /// The wait returned: the monitor is held again.
     pub fn waited(&mut self, object: u32, nanos: u64) {
-        if let Some(p) = self.pauses.iter_mut().find(|p| p.monitor == object) {
-            if let Some(since) = p.since.take() {
-                p.paused += nanos.saturating_sub(since);
-            }
+        if let Some(p) = self
+            .pauses
+            .iter_mut()
+            .rev()
+            .find(|p| p.monitor == object && p.until.is_none())
+        {
+            p.until = Some(nanos);
         }
     }
 
@@ -339,9 +342,17 @@ mod tests {
         s.wait(3, 700); // not held: it throws
         s.waited(3, 705);
         s.hold(3, 30, 800, 900, false); // no pause of this hold
+                                        // Records drained after later waits: each hold takes the pauses within it.
+        s.wait(4, 1010);
+        s.waited(4, 1020);
+        s.wait(4, 1110);
+        s.waited(4, 1150);
+        s.hold(4, 40, 1000, 1050, true); // 50 less 10
+        s.hold(4, 40, 1060, 1070, false);
+        s.hold(4, 40, 1100, 1200, true); // 100 less 40
         let (holds, edges) = s.take();
         assert!(edges.is_empty());
-        assert_eq!(holds.len(), 3);
+        assert_eq!(holds.len(), 4);
         assert_eq!(holds[0].0, (1, 10));
         assert_eq!((holds[0].1.count, holds[0].1.total), (2, 160));
         assert_eq!(holds[1].0, (2, 20));
@@ -351,6 +362,8 @@ mod tests {
         );
         assert_eq!(holds[2].0, (3, 30));
         assert_eq!(holds[2].1.total, 100);
+        assert_eq!(holds[3].0, (4, 40));
+        assert_eq!((holds[3].1.count, holds[3].1.total), (3, 40 + 10 + 60));
         assert_eq!(s.pending_lines(), 0);
     }
 
