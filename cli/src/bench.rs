@@ -21,7 +21,9 @@
 //! A server (`--load CMD --port N`): each run starts the program, waits until 127.0.0.1:N
 //! accepts a connection, runs the load generator (`wrk`; its `Requests/sec:` line is the
 //! measure), then stops the program with SIGTERM and waits for it to exit, so that the agent
-//! has written everything. The figure compared is then the throughput: requests per second,
+//! has written everything. With `--load-warmup N` the load generator first runs N times
+//! unmeasured in the same process: a server's figure is then that of compiled code, not of
+//! its first seconds under the JIT (which the agent's inlined tracker makes longer). The figure compared is then the throughput: requests per second,
 //! as a fraction of the same round's `none` run (higher is better), beside the server's CPU
 //! time per request.
 
@@ -68,6 +70,10 @@ pub struct BenchArgs {
     /// With --load: seconds to wait for the server to listen, and for it to exit after SIGTERM.
     #[arg(long, default_value_t = 180)]
     server_timeout: u64,
+    /// With --load: runs of the load generator in each server process before the measured
+    /// one (the JIT's warm-up; their requests count in the CPU per request).
+    #[arg(long, requires = "load", default_value_t = 0, value_name = "N")]
+    load_warmup: u32,
     /// The program: `-- java ARGS...`.
     #[arg(last = true, required = true, num_args = 1..)]
     command: Vec<String>,
@@ -184,6 +190,8 @@ struct LoadResult {
     rps: f64,
     /// Requests completed (wrk's `N requests in T`).
     requests: u64,
+    /// Requests completed by the warm-up runs (`--load-warmup`) in the same process.
+    warmup_requests: u64,
     /// Socket errors and non-2xx/3xx responses.
     errors: u64,
 }
@@ -258,6 +266,7 @@ struct Server {
     load: Vec<String>,
     port: u16,
     timeout: std::time::Duration,
+    warmup: u32,
 }
 
 /// Drives a server just started (`pid`, since `t`): waits until it listens, runs the load
@@ -304,30 +313,39 @@ fn drive_server(
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     s.startup = t.elapsed().as_secs_f64();
-    let out = Command::new(&srv.load[0])
-        .args(&srv.load[1..])
-        .stdin(Stdio::null())
-        .output();
-    let out = match out {
-        Ok(o) => o,
-        Err(e) => return Err(fail(format!("cannot run {}: {e}", srv.load[0]))),
-    };
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        return Err(fail(format!(
-            "the load generator failed ({}): {}\n{text}{}",
-            out.status,
-            srv.load.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
-    match parse_wrk(&text) {
-        Some(r) => s.load = Some(r),
-        None => {
+    let mut warmup_requests = 0;
+    for run in 0..=srv.warmup {
+        let out = Command::new(&srv.load[0])
+            .args(&srv.load[1..])
+            .stdin(Stdio::null())
+            .output();
+        let out = match out {
+            Ok(o) => o,
+            Err(e) => return Err(fail(format!("cannot run {}: {e}", srv.load[0]))),
+        };
+        let text = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() {
             return Err(fail(format!(
-                "no `Requests/sec:` line in the output of {}:\n{text}",
-                srv.load.join(" ")
-            )))
+                "the load generator failed ({}): {}\n{text}{}",
+                out.status,
+                srv.load.join(" "),
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        match parse_wrk(&text) {
+            Some(r) if run < srv.warmup => warmup_requests += r.requests,
+            Some(r) => {
+                s.load = Some(LoadResult {
+                    warmup_requests,
+                    ..r
+                })
+            }
+            None => {
+                return Err(fail(format!(
+                    "no `Requests/sec:` line in the output of {}:\n{text}",
+                    srv.load.join(" ")
+                )))
+            }
         }
     }
     let stop = Instant::now();
@@ -633,7 +651,10 @@ fn summarize(modes: &[Mode], rounds: &[Vec<Sample>]) -> Vec<Summary> {
                 median(
                     &col.iter()
                         .map(|s| {
-                            let n = s.load.as_ref().map_or(0, |l| l.requests);
+                            let n = s
+                                .load
+                                .as_ref()
+                                .map_or(0, |l| l.requests + l.warmup_requests);
                             s.cpu * 1e6 / n.max(1) as f64
                         })
                         .collect::<Vec<_>>(),
@@ -686,7 +707,7 @@ fn markdown(label: &str, sums: &[Summary], runs: usize) -> String {
     };
     let writer = |m: &Summary| m.writer_cpu.map_or(String::new(), |w| format!("{w:.3}"));
     if sums.iter().any(|m| m.rps.is_some()) {
-        s.push_str("Server under load: throughput as a fraction of the same round's no-agent run (higher is better); CPU is the server's, start-up to exit.\n\n");
+        s.push_str("Server under load: throughput of the measured load run as a fraction of the same round's no-agent run (higher is better); CPU is the server's, start-up to exit, per request served (warm-up load runs, if any, included).\n\n");
         s.push_str("| mode | requests/s | fraction of no-agent throughput | server CPU per request (µs) | CPU user+sys (s) | start-up (s) | stop (s) | peak RSS (MB) | events | dropped | writer CPU (s) | load errors | log bytes |\n");
         s.push_str(
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
@@ -845,6 +866,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 load,
                 port,
                 timeout: std::time::Duration::from_secs(a.server_timeout),
+                warmup: a.load_warmup,
             })
         }
         _ => None,
@@ -874,9 +896,11 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     if let Some(srv) = &ctx.server {
         println!(
-            "  server: once 127.0.0.1:{} listens, load `{}`, then SIGTERM",
+            "  server: once 127.0.0.1:{} listens, load `{}` ({} warm-up run{} first), then SIGTERM",
             srv.port,
-            srv.load.join(" ")
+            srv.load.join(" "),
+            srv.warmup,
+            if srv.warmup == 1 { "" } else { "s" }
         );
     }
     if modes.iter().any(|m| m.kind == Kind::Jfr) {
@@ -1005,7 +1029,8 @@ Transfer/sec:      2.89MB
             Some(LoadResult {
                 rps: 18063.5,
                 requests: 54764,
-                errors: 0
+                errors: 0,
+                warmup_requests: 0,
             })
         );
         let out = "  100 requests in 5.00s, 1.00KB read
@@ -1033,6 +1058,7 @@ Requests/sec:     20.00
                 rps,
                 requests: (rps * 5.0) as u64,
                 errors: 0,
+                warmup_requests: 0,
             }),
             ..Sample::default()
         };
@@ -1056,6 +1082,14 @@ Requests/sec:     20.00
         assert_eq!(sums[0].throughput.unwrap().0, 1.0);
         // 2 s of CPU for 5,000 requests: 400 µs each.
         assert_eq!(sums[0].cpu_us_per_request, Some(400.0));
+        // Warm-up runs' requests are served by the same CPU.
+        let mut warm = rounds.clone();
+        for round in &mut warm {
+            for s in round.iter_mut() {
+                s.load.as_mut().unwrap().warmup_requests = 5000;
+            }
+        }
+        assert_eq!(summarize(&modes, &warm)[0].cpu_us_per_request, Some(200.0));
         let md = markdown("jetty", &sums, 3);
         assert!(md.contains("fraction of no-agent throughput"), "{md}");
         assert!(
