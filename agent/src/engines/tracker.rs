@@ -279,7 +279,9 @@ fn moved_top(rec: &Recorder, jni: Jni, mut frames: Frames) -> Option<Frames> {
     if location < 0 || rec.meta.method_id(&rec.jvmti, jni, &rec.log, method) != top.method {
         return None;
     }
-    top.location = rec.meta.original_location(top.method, location as u32);
+    top.location = rec
+        .meta
+        .original_location(&rec.jvmti, jni, top.method, method, location as u32);
     Some(frames)
 }
 

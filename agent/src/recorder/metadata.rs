@@ -105,6 +105,20 @@ impl IdTable {
     }
 }
 
+/// A test hook: `ORCA_TEST_DESCRIBE_DELAY_MS` makes the first thread to see a method pause
+/// that long before it publishes the method's offset map, so that the end-to-end tests can
+/// make other threads reach the same method in that window every time (tests/e2e/deploy.rs).
+fn test_describe_delay() -> Option<std::time::Duration> {
+    static DELAY: std::sync::OnceLock<Option<std::time::Duration>> = std::sync::OnceLock::new();
+    *DELAY.get_or_init(|| {
+        std::env::var("ORCA_TEST_DESCRIBE_DELAY_MS")
+            .ok()?
+            .parse()
+            .ok()
+            .map(std::time::Duration::from_millis)
+    })
+}
+
 impl Default for IdTable {
     fn default() -> Self {
         Self::new()
@@ -165,28 +179,67 @@ impl Metadata {
         id
     }
 
-    /// The original bytecode index of `bci` in method `id` (the same index unless the
-    /// method was rewritten).
-    pub fn original_location(&self, id: u32, bci: u32) -> u32 {
+    /// The original bytecode index of `bci` in `method` (numbered `id`): the same index
+    /// unless the method was rewritten.
+    ///
+    /// Another thread may have numbered the method a moment ago and not yet published its
+    /// map: rather than wait for it (it may be descheduled, or suspended by a debugger, for
+    /// any time), this thread looks the map up itself; both find the same one.
+    pub fn original_location(
+        &self,
+        jvmti: &Jvmti,
+        jni: Jni,
+        id: u32,
+        method: jmethodID,
+        bci: u32,
+    ) -> u32 {
         if !self.instrumenting.load(Ordering::Relaxed) {
             return bci;
         }
         let Some(slot) = self.maps.get(id as usize) else {
             return bci;
         };
-        // The thread that numbered the method stores its map first thing; wait for it.
         let mut p = slot.load(Ordering::Acquire);
-        let mut spins = 0u32;
-        while p.is_null() && spins < 1_000_000 {
-            std::hint::spin_loop();
-            spins += 1;
-            p = slot.load(Ordering::Acquire);
+        if p.is_null() && !method.is_null() {
+            p = self.publish_map(slot, self.map_of(jvmti, jni, method));
         }
         if p.is_null() || p == NO_MAP {
             return bci;
         }
         // SAFETY: a leaked Box<MethodMap>, never freed.
         unsafe { &*p }.original(bci).unwrap_or(bci)
+    }
+
+    /// The offset map of `method`, leaked, or [`NO_MAP`].
+    fn map_of(&self, jvmti: &Jvmti, jni: Jni, method: jmethodID) -> *mut MethodMap {
+        let Ok((name, signature)) = jvmti.method_name(method) else {
+            return NO_MAP;
+        };
+        let Ok(class) = jvmti.method_declaring_class(method) else {
+            return NO_MAP;
+        };
+        let map = self.find_map(jvmti, jni, class, &name, &signature);
+        jni.delete_local_ref(class);
+        map.map(|m| Box::into_raw(Box::new(m))).unwrap_or(NO_MAP)
+    }
+
+    /// Stores `map` in `slot` unless another thread stored one first; the one stored.
+    fn publish_map(&self, slot: &AtomicPtr<MethodMap>, map: *mut MethodMap) -> *mut MethodMap {
+        match slot.compare_exchange(
+            std::ptr::null_mut(),
+            map,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => map,
+            Err(first) => {
+                if map != NO_MAP {
+                    // SAFETY: leaked just now by `map_of` and never shared.
+                    drop(unsafe { Box::from_raw(map) });
+                }
+                first
+            }
+        }
     }
 
     fn describe_method(
@@ -198,6 +251,9 @@ impl Metadata {
         id: u32,
     ) {
         let nanos = now_nanos();
+        if let Some(delay) = test_describe_delay() {
+            std::thread::sleep(delay);
+        }
         let (name, signature) = jvmti
             .method_name(method)
             .unwrap_or_else(|_| ("?".into(), "?".into()));
@@ -208,9 +264,9 @@ impl Metadata {
             }
             _ => None,
         };
-        let map_ptr = map.map(|m| Box::into_raw(Box::new(m))).unwrap_or(NO_MAP);
+        let mut map_ptr = map.map(|m| Box::into_raw(Box::new(m))).unwrap_or(NO_MAP);
         if let Some(slot) = self.maps.get(id as usize) {
-            slot.store(map_ptr, Ordering::Release);
+            map_ptr = self.publish_map(slot, map_ptr);
         }
         let class = match declaring {
             Some(c) => {
@@ -221,8 +277,8 @@ impl Metadata {
             None => self.unknown_class(log),
         };
         let mut lines = jvmti.line_number_table(method).unwrap_or(None);
-        if map_ptr != NO_MAP {
-            // SAFETY: just leaked above, never freed.
+        if map_ptr != NO_MAP && !map_ptr.is_null() {
+            // SAFETY: leaked by `map_of` or above, never freed.
             let map = unsafe { &*map_ptr };
             if let Some(entries) = lines.as_mut() {
                 for e in entries.iter_mut() {

@@ -1,0 +1,198 @@
+//! Instrumentation mode under concurrency and in real deployments (issue 12, item 4): many
+//! threads meeting fresh methods at once, class loaders that come and go, other agents,
+//! OSGi bundles, module layers, a synchronized method's receiver, and events at exit. Every
+//! program here is written (or generated) so that the location of every event is known.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use orca_tests::*;
+
+/// A fresh folder for `name` under target/orca-tests/deploy.
+fn fresh_dir(name: &str) -> PathBuf {
+    let d = work_dir().join("deploy").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Compiles `sources` (relative to `dir`) with JDK 17's javac (`--release 11`, debug info)
+/// into `dir/out`, with `cp` on the class path.
+fn javac(dir: &Path, sources: &[&str], cp: &[&Path]) -> PathBuf {
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut c = Command::new(jdk17().javac());
+    c.args(["--release", "11", "-g", "-encoding", "UTF-8", "-d"])
+        .arg(&out);
+    if !cp.is_empty() {
+        let joined: Vec<String> = cp.iter().map(|p| p.display().to_string()).collect();
+        c.arg("-cp").arg(joined.join(":"));
+    }
+    for s in sources {
+        c.arg(dir.join(s));
+    }
+    let o = c.output().expect("run javac");
+    assert!(
+        o.status.success(),
+        "javac failed in {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// Runs `java` on `jdk` under the agent (options after the prefix) with `jvm_args`.
+fn run_java(
+    test: &str,
+    jdk: &Jdk,
+    options: &str,
+    env: &[(&str, &str)],
+    jvm_args: &[&str],
+    secs: u64,
+) -> Run {
+    let prefix = prefix_for(test, jdk);
+    let mut c = Command::new(jdk.java());
+    let mut o = prefix.display().to_string();
+    if !options.is_empty() {
+        o.push(',');
+        o.push_str(options);
+    }
+    c.arg(format!("-agentpath:{}={o}", agent_path().display()));
+    c.args(jvm_args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.stdin(std::process::Stdio::null());
+    finish(prefix, output_with_timeout(c, secs))
+}
+
+/// Runs `java` on `jdk` without the agent.
+fn run_java_plain(jdk: &Jdk, jvm_args: &[&str], secs: u64) -> std::process::Output {
+    let mut c = Command::new(jdk.java());
+    c.args(jvm_args).stdin(std::process::Stdio::null());
+    output_with_timeout(c, secs)
+}
+
+/// Per method of `class` (in `classes`), the original bytecode indexes of its calls to
+/// `callee` (e.g. `java/lang/Thread.sleep`), read from `javap -c`.
+fn call_bcis(jdk: &Jdk, classes: &Path, class: &str, callee: &str) -> HashMap<String, Vec<u32>> {
+    let javap = jdk.home.join("bin/javap");
+    let o = Command::new(javap)
+        .args(["-c", "-p", "-cp"])
+        .arg(classes)
+        .arg(class)
+        .output()
+        .expect("run javap");
+    assert!(o.status.success(), "javap {class}");
+    let text = String::from_utf8_lossy(&o.stdout);
+    let mut out: HashMap<String, Vec<u32>> = HashMap::new();
+    let mut current = String::new();
+    for line in text.lines() {
+        if line.starts_with("  ") && !line.starts_with("   ") && line.contains('(') {
+            let head = line.split('(').next().unwrap();
+            current = head.rsplit(' ').next().unwrap().to_string();
+        } else if line.contains(&format!("// Method {callee}:")) {
+            let bci: u32 = line.trim().split(':').next().unwrap().parse().unwrap();
+            out.entry(current.clone()).or_default().push(bci);
+        }
+    }
+    out
+}
+
+/// The short method name of a frame's method (`Class.method` -> `method`).
+fn short(log: &Log, method: u32) -> String {
+    let n = log.method_name(method);
+    n.rsplit('.').next().unwrap_or(&n).to_string()
+}
+
+/// Many threads reach each of many fresh methods at the same moment (a barrier before
+/// each), and the first to describe a method is held up (the agent's test hook) before it
+/// publishes the method's offset map: every other thread must still report the original
+/// bytecode index, and the line the source has.
+#[test]
+fn threads_meeting_a_fresh_method_at_once_report_original_locations() {
+    const METHODS: usize = 8;
+    const THREADS: usize = 4;
+    let dir = fresh_dir("fresh-methods");
+    let mut src = String::from(
+        "import java.util.concurrent.CyclicBarrier;\n\
+         public class FreshMethods {\n\
+         static int count;\n",
+    );
+    // Each method: a synchronized block (its rewrite shifts every later index), then a
+    // sleep whose location is known. One statement per line.
+    let mut sleep_line = HashMap::new();
+    for i in 0..METHODS {
+        src.push_str(&format!(
+            "static void m{i}(int[] mine) throws InterruptedException {{\n\
+             synchronized (mine) {{ mine[0]++; }}\n\
+             Thread.sleep(0);\n\
+             }}\n"
+        ));
+        let line = src.lines().count() as u32 - 1;
+        sleep_line.insert(format!("m{i}"), line);
+    }
+    src.push_str(&format!(
+        "public static void main(String[] a) throws Exception {{\n\
+         CyclicBarrier b = new CyclicBarrier({THREADS});\n\
+         Thread[] ts = new Thread[{THREADS}];\n\
+         int[][] boxes = new int[{THREADS}][1];\n\
+         for (int t = 0; t < ts.length; t++) {{\n\
+         int[] mine = boxes[t];\n\
+         ts[t] = new Thread(() -> {{\n\
+         try {{\n\
+         for (int i = 0; i < {METHODS}; i++) {{\n\
+         b.await();\n\
+         switch (i) {{\n"
+    ));
+    for i in 0..METHODS {
+        src.push_str(&format!("case {i}: m{i}(mine); break;\n"));
+    }
+    src.push_str(
+        "}\n}\n} catch (Exception e) { throw new RuntimeException(e); }\n});\n\
+         ts[t].start();\n}\nfor (Thread t : ts) t.join();\n\
+         for (int[] box : boxes) count += box[0];\n\
+         System.out.println(\"count \" + count);\n}\n}\n",
+    );
+    std::fs::write(dir.join("FreshMethods.java"), &src).unwrap();
+    let classes = javac(&dir, &["FreshMethods.java"], &[]);
+    let cp = classes.display().to_string();
+    for jdk in jdks() {
+        let bcis = call_bcis(jdk, &classes, "FreshMethods", "java/lang/Thread.sleep");
+        let r = run_java(
+            "fresh-methods",
+            jdk,
+            INSTRUMENT,
+            &[("ORCA_TEST_DESCRIBE_DELAY_MS", "200")],
+            &[VERIFY_ALL, &["-cp", &cp, "FreshMethods"]].concat(),
+            300,
+        );
+        assert_eq!(r.code, Some(0), "{}: {}", jdk.label(), r.stderr);
+        assert_eq!(r.stdout.trim(), format!("count {}", METHODS * THREADS));
+        let log = r.log();
+        assert_valid(&r, &log);
+        let mut seen = 0;
+        for e in log.events.iter().filter(|e| e.name == "ThreadSleep") {
+            let (m, loc) = e.frames[0];
+            let name = short(&log, m);
+            let Some(expected) = bcis.get(&name) else {
+                continue;
+            };
+            seen += 1;
+            assert_eq!(
+                vec![loc],
+                *expected,
+                "{}: {name}'s sleep reported at index {loc}",
+                jdk.label()
+            );
+            assert_eq!(
+                log.line_of(m, loc),
+                Some(sleep_line[&name]),
+                "{}: {name}'s sleep line",
+                jdk.label()
+            );
+        }
+        assert_eq!(seen, METHODS * THREADS, "{}: sleeps seen", jdk.label());
+    }
+}
