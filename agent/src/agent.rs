@@ -271,12 +271,18 @@ impl Agent {
             m.stop(&self.rec.jvmti);
         }
         self.contention.stop(&self.rec.jvmti);
+        self.rec.log.finish();
+        if self.instrument.is_some() {
+            self.rec.count_buffered_late(jni);
+        }
         self.finish();
     }
 
     /// Flushes the log and prints the exit line (once).
     pub fn finish(&self) {
-        let t = self.rec.log.finish();
+        let mut t = self.rec.log.finish();
+        // Events keep arriving late until the exit line is printed: count them all.
+        t.late = self.rec.log.late_now();
         if !self.exit_printed.swap(true, Ordering::SeqCst) {
             let mut extra = String::new();
             if let Some(ins) = &self.instrument {

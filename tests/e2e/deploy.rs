@@ -196,3 +196,71 @@ fn threads_meeting_a_fresh_method_at_once_report_original_locations() {
         assert_eq!(seen, METHODS * THREADS, "{}: sleeps seen", jdk.label());
     }
 }
+
+/// The classes of tests/deploy, compiled once.
+fn deploy_classes() -> &'static Path {
+    static CLASSES: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    CLASSES.get_or_init(|| {
+        let dir = fresh_dir("classes");
+        let src = root().join("tests/deploy");
+        let mut c = Command::new(jdk17().javac());
+        c.args(["--release", "11", "-g", "-encoding", "UTF-8", "-d"])
+            .arg(&dir);
+        for f in ["ExitWhileBusy.java"] {
+            c.arg(src.join(f));
+        }
+        let o = c.output().expect("run javac");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        dir
+    })
+}
+
+/// The numbers of the agent's exit line: (events written, dropped, late).
+fn exit_numbers(stderr: &str) -> (u64, u64, u64) {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("orca: ") && l.contains(" events, "))
+        .unwrap_or_else(|| panic!("no exit line in:\n{stderr}"));
+    let num = |before: &str| -> u64 {
+        let i = line.find(before).unwrap();
+        let head = &line[..i];
+        let start = head.rfind([' ', ',']).map_or(0, |j| j + 1);
+        head[start..].trim().parse().unwrap()
+    };
+    let late = if line.contains(" events from threads still running") {
+        num(" events from threads still running")
+    } else {
+        0
+    };
+    (num(" events, "), num(" dropped"), late)
+}
+
+/// Threads run synchronized code through System.exit: what the agent wrote is a valid log
+/// whose event count is the exit line's, and the events after the last write are counted as
+/// late (three threads locking without pause through the whole exit always make some).
+#[test]
+fn events_after_the_last_write_at_exit_are_counted() {
+    let cp = deploy_classes().display().to_string();
+    for jdk in jdks() {
+        for mode in [INSTRUMENT, "mode=instrument"] {
+            let test = format!("exit-busy-{}", mode.len());
+            let r = run_java(&test, jdk, mode, &[], &["-cp", &cp, "ExitWhileBusy"], 120);
+            assert_eq!(r.code, Some(0), "{} {mode}: {}", jdk.label(), r.stderr);
+            let log = r.log();
+            assert_valid(&r, &log);
+            let (written, _dropped, late) = exit_numbers(&r.stderr);
+            let lines = std::fs::read_to_string(r.prefix.with_extension("orca"))
+                .unwrap()
+                .lines()
+                .filter(|l| !l.contains(",EventsDropped,"))
+                .count() as u64;
+            assert_eq!(written, lines, "{} {mode}: {}", jdk.label(), r.stderr);
+            assert!(
+                late > 0,
+                "{} {mode}: nothing late: {}",
+                jdk.label(),
+                r.stderr
+            );
+        }
+    }
+}
