@@ -11,7 +11,7 @@ use jni_sys::{jclass, JavaVM};
 use crate::engines::contention::Contention;
 use crate::engines::instrument::Instrumentation;
 use crate::engines::methods::Methods;
-use crate::engines::tracker::{Native, TrackerSettings};
+use crate::engines::tracker::TrackerSettings;
 use crate::engines::LOCAL_FRAME;
 use crate::error::StartError;
 use crate::events::Kind;
@@ -231,9 +231,8 @@ impl Agent {
         });
     }
 
-    /// VMInit: announce the threads already running, then start the mode's engine (the
-    /// tracker, if any, gets `natives`).
-    pub fn vm_init(&self, jni: Jni, natives: &[Native]) {
+    /// VMInit: announce the threads already running, then start the mode's engine.
+    pub fn vm_init(&self, jni: Jni) {
         let jvmti = &self.rec.jvmti;
         jni.with_local_frame(LOCAL_FRAME, || {
             if let Ok(all) = jvmti.all_threads() {
@@ -249,7 +248,7 @@ impl Agent {
             m.start(&self.rec, jni);
         }
         if let Some(ins) = &self.instrument {
-            ins.start(&self.rec, jni, natives);
+            ins.start(&self.rec, jni);
         }
     }
 

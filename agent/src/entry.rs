@@ -4,7 +4,7 @@
 //! Each is a thin `extern` shell: it catches panics ([`guard`]: none may unwind into the
 //! JVM), finds the agent and hands over to safe Rust in [`crate::agent`] or an engine. The
 //! global [`AGENT`] lives here, so nothing else reaches for global state; the engines get the
-//! tracker's natives as data ([`tracker_natives`]) and never import this module.
+//! tracker's natives by their JNI names (see [`event`]) and never import this module.
 
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -15,7 +15,7 @@ use jni_sys::{jboolean, jclass, jint, jlong, jmethodID, jobject, jvalue, JNIEnv,
 use jvmti_sys::jvmtiEnv;
 
 use crate::agent::{refuse_attach, Agent};
-use crate::engines::tracker::{self, Native};
+use crate::engines::tracker;
 use crate::error::StartError;
 use crate::jvmti::{jthread, jvmtiEventCallbacks, EventCallbacks, Jni};
 
@@ -62,7 +62,7 @@ fn with_agent(name: &str, jni: *mut JNIEnv, f: impl FnOnce(&'static Agent, Jni))
 }
 
 unsafe extern "C" fn vm_init(_: *mut jvmtiEnv, jni: *mut JNIEnv, _thread: jthread) {
-    with_agent("VMInit", jni, |a, jni| a.vm_init(jni, &tracker_natives()));
+    with_agent("VMInit", jni, |a, jni| a.vm_init(jni));
 }
 
 unsafe extern "C" fn vm_death(_: *mut jvmtiEnv, jni: *mut JNIEnv) {
@@ -206,7 +206,17 @@ pub fn table() -> EventCallbacks {
 }
 
 /// `OrcaProfilerTracker.event(int, Object)`: never throws, never blocks.
-unsafe extern "system" fn event(env: *mut JNIEnv, _class: jclass, kind: jint, subject: jobject) {
+///
+/// The tracker's natives are found by their JNI names, which HotSpot looks up in agent
+/// libraries too: `RegisterNatives` on a class of `java.base` from code with no caller
+/// of its own loader makes the JVM print a warning on the program's output.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_event"]
+pub unsafe extern "system" fn event(
+    env: *mut JNIEnv,
+    _class: jclass,
+    kind: jint,
+    subject: jobject,
+) {
     guard("OrcaProfilerTracker.event", (), || {
         if let Some(a) = agent() {
             // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
@@ -216,7 +226,8 @@ unsafe extern "system" fn event(env: *mut JNIEnv, _class: jclass, kind: jint, su
 }
 
 /// `OrcaProfilerTracker.register(Rec)`.
-unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobject) {
+#[export_name = "Java_java_lang_OrcaProfilerTracker_register"]
+pub unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobject) {
     guard("OrcaProfilerTracker.register", (), || {
         if let Some(a) = agent() {
             // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
@@ -226,7 +237,8 @@ unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobjec
 }
 
 /// `OrcaProfilerTracker.flush(Rec)`.
-unsafe extern "system" fn flush(env: *mut JNIEnv, _class: jclass, _rec: jobject) {
+#[export_name = "Java_java_lang_OrcaProfilerTracker_flush"]
+pub unsafe extern "system" fn flush(env: *mut JNIEnv, _class: jclass, _rec: jobject) {
     guard("OrcaProfilerTracker.flush", (), || {
         if let Some(a) = agent() {
             // SAFETY: as above.
@@ -236,7 +248,8 @@ unsafe extern "system" fn flush(env: *mut JNIEnv, _class: jclass, _rec: jobject)
 }
 
 /// `OrcaProfilerTracker.stack(Rec, int)`.
-unsafe extern "system" fn stack(
+#[export_name = "Java_java_lang_OrcaProfilerTracker_stack"]
+pub unsafe extern "system" fn stack(
     env: *mut JNIEnv,
     _class: jclass,
     _rec: jobject,
@@ -250,7 +263,8 @@ unsafe extern "system" fn stack(
 }
 
 /// `OrcaProfilerTracker.longHold(Rec, int, int, long, long)`.
-unsafe extern "system" fn long_hold(
+#[export_name = "Java_java_lang_OrcaProfilerTracker_longHold"]
+pub unsafe extern "system" fn long_hold(
     env: *mut JNIEnv,
     _class: jclass,
     _rec: jobject,
@@ -272,26 +286,6 @@ unsafe extern "system" fn long_hold(
             );
         }
     })
-}
-
-/// The tracker's natives, as `RegisterNatives` binds them.
-pub fn tracker_natives() -> [Native; 5] {
-    let rec_sig = c"(Lorca/OrcaProfilerTracker$Rec;)V";
-    [
-        (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
-        (c"register", rec_sig, register as *mut c_void),
-        (c"flush", rec_sig, flush as *mut c_void),
-        (
-            c"stack",
-            c"(Lorca/OrcaProfilerTracker$Rec;I)I",
-            stack as *mut c_void,
-        ),
-        (
-            c"longHold",
-            c"(Lorca/OrcaProfilerTracker$Rec;IIJJ)V",
-            long_hold as *mut c_void,
-        ),
-    ]
 }
 
 /// # Safety

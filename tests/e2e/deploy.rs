@@ -264,3 +264,215 @@ fn events_after_the_last_write_at_exit_are_counted() {
         }
     }
 }
+
+const FELIX_JAR: &str = "/usr/share/java/org.apache.felix.framework.jar";
+
+/// The distinct call events of `log` whose top frame is in a class whose name starts with
+/// `prefix`, as (event, method, line), sorted: what both modes must agree on (how often a
+/// thread waits depends on the interleaving).
+fn calls_in(log: &Log, prefix: &str) -> Vec<(String, String, u32)> {
+    let mut v: Vec<_> = log
+        .events
+        .iter()
+        .filter(|e| {
+            e.name.starts_with("Object")
+                || matches!(
+                    e.name.as_str(),
+                    "ThreadStart" | "ThreadJoin" | "ThreadJoined"
+                )
+        })
+        .filter_map(|e| {
+            let (m, loc) = *e.frames.first()?;
+            let method = log.method_name(m);
+            method
+                .starts_with(prefix)
+                .then(|| (e.name.clone(), method, log.line_of(m, loc).unwrap_or(0)))
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Runs `jvm_args` without the agent, in JVMTI mode and in instrumentation mode (every class
+/// verified): the program's output must be the same in all three, the call events of the
+/// classes under `prefix` the same in both modes, and instrumentation mode must have seen
+/// the synchronized method `bump` entered ten times.
+fn assert_runs_unchanged_and_recorded(test: &str, jdk: &Jdk, jvm_args: &[&str], prefix: &str) {
+    let plain = run_java_plain(jdk, jvm_args, 120);
+    let plain_out = String::from_utf8_lossy(&plain.stdout).into_owned();
+    assert_eq!(
+        plain.status.code(),
+        Some(0),
+        "{test} {} without the agent: {}",
+        jdk.label(),
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    let a = run_java(
+        &format!("{test}-jvmti"),
+        jdk,
+        "mode=jvmti",
+        &[],
+        jvm_args,
+        120,
+    );
+    let b = run_java(
+        &format!("{test}-instr"),
+        jdk,
+        INSTRUMENT,
+        &[],
+        &[VERIFY_ALL, jvm_args].concat(),
+        120,
+    );
+    for (r, mode) in [(&a, "jvmti"), (&b, "instrument")] {
+        assert_eq!(
+            r.code,
+            Some(0),
+            "{test} {} {mode}: {}",
+            jdk.label(),
+            r.stderr
+        );
+        assert_eq!(r.stdout, plain_out, "{test} {} {mode}: output", jdk.label());
+        assert!(
+            !r.stderr.contains("Error") && !r.stderr.contains("Exception"),
+            "{test} {} {mode}: {}",
+            jdk.label(),
+            r.stderr
+        );
+    }
+    let (la, lb) = (a.log(), b.log());
+    assert_valid(&a, &la);
+    assert_valid(&b, &lb);
+    let (ca, cb) = (calls_in(&la, prefix), calls_in(&lb, prefix));
+    assert!(
+        ca.iter().any(|c| c.0 == "ObjectWait") && ca.iter().any(|c| c.0 == "ThreadJoin"),
+        "{test} {}: {ca:?}",
+        jdk.label()
+    );
+    assert_eq!(
+        ca,
+        cb,
+        "{test} {}: jvmti (left), instrument (right)",
+        jdk.label()
+    );
+    let bump = format!("{prefix}Worker.bump");
+    let entered = lb
+        .events
+        .iter()
+        .filter(|e| e.name == "MonitorEntered")
+        .filter(|e| {
+            e.frames
+                .first()
+                .is_some_and(|f| lb.method_name(f.0) == bump)
+        })
+        .count();
+    assert_eq!(entered, 10, "{test} {}: {bump} entered", jdk.label());
+}
+
+/// A named module in a layer created at run time (`defineModulesWithOneLoader`) reads only
+/// what it requires: its rewritten classes must still reach the tracker (no
+/// IllegalAccessError), run unchanged and be recorded.
+#[test]
+fn named_modules_of_a_layer_created_at_run_time_run_instrumented() {
+    let dir = fresh_dir("layer");
+    let src = root().join("tests/deploy/layer");
+    let host = javac_into(&dir.join("host"), &[&src.join("LayerHost.java")], &[], &[]);
+    let module = dir.join("mods/app.work");
+    javac_into(
+        &module,
+        &[
+            &src.join("app.work/module-info.java"),
+            &src.join("app.work/app/work/Worker.java"),
+        ],
+        &[],
+        &[],
+    );
+    let host_cp = host.display().to_string();
+    let mods = dir.join("mods").display().to_string();
+    for jdk in jdks() {
+        let args = ["-cp", &host_cp, "LayerHost", &mods];
+        assert_runs_unchanged_and_recorded("layer", jdk, &args, "app.work.");
+    }
+}
+
+/// An OSGi bundle's class loader sees nothing of the boot class path but `java.*` (Apache
+/// Felix, embedded with its default configuration, no boot delegation set by anyone): its
+/// rewritten classes must still reach the tracker (no NoClassDefFoundError), run unchanged
+/// and be recorded. The bundle is built here: a jar with an OSGi manifest and an activator.
+#[test]
+fn osgi_bundles_run_instrumented_without_boot_delegation() {
+    assert!(
+        Path::new(FELIX_JAR).is_file(),
+        "{FELIX_JAR} is missing: install Debian's `libfelix-framework-java` (scripts/ensure-tools does)"
+    );
+    let dir = fresh_dir("osgi");
+    let src = root().join("tests/deploy/osgi");
+    let felix = Path::new(FELIX_JAR);
+    let host = javac_into(
+        &dir.join("host"),
+        &[&src.join("FelixHost.java")],
+        &[felix],
+        &[],
+    );
+    let bundle_classes = javac_into(
+        &dir.join("bundle"),
+        &[
+            &src.join("work/Activator.java"),
+            &src.join("work/Worker.java"),
+        ],
+        &[felix],
+        &[],
+    );
+    let jar = dir.join("work.jar");
+    let o = Command::new(jdk17().home.join("bin/jar"))
+        .arg("cfm")
+        .arg(&jar)
+        .arg(src.join("MANIFEST.MF"))
+        .arg("-C")
+        .arg(&bundle_classes)
+        .arg("work")
+        .output()
+        .expect("run jar");
+    assert!(
+        o.status.success(),
+        "jar: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let cp = format!("{}:{FELIX_JAR}", host.display());
+    for jdk in jdks() {
+        let cache = dir.join(format!("cache-{}", jdk.label()));
+        let (cache, jar) = (cache.display().to_string(), jar.display().to_string());
+        // Felix 4.6 reflects into java.base (it predates modules).
+        let opens = ["java.net", "java.security", "java.lang"]
+            .map(|p| format!("java.base/{p}=ALL-UNNAMED"));
+        let mut args = vec![];
+        for o in &opens {
+            args.extend(["--add-opens", o]);
+        }
+        args.extend(["-cp", &cp, "FelixHost", &cache, &jar]);
+        assert_runs_unchanged_and_recorded("osgi", jdk, &args, "work.");
+    }
+}
+
+/// Compiles `sources` into `out` with JDK 17's javac (`--release 11`, debug info), with
+/// `cp` on the class path and `extra` arguments.
+fn javac_into(out: &Path, sources: &[&Path], cp: &[&Path], extra: &[&str]) -> PathBuf {
+    std::fs::create_dir_all(out).unwrap();
+    let mut c = Command::new(jdk17().javac());
+    c.args(["--release", "11", "-g", "-encoding", "UTF-8", "-d"])
+        .arg(out)
+        .args(extra);
+    if !cp.is_empty() {
+        let joined: Vec<String> = cp.iter().map(|p| p.display().to_string()).collect();
+        c.arg("-cp").arg(joined.join(":"));
+    }
+    c.args(sources);
+    let o = c.output().expect("run javac");
+    assert!(
+        o.status.success(),
+        "javac {}: {}",
+        out.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out.to_path_buf()
+}

@@ -16,7 +16,7 @@ use jni_sys::{jclass, jobject};
 use orca_rewriter::{rewrite, Config, MethodMap, MethodNote, Outcome};
 
 use super::report;
-use super::tracker::{self, Native, TrackerSettings};
+use super::tracker::{self, TrackerSettings};
 use crate::jvmti::{Event, Jni};
 use crate::recorder::Recorder;
 
@@ -82,11 +82,10 @@ impl Instrumentation {
 
     /// VMInit: install the tracker, then switch on the class-load hook. Without the tracker
     /// nothing is switched on: recording goes on with monitor contention and threads only.
-    pub fn start(&self, rec: &Recorder, jni: Jni, natives: &[Native]) {
+    pub fn start(&self, rec: &Recorder, jni: Jni) {
         self.set_platform_loader(jni);
         let fields = &rec.buffers.fields;
-        if let Err(e) = tracker::install(&rec.jvmti, jni, self.jdk, &self.settings, natives, fields)
-        {
+        if let Err(e) = tracker::install(jni, &self.settings, fields) {
             eprintln!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
             return;
         }
