@@ -60,7 +60,14 @@ fn required_capabilities(mode: Mode) -> Vec<Capability> {
             Capability::AccessLocalVariables,
             Capability::GetOwnedMonitorStackDepthInfo,
         ]),
-        Mode::Instrument => caps.push(Capability::GenerateAllClassHookEvents),
+        Mode::Instrument => caps.extend([
+            Capability::GenerateAllClassHookEvents,
+            // Class loaders are tagged, so that the offset maps of their classes are
+            // found by loader, not by a hash that two loaders may share, and freed when
+            // the loader is collected (its classes are unloaded with it).
+            Capability::TagObjects,
+            Capability::GenerateObjectFreeEvents,
+        ]),
     }
     caps
 }
@@ -261,8 +268,22 @@ impl Agent {
         }
     }
 
+    /// ObjectFree: a class loader that defined rewritten classes is gone, and its classes.
+    pub fn loader_freed(&self, tag: i64) {
+        self.rec.meta.loader_freed(tag);
+        if let Some(ins) = &self.instrument {
+            ins.loader_freed(tag);
+        }
+    }
+
     /// VMDeath: stop the events, write everything out, print the summary line.
     pub fn vm_death(&self, jni: Jni) {
+        if std::env::var_os("ORCA_TEST_TABLES").is_some() {
+            // A test hook (tests/e2e/deploy.rs): what the offset-map tables hold at exit.
+            let (loaders, classes, methods) = self.rec.meta.table_sizes();
+            let pending = self.instrument.as_ref().map_or(0, |i| i.pending_classes());
+            eprintln!("orca-test: tables: {loaders} loaders, {classes} classes, {methods} method maps, {pending} classes pending");
+        }
         if let Some(ins) = &self.instrument {
             ins.stop(&self.rec, jni);
         }

@@ -86,6 +86,15 @@ unsafe extern "C" fn class_prepare(
     with_agent("ClassPrepare", jni, |a, jni| a.class_prepare(jni, class));
 }
 
+/// ObjectFree: a tagged class loader was collected. No JNI here (the JVM forbids it).
+unsafe extern "C" fn object_free(_: *mut jvmtiEnv, tag: jlong) {
+    guard("ObjectFree", (), || {
+        if let Some(a) = agent() {
+            a.loader_freed(tag);
+        }
+    })
+}
+
 unsafe extern "C" fn method_entry(
     _: *mut jvmtiEnv,
     jni: *mut JNIEnv,
@@ -195,6 +204,7 @@ pub fn table() -> EventCallbacks {
         MonitorContendedEnter: Some(contended_enter),
         MonitorContendedEntered: Some(contended_entered),
         ClassFileLoadHook: Some(class_file_load_hook),
+        ObjectFree: Some(object_free),
         ..Default::default()
     };
     EventCallbacks {
@@ -211,12 +221,7 @@ pub fn table() -> EventCallbacks {
 /// libraries too: `RegisterNatives` on a class of `java.base` from code with no caller
 /// of its own loader makes the JVM print a warning on the program's output.
 #[export_name = "Java_java_lang_OrcaProfilerTracker_event"]
-pub unsafe extern "system" fn event(
-    env: *mut JNIEnv,
-    _class: jclass,
-    kind: jint,
-    subject: jobject,
-) {
+unsafe extern "system" fn event(env: *mut JNIEnv, _class: jclass, kind: jint, subject: jobject) {
     guard("OrcaProfilerTracker.event", (), || {
         if let Some(a) = agent() {
             // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
@@ -227,7 +232,7 @@ pub unsafe extern "system" fn event(
 
 /// `OrcaProfilerTracker.register(Rec)`.
 #[export_name = "Java_java_lang_OrcaProfilerTracker_register"]
-pub unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobject) {
+unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobject) {
     guard("OrcaProfilerTracker.register", (), || {
         if let Some(a) = agent() {
             // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
@@ -238,7 +243,7 @@ pub unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jo
 
 /// `OrcaProfilerTracker.flush(Rec)`.
 #[export_name = "Java_java_lang_OrcaProfilerTracker_flush"]
-pub unsafe extern "system" fn flush(env: *mut JNIEnv, _class: jclass, _rec: jobject) {
+unsafe extern "system" fn flush(env: *mut JNIEnv, _class: jclass, _rec: jobject) {
     guard("OrcaProfilerTracker.flush", (), || {
         if let Some(a) = agent() {
             // SAFETY: as above.
@@ -249,7 +254,7 @@ pub unsafe extern "system" fn flush(env: *mut JNIEnv, _class: jclass, _rec: jobj
 
 /// `OrcaProfilerTracker.stack(Rec, int)`.
 #[export_name = "Java_java_lang_OrcaProfilerTracker_stack"]
-pub unsafe extern "system" fn stack(
+unsafe extern "system" fn stack(
     env: *mut JNIEnv,
     _class: jclass,
     _rec: jobject,
@@ -264,7 +269,7 @@ pub unsafe extern "system" fn stack(
 
 /// `OrcaProfilerTracker.longHold(Rec, int, int, long, long)`.
 #[export_name = "Java_java_lang_OrcaProfilerTracker_longHold"]
-pub unsafe extern "system" fn long_hold(
+unsafe extern "system" fn long_hold(
     env: *mut JNIEnv,
     _class: jclass,
     _rec: jobject,

@@ -206,9 +206,7 @@ fn deploy_classes() -> &'static Path {
         let mut c = Command::new(jdk17().javac());
         c.args(["--release", "11", "-g", "-encoding", "UTF-8", "-d"])
             .arg(&dir);
-        for f in ["ExitWhileBusy.java"] {
-            c.arg(src.join(f));
-        }
+        c.arg(src.join("ExitWhileBusy.java"));
         let o = c.output().expect("run javac");
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         dir
@@ -475,4 +473,112 @@ fn javac_into(out: &Path, sources: &[&Path], cp: &[&Path], extra: &[&str]) -> Pa
         String::from_utf8_lossy(&o.stderr)
     );
     out.to_path_buf()
+}
+
+/// The line of `file` carrying `// @<marker>`.
+fn line_of_marker(file: &Path, marker: &str) -> u32 {
+    let src = std::fs::read_to_string(file).unwrap();
+    let tag = format!("// @{marker}");
+    let hits: Vec<usize> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_end().ends_with(&tag))
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert_eq!(hits.len(), 1, "{tag} in {}", file.display());
+    hits[0] as u32
+}
+
+/// A server redeploys an application 1,000 times, each time in a new class loader, two
+/// versions of the same class in turn (same name, different code: if one loader's offset
+/// maps were ever used for another's class, its locations would be wrong). Every event must
+/// have its version's original index and line, and the agent must keep no offset maps of
+/// the loaders collected: its tables at exit (a test hook prints them) hold at most the
+/// loaders of the last hundred deployments, not a thousand.
+#[test]
+fn redeploying_a_thousand_times_keeps_locations_right_and_memory_flat() {
+    const DEPLOYS: usize = 1000;
+    let dir = fresh_dir("redeploy");
+    let src = root().join("tests/deploy/redeploy");
+    let host = javac_into(&dir.join("host"), &[&src.join("Redeploy.java")], &[], &[]);
+    let v1 = javac_into(&dir.join("v1"), &[&src.join("v1/app/Svc.java")], &[], &[]);
+    let v2 = javac_into(&dir.join("v2"), &[&src.join("v2/app/Svc.java")], &[], &[]);
+    let (host, v1s, v2s) = (
+        host.display().to_string(),
+        v1.display().to_string(),
+        v2.display().to_string(),
+    );
+    let n = DEPLOYS.to_string();
+    // (line, original index) of the notify in each version.
+    let versions: Vec<(u32, u32)> = [(&v1, "v1"), (&v2, "v2")]
+        .iter()
+        .map(|(classes, v)| {
+            let line = line_of_marker(&src.join(v).join("app/Svc.java"), "notify");
+            let bcis = call_bcis(jdk17(), classes, "app.Svc", "java/lang/Object.notify");
+            (line, bcis["serve"][0])
+        })
+        .collect();
+    assert_ne!(versions[0], versions[1]);
+    for jdk in jdks() {
+        let r = run_java(
+            "redeploy",
+            jdk,
+            "mode=instrument",
+            &[("ORCA_TEST_TABLES", "1")],
+            &["-Xlog:disable", "-cp", &host, "Redeploy", &v1s, &v2s, &n],
+            300,
+        );
+        assert_eq!(r.code, Some(0), "{}: {}", jdk.label(), r.stderr);
+        assert_eq!(r.stdout.trim(), format!("sum {DEPLOYS}"));
+        let log = r.log();
+        assert_valid(&r, &log);
+        let mut per_version = [0usize; 2];
+        for e in log.events.iter().filter(|e| e.name == "ObjectNotify") {
+            let (m, loc) = e.frames[0];
+            // By method name: a class ID is an identity hash, which two of the 2,000-odd
+            // classes of this run may share (docs/FORMAT.md), and then names the other one.
+            assert_eq!(log.methods[&m].name, "serve");
+            let line = log.line_of(m, loc).unwrap();
+            let v = versions
+                .iter()
+                .position(|&(l, b)| (l, b) == (line, loc))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: notify at index {loc}, line {line}; the versions: {versions:?}",
+                        jdk.label()
+                    )
+                });
+            per_version[v] += 1;
+        }
+        assert_eq!(per_version, [DEPLOYS / 2; 2], "{}", jdk.label());
+        let tables = r
+            .stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("orca-test: tables: "))
+            .unwrap_or_else(|| panic!("no tables line: {}", r.stderr));
+        let nums: Vec<usize> = tables
+            .split(", ")
+            .map(|p| p.split(' ').next().unwrap().parse().unwrap())
+            .collect();
+        let rss: Vec<u64> = r
+            .stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("rss-kb "))
+            .unwrap()
+            .split(' ')
+            .map(|x| x.parse().unwrap())
+            .collect();
+        eprintln!(
+            "orca-tests: {} redeploy x{DEPLOYS}: tables at exit {tables}; RSS {} kB at 100, {} kB at {DEPLOYS}",
+            jdk.label(),
+            rss[0],
+            rss[1]
+        );
+        let (loaders, classes, maps, pending) = (nums[0], nums[1], nums[2], nums[3]);
+        assert!(
+            loaders <= 101 && classes <= 101 && maps <= 202 && pending <= 101,
+            "{}: the agent keeps the maps of collected loaders: {tables}",
+            jdk.label()
+        );
+    }
 }
