@@ -491,8 +491,10 @@ fn line_of_marker(file: &Path, marker: &str) -> u32 {
 }
 
 /// A server redeploys an application 1,000 times, each time in a new class loader, two
-/// versions of the same class in turn (same name, different code: if one loader's offset
-/// maps were ever used for another's class, its locations would be wrong). Every event must
+/// versions of the same class in turn (same name, different code), each version's class
+/// loaded before the previous one first runs: if one loader's offset maps were ever used
+/// for another's class (as when maps were keyed by the loader's identity hash and two
+/// loaders shared one), its locations would be wrong. Every event must
 /// have its version's original index and line, and the agent must keep no offset maps of
 /// the loaders collected: its tables at exit (a test hook prints them) hold at most the
 /// loaders of the last hundred deployments, not a thousand.

@@ -18,11 +18,22 @@ public class Redeploy {
         ClassLoader parent = ClassLoader.getPlatformClassLoader();
         long sum = 0;
         long rssAt100 = 0;
-        for (int i = 1; i <= n; i++) {
-            try (URLClassLoader loader = new URLClassLoader(versions[i % 2], parent)) {
-                Class<?> svc = loader.loadClass("app.Svc");
-                sum += (Integer) svc.getMethod("serve", int.class).invoke(null, i);
+        // Each deployment is loaded before the previous one first runs, as a server starts
+        // the new version before it retires the old one: the old class's methods are first
+        // seen after another loader defined a class of the same name.
+        URLClassLoader previous = null;
+        for (int i = 1; i <= n + 1; i++) {
+            URLClassLoader loader = null;
+            if (i <= n) {
+                loader = new URLClassLoader(versions[i % 2], parent);
+                loader.loadClass("app.Svc");
             }
+            if (previous != null) {
+                Class<?> svc = previous.loadClass("app.Svc");
+                sum += (Integer) svc.getMethod("serve", int.class).invoke(null, i - 1);
+                previous.close();
+            }
+            previous = loader;
             if (i % 100 == 0) {
                 System.gc();
                 if (i == 100) {
