@@ -137,7 +137,6 @@ pub const BOOT_LOADER: i64 = 0;
 #[derive(Default)]
 struct Rewritten {
     loaders: HashMap<i64, LoaderMaps>,
-    last_tag: i64,
 }
 
 #[derive(Default)]
@@ -161,6 +160,10 @@ pub struct Metadata {
     /// Offset maps of rewritten classes, by defining loader, as the class-load hook
     /// registers them; looked up once per method, when it is described.
     rewritten: Mutex<Rewritten>,
+    /// The last loader tag given. Its lock is held while a loader is tagged, and never taken
+    /// by ObjectFree: a JVM that posted ObjectFree from inside GetTag or SetTag would still
+    /// not deadlock.
+    tagging: Mutex<i64>,
     /// Per method ID: null until described, then [`NO_MAP`] or the method's map (leaked: it
     /// lives as long as the method can appear in a stack).
     maps: Box<[AtomicPtr<MethodMap>]>,
@@ -173,6 +176,7 @@ impl Default for Metadata {
             classes: IdTable::new(),
             instrumenting: AtomicBool::new(false),
             rewritten: Mutex::new(Rewritten::default()),
+            tagging: Mutex::new(0),
             maps: zeroed_atomics::<usize, AtomicPtr<MethodMap>>(1 << TABLE_BITS),
         }
     }
@@ -191,13 +195,12 @@ impl Metadata {
             return Some(BOOT_LOADER);
         }
         // Under the lock: two threads defining classes in a new loader give it one tag.
-        let mut r = self.rewritten.lock().unwrap_or_else(|e| e.into_inner());
+        let mut last = self.tagging.lock().unwrap_or_else(|e| e.into_inner());
         match jvmti.tag(loader).ok()? {
             0 => {
-                r.last_tag += 1;
-                let tag = r.last_tag;
-                jvmti.set_tag(loader, tag).ok()?;
-                Some(tag)
+                *last += 1;
+                jvmti.set_tag(loader, *last).ok()?;
+                Some(*last)
             }
             tag => Some(tag),
         }
