@@ -278,6 +278,9 @@ impl Agent {
 
     /// VMDeath: stop the events, write everything out, print the summary line.
     pub fn vm_death(&self, jni: Jni) {
+        // Other threads' events are late from here; this thread's exit lines are later
+        // than any taken.
+        self.rec.log.close_producers();
         if std::env::var_os("ORCA_TEST_TABLES").is_some() {
             // A test hook (tests/e2e/deploy.rs): what the offset-map tables hold at exit.
             let (loaders, classes, methods) = self.rec.meta.table_sizes();
@@ -292,6 +295,14 @@ impl Agent {
         }
         self.contention.stop(&self.rec.jvmti);
         self.rec.log.finish();
+        if let Some(ms) = std::env::var("ORCA_TEST_EXIT_DELAY_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            // A test hook (tests/e2e/deploy.rs): threads still running get time to produce
+            // events after the last write, however busy the machine.
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
         if self.instrument.is_some() {
             self.rec.count_buffered_late(jni);
         }

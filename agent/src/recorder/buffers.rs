@@ -431,7 +431,6 @@ impl Recorder {
             .values()
             .cloned()
             .collect();
-        let now = now_nanos();
         for recording in all {
             let mut r = lock(&recording);
             if r.closed || r.rec.0.is_null() {
@@ -439,7 +438,7 @@ impl Recorder {
             }
             self.drain_at_exit(jni, &mut r);
             // The thread may have recorded past `now` before it was drained.
-            let at = now.max(r.last_nanos);
+            let at = now_nanos().max(r.last_nanos);
             self.write_summaries(jni, &mut r, at);
             r.closed = true;
         }

@@ -254,6 +254,15 @@ impl Files {
     }
 }
 
+thread_local! {
+    /// Whether this thread is the one that closed the writer at exit (its pushes are taken).
+    static CLOSER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn is_closer() -> bool {
+    CLOSER.with(|c| c.get())
+}
+
 /// The queues shared by producers and the writer thread.
 pub struct LogWriter {
     events: ArrayQueue<EventRecord>,
@@ -311,15 +320,15 @@ impl LogWriter {
     /// the producing thread may hold locks the program needs, so it must never wait for the
     /// writer (a slow disk would stall the program).
     pub fn push(&self, record: EventRecord) {
-        // SeqCst on both sides (here and in `finish`): either exit sees this producer in
-        // `pushing`, or this producer sees `stop`. Once stopped, producers keep off
-        // `pushing`, so that exit's wait for it to reach zero ends.
-        if self.stop.load(Ordering::Relaxed) {
+        // SeqCst on both sides (here and in `close_producers`): either exit sees this
+        // producer in `pushing`, or this producer sees `stop`. Once stopped, producers keep
+        // off `pushing`, so that exit's wait for it to reach zero ends.
+        if self.stop.load(Ordering::Relaxed) && !is_closer() {
             self.late.fetch_add(1, Ordering::Relaxed);
             return;
         }
         self.pushing.fetch_add(1, Ordering::SeqCst);
-        if self.stop.load(Ordering::SeqCst) {
+        if self.stop.load(Ordering::SeqCst) && !is_closer() {
             self.late.fetch_add(1, Ordering::Relaxed);
         } else {
             match self.events.push(record) {
@@ -352,12 +361,12 @@ impl LogWriter {
         };
         let start = Instant::now();
         loop {
-            if self.stop.load(Ordering::Relaxed) {
+            if self.stop.load(Ordering::Relaxed) && !is_closer() {
                 self.late.fetch_add(n, Ordering::Relaxed);
                 return;
             }
             self.pushing.fetch_add(1, Ordering::SeqCst);
-            if self.stop.load(Ordering::SeqCst) {
+            if self.stop.load(Ordering::SeqCst) && !is_closer() {
                 self.late.fetch_add(n, Ordering::Relaxed);
                 self.pushing.fetch_sub(1, Ordering::Release);
                 return;
@@ -399,6 +408,24 @@ impl LogWriter {
         self.meta.push(record);
     }
 
+    /// The start of exit: from now on only the calling thread's events are taken (the exit
+    /// drain's summaries and records), every other thread's are late. When it returns, every
+    /// event taken from another thread is in the queue, so a line the caller writes now is
+    /// later than all of them: a thread's lines never go back in time.
+    pub fn close_producers(&self) {
+        if self.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        CLOSER.with(|c| c.set(true));
+        self.stop.store(true, Ordering::SeqCst);
+        // A push never blocks, so this is a few nanoseconds, unless a producer was
+        // descheduled mid-push: then its event is counted in `finish`, from the queue.
+        let start = Instant::now();
+        while self.pushing.load(Ordering::SeqCst) != 0 && start.elapsed() < PUSH_WAIT {
+            std::thread::yield_now();
+        }
+    }
+
     /// Drains the queues, flushes and closes the files; returns the totals. Safe to call more
     /// than once (VMDeath, then Agent_OnUnload): later calls return the first result.
     pub fn finish(&self) -> Totals {
@@ -406,13 +433,7 @@ impl LogWriter {
         if let Some(t) = *finished {
             return t;
         }
-        self.stop.store(true, Ordering::SeqCst);
-        // A push never blocks, so this is a few nanoseconds, unless a producer was
-        // descheduled mid-push: then its event is counted below, from the queue.
-        let start = Instant::now();
-        while self.pushing.load(Ordering::SeqCst) != 0 && start.elapsed() < PUSH_WAIT {
-            std::thread::yield_now();
-        }
+        self.close_producers();
         self.last_pass.store(true, Ordering::SeqCst);
         let rx = self.done.lock().unwrap_or_else(|e| e.into_inner()).take();
         let mut totals = match rx.map(|rx| rx.recv_timeout(FINISH_TIMEOUT)) {
