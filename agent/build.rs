@@ -78,4 +78,71 @@ fn main() {
         javac.display(),
         source.display()
     );
+    // The agent defines the tracker as java.lang.OrcaProfilerTracker: see PACKAGE.
+    let renamed = out.join(PACKAGE);
+    std::fs::create_dir_all(&renamed).expect("OUT_DIR/java/lang");
+    for name in ["OrcaProfilerTracker.class", "OrcaProfilerTracker$Rec.class"] {
+        let bytes = std::fs::read(out.join("orca").join(name)).expect("compiled tracker class");
+        let moved = move_package(&bytes, b"orca/Orca", b"java/lang/Orca")
+            .unwrap_or_else(|| panic!("orca-agent: cannot read the compiled {name}"));
+        std::fs::write(renamed.join(name), moved).expect("write the tracker class");
+    }
+}
+
+/// The package the tracker is defined in at run time. Every class can reach it: in
+/// `java.base`, which every named module reads (a module layer created at run time needs no
+/// reads edge), and a `java.*` package, which every class loader delegates to the boot loader
+/// (an OSGi bundle's loader sees nothing else of the boot class path without
+/// `org.osgi.framework.bootdelegation`). The boot loader may define classes there; no
+/// other loader may. The source stays in package `orca` (javac will not compile a
+/// `java.lang` class outside `java.base`), and the class files are renamed here.
+const PACKAGE: &str = "java/lang";
+
+/// The class file `bytes` with `from` replaced by `to` in every constant-pool UTF-8 entry
+/// (class names and descriptors); `None` if the constant pool cannot be read. Nothing outside
+/// the constant pool names a class by text, and indexes do not change.
+fn move_package(bytes: &[u8], from: &[u8], to: &[u8]) -> Option<Vec<u8>> {
+    let u2 = |i: usize| -> Option<usize> {
+        Some(u16::from_be_bytes([*bytes.get(i)?, *bytes.get(i + 1)?]) as usize)
+    };
+    let count = u2(8)?;
+    let mut out = bytes.get(..10)?.to_vec();
+    let mut i = 10;
+    let mut index = 1;
+    while index < count {
+        let tag = *bytes.get(i)?;
+        let len = match tag {
+            1 => {
+                let n = u2(i + 1)?;
+                let text = bytes.get(i + 3..i + 3 + n)?;
+                let mut new = Vec::with_capacity(n);
+                let mut j = 0;
+                while j < text.len() {
+                    if text[j..].starts_with(from) {
+                        new.extend_from_slice(to);
+                        j += from.len();
+                    } else {
+                        new.push(text[j]);
+                        j += 1;
+                    }
+                }
+                out.push(1);
+                out.extend_from_slice(&u16::try_from(new.len()).ok()?.to_be_bytes());
+                out.extend_from_slice(&new);
+                i += 3 + n;
+                index += 1;
+                continue;
+            }
+            3 | 4 | 9 | 10 | 11 | 12 | 17 | 18 => 4,
+            5 | 6 => 8,
+            7 | 8 | 16 | 19 | 20 => 2,
+            15 => 3,
+            _ => return None,
+        };
+        out.extend_from_slice(bytes.get(i..i + 1 + len)?);
+        i += 1 + len;
+        index += if tag == 5 || tag == 6 { 2 } else { 1 };
+    }
+    out.extend_from_slice(bytes.get(i..)?);
+    Some(out)
 }

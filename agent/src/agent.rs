@@ -11,7 +11,7 @@ use jni_sys::{jclass, JavaVM};
 use crate::engines::contention::Contention;
 use crate::engines::instrument::Instrumentation;
 use crate::engines::methods::Methods;
-use crate::engines::tracker::{Native, TrackerSettings};
+use crate::engines::tracker::TrackerSettings;
 use crate::engines::LOCAL_FRAME;
 use crate::error::StartError;
 use crate::events::Kind;
@@ -60,7 +60,14 @@ fn required_capabilities(mode: Mode) -> Vec<Capability> {
             Capability::AccessLocalVariables,
             Capability::GetOwnedMonitorStackDepthInfo,
         ]),
-        Mode::Instrument => caps.push(Capability::GenerateAllClassHookEvents),
+        Mode::Instrument => caps.extend([
+            Capability::GenerateAllClassHookEvents,
+            // Class loaders are tagged, so that the offset maps of their classes are
+            // found by loader, not by a hash that two loaders may share, and freed when
+            // the loader is collected (its classes are unloaded with it).
+            Capability::TagObjects,
+            Capability::GenerateObjectFreeEvents,
+        ]),
     }
     caps
 }
@@ -231,9 +238,8 @@ impl Agent {
         });
     }
 
-    /// VMInit: announce the threads already running, then start the mode's engine (the
-    /// tracker, if any, gets `natives`).
-    pub fn vm_init(&self, jni: Jni, natives: &[Native]) {
+    /// VMInit: announce the threads already running, then start the mode's engine.
+    pub fn vm_init(&self, jni: Jni) {
         let jvmti = &self.rec.jvmti;
         jni.with_local_frame(LOCAL_FRAME, || {
             if let Ok(all) = jvmti.all_threads() {
@@ -249,7 +255,7 @@ impl Agent {
             m.start(&self.rec, jni);
         }
         if let Some(ins) = &self.instrument {
-            ins.start(&self.rec, jni, natives);
+            ins.start(&self.rec, jni);
         }
     }
 
@@ -262,8 +268,25 @@ impl Agent {
         }
     }
 
+    /// ObjectFree: a class loader that defined rewritten classes is gone, and its classes.
+    pub fn loader_freed(&self, tag: i64) {
+        self.rec.meta.loader_freed(tag);
+        if let Some(ins) = &self.instrument {
+            ins.loader_freed(tag);
+        }
+    }
+
     /// VMDeath: stop the events, write everything out, print the summary line.
     pub fn vm_death(&self, jni: Jni) {
+        // Other threads' events are late from here; this thread's exit lines are later
+        // than any taken.
+        self.rec.log.close_producers();
+        if std::env::var_os("ORCA_TEST_TABLES").is_some() {
+            // A test hook (tests/e2e/deploy.rs): what the offset-map tables hold at exit.
+            let (loaders, classes, methods) = self.rec.meta.table_sizes();
+            let pending = self.instrument.as_ref().map_or(0, |i| i.pending_classes());
+            eprintln!("orca-test: tables: {loaders} loaders, {classes} classes, {methods} method maps, {pending} classes pending");
+        }
         if let Some(ins) = &self.instrument {
             ins.stop(&self.rec, jni);
         }
@@ -271,12 +294,26 @@ impl Agent {
             m.stop(&self.rec.jvmti);
         }
         self.contention.stop(&self.rec.jvmti);
+        self.rec.log.finish();
+        if let Some(ms) = std::env::var("ORCA_TEST_EXIT_DELAY_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            // A test hook (tests/e2e/deploy.rs): threads still running get time to produce
+            // events after the last write, however busy the machine.
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
+        if self.instrument.is_some() {
+            self.rec.count_buffered_late(jni);
+        }
         self.finish();
     }
 
     /// Flushes the log and prints the exit line (once).
     pub fn finish(&self) {
-        let t = self.rec.log.finish();
+        let mut t = self.rec.log.finish();
+        // Events keep arriving late until the exit line is printed: count them all.
+        t.late = self.rec.log.late_now();
         if !self.exit_printed.swap(true, Ordering::SeqCst) {
             let mut extra = String::new();
             if let Some(ins) = &self.instrument {

@@ -4,7 +4,7 @@
 //! Each is a thin `extern` shell: it catches panics ([`guard`]: none may unwind into the
 //! JVM), finds the agent and hands over to safe Rust in [`crate::agent`] or an engine. The
 //! global [`AGENT`] lives here, so nothing else reaches for global state; the engines get the
-//! tracker's natives as data ([`tracker_natives`]) and never import this module.
+//! tracker's natives by their JNI names (see [`event`]) and never import this module.
 
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -15,7 +15,7 @@ use jni_sys::{jboolean, jclass, jint, jlong, jmethodID, jobject, jvalue, JNIEnv,
 use jvmti_sys::jvmtiEnv;
 
 use crate::agent::{refuse_attach, Agent};
-use crate::engines::tracker::{self, Native};
+use crate::engines::tracker;
 use crate::error::StartError;
 use crate::jvmti::{jthread, jvmtiEventCallbacks, EventCallbacks, Jni};
 
@@ -62,7 +62,7 @@ fn with_agent(name: &str, jni: *mut JNIEnv, f: impl FnOnce(&'static Agent, Jni))
 }
 
 unsafe extern "C" fn vm_init(_: *mut jvmtiEnv, jni: *mut JNIEnv, _thread: jthread) {
-    with_agent("VMInit", jni, |a, jni| a.vm_init(jni, &tracker_natives()));
+    with_agent("VMInit", jni, |a, jni| a.vm_init(jni));
 }
 
 unsafe extern "C" fn vm_death(_: *mut jvmtiEnv, jni: *mut JNIEnv) {
@@ -84,6 +84,15 @@ unsafe extern "C" fn class_prepare(
     class: jclass,
 ) {
     with_agent("ClassPrepare", jni, |a, jni| a.class_prepare(jni, class));
+}
+
+/// ObjectFree: a tagged class loader was collected. No JNI here (the JVM forbids it).
+unsafe extern "C" fn object_free(_: *mut jvmtiEnv, tag: jlong) {
+    guard("ObjectFree", (), || {
+        if let Some(a) = agent() {
+            a.loader_freed(tag);
+        }
+    })
 }
 
 unsafe extern "C" fn method_entry(
@@ -195,6 +204,7 @@ pub fn table() -> EventCallbacks {
         MonitorContendedEnter: Some(contended_enter),
         MonitorContendedEntered: Some(contended_entered),
         ClassFileLoadHook: Some(class_file_load_hook),
+        ObjectFree: Some(object_free),
         ..Default::default()
     };
     EventCallbacks {
@@ -206,6 +216,11 @@ pub fn table() -> EventCallbacks {
 }
 
 /// `OrcaProfilerTracker.event(int, Object)`: never throws, never blocks.
+///
+/// The tracker's natives are found by their JNI names, which HotSpot looks up in agent
+/// libraries too: `RegisterNatives` on a class of `java.base` from code with no caller
+/// of its own loader makes the JVM print a warning on the program's output.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_event"]
 unsafe extern "system" fn event(env: *mut JNIEnv, _class: jclass, kind: jint, subject: jobject) {
     guard("OrcaProfilerTracker.event", (), || {
         if let Some(a) = agent() {
@@ -216,6 +231,7 @@ unsafe extern "system" fn event(env: *mut JNIEnv, _class: jclass, kind: jint, su
 }
 
 /// `OrcaProfilerTracker.register(Rec)`.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_register"]
 unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobject) {
     guard("OrcaProfilerTracker.register", (), || {
         if let Some(a) = agent() {
@@ -226,6 +242,7 @@ unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobjec
 }
 
 /// `OrcaProfilerTracker.flush(Rec)`.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_flush"]
 unsafe extern "system" fn flush(env: *mut JNIEnv, _class: jclass, _rec: jobject) {
     guard("OrcaProfilerTracker.flush", (), || {
         if let Some(a) = agent() {
@@ -236,6 +253,7 @@ unsafe extern "system" fn flush(env: *mut JNIEnv, _class: jclass, _rec: jobject)
 }
 
 /// `OrcaProfilerTracker.stack(Rec, int)`.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_stack"]
 unsafe extern "system" fn stack(
     env: *mut JNIEnv,
     _class: jclass,
@@ -250,6 +268,7 @@ unsafe extern "system" fn stack(
 }
 
 /// `OrcaProfilerTracker.longHold(Rec, int, int, long, long)`.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_longHold"]
 unsafe extern "system" fn long_hold(
     env: *mut JNIEnv,
     _class: jclass,
@@ -272,26 +291,6 @@ unsafe extern "system" fn long_hold(
             );
         }
     })
-}
-
-/// The tracker's natives, as `RegisterNatives` binds them.
-pub fn tracker_natives() -> [Native; 5] {
-    let rec_sig = c"(Lorca/OrcaProfilerTracker$Rec;)V";
-    [
-        (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
-        (c"register", rec_sig, register as *mut c_void),
-        (c"flush", rec_sig, flush as *mut c_void),
-        (
-            c"stack",
-            c"(Lorca/OrcaProfilerTracker$Rec;I)I",
-            stack as *mut c_void,
-        ),
-        (
-            c"longHold",
-            c"(Lorca/OrcaProfilerTracker$Rec;IIJJ)V",
-            long_hold as *mut c_void,
-        ),
-    ]
 }
 
 /// # Safety

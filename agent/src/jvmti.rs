@@ -50,6 +50,8 @@ pub enum Event {
     MethodExit = 66,
     MonitorContendedEnter = 75,
     MonitorContendedEntered = 76,
+    /// A tagged object was collected (a class loader, for the offset maps of its classes).
+    ObjectFree = 83,
     /// JDK 21+ (with [`Capability::SupportVirtualThreads`]).
     VirtualThreadStart = 87,
     /// JDK 21+ (with [`Capability::SupportVirtualThreads`]).
@@ -61,6 +63,7 @@ pub enum Event {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Capability {
+    TagObjects = 0,
     GetBytecodes = 3,
     GetMonitorInfo = 7,
     GetSourceFileName = 11,
@@ -71,6 +74,7 @@ pub enum Capability {
     GenerateMonitorEvents = 28,
     GetOwnedMonitorStackDepthInfo = 34,
     GenerateAllClassHookEvents = 26,
+    GenerateObjectFreeEvents = 32,
     /// JDK 21+: virtual threads get their own start and end events.
     SupportVirtualThreads = 44,
 }
@@ -79,6 +83,7 @@ impl Capability {
     /// The name the JVMTI specification uses, for error messages.
     pub fn name(self) -> &'static str {
         match self {
+            Capability::TagObjects => "can_tag_objects",
             Capability::GetBytecodes => "can_get_bytecodes",
             Capability::GetMonitorInfo => "can_get_monitor_info",
             Capability::GetSourceFileName => "can_get_source_file_name",
@@ -89,6 +94,7 @@ impl Capability {
             Capability::GenerateMonitorEvents => "can_generate_monitor_events",
             Capability::GetOwnedMonitorStackDepthInfo => "can_get_owned_monitor_stack_depth_info",
             Capability::GenerateAllClassHookEvents => "can_generate_all_class_hook_events",
+            Capability::GenerateObjectFreeEvents => "can_generate_object_free_events",
             Capability::SupportVirtualThreads => "can_support_virtual_threads",
         }
     }
@@ -610,6 +616,20 @@ impl Jvmti {
             f(self.raw, mode, event as u32, ptr::null_mut())
         };
         check("SetEventNotificationMode", rc)
+    }
+
+    /// The agent's tag on an object (0: none).
+    pub fn tag(&self, obj: jobject) -> Result<i64, JvmtiError> {
+        let mut tag: jlong = 0;
+        let rc = call!(self, GetTag, fn(jobject, *mut jlong), obj, &mut tag);
+        check("GetTag", rc)?;
+        Ok(tag)
+    }
+
+    /// Tags an object: ObjectFree reports the tag when the object is collected.
+    pub fn set_tag(&self, obj: jobject, tag: i64) -> Result<(), JvmtiError> {
+        let rc = call!(self, SetTag, fn(jobject, jlong), obj, tag);
+        check("SetTag", rc)
     }
 
     /// The identity hash code (`System.identityHashCode`) of an object.

@@ -88,7 +88,7 @@ const MAX_SEED_BYTES: usize = 24 * 1024;
 /// The Config the agent uses (agent/src/engines/instrument.rs): all transformations, the tracker excluded.
 fn agent_config() -> Config {
     Config {
-        tracker_class: "orca/OrcaProfilerTracker".to_string(),
+        tracker_class: "java/lang/OrcaProfilerTracker".to_string(),
         ..Config::default()
     }
 }

@@ -16,7 +16,7 @@ use jni_sys::{jclass, jobject};
 use orca_rewriter::{rewrite, Config, MethodMap, MethodNote, Outcome};
 
 use super::report;
-use super::tracker::{self, Native, TrackerSettings};
+use super::tracker::{self, TrackerSettings};
 use crate::jvmti::{Event, Jni};
 use crate::recorder::Recorder;
 
@@ -44,9 +44,13 @@ pub struct Instrumentation {
     /// How the tracker records monitors, set when it is installed.
     settings: TrackerSettings,
     platform_loader: OnceLock<GlobalRef>,
-    /// The sites of rewritten classes not prepared yet, by (loader hash, internal name): the
+    /// The application class loader: its classes are never unloaded.
+    system_loader: OnceLock<GlobalRef>,
+    /// The sites of rewritten classes not prepared yet, by (loader key, internal name; see
+    /// [`Metadata::loader_key`](crate::recorder::metadata::Metadata::loader_key)): the
     /// class-load hook cannot bind them, since the methods have no `jmethodID` before then.
-    pending: Mutex<HashMap<(u32, String), Vec<PendingMethod>>>,
+    /// A class loaded and never linked leaves its entry until its loader is collected.
+    pending: Mutex<HashMap<(i64, String), Vec<PendingMethod>>>,
     changed: AtomicU64,
     failed: AtomicU64,
     methods_left: AtomicU64,
@@ -73,6 +77,7 @@ impl Instrumentation {
             jdk,
             settings,
             platform_loader: OnceLock::new(),
+            system_loader: OnceLock::new(),
             pending: Mutex::new(HashMap::new()),
             changed: AtomicU64::new(0),
             failed: AtomicU64::new(0),
@@ -82,17 +87,17 @@ impl Instrumentation {
 
     /// VMInit: install the tracker, then switch on the class-load hook. Without the tracker
     /// nothing is switched on: recording goes on with monitor contention and threads only.
-    pub fn start(&self, rec: &Recorder, jni: Jni, natives: &[Native]) {
+    pub fn start(&self, rec: &Recorder, jni: Jni) {
         self.set_platform_loader(jni);
         let fields = &rec.buffers.fields;
-        if let Err(e) = tracker::install(&rec.jvmti, jni, self.jdk, &self.settings, natives, fields)
-        {
+        if let Err(e) = tracker::install(jni, &self.settings, fields) {
             eprintln!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
             return;
         }
         rec.meta.set_instrumenting();
         // Sites are bound to their methods when a class is prepared.
         report(rec.jvmti.set_event(true, Event::ClassPrepare));
+        report(rec.jvmti.set_event(true, Event::ObjectFree));
         report(rec.jvmti.set_event(true, Event::ClassFileLoadHook));
     }
 
@@ -104,7 +109,7 @@ impl Instrumentation {
     }
 
     /// The class-load hook: the sites of a rewritten class, bound when it is prepared.
-    fn register_sites(&self, loader_hash: u32, class_name: &str, methods: &[MethodMap]) {
+    fn register_sites(&self, loader: i64, class_name: &str, methods: &[MethodMap]) {
         let list: Vec<PendingMethod> = methods
             .iter()
             .filter(|m| !m.sites.is_empty())
@@ -118,7 +123,18 @@ impl Instrumentation {
             return;
         }
         let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        p.insert((loader_hash, class_name.to_string()), list);
+        p.insert((loader, class_name.to_string()), list);
+    }
+
+    /// ObjectFree of a loader's tag: the sites of its classes never prepared go with it.
+    pub fn loader_freed(&self, loader: i64) {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        p.retain(|k, _| k.0 != loader);
+    }
+
+    /// Classes whose sites wait for their ClassPrepare (the redeployment test's figure).
+    pub fn pending_classes(&self) -> usize {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// ClassPrepare: binds the sites of `class`, if it was rewritten; the pending entry is
@@ -139,21 +155,31 @@ impl Instrumentation {
         let Some(internal) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) else {
             return;
         };
-        let loader_hash = match jvmti.class_loader(class) {
-            Ok(l) if !l.is_null() => {
-                let h = jvmti.object_hash(l).unwrap_or(0);
-                jni.delete_local_ref(l);
-                h
-            }
-            _ => 0,
+        let Some(loader) = rec.meta.class_loader_key(jvmti, jni, class) else {
+            return;
         };
         let Some(list) = self
             .pending
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(&(loader_hash, internal.to_string()))
+            .remove(&(loader, internal.to_string()))
         else {
             return;
+        };
+        // A class of a loader that may be collected (a web application's, a bundle's) may be
+        // unloaded before its threads' buffered records naming its sites are written, and
+        // then JVMTI can no longer describe its methods: they are described now.
+        let unloadable = match jvmti.class_loader(class) {
+            Ok(l) if !l.is_null() => {
+                let jdk = self.is_jdk_loader(jni, l)
+                    || self
+                        .system_loader
+                        .get()
+                        .is_some_and(|s| jni.is_same_object(l, s.0));
+                jni.delete_local_ref(l);
+                !jdk
+            }
+            _ => false,
         };
         for m in jvmti.class_methods(class).unwrap_or_default() {
             let Ok((name, descriptor)) = jvmti.method_name(m) else {
@@ -166,13 +192,27 @@ impl Instrumentation {
                 for &(id, bci) in &p.sites {
                     rec.sites.bind(id, m, bci);
                 }
+                if unloadable {
+                    rec.meta.method_id(jvmti, jni, &rec.log, m);
+                }
             }
         }
     }
 
-    /// Remembers the platform class loader (at VMInit), whose classes count as the JDK's.
+    /// Remembers the platform class loader (at VMInit), whose classes count as the JDK's,
+    /// and the application class loader.
     fn set_platform_loader(&self, jni: Jni) {
         let class = c"java/lang/ClassLoader";
+        if let Some(loader) = jni.call_static_object_method(
+            class,
+            c"getSystemClassLoader",
+            c"()Ljava/lang/ClassLoader;",
+        ) {
+            let _ = self
+                .system_loader
+                .set(GlobalRef(jni.new_global_ref(loader)));
+            jni.delete_local_ref(loader);
+        }
         if let Some(loader) = jni.call_static_object_method(
             class,
             c"getPlatformClassLoader",
@@ -216,13 +256,11 @@ impl Instrumentation {
                 notes,
             }) => {
                 self.note_methods_left(name, &notes);
-                let loader_hash = if loader.is_null() {
-                    0
-                } else {
-                    jvmti.object_hash(loader).unwrap_or(0)
-                };
-                self.register_sites(loader_hash, name, &methods);
-                meta.register_rewritten(loader_hash, name, methods);
+                // A loader that cannot be tagged could not be told from another: its
+                // classes' locations could not be translated, so they stay as they are.
+                let key = meta.loader_key(jvmti, loader)?;
+                self.register_sites(key, name, &methods);
+                meta.register_rewritten(key, name, methods);
                 self.changed.fetch_add(1, Ordering::Relaxed);
                 Some(bytes)
             }

@@ -9,7 +9,7 @@
 //! - [`contention`]: JVMTI MonitorContendedEnter/Entered (both modes).
 //!
 //! Engines record through the [`Recorder`](crate::recorder::Recorder) and never import the
-//! entry points: what they need from them (the tracker's natives) is handed in as data.
+//! entry points (the JVM finds the tracker's natives there by their JNI names).
 
 pub mod contention;
 pub mod instrument;

@@ -1,19 +1,20 @@
-//! The bundled `orca.OrcaProfilerTracker` class: embedded at build time, defined in the
-//! bootstrap class loader at VMInit, its natives bound to the agent.
+//! The bundled tracker class: compiled as `orca.OrcaProfilerTracker`, embedded at build time
+//! as `java.lang.OrcaProfilerTracker` (see [`CLASS_NAME`]), defined in the bootstrap class
+//! loader at VMInit; its natives are the agent's exported JNI functions.
 //!
 //! Rewritten code calls the tracker's public static methods; they do the real work in Java
 //! (so blocking happens in Java) and report through `event(int kind, Object subject)`, whose
 //! kinds are the [`ReportCode`]s, or, for monitors, into a per-thread buffer the recorder
 //! drains ([`crate::recorder::buffers`]). The natives themselves are `extern` functions of
-//! the entry module, handed to [`install`] as data; what they report lands here, in safe Rust.
+//! the entry module, which the JVM finds by name; what they report lands here, in safe Rust.
 
-use std::ffi::{c_void, CStr};
+use std::ffi::CStr;
 use std::sync::OnceLock;
 
 use jni_sys::jobject;
 
 use crate::events::{Kind, ReportCode};
-use crate::jvmti::{Jni, Jvmti};
+use crate::jvmti::Jni;
 use crate::recorder::buffers::RecFields;
 use crate::recorder::clock::now_nanos;
 use crate::recorder::threads::OpenCall;
@@ -21,16 +22,20 @@ use crate::recorder::writer::Frames;
 use crate::recorder::Recorder;
 
 /// The tracker's class file, compiled from `java-tracker/` by `build.rs`.
-pub static CLASS_BYTES: &[u8] =
-    include_bytes!(concat!(env!("OUT_DIR"), "/orca/OrcaProfilerTracker.class"));
+pub static CLASS_BYTES: &[u8] = include_bytes!(concat!(
+    env!("OUT_DIR"),
+    "/java/lang/OrcaProfilerTracker.class"
+));
 /// Its per-thread buffer class, `OrcaProfilerTracker.Rec`.
 pub static REC_BYTES: &[u8] = include_bytes!(concat!(
     env!("OUT_DIR"),
-    "/orca/OrcaProfilerTracker$Rec.class"
+    "/java/lang/OrcaProfilerTracker$Rec.class"
 ));
 
-/// Its internal name, also given to the rewriter.
-pub const CLASS_NAME: &str = "orca/OrcaProfilerTracker";
+/// Its internal name, also given to the rewriter. The source is in package `orca`; build.rs
+/// moves the class files to `java.lang`, where every class of every loader and module can
+/// reach it (OSGi bundles, module layers created at run time: see `PACKAGE` there).
+pub const CLASS_NAME: &str = "java/lang/OrcaProfilerTracker";
 /// How many frames the tracker puts above the instrumented code when its native runs:
 /// `event` (native), `report`, and the public wrapper.
 pub const TRACKER_FRAMES: i32 = 3;
@@ -76,10 +81,6 @@ impl Report {
     }
 }
 
-/// A native method of the tracker, as `RegisterNatives` takes it: name, JNI signature, and
-/// the function. The entry points own the functions; they hand the table in.
-pub type Native = (&'static CStr, &'static CStr, *mut c_void);
-
 /// How the tracker records monitors: set in its static fields before it is switched on.
 pub struct TrackerSettings {
     pub trace_all: bool,
@@ -92,35 +93,24 @@ pub struct TrackerSettings {
 pub enum TrackerError {
     #[error("cannot define class {CLASS_NAME} in the bootstrap class loader")]
     Define,
-    #[error("cannot bind the native methods of {CLASS_NAME}")]
-    Bind,
     #[error("cannot find the fields of {CLASS_NAME} the agent sets")]
     Field,
 }
 
 /// Defines the tracker in the bootstrap loader, binds its `natives` and learns the fields of
-/// its buffers (into `fields`). When `jdk` classes are to be instrumented, also makes every
-/// named module read the tracker's (unnamed) module, so that rewritten JDK code may call it.
+/// its buffers (into `fields`). Being in `java.base`, it needs no module reads edges.
 pub fn install(
-    jvmti: &Jvmti,
     jni: Jni,
-    jdk: bool,
     settings: &TrackerSettings,
-    natives: &[Native],
     fields: &OnceLock<RecFields>,
 ) -> Result<(), TrackerError> {
-    let name = c"orca/OrcaProfilerTracker";
+    let name = c"java/lang/OrcaProfilerTracker";
     let class = jni
         .define_boot_class(name, CLASS_BYTES)
         .ok_or(TrackerError::Define)?;
     let rec = jni
-        .define_boot_class(c"orca/OrcaProfilerTracker$Rec", REC_BYTES)
+        .define_boot_class(c"java/lang/OrcaProfilerTracker$Rec", REC_BYTES)
         .ok_or(TrackerError::Define)?;
-    for &(n, sig, f) in natives {
-        if !jni.register_native(class, n, sig, f) {
-            return Err(TrackerError::Bind);
-        }
-    }
     let field = |c, n: &CStr, s: &CStr, st| jni.field_id(c, n, s, st).ok_or(TrackerError::Field);
     let _ = fields.set(RecFields {
         buf: field(rec, c"buf", c"[J", false)?,
@@ -148,28 +138,6 @@ pub fn install(
     // Last: the tracker starts recording (a volatile write after the settings).
     jni.set_static_boolean(class, field(class, c"ready", c"Z", true)?, true);
     jni.delete_local_ref(rec);
-    if jdk {
-        let get_module = c"getModule";
-        let sig = c"()Ljava/lang/Module;";
-        match jni.call_object_method(class, get_module, sig) {
-            Some(module) => {
-                let failed = jni.with_local_frame(1024, || {
-                    let mut failed = 0;
-                    for m in jvmti.all_modules().unwrap_or_default() {
-                        if jvmti.add_module_reads(m, module).is_err() {
-                            failed += 1;
-                        }
-                        jni.delete_local_ref(m);
-                    }
-                    failed
-                });
-                if failed > 0 {
-                    eprintln!("orca: {failed} modules cannot be made to read the tracker; their classes may fail to call it");
-                }
-            }
-            None => eprintln!("orca: cannot find the tracker's module; JDK classes in named modules may fail to call it"),
-        }
-    }
     jni.delete_local_ref(class);
     Ok(())
 }
@@ -279,7 +247,9 @@ fn moved_top(rec: &Recorder, jni: Jni, mut frames: Frames) -> Option<Frames> {
     if location < 0 || rec.meta.method_id(&rec.jvmti, jni, &rec.log, method) != top.method {
         return None;
     }
-    top.location = rec.meta.original_location(top.method, location as u32);
+    top.location = rec
+        .meta
+        .original_location(&rec.jvmti, jni, top.method, method, location as u32);
     Some(frames)
 }
 
@@ -315,6 +285,10 @@ mod tests {
         assert_eq!(major, 52, "compiled for Java 8");
         let text = String::from_utf8_lossy(CLASS_BYTES);
         assert!(text.contains(CLASS_NAME));
+        // Moved to java.lang whole: no name of the source package is left.
+        for bytes in [CLASS_BYTES, REC_BYTES] {
+            assert!(!String::from_utf8_lossy(bytes).contains("orca/Orca"));
+        }
     }
 
     #[test]

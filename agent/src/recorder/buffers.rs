@@ -71,6 +71,10 @@ pub struct Recording {
     scratch: Vec<i64>,
     /// Drained at JVM exit: from then on the thread's records are late.
     closed: bool,
+    /// How much of the buffer (in `long`s) the exit drain read from another thread: it
+    /// leaves the buffer's position alone (the owner may be writing the next record), so
+    /// the owner's next drain knows these were taken.
+    exit_taken: usize,
     /// The timestamp of the last record drained: a periodic summary is written at it, not at
     /// "now", because the record that filled the buffer (taken before) is written after it.
     last_nanos: u64,
@@ -130,6 +134,7 @@ impl Recorder {
             trace_entering: None,
             scratch: Vec::new(),
             closed: false,
+            exit_taken: 0,
             last_nanos: 0,
             last_event: 0,
         }));
@@ -192,7 +197,8 @@ impl Recorder {
         }
     }
 
-    /// Reads the thread's buffer and turns its records into summaries (and trace events).
+    /// Reads the current thread's buffer and turns its records into summaries (and trace
+    /// events); once the JVM exits they are only counted, as late.
     fn drain(&self, jni: Jni, r: &mut Recording) {
         let Some(f) = self.buffers.fields.get() else {
             return;
@@ -222,7 +228,9 @@ impl Recorder {
         jni.delete_local_ref(buf);
         if ok {
             if r.closed || self.log.stopped() {
-                self.log.count_late((n / RECORD) as u64);
+                let taken = std::mem::take(&mut r.exit_taken);
+                self.log
+                    .count_late((n.saturating_sub(taken) / RECORD) as u64);
             } else {
                 let mut i = 0;
                 while i + RECORD <= n {
@@ -478,8 +486,9 @@ impl Recorder {
         };
         {
             let mut r = lock(&recording);
+            // After the exit drain, this only counts the records since as late.
+            self.drain(jni, &mut r);
             if !r.closed {
-                self.drain(jni, &mut r);
                 self.write_summaries(jni, &mut r, now_nanos());
                 r.closed = true;
             }
@@ -503,15 +512,74 @@ impl Recorder {
             .values()
             .cloned()
             .collect();
-        let now = now_nanos();
         for recording in all {
             let mut r = lock(&recording);
             if r.closed || r.rec.0.is_null() {
                 continue;
             }
-            self.drain(jni, &mut r);
-            self.write_summaries(jni, &mut r, now);
+            self.drain_at_exit(jni, &mut r);
+            // The thread may have recorded past `now` before it was drained.
+            let at = now_nanos().max(r.last_nanos);
+            self.write_summaries(jni, &mut r, at);
             r.closed = true;
+        }
+    }
+
+    /// The exit drain of a thread that may still be running and writing its buffer: the
+    /// records below the position it has published are complete, the one it may be
+    /// writing is above it. Neither the position nor the array is touched (the owner
+    /// writes the position back from its own copy, and would write into a replaced array):
+    /// `exit_taken` tells its next drain what was read here.
+    fn drain_at_exit(&self, jni: Jni, r: &mut Recording) {
+        let Some(f) = self.buffers.fields.get() else {
+            return;
+        };
+        let rec = r.rec.0;
+        let pos = jni.int_field(rec, f.pos).max(0) as usize;
+        let buf = jni.object_field(rec, f.buf);
+        if pos == 0 || buf.is_null() {
+            return;
+        }
+        let n = pos.min(jni.array_length(buf)) / RECORD * RECORD;
+        let mut scratch = std::mem::take(&mut r.scratch);
+        scratch.resize(n, 0);
+        let ok = jni.long_array_region(buf, &mut scratch);
+        jni.delete_local_ref(buf);
+        if ok {
+            r.exit_taken = n;
+            for rec in scratch.chunks_exact(RECORD) {
+                self.record(jni, r, rec[0], rec[1], rec[2]);
+            }
+        }
+        r.scratch = scratch;
+    }
+
+    /// At exit, after the last write: counts as late the records threads still running
+    /// have put in their buffers since the exit drain, so that the exit line's count has
+    /// them (those put after it is printed cannot be).
+    pub fn count_buffered_late(&self, jni: Jni) {
+        let Some(f) = self.buffers.fields.get() else {
+            return;
+        };
+        let all: Vec<_> = self
+            .buffers
+            .registry
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for recording in all {
+            // A thread draining right now counts its own.
+            let Ok(r) = recording.try_lock() else {
+                continue;
+            };
+            if !r.closed || r.rec.0.is_null() {
+                continue;
+            }
+            let pos = jni.int_field(r.rec.0, f.pos).max(0) as usize;
+            let n = pos.saturating_sub(r.exit_taken) / RECORD;
+            self.log.count_late(n as u64);
         }
     }
 

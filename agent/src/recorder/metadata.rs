@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use jni_sys::{jclass, jmethodID};
+use jni_sys::{jclass, jmethodID, jobject};
 
 use crate::jvmti::{Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
@@ -105,10 +105,46 @@ impl IdTable {
     }
 }
 
+/// A test hook: `ORCA_TEST_DESCRIBE_DELAY_MS` makes the first thread to see a method pause
+/// that long before it publishes the method's offset map, so that the end-to-end tests can
+/// make other threads reach the same method in that window every time (tests/e2e/deploy.rs).
+fn test_describe_delay() -> Option<std::time::Duration> {
+    static DELAY: std::sync::OnceLock<Option<std::time::Duration>> = std::sync::OnceLock::new();
+    *DELAY.get_or_init(|| {
+        std::env::var("ORCA_TEST_DESCRIBE_DELAY_MS")
+            .ok()?
+            .parse()
+            .ok()
+            .map(std::time::Duration::from_millis)
+    })
+}
+
 impl Default for IdTable {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// The key of the boot loader (which has no object to tag) in [`Rewritten`].
+pub const BOOT_LOADER: i64 = 0;
+
+/// The offset maps of rewritten classes, by defining loader: the loader's JVMTI tag, given
+/// by the class-load hook the first time the loader defines a rewritten class. Not its
+/// identity hash, which two loaders may share (then one class's map was found for
+/// another's methods); and a loader's maps go when the loader is collected (ObjectFree on
+/// its tag), since its classes are unloaded with it: a server that redeploys an application
+/// a thousand times keeps no maps of the 999 gone.
+#[derive(Default)]
+struct Rewritten {
+    loaders: HashMap<i64, LoaderMaps>,
+}
+
+#[derive(Default)]
+struct LoaderMaps {
+    /// Internal class name -> its rewritten methods.
+    classes: HashMap<String, Vec<MethodMap>>,
+    /// Method IDs whose map slot holds a map of this loader's classes, freed with it.
+    methods: Vec<u32>,
 }
 
 /// Sentinel in [`Metadata`]'s per-method map slots: described, and not rewritten.
@@ -121,9 +157,13 @@ pub struct Metadata {
     classes: IdTable,
     /// Whether classes are being rewritten (instrumentation mode).
     instrumenting: AtomicBool,
-    /// Offset maps of rewritten classes, by (loader identity hash, internal class name), as
-    /// the class-load hook registers them; looked up once per method, when it is described.
-    rewritten: Mutex<HashMap<(u32, String), Vec<MethodMap>>>,
+    /// Offset maps of rewritten classes, by defining loader, as the class-load hook
+    /// registers them; looked up once per method, when it is described.
+    rewritten: Mutex<Rewritten>,
+    /// The last loader tag given. Its lock is held while a loader is tagged, and never taken
+    /// by ObjectFree: a JVM that posted ObjectFree from inside GetTag or SetTag would still
+    /// not deadlock.
+    tagging: Mutex<i64>,
     /// Per method ID: null until described, then [`NO_MAP`] or the method's map (leaked: it
     /// lives as long as the method can appear in a stack).
     maps: Box<[AtomicPtr<MethodMap>]>,
@@ -135,7 +175,8 @@ impl Default for Metadata {
             methods: IdTable::new(),
             classes: IdTable::new(),
             instrumenting: AtomicBool::new(false),
-            rewritten: Mutex::new(HashMap::new()),
+            rewritten: Mutex::new(Rewritten::default()),
+            tagging: Mutex::new(0),
             maps: zeroed_atomics::<usize, AtomicPtr<MethodMap>>(1 << TABLE_BITS),
         }
     }
@@ -147,10 +188,67 @@ impl Metadata {
         self.instrumenting.store(true, Ordering::SeqCst);
     }
 
+    /// The key of `loader` (null: the boot loader) for [`Metadata::register_rewritten`]:
+    /// its tag, given now if it has none. `None` if JVMTI cannot tag it.
+    pub fn loader_key(&self, jvmti: &Jvmti, loader: jobject) -> Option<i64> {
+        if loader.is_null() {
+            return Some(BOOT_LOADER);
+        }
+        // Under the lock: two threads defining classes in a new loader give it one tag.
+        let mut last = self.tagging.lock().unwrap_or_else(|e| e.into_inner());
+        match jvmti.tag(loader).ok()? {
+            0 => {
+                *last += 1;
+                jvmti.set_tag(loader, *last).ok()?;
+                Some(*last)
+            }
+            tag => Some(tag),
+        }
+    }
+
+    /// The key of the loader that defined `class`, if it ever defined a rewritten class.
+    pub fn class_loader_key(&self, jvmti: &Jvmti, jni: Jni, class: jclass) -> Option<i64> {
+        let loader = jvmti.class_loader(class).ok()?;
+        if loader.is_null() {
+            return Some(BOOT_LOADER);
+        }
+        let tag = jvmti.tag(loader).ok();
+        jni.delete_local_ref(loader);
+        tag.filter(|&t| t != 0)
+    }
+
     /// Called by the class-load hook for each rewritten class.
-    pub fn register_rewritten(&self, loader_hash: u32, class_name: &str, methods: Vec<MethodMap>) {
-        let mut map = self.rewritten.lock().unwrap_or_else(|e| e.into_inner());
-        map.insert((loader_hash, class_name.to_string()), methods);
+    pub fn register_rewritten(&self, loader: i64, class_name: &str, methods: Vec<MethodMap>) {
+        let mut r = self.rewritten.lock().unwrap_or_else(|e| e.into_inner());
+        let maps = r.loaders.entry(loader).or_default();
+        maps.classes.insert(class_name.to_string(), methods);
+    }
+
+    /// ObjectFree of a loader's tag: its classes are gone, and so are their maps.
+    pub fn loader_freed(&self, loader: i64) {
+        let gone = {
+            let mut r = self.rewritten.lock().unwrap_or_else(|e| e.into_inner());
+            r.loaders.remove(&loader)
+        };
+        for id in gone.map(|g| g.methods).unwrap_or_default() {
+            if let Some(slot) = self.maps.get(id as usize) {
+                let p = slot.swap(NO_MAP, Ordering::AcqRel);
+                if !p.is_null() && p != NO_MAP {
+                    // SAFETY: leaked by `map_of`/`describe_method`; no frame of an unloaded
+                    // class's method is on any stack, so no thread reads it any more.
+                    drop(unsafe { Box::from_raw(p) });
+                }
+            }
+        }
+    }
+
+    /// (loaders, classes, method maps) held: the test hook `ORCA_TEST_TABLES` prints them at
+    /// exit, for the redeployment test.
+    pub fn table_sizes(&self) -> (usize, usize, usize) {
+        let r = self.rewritten.lock().unwrap_or_else(|e| e.into_inner());
+        let classes = r.loaders.values().map(|l| l.classes.len()).sum();
+        let methods = r.loaders.values().map(|l| l.methods.len()).sum();
+        (r.loaders.len(), classes, methods)
     }
 
     /// The format's method ID of `method`, describing it to the writer the first time.
@@ -165,28 +263,89 @@ impl Metadata {
         id
     }
 
-    /// The original bytecode index of `bci` in method `id` (the same index unless the
-    /// method was rewritten).
-    pub fn original_location(&self, id: u32, bci: u32) -> u32 {
+    /// The original bytecode index of `bci` in `method` (numbered `id`): the same index
+    /// unless the method was rewritten.
+    ///
+    /// Another thread may have numbered the method a moment ago and not yet published its
+    /// map: rather than wait for it (it may be descheduled, or suspended by a debugger, for
+    /// any time), this thread looks the map up itself; both find the same one.
+    pub fn original_location(
+        &self,
+        jvmti: &Jvmti,
+        jni: Jni,
+        id: u32,
+        method: jmethodID,
+        bci: u32,
+    ) -> u32 {
         if !self.instrumenting.load(Ordering::Relaxed) {
             return bci;
         }
         let Some(slot) = self.maps.get(id as usize) else {
             return bci;
         };
-        // The thread that numbered the method stores its map first thing; wait for it.
         let mut p = slot.load(Ordering::Acquire);
-        let mut spins = 0u32;
-        while p.is_null() && spins < 1_000_000 {
-            std::hint::spin_loop();
-            spins += 1;
-            p = slot.load(Ordering::Acquire);
+        if p.is_null() && !method.is_null() {
+            p = self.install_map(id, self.map_of(jvmti, jni, method));
         }
         if p.is_null() || p == NO_MAP {
             return bci;
         }
         // SAFETY: a leaked Box<MethodMap>, never freed.
         unsafe { &*p }.original(bci).unwrap_or(bci)
+    }
+
+    /// The offset map of `method` and the key of its loader.
+    fn map_of(&self, jvmti: &Jvmti, jni: Jni, method: jmethodID) -> Option<(i64, MethodMap)> {
+        let (name, signature) = jvmti.method_name(method).ok()?;
+        let class = jvmti.method_declaring_class(method).ok()?;
+        let map = self.find_map(jvmti, jni, class, &name, &signature);
+        jni.delete_local_ref(class);
+        map
+    }
+
+    /// Publishes method `id`'s map (unless another thread did first) and returns the one
+    /// published. A method whose ID is past the slots gets none: then neither its locations
+    /// nor its line table are translated, which keeps them consistent with each other.
+    fn install_map(&self, id: u32, map: Option<(i64, MethodMap)>) -> *mut MethodMap {
+        let Some(slot) = self.maps.get(id as usize) else {
+            return NO_MAP;
+        };
+        let (loader, ours) = match map {
+            Some((loader, m)) => (loader, Box::into_raw(Box::new(m))),
+            None => (BOOT_LOADER, NO_MAP),
+        };
+        let published = self.publish_map(slot, ours);
+        if published == ours && ours != NO_MAP && loader != BOOT_LOADER {
+            self.owned_by(loader, id);
+        }
+        published
+    }
+
+    /// Notes that method `id`'s slot holds a map of `loader`'s, to free with it.
+    fn owned_by(&self, loader: i64, id: u32) {
+        let mut r = self.rewritten.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(l) = r.loaders.get_mut(&loader) {
+            l.methods.push(id);
+        }
+    }
+
+    /// Stores `map` in `slot` unless another thread stored one first; the one stored.
+    fn publish_map(&self, slot: &AtomicPtr<MethodMap>, map: *mut MethodMap) -> *mut MethodMap {
+        match slot.compare_exchange(
+            std::ptr::null_mut(),
+            map,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => map,
+            Err(first) => {
+                if map != NO_MAP {
+                    // SAFETY: leaked just now by `map_of` and never shared.
+                    drop(unsafe { Box::from_raw(map) });
+                }
+                first
+            }
+        }
     }
 
     fn describe_method(
@@ -198,6 +357,9 @@ impl Metadata {
         id: u32,
     ) {
         let nanos = now_nanos();
+        if let Some(delay) = test_describe_delay() {
+            std::thread::sleep(delay);
+        }
         let (name, signature) = jvmti
             .method_name(method)
             .unwrap_or_else(|_| ("?".into(), "?".into()));
@@ -208,10 +370,7 @@ impl Metadata {
             }
             _ => None,
         };
-        let map_ptr = map.map(|m| Box::into_raw(Box::new(m))).unwrap_or(NO_MAP);
-        if let Some(slot) = self.maps.get(id as usize) {
-            slot.store(map_ptr, Ordering::Release);
-        }
+        let map_ptr = self.install_map(id, map);
         let class = match declaring {
             Some(c) => {
                 let id = self.class_id(jvmti, log, c);
@@ -221,8 +380,8 @@ impl Metadata {
             None => self.unknown_class(log),
         };
         let mut lines = jvmti.line_number_table(method).unwrap_or(None);
-        if map_ptr != NO_MAP {
-            // SAFETY: just leaked above, never freed.
+        if map_ptr != NO_MAP && !map_ptr.is_null() {
+            // SAFETY: leaked by `map_of` or above, never freed.
             let map = unsafe { &*map_ptr };
             if let Some(entries) = lines.as_mut() {
                 for e in entries.iter_mut() {
@@ -251,22 +410,16 @@ impl Metadata {
         class: jclass,
         name: &str,
         descriptor: &str,
-    ) -> Option<MethodMap> {
+    ) -> Option<(i64, MethodMap)> {
         let sig = jvmti.class_signature(class).ok()?;
         let internal = sig.strip_prefix('L')?.strip_suffix(';')?;
-        let loader = jvmti.class_loader(class).ok()?;
-        let loader_hash = if loader.is_null() {
-            0
-        } else {
-            jvmti.object_hash(loader).unwrap_or(0)
-        };
-        jni.delete_local_ref(loader);
+        let loader = self.class_loader_key(jvmti, jni, class)?;
         let rewritten = self.rewritten.lock().unwrap_or_else(|e| e.into_inner());
-        let methods = rewritten.get(&(loader_hash, internal.to_string()))?;
+        let methods = rewritten.loaders.get(&loader)?.classes.get(internal)?;
         methods
             .iter()
             .find(|m| m.name == name && m.descriptor == descriptor)
-            .cloned()
+            .map(|m| (loader, m.clone()))
     }
 
     /// The class ID (identity hash) of `class`, describing it the first time.

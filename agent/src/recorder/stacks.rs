@@ -55,7 +55,8 @@ impl Recorder {
                         bci = monitor_location(&code, bci);
                     }
                 }
-                self.meta.original_location(method, bci)
+                self.meta
+                    .original_location(&self.jvmti, jni, method, f.method, bci)
             };
             frames.push(Frame { method, location });
         }

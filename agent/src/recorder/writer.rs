@@ -37,6 +37,8 @@ const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
 /// Longest time JVM exit waits for the writer to drain: a hung file system (a stalled network
 /// mount, a pipe nobody reads) must not hang the program's exit.
 const FINISH_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest time exit waits for producers in the middle of a push.
+const PUSH_WAIT: Duration = Duration::from_millis(200);
 
 /// One stack frame: the agent's method ID and the original bytecode index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,6 +254,15 @@ impl Files {
     }
 }
 
+thread_local! {
+    /// Whether this thread is the one that closed the writer at exit (its pushes are taken).
+    static CLOSER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn is_closer() -> bool {
+    CLOSER.with(|c| c.get())
+}
+
 /// The queues shared by producers and the writer thread.
 pub struct LogWriter {
     events: ArrayQueue<EventRecord>,
@@ -262,7 +273,14 @@ pub struct LogWriter {
     /// Events in the `.orca` file as of its last successful flush (for the exit accounting
     /// when the writer is stuck).
     flushed_events: AtomicU64,
+    /// Producers between their look at `stop` and the end of their push: exit waits for
+    /// them, so that an event pushed by a thread that saw the writer still running is
+    /// written by its final pass, never left unseen in the queue.
+    pushing: AtomicU64,
+    /// Set at exit: producers count their events as late from then on.
     stop: AtomicBool,
+    /// Set at exit once no producer is mid-push: the writer's last pass starts.
+    last_pass: AtomicBool,
     done: Mutex<Option<Receiver<Totals>>>,
     finished: Mutex<Option<Totals>>,
 }
@@ -277,7 +295,9 @@ impl LogWriter {
             dropped: AtomicU64::new(0),
             late: AtomicU64::new(0),
             flushed_events: AtomicU64::new(0),
+            pushing: AtomicU64::new(0),
             stop: AtomicBool::new(false),
+            last_pass: AtomicBool::new(false),
             done: Mutex::new(None),
             finished: Mutex::new(None),
         }
@@ -300,18 +320,27 @@ impl LogWriter {
     /// the producing thread may hold locks the program needs, so it must never wait for the
     /// writer (a slow disk would stall the program).
     pub fn push(&self, record: EventRecord) {
-        if self.stop.load(Ordering::Relaxed) {
+        // SeqCst on both sides (here and in `close_producers`): either exit sees this
+        // producer in `pushing`, or this producer sees `stop`. Once stopped, producers keep
+        // off `pushing`, so that exit's wait for it to reach zero ends.
+        if self.stop.load(Ordering::Relaxed) && !is_closer() {
             self.late.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        match self.events.push(record) {
-            Ok(()) => {
-                self.accepted.fetch_add(1, Ordering::Relaxed);
-            }
-            Err(_) => {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
+        self.pushing.fetch_add(1, Ordering::SeqCst);
+        if self.stop.load(Ordering::SeqCst) && !is_closer() {
+            self.late.fetch_add(1, Ordering::Relaxed);
+        } else {
+            match self.events.push(record) {
+                Ok(()) => {
+                    self.accepted.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(_) => {
+                    self.dropped.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
+        self.pushing.fetch_sub(1, Ordering::Release);
     }
 
     /// Queues a summary line, which must not be lost: waits for room (the callers write
@@ -332,15 +361,23 @@ impl LogWriter {
         };
         let start = Instant::now();
         loop {
-            if self.stop.load(Ordering::Relaxed) {
+            if self.stop.load(Ordering::Relaxed) && !is_closer() {
                 self.late.fetch_add(n, Ordering::Relaxed);
                 return;
             }
-            match self.events.push(record) {
-                Ok(()) => {
-                    self.accepted.fetch_add(n, Ordering::Relaxed);
-                    return;
-                }
+            self.pushing.fetch_add(1, Ordering::SeqCst);
+            if self.stop.load(Ordering::SeqCst) && !is_closer() {
+                self.late.fetch_add(n, Ordering::Relaxed);
+                self.pushing.fetch_sub(1, Ordering::Release);
+                return;
+            }
+            let pushed = self.events.push(record);
+            if pushed.is_ok() {
+                self.accepted.fetch_add(n, Ordering::Relaxed);
+            }
+            self.pushing.fetch_sub(1, Ordering::Release);
+            match pushed {
+                Ok(()) => return,
                 Err(r) => record = r,
             }
             if start.elapsed() > FINISH_TIMEOUT {
@@ -356,6 +393,11 @@ impl LogWriter {
         self.late.fetch_add(n, Ordering::Relaxed);
     }
 
+    /// Events counted late so far (they go on growing after the exit line is printed).
+    pub fn late_now(&self) -> u64 {
+        self.late.load(Ordering::SeqCst)
+    }
+
     /// Whether the writer has stopped taking events (the JVM is exiting).
     pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
@@ -366,6 +408,24 @@ impl LogWriter {
         self.meta.push(record);
     }
 
+    /// The start of exit: from now on only the calling thread's events are taken (the exit
+    /// drain's summaries and records), every other thread's are late. When it returns, every
+    /// event taken from another thread is in the queue, so a line the caller writes now is
+    /// later than all of them: a thread's lines never go back in time.
+    pub fn close_producers(&self) {
+        if self.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        CLOSER.with(|c| c.set(true));
+        self.stop.store(true, Ordering::SeqCst);
+        // A push never blocks, so this is a few nanoseconds, unless a producer was
+        // descheduled mid-push: then its event is counted in `finish`, from the queue.
+        let start = Instant::now();
+        while self.pushing.load(Ordering::SeqCst) != 0 && start.elapsed() < PUSH_WAIT {
+            std::thread::yield_now();
+        }
+    }
+
     /// Drains the queues, flushes and closes the files; returns the totals. Safe to call more
     /// than once (VMDeath, then Agent_OnUnload): later calls return the first result.
     pub fn finish(&self) -> Totals {
@@ -373,7 +433,8 @@ impl LogWriter {
         if let Some(t) = *finished {
             return t;
         }
-        self.stop.store(true, Ordering::SeqCst);
+        self.close_producers();
+        self.last_pass.store(true, Ordering::SeqCst);
         let rx = self.done.lock().unwrap_or_else(|e| e.into_inner()).take();
         let mut totals = match rx.map(|rx| rx.recv_timeout(FINISH_TIMEOUT)) {
             Some(Ok(t)) => t,
@@ -393,6 +454,16 @@ impl LogWriter {
             }
             None => Totals::default(),
         };
+        if totals.abandoned == 0 {
+            // Only a producer that outwaited PUSH_WAIT leaves anything here.
+            while let Some(e) = self.events.pop() {
+                let n = match &e.extra {
+                    Extra::Batch(lines) => lines.len() as u64,
+                    _ => 1,
+                };
+                self.late.fetch_add(n, Ordering::SeqCst);
+            }
+        }
         totals.dropped = self.dropped.load(Ordering::SeqCst);
         totals.late = self.late.load(Ordering::SeqCst);
         *finished = Some(totals);
@@ -408,7 +479,7 @@ impl LogWriter {
         loop {
             // Read the flag before draining: everything pushed before it was set is then
             // written by this final pass.
-            let stopping = self.stop.load(Ordering::SeqCst);
+            let stopping = self.last_pass.load(Ordering::SeqCst);
             let mut busy = false;
             let mut wrote_meta = false;
             while let Some(m) = self.meta.pop() {
@@ -849,6 +920,52 @@ mod tests {
             owner: 0xFFFF_0001,
             extra: Extra::None,
             frames: frames.into(),
+        }
+    }
+
+    /// Producers racing the exit: every event pushed is either written, dropped or counted
+    /// late, none silently lost in the queue after the writer's final pass.
+    #[test]
+    fn every_event_pushed_during_exit_is_written_or_counted() {
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Arc;
+        let dir = std::env::temp_dir().join(format!("orca-writer-exit-{}", std::process::id()));
+        for round in 0..30 {
+            let paths = ["orca", "methods", "classes"].map(|e| dir.join(format!("r{round}.{e}")));
+            let files = Files::create(paths.clone()).unwrap();
+            let log: &'static LogWriter = Box::leak(Box::new(LogWriter::new()));
+            log.start(files).unwrap();
+            let go = Arc::new(AtomicBool::new(true));
+            let producers: Vec<_> = (0..3)
+                .map(|_| {
+                    let go = go.clone();
+                    std::thread::spawn(move || {
+                        let mut n = 0u64;
+                        while go.load(Ordering::Relaxed) {
+                            log.push(ev(Kind::ObjectNotify, vec![]));
+                            n += 1;
+                        }
+                        n
+                    })
+                })
+                .collect();
+            std::thread::sleep(Duration::from_millis(2));
+            let totals = log.finish();
+            std::thread::sleep(Duration::from_millis(1));
+            go.store(false, Ordering::Relaxed);
+            let pushed: u64 = producers.into_iter().map(|p| p.join().unwrap()).sum();
+            let late_now = log.late_now();
+            let text = std::fs::read_to_string(&paths[0]).unwrap();
+            let lines = text.lines().filter(|l| !l.contains(",EventsDropped,"));
+            assert_eq!(totals.events, lines.count() as u64);
+            assert_eq!(
+                pushed,
+                totals.events + totals.dropped + late_now,
+                "round {round}: {totals:?}, {late_now} late"
+            );
+            for p in &paths {
+                let _ = std::fs::remove_file(p);
+            }
         }
     }
 

@@ -1,0 +1,3 @@
+module app.work {
+    exports app.work;
+}
