@@ -39,6 +39,20 @@ const MAX_PENDING_LINES: usize = 8192;
 /// Frames (interned stacks) a thread keeps before its table starts over.
 const MAX_STACKS: usize = 4096;
 
+/// A `trace=all` event of a drain, queued with the rest of the drain's.
+fn trace_event(r: &mut Recording, nanos: u64, kind: Kind, monitor: u32, frames: Frames) {
+    let thread = r.hash;
+    r.trace_batch.push(EventRecord {
+        nanos,
+        kind,
+        thread,
+        object: monitor,
+        owner: 0,
+        extra: Extra::None,
+        frames,
+    });
+}
+
 /// `trace=all`: a monitor entered and not yet exited, as its events need it.
 struct TraceHeld {
     monitor: u32,
@@ -65,6 +79,8 @@ pub struct Recording {
     stack_ids: FastMap<u64, u32>,
     /// `trace=all`: each monitor entered and not yet exited.
     trace_held: Vec<TraceHeld>,
+    /// `trace=all`: the events of the drain under way, queued as one record at its end.
+    trace_batch: Vec<EventRecord>,
     /// `trace=all`: the last enter with no entered after it yet (monitor, stack, site).
     trace_entering: Option<(u32, u32, u32)>,
     /// Reused copy of the tracker's buffer.
@@ -131,6 +147,7 @@ impl Recorder {
             stacks: Vec::new(),
             stack_ids: Default::default(),
             trace_held: Vec::new(),
+            trace_batch: Vec::new(),
             trace_entering: None,
             scratch: Vec::new(),
             closed: false,
@@ -236,6 +253,7 @@ impl Recorder {
                 while i + RECORD <= n {
                     i += self.record(jni, r, &scratch[i..n]);
                 }
+                self.log.push_trace(std::mem::take(&mut r.trace_batch));
             }
         }
         r.scratch = scratch;
@@ -269,7 +287,7 @@ impl Recorder {
             Some(RecordKind::Enter) if trace => {
                 r.trace_entering = Some((monitor, stack, site));
                 let frames = self.frames_of(jni, r, stack, site);
-                self.push(nanos, Kind::MonitorEnter, r.hash, monitor, frames);
+                trace_event(r, nanos, Kind::MonitorEnter, monitor, frames);
             }
             Some(RecordKind::Entered) if trace => {
                 r.trace_entering = None;
@@ -280,7 +298,7 @@ impl Recorder {
                     site,
                     since: nanos,
                 });
-                self.push(nanos, Kind::MonitorEntered, r.hash, monitor, frames);
+                trace_event(r, nanos, Kind::MonitorEntered, monitor, frames);
             }
             Some(RecordKind::Exit) if trace => {
                 if let Some((m, st, s)) = r.trace_entering.take() {
@@ -296,7 +314,7 @@ impl Recorder {
                             since: nanos,
                         });
                         let frames = self.frames_of(jni, r, st, s);
-                        self.push(nanos, Kind::MonitorEntered, r.hash, monitor, frames);
+                        trace_event(r, nanos, Kind::MonitorEntered, monitor, frames);
                     }
                 }
                 // The entry's stack, its top frame moved to the release.
@@ -314,7 +332,7 @@ impl Recorder {
                 if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
                     *top = f;
                 }
-                self.push(nanos, Kind::MonitorExit, r.hash, monitor, frames);
+                trace_event(r, nanos, Kind::MonitorExit, monitor, frames);
             }
             // A torn record (read at exit while its thread was writing it), or a trace record
             // without trace=all (none is written).
@@ -547,9 +565,11 @@ impl Recorder {
         jni.delete_local_ref(buf);
         if ok {
             r.exit_taken = n;
-            for rec in scratch.chunks_exact(RECORD) {
-                self.record(jni, r, rec[0], rec[1], rec[2]);
+            let mut i = 0;
+            while i + RECORD <= n {
+                i += self.record(jni, r, &scratch[i..n]);
             }
+            self.log.push_trace(std::mem::take(&mut r.trace_batch));
         }
         r.scratch = scratch;
     }

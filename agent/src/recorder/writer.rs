@@ -37,6 +37,9 @@ const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
 /// Longest time JVM exit waits for the writer to drain: a hung file system (a stalled network
 /// mount, a pipe nobody reads) must not hang the program's exit.
 const FINISH_TIMEOUT: Duration = Duration::from_secs(10);
+/// Trace events queued in batches at most (about 40 MB), beyond which a batch is dropped: as
+/// many as the queue holds single events, four times over.
+const MAX_TRACED: u64 = 4 * EVENT_QUEUE_CAPACITY as u64;
 /// Longest time exit waits for producers in the middle of a push.
 const PUSH_WAIT: Duration = Duration::from_millis(200);
 
@@ -151,6 +154,10 @@ pub enum Extra {
     /// a different object per row makes hundreds of thousands of them, which must neither be
     /// dropped nor crowd the queue so that other events are.
     Batch(Box<[EventRecord]>),
+    /// `trace=all`: the events of one drain of a thread's buffer (up to 1,024 records), queued
+    /// as one record. One push per event cost each of them two atomic read-modify-writes on
+    /// lines every thread writes, and the queue's 65,536 slots filled with single events.
+    Trace(Box<[EventRecord]>),
 }
 
 /// A frame that stands for a call site (`1;<method>;<location>` in the format).
@@ -277,6 +284,9 @@ pub struct LogWriter {
     /// them, so that an event pushed by a thread that saw the writer still running is
     /// written by its final pass, never left unseen in the queue.
     pushing: AtomicU64,
+    /// Events queued in [`Extra::Trace`] batches and not yet taken by the writer: what bounds
+    /// the queue's memory for them (a slot may hold 1,024 events).
+    traced: AtomicU64,
     /// Set at exit: producers count their events as late from then on.
     stop: AtomicBool,
     /// Set at exit once no producer is mid-push: the writer's last pass starts.
@@ -296,6 +306,7 @@ impl LogWriter {
             late: AtomicU64::new(0),
             flushed_events: AtomicU64::new(0),
             pushing: AtomicU64::new(0),
+            traced: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             last_pass: AtomicBool::new(false),
             done: Mutex::new(None),
@@ -337,6 +348,50 @@ impl LogWriter {
                 }
                 Err(_) => {
                     self.dropped.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        self.pushing.fetch_sub(1, Ordering::Release);
+    }
+
+    /// Queues the trace events of one drain as one record; like [`LogWriter::push`] it never
+    /// waits: past [`MAX_TRACED`] queued events, or with the queue full, they are dropped and
+    /// counted.
+    pub fn push_trace(&self, lines: Vec<EventRecord>) {
+        let n = lines.len() as u64;
+        if n == 0 {
+            return;
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            self.late.fetch_add(n, Ordering::Relaxed);
+            return;
+        }
+        if self.traced.load(Ordering::Relaxed) + n > MAX_TRACED {
+            self.dropped.fetch_add(n, Ordering::Relaxed);
+            return;
+        }
+        let record = EventRecord {
+            nanos: lines[0].nanos,
+            kind: lines[0].kind,
+            thread: lines[0].thread,
+            object: 0,
+            owner: 0,
+            extra: Extra::Trace(lines.into_boxed_slice()),
+            frames: Frames::new(),
+        };
+        // The same protocol with `finish` as `push`.
+        self.pushing.fetch_add(1, Ordering::SeqCst);
+        if self.stop.load(Ordering::SeqCst) {
+            self.late.fetch_add(n, Ordering::Relaxed);
+        } else {
+            self.traced.fetch_add(n, Ordering::Relaxed);
+            match self.events.push(record) {
+                Ok(()) => {
+                    self.accepted.fetch_add(n, Ordering::Relaxed);
+                }
+                Err(_) => {
+                    self.traced.fetch_sub(n, Ordering::Relaxed);
+                    self.dropped.fetch_add(n, Ordering::Relaxed);
                 }
             }
         }
@@ -458,7 +513,7 @@ impl LogWriter {
             // Only a producer that outwaited PUSH_WAIT leaves anything here.
             while let Some(e) = self.events.pop() {
                 let n = match &e.extra {
-                    Extra::Batch(lines) => lines.len() as u64,
+                    Extra::Batch(lines) | Extra::Trace(lines) => lines.len() as u64,
                     _ => 1,
                 };
                 self.late.fetch_add(n, Ordering::SeqCst);
@@ -502,6 +557,10 @@ impl LogWriter {
                 written += 1;
                 let lines = match &e.extra {
                     Extra::Batch(lines) => &lines[..],
+                    Extra::Trace(lines) => {
+                        self.traced.fetch_sub(lines.len() as u64, Ordering::Relaxed);
+                        &lines[..]
+                    }
                     _ => std::slice::from_ref(&e),
                 };
                 for e in lines {
