@@ -104,12 +104,16 @@ unsafe extern "C" fn method_exit(
     jni: *mut JNIEnv,
     thread: jthread,
     method: jmethodID,
-    _by_exception: jboolean,
-    _value: jvalue,
+    by_exception: jboolean,
+    value: jvalue,
 ) {
+    let thrown = by_exception != 0;
+    // SAFETY: every jvalue is 8 bytes passed by value; its low byte is the boolean of a
+    // method returning `boolean`, and is only used for those (`tryLock`).
+    let returned_true = !thrown && unsafe { value.z } != 0;
     with_agent("MethodExit", jni, |a, _| {
         if let Some(m) = &a.methods {
-            m.exit(&a.rec, thread, method);
+            m.exit(&a.rec, thread, method, thrown, returned_true);
         }
     });
 }

@@ -416,6 +416,17 @@ impl Jni {
         }
     }
 
+    /// The class of `obj` (a new local reference).
+    pub fn object_class(&self, obj: jobject) -> jclass {
+        // SAFETY: `obj` is a live, non-null reference.
+        unsafe {
+            (**self.raw)
+                .GetObjectClass
+                .map(|f| f(self.raw, obj))
+                .unwrap_or(ptr::null_mut())
+        }
+    }
+
     /// Reads an object field (a new local reference, or null).
     pub fn object_field(&self, obj: jobject, field: jni_sys::jfieldID) -> jobject {
         // SAFETY: `field` is a reference field of `obj`'s class.
@@ -680,6 +691,24 @@ impl Jvmti {
             &mut obj
         );
         check("GetLocalInstance", rc)?;
+        Ok(obj)
+    }
+
+    /// The local variable `slot` (a reference) of the frame at `depth` of the current thread:
+    /// at a MethodEntry, slot 0 of a static method is its first argument. A VM operation in
+    /// HotSpot, like [`Jvmti::local_instance`].
+    pub fn local_object(&self, depth: i32, slot: i32) -> Result<jobject, JvmtiError> {
+        let mut obj: jobject = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetLocalObject,
+            fn(jthread, jint, jint, *mut jobject),
+            ptr::null_mut(),
+            depth,
+            slot,
+            &mut obj
+        );
+        check("GetLocalObject", rc)?;
         Ok(obj)
     }
 

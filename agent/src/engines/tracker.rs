@@ -242,6 +242,8 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 kind: exit,
                 object,
                 frames: frames.clone(),
+                extra: Default::default(),
+                stamp: None,
             });
             if entry == Kind::ObjectWait {
                 rec.summary_wait(state, object, nanos, false);

@@ -21,7 +21,7 @@ use crate::jvmti::{jthread, Jvmti};
 use buffers::Buffers;
 use metadata::Metadata;
 use sites::Sites;
-use threads::ThreadState;
+use threads::{OpenCall, OpenExtra, ThreadState};
 use writer::{EventRecord, Extra, Frames, LogWriter};
 
 /// Everything the event sources record into, for the life of the JVM.
@@ -77,8 +77,45 @@ impl Recorder {
         threads::current(&self.jvmti, thread, self.stack_depth)
     }
 
+    /// An event line with the extra field of a j.u.c. line (`owner`: `LockAcquire`'s).
+    pub fn push_extra(
+        &self,
+        nanos: u64,
+        kind: Kind,
+        thread: u32,
+        object: u32,
+        owner: u32,
+        extra: OpenExtra,
+        frames: Frames,
+    ) {
+        self.log.push(EventRecord {
+            nanos,
+            kind,
+            thread,
+            object,
+            owner,
+            extra: match extra {
+                OpenExtra::None => Extra::None,
+                OpenExtra::Mode(m) => Extra::Mode(m),
+                OpenExtra::Lock(l) => Extra::Lock(l),
+            },
+            frames,
+        });
+    }
+
     /// The end of a tracked call, in either mode: the exit event once the outermost call ends.
     pub fn end_call(&self, nanos: u64, state: &mut ThreadState) {
+        self.end_call_as(nanos, state, |open| Some(open.kind));
+    }
+
+    /// [`Recorder::end_call`] whose exit event depends on how the call ended: `outcome`
+    /// picks it from the open call (`None`: no line, an `unlock` that threw).
+    pub fn end_call_as(
+        &self,
+        nanos: u64,
+        state: &mut ThreadState,
+        outcome: impl FnOnce(&OpenCall) -> Option<Kind>,
+    ) {
         // Depth 0: the call began before the agent could see it (a thread already waiting at
         // VMInit); there is no entry event to pair with.
         if state.depth == 0 {
@@ -87,7 +124,17 @@ impl Recorder {
         state.depth -= 1;
         if state.depth == 0 {
             if let Some(open) = state.open.take() {
-                self.push(nanos, open.kind, state.hash, open.object, open.frames);
+                if let Some(kind) = outcome(&open) {
+                    self.push_extra(
+                        open.stamp.unwrap_or(nanos),
+                        kind,
+                        state.hash,
+                        open.object,
+                        0,
+                        open.extra,
+                        open.frames,
+                    );
+                }
             }
         }
     }

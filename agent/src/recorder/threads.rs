@@ -20,6 +20,22 @@ pub struct OpenCall {
     pub object: u32,
     /// The entry event's stack: the exit reports the same call site.
     pub frames: Frames,
+    /// The exit line's extra field (a j.u.c. lock's mode, a condition's lock).
+    pub extra: OpenExtra,
+    /// The exit line's timestamp when it is not the exit's own: `LockRelease` is stamped
+    /// when `unlock` was called, before the release, but written only once it returned.
+    pub stamp: Option<u64>,
+}
+
+/// The extra field an open call's exit line repeats from its entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OpenExtra {
+    #[default]
+    None,
+    /// `<mode>` of the j.u.c. lock lines (`R`, `W`).
+    Mode(u8),
+    /// `<lock>` of the `Condition*` lines.
+    Lock(u32),
 }
 
 /// What the agent knows about one Java thread.
