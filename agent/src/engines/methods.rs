@@ -18,7 +18,7 @@ use crate::events::Kind;
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
 use crate::recorder::threads::{OpenCall, OpenExtra};
-use crate::recorder::Recorder;
+use crate::recorder::{JucLine, Recorder};
 
 /// Which `java.util.concurrent.locks` class a lock call is on: it says the mode and where
 /// the synchronizer is.
@@ -351,8 +351,24 @@ pub struct Methods {
 
 /// A field the agent looked for and did not find.
 const NO_FIELD: usize = usize::MAX;
-const CONDITION_LOCK: usize = 3;
-const OWNER: usize = 4;
+
+/// A field a j.u.c. call is read through: its slot in [`Methods::fields`], name and type.
+struct FieldRef {
+    slot: usize,
+    name: &'static CStr,
+    signature: &'static CStr,
+}
+
+const CONDITION_LOCK: FieldRef = FieldRef {
+    slot: 3,
+    name: c"this$0",
+    signature: c"Ljava/util/concurrent/locks/AbstractQueuedSynchronizer;",
+};
+const OWNER: FieldRef = FieldRef {
+    slot: 4,
+    name: c"exclusiveOwnerThread",
+    signature: c"Ljava/lang/Thread;",
+};
 
 impl Methods {
     /// VMInit: find the tracked methods of classes loaded before events could tell us, then
@@ -436,7 +452,15 @@ impl Methods {
             });
         }
         if let Some(kind) = call.entry_kind() {
-            rec.push_extra(nanos, kind, state.hash, object, owner, extra, frames);
+            let line = JucLine {
+                nanos,
+                kind,
+                thread: state.hash,
+                object,
+                owner,
+                extra,
+            };
+            rec.push_extra(line, frames);
         }
     }
 
@@ -461,14 +485,8 @@ impl Methods {
     }
 
     /// The field ID in slot `slot`, looked up in `class` the first time (`None`: absent).
-    fn field(
-        &self,
-        jni: Jni,
-        slot: usize,
-        class: jclass,
-        name: &CStr,
-        signature: &CStr,
-    ) -> Option<jfieldID> {
+    fn field(&self, jni: Jni, f: &FieldRef, class: jclass) -> Option<jfieldID> {
+        let (slot, name, signature) = (f.slot, f.name, f.signature);
         let cached = self.fields[slot].load(Ordering::Acquire);
         if cached == NO_FIELD {
             return None;
@@ -502,19 +520,17 @@ impl Methods {
     /// reference, or null).
     fn field_of_receiver(
         &self,
-        rec: &Recorder,
+        jvmti: &Jvmti,
         jni: Jni,
         method: jmethodID,
         obj: jobject,
-        slot: usize,
-        name: &CStr,
-        signature: &CStr,
+        f: &FieldRef,
     ) -> jobject {
         let mut class: jclass = std::ptr::null_mut();
-        if self.fields[slot].load(Ordering::Acquire) == 0 {
-            class = rec.jvmti.method_declaring_class(method).unwrap_or(class);
+        if self.fields[f.slot].load(Ordering::Acquire) == 0 {
+            class = jvmti.method_declaring_class(method).unwrap_or(class);
         }
-        let field = self.field(jni, slot, class, name, signature);
+        let field = self.field(jni, f, class);
         if !class.is_null() {
             jni.delete_local_ref(class);
         }
@@ -539,31 +555,21 @@ impl Methods {
             Ok(o) if !o.is_null() => o,
             _ => return (0, 0),
         };
-        let slot = LockClass::ALL.iter().position(|c| *c == class).unwrap_or(0);
-        let sync = self.field_of_receiver(
-            rec,
-            jni,
-            method,
-            recv,
-            slot,
-            c"sync",
-            class.sync_signature(),
-        );
+        let sync_field = FieldRef {
+            slot: LockClass::ALL.iter().position(|c| *c == class).unwrap_or(0),
+            name: c"sync",
+            signature: class.sync_signature(),
+        };
+        let sync = self.field_of_receiver(jvmti, jni, method, recv, &sync_field);
         let lock = if sync.is_null() { recv } else { sync };
         let hash = jvmti.object_hash(lock).unwrap_or(0);
         let mut owner = 0;
         if call != LockCall::Unlock && !sync.is_null() {
             let mut sync_class: jclass = std::ptr::null_mut();
-            if self.fields[OWNER].load(Ordering::Acquire) == 0 {
+            if self.fields[OWNER.slot].load(Ordering::Acquire) == 0 {
                 sync_class = jni.object_class(sync);
             }
-            let field = self.field(
-                jni,
-                OWNER,
-                sync_class,
-                c"exclusiveOwnerThread",
-                c"Ljava/lang/Thread;",
-            );
+            let field = self.field(jni, &OWNER, sync_class);
             if !sync_class.is_null() {
                 jni.delete_local_ref(sync_class);
             }
@@ -590,15 +596,7 @@ impl Methods {
             _ => return (0, 0),
         };
         let condition = jvmti.object_hash(recv).unwrap_or(0);
-        let outer = self.field_of_receiver(
-            rec,
-            jni,
-            method,
-            recv,
-            CONDITION_LOCK,
-            c"this$0",
-            c"Ljava/util/concurrent/locks/AbstractQueuedSynchronizer;",
-        );
+        let outer = self.field_of_receiver(jvmti, jni, method, recv, &CONDITION_LOCK);
         let lock = if outer.is_null() {
             condition
         } else {

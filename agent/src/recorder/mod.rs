@@ -24,6 +24,17 @@ use sites::Sites;
 use threads::{OpenCall, OpenExtra, ThreadState};
 use writer::{EventRecord, Extra, Frames, LogWriter};
 
+/// The fields of one line before its stack: a method-call line, possibly with the extra
+/// field of a j.u.c. line (`owner`: `LockAcquire`'s, else 0).
+pub struct JucLine {
+    pub nanos: u64,
+    pub kind: Kind,
+    pub thread: u32,
+    pub object: u32,
+    pub owner: u32,
+    pub extra: OpenExtra,
+}
+
 /// Everything the event sources record into, for the life of the JVM.
 pub struct Recorder {
     pub jvmti: Jvmti,
@@ -77,24 +88,15 @@ impl Recorder {
         threads::current(&self.jvmti, thread, self.stack_depth)
     }
 
-    /// An event line with the extra field of a j.u.c. line (`owner`: `LockAcquire`'s).
-    pub fn push_extra(
-        &self,
-        nanos: u64,
-        kind: Kind,
-        thread: u32,
-        object: u32,
-        owner: u32,
-        extra: OpenExtra,
-        frames: Frames,
-    ) {
+    /// An event line with the extra field of a j.u.c. line.
+    pub fn push_extra(&self, line: JucLine, frames: Frames) {
         self.log.push(EventRecord {
-            nanos,
-            kind,
-            thread,
-            object,
-            owner,
-            extra: match extra {
+            nanos: line.nanos,
+            kind: line.kind,
+            thread: line.thread,
+            object: line.object,
+            owner: line.owner,
+            extra: match line.extra {
                 OpenExtra::None => Extra::None,
                 OpenExtra::Mode(m) => Extra::Mode(m),
                 OpenExtra::Lock(l) => Extra::Lock(l),
@@ -125,15 +127,15 @@ impl Recorder {
         if state.depth == 0 {
             if let Some(open) = state.open.take() {
                 if let Some(kind) = outcome(&open) {
-                    self.push_extra(
-                        open.stamp.unwrap_or(nanos),
+                    let line = JucLine {
+                        nanos: open.stamp.unwrap_or(nanos),
                         kind,
-                        state.hash,
-                        open.object,
-                        0,
-                        open.extra,
-                        open.frames,
-                    );
+                        thread: state.hash,
+                        object: open.object,
+                        owner: 0,
+                        extra: open.extra,
+                    };
+                    self.push_extra(line, open.frames);
                 }
             }
         }
