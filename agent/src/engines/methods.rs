@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use jni_sys::{jclass, jmethodID};
 
 use super::{report, LOCAL_FRAME};
-use crate::events::Kind;
+use crate::events::{Kind, ReportCode};
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
 use crate::recorder::threads::OpenCall;
@@ -82,32 +82,91 @@ impl Call {
         matches!(self, Call::Wait | Call::Notify | Call::NotifyAll)
     }
 
-    /// Which call a method of a tracked class is, by class signature and method name.
-    pub fn classify(class_signature: &str, method_name: &str) -> Option<Call> {
-        match (class_signature, method_name) {
-            ("Ljava/lang/Object;", "wait") => Some(Call::Wait),
-            ("Ljava/lang/Object;", "notify") => Some(Call::Notify),
-            ("Ljava/lang/Object;", "notifyAll") => Some(Call::NotifyAll),
-            ("Ljava/lang/Thread;", "start") => Some(Call::Start),
-            ("Ljava/lang/Thread;", "join") => Some(Call::Join),
-            ("Ljava/lang/Thread;", "sleep") => Some(Call::Sleep),
-            (
-                "Ljava/util/concurrent/Semaphore;",
-                "acquire" | "acquireUninterruptibly" | "tryAcquire",
-            ) => Some(Call::Acquire),
-            ("Ljava/util/concurrent/Semaphore;", "release") => Some(Call::Release),
-            _ => None,
+    /// The tracker's report code for the start of this call (instrumentation mode's hooks).
+    pub fn report_code(self) -> ReportCode {
+        match self {
+            Call::Wait => ReportCode::ObjectWait,
+            Call::Notify => ReportCode::ObjectNotify,
+            Call::NotifyAll => ReportCode::ObjectNotifyAll,
+            Call::Start => ReportCode::ThreadStart,
+            Call::Join => ReportCode::ThreadJoin,
+            Call::Sleep => ReportCode::ThreadSleep,
+            Call::Acquire => ReportCode::SemaphoreAcquire,
+            Call::Release => ReportCode::SemaphoreRelease,
         }
+    }
+
+    /// Which call a method is, by class signature (`Ljava/lang/Thread;`), name and
+    /// descriptor: the entry of [`TRACKED`] that matches.
+    pub fn classify(class_signature: &str, method_name: &str, descriptor: &str) -> Option<Call> {
+        let class = class_signature.strip_prefix('L')?.strip_suffix(';')?;
+        TRACKED
+            .iter()
+            .find(|t| t.matches(class, method_name, descriptor))
+            .map(|t| t.call)
     }
 
     /// Whether a class with this signature declares tracked methods.
     pub fn is_tracked_class(class_signature: &str) -> bool {
-        matches!(
-            class_signature,
-            "Ljava/lang/Object;" | "Ljava/lang/Thread;" | "Ljava/util/concurrent/Semaphore;"
-        )
+        let Some(class) = class_signature
+            .strip_prefix('L')
+            .and_then(|c| c.strip_suffix(';'))
+        else {
+            return false;
+        };
+        TRACKED.iter().any(|t| t.class == class)
     }
 }
+
+/// A tracked JDK method (or every method of that name, without a descriptor) and the call
+/// it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Tracked {
+    /// internal name of the declaring class
+    pub class: &'static str,
+    pub name: &'static str,
+    /// `None`: every overload, including those a later JDK adds (`join(Duration)`)
+    pub descriptor: Option<&'static str>,
+    pub call: Call,
+}
+
+impl Tracked {
+    /// Whether this entry names the method.
+    pub fn matches(&self, class: &str, name: &str, descriptor: &str) -> bool {
+        self.class == class && self.name == name && self.descriptor.is_none_or(|d| d == descriptor)
+    }
+}
+
+const fn t(class: &'static str, name: &'static str, call: Call) -> Tracked {
+    Tracked {
+        class,
+        name,
+        descriptor: None,
+        call,
+    }
+}
+
+const OBJECT: &str = "java/lang/Object";
+const THREAD: &str = "java/lang/Thread";
+const SEMAPHORE: &str = "java/util/concurrent/Semaphore";
+
+/// THE table of tracked JDK methods, for both modes. JVMTI mode filters MethodEntry and
+/// MethodExit with it; instrumentation mode instruments these methods themselves at entry
+/// and every exit (`orca_rewriter::MethodHook`), and redirects call sites only for those that
+/// are native in the running JVM (see rewriter/README.md, "Tracked JDK methods"). To track
+/// another method: one line here (a new [`Call`] if it reports something new).
+pub static TRACKED: &[Tracked] = &[
+    t(OBJECT, "wait", Call::Wait),
+    t(OBJECT, "notify", Call::Notify),
+    t(OBJECT, "notifyAll", Call::NotifyAll),
+    t(THREAD, "start", Call::Start),
+    t(THREAD, "join", Call::Join),
+    t(THREAD, "sleep", Call::Sleep),
+    t(SEMAPHORE, "acquire", Call::Acquire),
+    t(SEMAPHORE, "acquireUninterruptibly", Call::Acquire),
+    t(SEMAPHORE, "tryAcquire", Call::Acquire),
+    t(SEMAPHORE, "release", Call::Release),
+];
 
 const SLOTS: usize = 256;
 
@@ -212,8 +271,8 @@ impl Methods {
             return;
         }
         for m in jvmti.class_methods(class).unwrap_or_default() {
-            if let Ok((name, _)) = jvmti.method_name(m) {
-                if let Some(call) = Call::classify(&sig, &name) {
+            if let Ok((name, descriptor)) = jvmti.method_name(m) {
+                if let Some(call) = Call::classify(&sig, &name, &descriptor) {
                     self.tracked.insert(m, call);
                 }
             }
@@ -314,12 +373,15 @@ mod tests {
     #[test]
     fn classifies_every_overload_by_name() {
         assert_eq!(
-            Call::classify("Ljava/util/concurrent/Semaphore;", "tryAcquire"),
+            Call::classify("Ljava/util/concurrent/Semaphore;", "tryAcquire", "()Z"),
             Some(Call::Acquire)
         );
-        assert_eq!(Call::classify("Ljava/lang/Object;", "hashCode"), None);
         assert_eq!(
-            Call::classify("Ljava/lang/Thread;", "sleep"),
+            Call::classify("Ljava/lang/Object;", "hashCode", "()I"),
+            None
+        );
+        assert_eq!(
+            Call::classify("Ljava/lang/Thread;", "sleep", "(J)V"),
             Some(Call::Sleep)
         );
     }
