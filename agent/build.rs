@@ -48,7 +48,11 @@ fn main() {
     let source =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../java-tracker/orca/OrcaProfilerTracker.java");
     let taxonomy = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/events.rs");
+    // compile-time stand-in for the JDK's annotation (see the file); never embedded
+    let hidden = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../java-tracker/jdk/internal/vm/annotation/Hidden.java");
     println!("cargo:rerun-if-changed={}", source.display());
+    println!("cargo:rerun-if-changed={}", hidden.display());
     println!("cargo:rerun-if-changed={}", taxonomy.display());
     for var in ["ORCA_JAVAC", "JDK17_HOME", "JAVA_HOME"] {
         println!("cargo:rerun-if-env-changed={var}");
@@ -65,6 +69,7 @@ fn main() {
         .arg(&out)
         .arg(&source)
         .arg(&generated)
+        .arg(&hidden)
         .status()
         .unwrap_or_else(|e| panic!("orca-agent: cannot run {}: {e}", javac.display()));
     assert!(

@@ -60,7 +60,10 @@ fn required_capabilities(mode: Mode) -> Vec<Capability> {
             Capability::AccessLocalVariables,
             Capability::GetOwnedMonitorStackDepthInfo,
         ]),
-        Mode::Instrument => caps.push(Capability::GenerateAllClassHookEvents),
+        Mode::Instrument => caps.extend([
+            Capability::GenerateAllClassHookEvents,
+            Capability::RetransformClasses,
+        ]),
     }
     caps
 }

@@ -219,6 +219,31 @@ unsafe extern "system" fn event(env: *mut JNIEnv, _class: jclass, kind: jint, su
     })
 }
 
+/// `OrcaProfilerTracker.hookEnter(int, Object)`: a hooked JDK method begins.
+unsafe extern "system" fn hook_enter(
+    env: *mut JNIEnv,
+    _class: jclass,
+    kind: jint,
+    subject: jobject,
+) {
+    guard("OrcaProfilerTracker.hookEnter", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            tracker::hook_enter(&a.rec, unsafe { Jni::from_raw(env) }, kind, subject);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.hookExit()`: a hooked JDK method returns or throws.
+unsafe extern "system" fn hook_exit(env: *mut JNIEnv, _class: jclass) {
+    guard("OrcaProfilerTracker.hookExit", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: as above.
+            tracker::hook_exit(&a.rec, unsafe { Jni::from_raw(env) });
+        }
+    })
+}
+
 /// `OrcaProfilerTracker.register(Rec)`.
 unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobject) {
     guard("OrcaProfilerTracker.register", (), || {
@@ -279,10 +304,16 @@ unsafe extern "system" fn long_hold(
 }
 
 /// The tracker's natives, as `RegisterNatives` binds them.
-pub fn tracker_natives() -> [Native; 5] {
+pub fn tracker_natives() -> [Native; 7] {
     let rec_sig = c"(Lorca/OrcaProfilerTracker$Rec;)V";
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
+        (
+            c"hookEnter",
+            c"(ILjava/lang/Object;)V",
+            hook_enter as *mut c_void,
+        ),
+        (c"hookExit", c"()V", hook_exit as *mut c_void),
         (c"register", rec_sig, register as *mut c_void),
         (c"flush", rec_sig, flush as *mut c_void),
         (

@@ -71,6 +71,8 @@ pub enum Capability {
     GenerateMonitorEvents = 28,
     GetOwnedMonitorStackDepthInfo = 34,
     GenerateAllClassHookEvents = 26,
+    /// Instrumentation mode: the tracked JDK methods of classes loaded before VMInit.
+    RetransformClasses = 37,
     /// JDK 21+: virtual threads get their own start and end events.
     SupportVirtualThreads = 44,
 }
@@ -89,6 +91,7 @@ impl Capability {
             Capability::GenerateMonitorEvents => "can_generate_monitor_events",
             Capability::GetOwnedMonitorStackDepthInfo => "can_get_owned_monitor_stack_depth_info",
             Capability::GenerateAllClassHookEvents => "can_generate_all_class_hook_events",
+            Capability::RetransformClasses => "can_retransform_classes",
             Capability::SupportVirtualThreads => "can_support_virtual_threads",
         }
     }
@@ -268,6 +271,25 @@ impl Jni {
                 return None;
             }
             let r = (**self.raw).CallObjectMethodA?(self.raw, obj, id, ptr::null());
+            if self.take_exception() {
+                None
+            } else {
+                Some(r)
+            }
+        }
+    }
+
+    /// Calls an instance method `()I` by name; `None` if it threw or does not exist.
+    pub fn call_int_method(&self, obj: jobject, name: &CStr, signature: &CStr) -> Option<i32> {
+        // SAFETY: `raw` is this thread's JNIEnv and `obj` a live reference.
+        unsafe {
+            let class = (**self.raw).GetObjectClass?(self.raw, obj);
+            let id = (**self.raw).GetMethodID?(self.raw, class, name.as_ptr(), signature.as_ptr());
+            self.delete_local_ref(class);
+            if self.take_exception() || id.is_null() {
+                return None;
+            }
+            let r = (**self.raw).CallIntMethodA?(self.raw, obj, id, ptr::null());
             if self.take_exception() {
                 None
             } else {
@@ -677,6 +699,33 @@ impl Jvmti {
         );
         check("GetFrameLocation", rc)?;
         Ok((method, location))
+    }
+
+    /// Whether a method is native (no bytecode: it cannot be instrumented itself).
+    pub fn is_method_native(&self, method: jmethodID) -> Result<bool, JvmtiError> {
+        let mut native: jni_sys::jboolean = 0;
+        let rc = call!(
+            self,
+            IsMethodNative,
+            fn(jmethodID, *mut jni_sys::jboolean),
+            method,
+            &mut native
+        );
+        check("IsMethodNative", rc)?;
+        Ok(native != 0)
+    }
+
+    /// Sends already loaded classes through the ClassFileLoadHook again, from their original
+    /// bytes.
+    pub fn retransform_classes(&self, classes: &[jclass]) -> Result<(), JvmtiError> {
+        let rc = call!(
+            self,
+            RetransformClasses,
+            fn(jint, *const jclass),
+            classes.len() as jint,
+            classes.as_ptr()
+        );
+        check("RetransformClasses", rc)
     }
 
     /// The `this` object of the frame at `depth` (native frames included) of the current thread.

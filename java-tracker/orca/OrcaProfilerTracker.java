@@ -38,12 +38,14 @@ package orca;
 
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import jdk.internal.vm.annotation.Hidden;
 
 public final class OrcaProfilerTracker {
     private OrcaProfilerTracker() {}
 
     private static native void event(int kind, Object subject);
 
+    @Hidden
     private static void report(int kind, Object subject) {
         try {
             event(kind, subject);
@@ -98,18 +100,22 @@ public final class OrcaProfilerTracker {
     /** A hold that reached the threshold: written with the current stack. */
     private static native void longHold(Rec r, int site, int hash, long nanos, long end);
 
+    @Hidden
     public static void monitorEnter(Object monitor) {
         monitorEnter(monitor, 0);
     }
 
+    @Hidden
     public static void monitorEntered(Object monitor) {
         monitorEntered(monitor, 0);
     }
 
+    @Hidden
     public static void monitorExit(Object monitor) {
         monitorExit(monitor, 0);
     }
 
+    @Hidden
     public static void monitorEnter(Object monitor, int site) {
         if (monitor == null) {
             return; // monitorenter throws NullPointerException: nothing is entered
@@ -137,6 +143,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void monitorEntered(Object monitor, int site) {
         try {
             Rec r = rec();
@@ -164,6 +171,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void monitorExit(Object monitor, int site) {
         try {
             Rec r = rec();
@@ -191,6 +199,44 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    // ---- JDK methods instrumented themselves (rewriter: Config::hooks) ----
+    //
+    // The hooked method calls methodEntry first and methodExit on every way out (returns, and
+    // a catch-all handler that rethrows), so the agent sees every caller: subclasses, JDK
+    // code, reflection, method handles. The agent keeps the nesting (Thread.join() runs
+    // join(0)): only the outermost call is reported, as in JVMTI mode.
+
+    private static native void hookEnter(int kind, Object subject);
+    private static native void hookExit();
+
+    @Hidden
+    public static void methodEntry(Object subject, int kind) {
+        try {
+            Rec r = rec();
+            if (r != null && r.hookDepth++ == 0 && kind == OrcaEvents.K_OBJECT_WAIT) {
+                r.waitObj = subject;
+                r.waitSince = System.nanoTime();
+            }
+            hookEnter(kind, subject);
+        } catch (Throwable t) {
+            // never throw into application code (also: natives not bound yet)
+        }
+    }
+
+    @Hidden
+    public static void methodExit() {
+        try {
+            Rec r = REC.get();
+            if (r != null && r.hookDepth > 0 && --r.hookDepth == 0 && r.waitObj != null) {
+                Object o = r.waitObj;
+                r.waitObj = null;
+                paused(o, System.nanoTime() - r.waitSince);
+            }
+            hookExit();
+        } catch (Throwable t) {
+        }
+    }
+
     /** Object.wait releases the monitor: its hold pauses (as `orca report` counts it). */
     private static void paused(Object o, long nanos) {
         Rec r = REC.get();
@@ -204,6 +250,7 @@ public final class OrcaProfilerTracker {
 
     // ---- java.lang.Object (any call-site owner: these methods are final) ----
 
+    @Hidden
     public static void objectWait(Object o) throws InterruptedException {
         report(OrcaEvents.K_OBJECT_WAIT, o);
         long since = System.nanoTime();
@@ -215,6 +262,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void objectWait(Object o, long millis) throws InterruptedException {
         report(OrcaEvents.K_OBJECT_WAIT, o);
         long since = System.nanoTime();
@@ -226,6 +274,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void objectWait(Object o, long millis, int nanos) throws InterruptedException {
         report(OrcaEvents.K_OBJECT_WAIT, o);
         long since = System.nanoTime();
@@ -237,11 +286,13 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void objectNotify(Object o) {
         report(OrcaEvents.K_OBJECT_NOTIFY, o);
         o.notify();
     }
 
+    @Hidden
     public static void objectNotifyAll(Object o) {
         report(OrcaEvents.K_OBJECT_NOTIFY_ALL, o);
         o.notifyAll();
@@ -249,11 +300,13 @@ public final class OrcaProfilerTracker {
 
     // ---- java.lang.Thread (call sites naming java/lang/Thread) ----
 
+    @Hidden
     public static void threadStart(Thread t) {
         report(OrcaEvents.K_THREAD_START, t);
         t.start();
     }
 
+    @Hidden
     public static void threadJoin(Thread t) throws InterruptedException {
         report(OrcaEvents.K_THREAD_JOIN, t);
         try {
@@ -263,6 +316,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void threadJoin(Thread t, long millis) throws InterruptedException {
         report(OrcaEvents.K_THREAD_JOIN, t);
         try {
@@ -272,6 +326,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void threadJoin(Thread t, long millis, int nanos) throws InterruptedException {
         report(OrcaEvents.K_THREAD_JOIN, t);
         try {
@@ -281,6 +336,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void threadSleep(long millis) throws InterruptedException {
         report(OrcaEvents.K_THREAD_SLEEP, null);
         try {
@@ -290,6 +346,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void threadSleep(long millis, int nanos) throws InterruptedException {
         report(OrcaEvents.K_THREAD_SLEEP, null);
         try {
@@ -303,12 +360,14 @@ public final class OrcaProfilerTracker {
     // original call stays in place; these only report, and only when the
     // receiver really is a Thread. ----
 
+    @Hidden
     public static void threadStarting(Object t) {
         if (t instanceof Thread) {
             report(OrcaEvents.K_THREAD_START, t);
         }
     }
 
+    @Hidden
     public static void threadJoining(Object t) {
         if (t instanceof Thread) {
             report(OrcaEvents.K_THREAD_JOIN, t);
@@ -316,6 +375,7 @@ public final class OrcaProfilerTracker {
     }
 
     /** Reported after a normal return only (see rewriter/README.md). */
+    @Hidden
     public static void threadJoined(Object t) {
         if (t instanceof Thread) {
             report(OrcaEvents.K_THREAD_JOINED, t);
@@ -324,6 +384,7 @@ public final class OrcaProfilerTracker {
 
     // ---- java.util.concurrent.Semaphore (call sites naming Semaphore) ----
 
+    @Hidden
     public static void semaphoreAcquire(Semaphore s) throws InterruptedException {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -335,6 +396,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void semaphoreAcquire(Semaphore s, int permits) throws InterruptedException {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -346,6 +408,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void semaphoreAcquireUninterruptibly(Semaphore s) {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -357,6 +420,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void semaphoreAcquireUninterruptibly(Semaphore s, int permits) {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -368,6 +432,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static boolean semaphoreTryAcquire(Semaphore s) {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -379,6 +444,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static boolean semaphoreTryAcquire(Semaphore s, int permits) {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -390,6 +456,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static boolean semaphoreTryAcquire(Semaphore s, long timeout, TimeUnit unit) throws InterruptedException {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -401,6 +468,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static boolean semaphoreTryAcquire(Semaphore s, int permits, long timeout, TimeUnit unit)
             throws InterruptedException {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
@@ -413,11 +481,13 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void semaphoreRelease(Semaphore s) {
         report(OrcaEvents.K_SEMAPHORE_RELEASE, s);
         s.release();
     }
 
+    @Hidden
     public static void semaphoreRelease(Semaphore s, int permits) {
         report(OrcaEvents.K_SEMAPHORE_RELEASE, s);
         s.release(permits);
@@ -438,6 +508,10 @@ public final class OrcaProfilerTracker {
         int[] heldSite = new int[8];
         long[] heldStart = new long[8];
         int depth;
+        /** Hooked JDK methods under way; the outermost Object.wait's monitor and start. */
+        int hookDepth;
+        Object waitObj;
+        long waitSince;
         /** The monitorenter under way: its object, hash and (trace=all) stack. */
         Object pendingObj;
         int pendingHash;

@@ -1,6 +1,8 @@
 //! java.util.concurrent locks, conditions and parks (docs/FORMAT.md, "`java.util.concurrent`
 //! lock events"): exact counts per line and mode of a program whose counts do not depend on
-//! timing, the owners and objects the program prints, on every JDK found.
+//! timing, the owners and objects the program prints, the same multiset of events from JVMTI
+//! mode and instrumentation mode (hooked JDK methods, with and without trace=all), on every
+//! JDK found.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -122,10 +124,19 @@ fn printed(stdout: &str) -> HashMap<String, u32> {
     out
 }
 
+/// Both modes; instrumentation mode with its default summaries and with the complete trace
+/// (j.u.c. lines are complete in both: they have no summaries yet).
+const JUC_MODES: [&str; 3] = ["mode=jvmti", INSTRUMENT, "mode=instrument"];
+
 fn run_juc(test: &str, jdk: &Jdk, mode: &str) -> Run {
     let args = [THREADS, PAIRS, READERS, READS, WRITES].map(|n| n.to_string());
     let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
-    run(test, jdk, mode, "JucLocks", &args)
+    let jvm: &[&str] = if mode == "mode=jvmti" {
+        &[]
+    } else {
+        VERIFY_ALL
+    };
+    run_with(test, jdk, mode, jvm, "JucLocks", &args)
 }
 
 /// The first event of `name` made at `marker`'s line.
@@ -138,10 +149,19 @@ fn at<'a>(log: &'a Log, name: &str, marker: &str) -> &'a Event {
 }
 
 #[test]
-fn juc_locks_exact_counts_owners_and_objects_in_jvmti_mode() {
-    for jdk in jdks() {
-        let run = run_juc("juc-jvmti", jdk, "mode=jvmti");
-        eprintln!("juc: {} mode=jvmti", jdk.label());
+fn juc_locks_exact_counts_owners_and_objects_in_both_modes() {
+    let mut multisets: Vec<(String, BTreeMap<Key, usize>)> = Vec::new();
+    for (jdk, mode) in jdks()
+        .iter()
+        .flat_map(|j| JUC_MODES.iter().map(move |m| (j, *m)))
+    {
+        let trace = if mode.contains("trace=all") {
+            "-all"
+        } else {
+            ""
+        };
+        let run = run_juc(&format!("juc-{}{trace}", tag(mode)), jdk, mode);
+        eprintln!("juc: {} {mode}", jdk.label());
         assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
         assert!(
             run.stdout
@@ -156,11 +176,40 @@ fn juc_locks_exact_counts_owners_and_objects_in_jvmti_mode() {
         // Counts per (event, line, mode) on every line the program marks, nothing else there.
         let want = expected();
         let marked: Vec<u32> = want.keys().map(|k| k.1).collect();
-        let got: BTreeMap<Key, usize> = counts_by_line(&log)
+        let all = counts_by_line(&log);
+        let got: BTreeMap<Key, usize> = all
+            .clone()
             .into_iter()
             .filter(|(k, _)| marked.contains(&k.1))
             .collect();
-        assert_eq!(got, want, "{}", jdk.label());
+        assert_eq!(got, want, "{} {mode}", jdk.label());
+        multisets.push((format!("{} {mode}", jdk.label()), all));
+        // The first frame is the caller of the j.u.c. method (the program's line), except
+        // where the JDK calls it for the program (the latch's park and unpark).
+        let latch = [
+            marker_line("JucLocks.java", "latch-await"),
+            marker_line("JucLocks.java", "latch-countdown"),
+        ];
+        for e in log
+            .events
+            .iter()
+            .filter(|e| KINDS.contains(&e.name.as_str()))
+        {
+            if let Some(line) = program_line(&log, e) {
+                if marked.contains(&line) && !latch.contains(&line) {
+                    let top = e.frames[0];
+                    assert!(
+                        log.method_name(top.0).starts_with("JucLocks.")
+                            && log.line_of(top.0, top.1) == Some(line),
+                        "{} {mode}: {} line {}: top frame {}",
+                        jdk.label(),
+                        e.name,
+                        e.line,
+                        log.top_frame(e).unwrap_or_default()
+                    );
+                }
+            }
+        }
 
         let hashes = printed(&run.stdout);
         let h = |w: &str| *hashes.get(w).unwrap_or_else(|| panic!("{w} not printed"));
@@ -252,6 +301,21 @@ fn juc_locks_exact_counts_owners_and_objects_in_jvmti_mode() {
             }
         }
     }
+    assert_same_multisets(&multisets);
+}
+
+/// The multisets per (event, program line, mode) of one JDK's runs in the modes, equal.
+fn assert_same_multisets(multisets: &[(String, BTreeMap<Key, usize>)]) {
+    for jdk in jdks() {
+        let runs: Vec<&(String, BTreeMap<Key, usize>)> = multisets
+            .iter()
+            .filter(|(label, _)| label.split(' ').next() == Some(jdk.label().as_str()))
+            .collect();
+        assert_eq!(runs.len(), JUC_MODES.len());
+        for r in &runs[1..] {
+            assert_eq!(r.1, runs[0].1, "{} differs from {}", r.0, runs[0].0);
+        }
+    }
 }
 
 #[test]
@@ -268,7 +332,9 @@ fn stack_traces_inside_a_held_reentrant_lock_are_unchanged() {
         let plain = run_plain(jdk, "JucLocks", &args);
         let plain = trace(&String::from_utf8_lossy(&plain.stdout));
         assert!(plain.len() >= 3, "{plain:?}");
-        let run = run_juc("juc-trace-jvmti", jdk, "mode=jvmti");
-        assert_eq!(trace(&run.stdout), plain, "{}", jdk.label());
+        for mode in JUC_MODES {
+            let run = run_juc(&format!("juc-trace-{}", tag(mode)), jdk, mode);
+            assert_eq!(trace(&run.stdout), plain, "{} {mode}", jdk.label());
+        }
     }
 }

@@ -14,10 +14,10 @@ use std::ffi::CStr;
 use jni_sys::{jclass, jfieldID, jmethodID, jobject};
 
 use super::{report, LOCAL_FRAME};
-use crate::events::Kind;
+use crate::events::{Kind, ReportCode};
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
-use crate::recorder::threads::{OpenCall, OpenExtra};
+use crate::recorder::threads::{OpenCall, OpenExtra, Probe, ThreadState};
 use crate::recorder::{JucLine, Recorder};
 
 /// Which `java.util.concurrent.locks` class a lock call is on: it says the mode and where
@@ -44,14 +44,6 @@ impl LockClass {
         match self {
             LockClass::ReadView => b'R',
             _ => b'W',
-        }
-    }
-
-    fn signature(self) -> &'static str {
-        match self {
-            LockClass::Reentrant => "Ljava/util/concurrent/locks/ReentrantLock;",
-            LockClass::ReadView => "Ljava/util/concurrent/locks/ReentrantReadWriteLock$ReadLock;",
-            LockClass::WriteView => "Ljava/util/concurrent/locks/ReentrantReadWriteLock$WriteLock;",
         }
     }
 
@@ -125,10 +117,6 @@ const SIMPLE: [Call; 14] = [
     Call::Park { blocker: true },
     Call::Unpark,
 ];
-
-const CONDITION_OBJECT: &str =
-    "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject;";
-const LOCK_SUPPORT: &str = "Ljava/util/concurrent/locks/LockSupport;";
 
 impl Call {
     /// The number stored in the method table (never 0, which marks an empty slot).
@@ -221,59 +209,202 @@ impl Call {
         matches!(self, Call::Wait | Call::Notify | Call::NotifyAll)
     }
 
-    /// Which call a method of a tracked class is, by class signature, method name and
-    /// descriptor (`tryLock`'s two overloads end differently, `park`'s take a blocker or not).
+    /// The number a hooked method passes to the tracker (instrumentation mode): the
+    /// tracker's report code, or for a j.u.c. call [`JUC_HOOK_BASE`] plus its number here
+    /// (the tracker passes it through untouched; only the agent reads it).
+    pub fn hook_report(self) -> i32 {
+        let code = match self {
+            Call::Wait => ReportCode::ObjectWait,
+            Call::Notify => ReportCode::ObjectNotify,
+            Call::NotifyAll => ReportCode::ObjectNotifyAll,
+            Call::Start => ReportCode::ThreadStart,
+            Call::Join => ReportCode::ThreadJoin,
+            Call::Sleep => ReportCode::ThreadSleep,
+            Call::Acquire => ReportCode::SemaphoreAcquire,
+            Call::Release => ReportCode::SemaphoreRelease,
+            juc => return JUC_HOOK_BASE + juc.to_u8() as i32,
+        };
+        code as i32
+    }
+
+    /// The j.u.c. call a hook report stands for (see [`Call::hook_report`]).
+    pub fn from_hook_report(report: i32) -> Option<Call> {
+        let n = u8::try_from(report.checked_sub(JUC_HOOK_BASE)?).ok()?;
+        Call::from_u8(n).filter(|c| c.is_juc())
+    }
+
+    /// Whether this is a `java.util.concurrent.locks` call (its lines carry extra fields).
+    pub fn is_juc(self) -> bool {
+        matches!(
+            self,
+            Call::Lock(..)
+                | Call::Await
+                | Call::Signal
+                | Call::SignalAll
+                | Call::Park { .. }
+                | Call::Unpark
+        )
+    }
+
+    /// Which call a method is, by class signature (`Ljava/lang/Thread;`), name and
+    /// descriptor: the entry of [`TRACKED`] that matches.
     pub fn classify(class_signature: &str, method_name: &str, descriptor: &str) -> Option<Call> {
-        if let Some(&class) = LockClass::ALL
+        let class = class_signature.strip_prefix('L')?.strip_suffix(';')?;
+        TRACKED
             .iter()
-            .find(|c| c.signature() == class_signature)
-        {
-            let call = match (method_name, descriptor) {
-                ("lock" | "lockInterruptibly", "()V") => LockCall::Lock,
-                ("tryLock", "()Z") => LockCall::TryLock,
-                ("tryLock", "(JLjava/util/concurrent/TimeUnit;)Z") => LockCall::TryLockTimed,
-                ("unlock", "()V") => LockCall::Unlock,
-                _ => return None,
-            };
-            return Some(Call::Lock(class, call));
-        }
-        match (class_signature, method_name) {
-            ("Ljava/lang/Object;", "wait") => Some(Call::Wait),
-            ("Ljava/lang/Object;", "notify") => Some(Call::Notify),
-            ("Ljava/lang/Object;", "notifyAll") => Some(Call::NotifyAll),
-            ("Ljava/lang/Thread;", "start") => Some(Call::Start),
-            ("Ljava/lang/Thread;", "join") => Some(Call::Join),
-            ("Ljava/lang/Thread;", "sleep") => Some(Call::Sleep),
-            (
-                "Ljava/util/concurrent/Semaphore;",
-                "acquire" | "acquireUninterruptibly" | "tryAcquire",
-            ) => Some(Call::Acquire),
-            ("Ljava/util/concurrent/Semaphore;", "release") => Some(Call::Release),
-            (CONDITION_OBJECT, n) if n.starts_with("await") => Some(Call::Await),
-            (CONDITION_OBJECT, "signal") => Some(Call::Signal),
-            (CONDITION_OBJECT, "signalAll") => Some(Call::SignalAll),
-            (LOCK_SUPPORT, "park" | "parkNanos" | "parkUntil") => Some(Call::Park {
-                blocker: descriptor.starts_with("(Ljava/lang/Object;"),
-            }),
-            (LOCK_SUPPORT, "unpark") => Some(Call::Unpark),
-            _ => None,
-        }
+            .find(|t| t.matches(class, method_name, descriptor))
+            .map(|t| t.call)
     }
 
     /// Whether a class with this signature declares tracked methods.
     pub fn is_tracked_class(class_signature: &str) -> bool {
-        matches!(
-            class_signature,
-            "Ljava/lang/Object;"
-                | "Ljava/lang/Thread;"
-                | "Ljava/util/concurrent/Semaphore;"
-                | CONDITION_OBJECT
-                | LOCK_SUPPORT
-        ) || LockClass::ALL
-            .iter()
-            .any(|c| c.signature() == class_signature)
+        let Some(class) = class_signature
+            .strip_prefix('L')
+            .and_then(|c| c.strip_suffix(';'))
+        else {
+            return false;
+        };
+        TRACKED.iter().any(|t| t.class == class)
     }
 }
+
+/// A tracked JDK method (or every method of that name, without a descriptor) and the call
+/// it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Tracked {
+    /// internal name of the declaring class
+    pub class: &'static str,
+    pub name: &'static str,
+    /// `None`: every overload, including those a later JDK adds (`join(Duration)`)
+    pub descriptor: Option<&'static str>,
+    pub call: Call,
+}
+
+impl Tracked {
+    /// Whether this entry names the method.
+    pub fn matches(&self, class: &str, name: &str, descriptor: &str) -> bool {
+        self.class == class && self.name == name && self.descriptor.is_none_or(|d| d == descriptor)
+    }
+}
+
+const fn t(class: &'static str, name: &'static str, call: Call) -> Tracked {
+    Tracked {
+        class,
+        name,
+        descriptor: None,
+        call,
+    }
+}
+
+/// An entry for one overload.
+const fn d(
+    class: &'static str,
+    name: &'static str,
+    descriptor: &'static str,
+    call: Call,
+) -> Tracked {
+    Tracked {
+        class,
+        name,
+        descriptor: Some(descriptor),
+        call,
+    }
+}
+
+const OBJECT: &str = "java/lang/Object";
+const THREAD: &str = "java/lang/Thread";
+const SEMAPHORE: &str = "java/util/concurrent/Semaphore";
+const RL: &str = "java/util/concurrent/locks/ReentrantLock";
+const READ: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock";
+const WRITE: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock";
+const CONDITION: &str = "java/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject";
+const SUPPORT: &str = "java/util/concurrent/locks/LockSupport";
+const TIMED: &str = "(JLjava/util/concurrent/TimeUnit;)Z";
+
+/// Hook reports at and above this number are j.u.c. calls ([`Call::hook_report`]), far above
+/// the tracker's report codes.
+pub const JUC_HOOK_BASE: i32 = 1024;
+
+use LockCall::{Lock as Acquire, TryLock, TryLockTimed, Unlock};
+use LockClass::{ReadView, Reentrant, WriteView};
+
+/// THE table of tracked JDK methods, for both modes. JVMTI mode filters MethodEntry and
+/// MethodExit with it; instrumentation mode instruments these methods themselves at entry
+/// and every exit (`orca_rewriter::MethodHook`), and redirects call sites only for those that
+/// are native in the running JVM (see rewriter/README.md, "Tracked JDK methods"). To track
+/// another method: one line here (a new [`Call`] if it reports something new).
+pub static TRACKED: &[Tracked] = &[
+    t(OBJECT, "wait", Call::Wait),
+    t(OBJECT, "notify", Call::Notify),
+    t(OBJECT, "notifyAll", Call::NotifyAll),
+    t(THREAD, "start", Call::Start),
+    t(THREAD, "join", Call::Join),
+    t(THREAD, "sleep", Call::Sleep),
+    t(SEMAPHORE, "acquire", Call::Acquire),
+    t(SEMAPHORE, "acquireUninterruptibly", Call::Acquire),
+    t(SEMAPHORE, "tryAcquire", Call::Acquire),
+    t(SEMAPHORE, "release", Call::Release),
+    // java.util.concurrent.locks: the Lock methods of ReentrantLock and both views of
+    // ReentrantReadWriteLock (tryLock's overloads end differently), AQS conditions, parks.
+    d(RL, "lock", "()V", Call::Lock(Reentrant, Acquire)),
+    d(
+        RL,
+        "lockInterruptibly",
+        "()V",
+        Call::Lock(Reentrant, Acquire),
+    ),
+    d(RL, "tryLock", "()Z", Call::Lock(Reentrant, TryLock)),
+    d(RL, "tryLock", TIMED, Call::Lock(Reentrant, TryLockTimed)),
+    d(RL, "unlock", "()V", Call::Lock(Reentrant, Unlock)),
+    d(READ, "lock", "()V", Call::Lock(ReadView, Acquire)),
+    d(
+        READ,
+        "lockInterruptibly",
+        "()V",
+        Call::Lock(ReadView, Acquire),
+    ),
+    d(READ, "tryLock", "()Z", Call::Lock(ReadView, TryLock)),
+    d(READ, "tryLock", TIMED, Call::Lock(ReadView, TryLockTimed)),
+    d(READ, "unlock", "()V", Call::Lock(ReadView, Unlock)),
+    d(WRITE, "lock", "()V", Call::Lock(WriteView, Acquire)),
+    d(
+        WRITE,
+        "lockInterruptibly",
+        "()V",
+        Call::Lock(WriteView, Acquire),
+    ),
+    d(WRITE, "tryLock", "()Z", Call::Lock(WriteView, TryLock)),
+    d(WRITE, "tryLock", TIMED, Call::Lock(WriteView, TryLockTimed)),
+    d(WRITE, "unlock", "()V", Call::Lock(WriteView, Unlock)),
+    t(CONDITION, "await", Call::Await),
+    t(CONDITION, "awaitNanos", Call::Await),
+    t(CONDITION, "awaitUninterruptibly", Call::Await),
+    t(CONDITION, "awaitUntil", Call::Await),
+    t(CONDITION, "signal", Call::Signal),
+    t(CONDITION, "signalAll", Call::SignalAll),
+    d(SUPPORT, "park", "()V", Call::Park { blocker: false }),
+    d(SUPPORT, "parkNanos", "(J)V", Call::Park { blocker: false }),
+    d(SUPPORT, "parkUntil", "(J)V", Call::Park { blocker: false }),
+    d(
+        SUPPORT,
+        "park",
+        "(Ljava/lang/Object;)V",
+        Call::Park { blocker: true },
+    ),
+    d(
+        SUPPORT,
+        "parkNanos",
+        "(Ljava/lang/Object;J)V",
+        Call::Park { blocker: true },
+    ),
+    d(
+        SUPPORT,
+        "parkUntil",
+        "(Ljava/lang/Object;J)V",
+        Call::Park { blocker: true },
+    ),
+    d(SUPPORT, "unpark", "(Ljava/lang/Thread;)V", Call::Unpark),
+];
 
 const SLOTS: usize = 256;
 
@@ -338,37 +469,11 @@ impl Default for TrackedMethods {
     }
 }
 
-/// The method-event engine: the method-ID cache the hot path filters with, and the JNI field
-/// IDs through which a j.u.c. call finds its synchronizer and owner.
+/// The method-event engine: the method-ID cache the hot path filters with.
 #[derive(Default)]
 pub struct Methods {
     tracked: TrackedMethods,
-    /// `sync` of each [`LockClass`], then `ConditionObject.this$0`, then
-    /// `AbstractOwnableSynchronizer.exclusiveOwnerThread`: 0 not looked up yet, [`NO_FIELD`]
-    /// absent (this JDK's classes differ; the agent said so once).
-    fields: [AtomicUsize; 5],
 }
-
-/// A field the agent looked for and did not find.
-const NO_FIELD: usize = usize::MAX;
-
-/// A field a j.u.c. call is read through: its slot in [`Methods::fields`], name and type.
-struct FieldRef {
-    slot: usize,
-    name: &'static CStr,
-    signature: &'static CStr,
-}
-
-const CONDITION_LOCK: FieldRef = FieldRef {
-    slot: 3,
-    name: c"this$0",
-    signature: c"Ljava/util/concurrent/locks/AbstractQueuedSynchronizer;",
-};
-const OWNER: FieldRef = FieldRef {
-    slot: 4,
-    name: c"exclusiveOwnerThread",
-    signature: c"Ljava/lang/Thread;",
-};
 
 impl Methods {
     /// VMInit: find the tracked methods of classes loaded before events could tell us, then
@@ -425,42 +530,35 @@ impl Methods {
         if state.depth > 1 {
             return;
         }
-        let (object, owner, extra) = match call {
-            Call::Lock(class, k) => {
-                let (lock, owner) = self.lock_and_owner(rec, jni, method, class, k);
-                (lock, owner, OpenExtra::Mode(class.mode()))
+        if call.is_juc() {
+            // The receiver, or a static method's first argument (park's blocker, unpark's
+            // thread); park() without one has none.
+            let subject = match call {
+                Call::Park { blocker: false } => Ok(std::ptr::null_mut()),
+                Call::Park { blocker: true } | Call::Unpark => rec.jvmti.local_object(0, 0),
+                _ => rec.jvmti.local_instance(0),
+            };
+            let subject = subject.unwrap_or(std::ptr::null_mut());
+            juc_entry(rec, jni, state, (call, nanos), subject, None);
+            if !subject.is_null() {
+                jni.delete_local_ref(subject);
             }
-            Call::Await | Call::Signal | Call::SignalAll => {
-                let (condition, lock) = self.condition_and_lock(rec, jni, method);
-                (condition, 0, OpenExtra::Lock(lock))
-            }
-            Call::Park { blocker: false } => (0, 0, OpenExtra::None),
-            Call::Park { blocker: true } | Call::Unpark => {
-                (argument_hash(&rec.jvmti, jni), 0, OpenExtra::None)
-            }
-            _ => (receiver(&rec.jvmti, jni, call), 0, OpenExtra::None),
-        };
+            return;
+        }
+        let object = receiver(&rec.jvmti, jni, call);
         let frames = rec.stack(jni, state, 1, false);
         if let Some(kind) = call.exit_kind() {
-            let unlock = matches!(call, Call::Lock(_, LockCall::Unlock));
             state.open = Some(OpenCall {
                 kind,
                 object,
                 frames: frames.clone(),
-                extra,
-                stamp: unlock.then_some(nanos),
+                extra: OpenExtra::None,
+                stamp: None,
+                probe: None,
             });
         }
         if let Some(kind) = call.entry_kind() {
-            let line = JucLine {
-                nanos,
-                kind,
-                thread: state.hash,
-                object,
-                owner,
-                extra,
-            };
-            rec.push_extra(line, frames);
+            rec.push(nanos, kind, state.hash, object, frames);
         }
     }
 
@@ -483,143 +581,253 @@ impl Methods {
             rec.end_call_as(nanos, state, |_| call.outcome(thrown, returned_true));
         }
     }
+}
 
-    /// The field ID in slot `slot`, looked up in `class` the first time (`None`: absent).
-    fn field(&self, jni: Jni, f: &FieldRef, class: jclass) -> Option<jfieldID> {
-        let (slot, name, signature) = (f.slot, f.name, f.signature);
-        let cached = self.fields[slot].load(Ordering::Acquire);
-        if cached == NO_FIELD {
-            return None;
-        }
-        if cached != 0 {
-            return Some(cached as jfieldID);
-        }
-        if class.is_null() {
-            return None;
-        }
-        match jni.field_id(class, name, signature, false) {
-            Some(id) => {
-                self.fields[slot].store(id as usize, Ordering::Release);
-                Some(id)
+/// The start of an outermost j.u.c. call, in either mode: its entry line and its open pair.
+/// `subject` is the receiver or the static method's first argument (null: none); `hook`:
+/// instrumentation mode, with the frames above the caller to skip, where the exit is
+/// decided from the hold count ([`Probe`]).
+pub fn juc_entry(
+    rec: &Recorder,
+    jni: Jni,
+    state: &mut ThreadState,
+    (call, nanos): (Call, u64),
+    subject: jobject,
+    hook: Option<i32>,
+) {
+    let jvmti = &rec.jvmti;
+    let mut probe = None;
+    let (object, owner, extra) = match call {
+        Call::Lock(class, k) => {
+            let sync = if subject.is_null() {
+                std::ptr::null_mut()
+            } else {
+                field_of(jni, subject, &class.sync_field())
+            };
+            let lock = if sync.is_null() { subject } else { sync };
+            let hash = if lock.is_null() {
+                0
+            } else {
+                jvmti.object_hash(lock).unwrap_or(0)
+            };
+            let owner = if k != LockCall::Unlock && !sync.is_null() {
+                owner_hash(jvmti, jni, sync)
+            } else {
+                0
+            };
+            if hook.is_some() && !sync.is_null() {
+                probe = Some(Probe {
+                    before: hold_count(jvmti, jni, sync, class),
+                    sync: jni.new_global_ref(sync) as usize,
+                    call: call.to_u8(),
+                });
             }
-            None => {
-                if self.fields[slot].swap(NO_FIELD, Ordering::AcqRel) != NO_FIELD {
-                    eprintln!(
-                        "orca: field {} {} not found in this JDK's java.util.concurrent.locks; \
-                         j.u.c. lock IDs fall back to the Lock object and owners to 00000000",
-                        name.to_string_lossy(),
-                        signature.to_string_lossy()
-                    );
-                }
-                None
+            if !sync.is_null() {
+                jni.delete_local_ref(sync);
             }
+            (hash, owner, OpenExtra::Mode(class.mode()))
         }
+        Call::Await | Call::Signal | Call::SignalAll if !subject.is_null() => {
+            let condition = jvmti.object_hash(subject).unwrap_or(0);
+            let outer = field_of(jni, subject, &CONDITION_LOCK);
+            let lock = if outer.is_null() {
+                condition
+            } else {
+                let h = jvmti.object_hash(outer).unwrap_or(condition);
+                jni.delete_local_ref(outer);
+                h
+            };
+            (condition, 0, OpenExtra::Lock(lock))
+        }
+        _ if !subject.is_null() => (jvmti.object_hash(subject).unwrap_or(0), 0, OpenExtra::None),
+        _ => (0, 0, OpenExtra::None),
+    };
+    let frames = rec.stack(jni, state, hook.unwrap_or(1), false);
+    if let Some(kind) = call.exit_kind() {
+        let unlock = matches!(call, Call::Lock(_, LockCall::Unlock));
+        state.open = Some(OpenCall {
+            kind,
+            object,
+            frames: frames.clone(),
+            extra,
+            stamp: unlock.then_some(nanos),
+            probe,
+        });
     }
-
-    /// The object field `slot` of `obj`, declared by the class of `method` (a local
-    /// reference, or null).
-    fn field_of_receiver(
-        &self,
-        jvmti: &Jvmti,
-        jni: Jni,
-        method: jmethodID,
-        obj: jobject,
-        f: &FieldRef,
-    ) -> jobject {
-        let mut class: jclass = std::ptr::null_mut();
-        if self.fields[f.slot].load(Ordering::Acquire) == 0 {
-            class = jvmti.method_declaring_class(method).unwrap_or(class);
-        }
-        let field = self.field(jni, f, class);
-        if !class.is_null() {
-            jni.delete_local_ref(class);
-        }
-        match field {
-            Some(f) => jni.object_field(obj, f),
-            None => std::ptr::null_mut(),
-        }
-    }
-
-    /// A lock call's `<lock>` (its synchronizer's hash) and, for an acquisition, the
-    /// synchronizer's exclusive owner thread's hash (0: none).
-    fn lock_and_owner(
-        &self,
-        rec: &Recorder,
-        jni: Jni,
-        method: jmethodID,
-        class: LockClass,
-        call: LockCall,
-    ) -> (u32, u32) {
-        let jvmti = &rec.jvmti;
-        let recv = match jvmti.local_instance(0) {
-            Ok(o) if !o.is_null() => o,
-            _ => return (0, 0),
+    if let Some(kind) = call.entry_kind() {
+        let line = JucLine {
+            nanos,
+            kind,
+            thread: state.hash,
+            object,
+            owner,
+            extra,
         };
-        let sync_field = FieldRef {
-            slot: LockClass::ALL.iter().position(|c| *c == class).unwrap_or(0),
-            name: c"sync",
-            signature: class.sync_signature(),
-        };
-        let sync = self.field_of_receiver(jvmti, jni, method, recv, &sync_field);
-        let lock = if sync.is_null() { recv } else { sync };
-        let hash = jvmti.object_hash(lock).unwrap_or(0);
-        let mut owner = 0;
-        if call != LockCall::Unlock && !sync.is_null() {
-            let mut sync_class: jclass = std::ptr::null_mut();
-            if self.fields[OWNER.slot].load(Ordering::Acquire) == 0 {
-                sync_class = jni.object_class(sync);
-            }
-            let field = self.field(jni, &OWNER, sync_class);
-            if !sync_class.is_null() {
-                jni.delete_local_ref(sync_class);
-            }
-            if let Some(f) = field {
-                let t = jni.object_field(sync, f);
-                if !t.is_null() {
-                    owner = jvmti.object_hash(t).unwrap_or(0);
-                    jni.delete_local_ref(t);
-                }
-            }
-        }
-        if !sync.is_null() {
-            jni.delete_local_ref(sync);
-        }
-        jni.delete_local_ref(recv);
-        (hash, owner)
-    }
-
-    /// A condition call's `<condition>` and `<lock>` (the synchronizer that made it).
-    fn condition_and_lock(&self, rec: &Recorder, jni: Jni, method: jmethodID) -> (u32, u32) {
-        let jvmti = &rec.jvmti;
-        let recv = match jvmti.local_instance(0) {
-            Ok(o) if !o.is_null() => o,
-            _ => return (0, 0),
-        };
-        let condition = jvmti.object_hash(recv).unwrap_or(0);
-        let outer = self.field_of_receiver(jvmti, jni, method, recv, &CONDITION_LOCK);
-        let lock = if outer.is_null() {
-            condition
-        } else {
-            let h = jvmti.object_hash(outer).unwrap_or(condition);
-            jni.delete_local_ref(outer);
-            h
-        };
-        jni.delete_local_ref(recv);
-        (condition, lock)
+        rec.push_extra(line, frames);
     }
 }
 
-/// The hash of the first argument of a static tracked method (`park`'s blocker, `unpark`'s
-/// thread); 0 for `null`.
-fn argument_hash(jvmti: &Jvmti, jni: Jni) -> u32 {
-    match jvmti.local_object(0, 0) {
-        Ok(o) if !o.is_null() => {
-            let hash = jvmti.object_hash(o).unwrap_or(0);
-            jni.delete_local_ref(o);
-            hash
-        }
-        _ => 0,
+/// Instrumentation mode: the exit of a hooked j.u.c. lock call whose entry left a
+/// [`Probe`]. The hook sees no return value and no exception, so the thread's hold count
+/// says how it ended: up, acquired; down, released; unchanged, `lock`/`lockInterruptibly`
+/// threw (interrupted), `tryLock()` failed, the timed `tryLock` timed out (an interrupted
+/// timed `tryLock` is written as timed out too: the only difference from JVMTI mode).
+/// Returns false when the open call has no probe (the caller ends it as any other).
+pub fn juc_hook_exit(rec: &Recorder, jni: Jni, state: &mut ThreadState, nanos: u64) -> bool {
+    if state.depth != 1 {
+        return false;
     }
+    let Some(probe) = state.open.as_mut().and_then(|o| o.probe.take()) else {
+        return false;
+    };
+    let sync = probe.sync as jobject;
+    let outcome = match Call::from_u8(probe.call) {
+        Some(Call::Lock(class, k)) => {
+            let after = hold_count(&rec.jvmti, jni, sync, class);
+            match k {
+                LockCall::Unlock => (after < probe.before).then_some(Kind::LockRelease),
+                _ if after > probe.before => Some(Kind::LockAcquired),
+                LockCall::Lock => Some(Kind::LockInterrupted),
+                LockCall::TryLock => Some(Kind::LockFailed),
+                LockCall::TryLockTimed => Some(Kind::LockTimedOut),
+            }
+        }
+        _ => None,
+    };
+    jni.delete_global_ref(sync);
+    rec.end_call_as(nanos, state, |_| outcome);
+    true
+}
+
+/// The thread's holds of `sync` in the mode of `class`: the exclusive count when it owns
+/// the synchronizer (a `ReentrantReadWriteLock` keeps it in the low 16 bits of `state`), the
+/// read count from the synchronizer itself (kept per thread, not in a field).
+fn hold_count(jvmti: &Jvmti, jni: Jni, sync: jobject, class: LockClass) -> i32 {
+    if class == LockClass::ReadView {
+        return jni
+            .call_int_method(sync, c"getReadHoldCount", c"()I")
+            .unwrap_or(0);
+    }
+    let (Some(owner_field), Some(state_field)) = (
+        field_id_of(jni, sync, &OWNER),
+        field_id_of(jni, sync, &STATE),
+    ) else {
+        return 0;
+    };
+    let owner = jni.object_field(sync, owner_field);
+    if owner.is_null() {
+        return 0;
+    }
+    let me = jvmti.current_thread().unwrap_or(std::ptr::null_mut());
+    let mine = !me.is_null() && jni.is_same_object(owner, me);
+    jni.delete_local_ref(owner);
+    if !me.is_null() {
+        jni.delete_local_ref(me);
+    }
+    if !mine {
+        return 0;
+    }
+    let state = jni.int_field(sync, state_field);
+    match class {
+        LockClass::Reentrant => state,
+        _ => state & 0xFFFF,
+    }
+}
+
+/// A field the agent looked for and did not find.
+const NO_FIELD: usize = usize::MAX;
+
+/// The JNI field IDs j.u.c. calls are read through, by [`FieldRef::slot`], shared by both
+/// modes: 0 not looked up yet, [`NO_FIELD`] absent (this JDK's classes differ; the agent
+/// said so once).
+static FIELDS: [AtomicUsize; 6] = [const { AtomicUsize::new(0) }; 6];
+
+/// A field a j.u.c. call is read through: its slot in [`FIELDS`], name and type.
+pub struct FieldRef {
+    slot: usize,
+    name: &'static CStr,
+    signature: &'static CStr,
+}
+
+impl LockClass {
+    /// Its `sync` field (slots 0 to 2).
+    fn sync_field(self) -> FieldRef {
+        FieldRef {
+            slot: LockClass::ALL.iter().position(|c| *c == self).unwrap_or(0),
+            name: c"sync",
+            signature: self.sync_signature(),
+        }
+    }
+}
+
+const CONDITION_LOCK: FieldRef = FieldRef {
+    slot: 3,
+    name: c"this$0",
+    signature: c"Ljava/util/concurrent/locks/AbstractQueuedSynchronizer;",
+};
+const OWNER: FieldRef = FieldRef {
+    slot: 4,
+    name: c"exclusiveOwnerThread",
+    signature: c"Ljava/lang/Thread;",
+};
+const STATE: FieldRef = FieldRef {
+    slot: 5,
+    name: c"state",
+    signature: c"I",
+};
+
+/// The ID of field `f` as seen from the class of `obj` (inherited fields too), looked up
+/// the first time.
+fn field_id_of(jni: Jni, obj: jobject, f: &FieldRef) -> Option<jfieldID> {
+    let cached = FIELDS[f.slot].load(Ordering::Acquire);
+    if cached == NO_FIELD {
+        return None;
+    }
+    if cached != 0 {
+        return Some(cached as jfieldID);
+    }
+    let class = jni.object_class(obj);
+    if class.is_null() {
+        return None;
+    }
+    let id = jni.field_id(class, f.name, f.signature, false);
+    jni.delete_local_ref(class);
+    match id {
+        Some(id) => {
+            FIELDS[f.slot].store(id as usize, Ordering::Release);
+            Some(id)
+        }
+        None => {
+            if FIELDS[f.slot].swap(NO_FIELD, Ordering::AcqRel) != NO_FIELD {
+                eprintln!(
+                    "orca: field {} {} not found in this JDK's java.util.concurrent.locks; \
+                     j.u.c. lock IDs fall back to the Lock object and owners to 00000000",
+                    f.name.to_string_lossy(),
+                    f.signature.to_string_lossy()
+                );
+            }
+            None
+        }
+    }
+}
+
+/// The reference field `f` of `obj` (a local reference, or null).
+fn field_of(jni: Jni, obj: jobject, f: &FieldRef) -> jobject {
+    match field_id_of(jni, obj, f) {
+        Some(id) => jni.object_field(obj, id),
+        None => std::ptr::null_mut(),
+    }
+}
+
+/// The hash of the synchronizer's exclusive owner thread, 0 for none.
+fn owner_hash(jvmti: &Jvmti, jni: Jni, sync: jobject) -> u32 {
+    let t = field_of(jni, sync, &OWNER);
+    if t.is_null() {
+        return 0;
+    }
+    let h = jvmti.object_hash(t).unwrap_or(0);
+    jni.delete_local_ref(t);
+    h
 }
 
 /// The identity hash of the tracked call's receiver (0 for `Thread.sleep`).
@@ -708,17 +916,43 @@ mod tests {
             None
         );
         assert_eq!(
-            Call::classify(LOCK_SUPPORT, "parkNanos", "(Ljava/lang/Object;J)V"),
+            Call::classify(
+                "Ljava/util/concurrent/locks/LockSupport;",
+                "parkNanos",
+                "(Ljava/lang/Object;J)V"
+            ),
             Some(Call::Park { blocker: true })
         );
         assert_eq!(
-            Call::classify(LOCK_SUPPORT, "parkNanos", "(J)V"),
+            Call::classify(
+                "Ljava/util/concurrent/locks/LockSupport;",
+                "parkNanos",
+                "(J)V"
+            ),
             Some(Call::Park { blocker: false })
         );
         assert_eq!(
-            Call::classify(CONDITION_OBJECT, "awaitNanos", "(J)J"),
+            Call::classify(
+                "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject;",
+                "awaitNanos",
+                "(J)J"
+            ),
             Some(Call::Await)
         );
+    }
+
+    #[test]
+    fn juc_hook_reports_name_their_call_and_nothing_else_does() {
+        for t in TRACKED {
+            let r = t.call.hook_report();
+            if t.call.is_juc() {
+                assert!(r >= JUC_HOOK_BASE, "{t:?}");
+                assert_eq!(Call::from_hook_report(r), Some(t.call));
+            } else {
+                assert!(ReportCode::from_i32(r).is_some(), "{t:?}");
+                assert_eq!(Call::from_hook_report(r), None);
+            }
+        }
     }
 
     #[test]

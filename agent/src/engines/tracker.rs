@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use jni_sys::jobject;
 
+use super::methods::{self, Call};
 use crate::events::{Kind, ReportCode};
 use crate::jvmti::{Jni, Jvmti};
 use crate::recorder::buffers::RecFields;
@@ -34,6 +35,9 @@ pub const CLASS_NAME: &str = "orca/OrcaProfilerTracker";
 /// How many frames the tracker puts above the instrumented code when its native runs:
 /// `event` (native), `report`, and the public wrapper.
 pub const TRACKER_FRAMES: i32 = 3;
+/// Frames above the caller of a hooked JDK method when `hookEnter` runs: the native, the
+/// tracker's `methodEntry`, the hooked method.
+pub const HOOK_FRAMES: i32 = 3;
 /// Frames the tracker puts above the reporting method when one of its natives runs from a
 /// two-argument monitor report: the native itself and the report.
 const SITE_FRAMES: i32 = 2;
@@ -99,8 +103,8 @@ pub enum TrackerError {
 }
 
 /// Defines the tracker in the bootstrap loader, binds its `natives` and learns the fields of
-/// its buffers (into `fields`). When `jdk` classes are to be instrumented, also makes every
-/// named module read the tracker's (unnamed) module, so that rewritten JDK code may call it.
+/// its buffers (into `fields`). Also makes java.base (with `jdk`: every named module) read the
+/// tracker's (unnamed) module, so that rewritten JDK code may call it.
 pub fn install(
     jvmti: &Jvmti,
     jni: Jni,
@@ -148,27 +152,35 @@ pub fn install(
     // Last: the tracker starts recording (a volatile write after the settings).
     jni.set_static_boolean(class, field(class, c"ready", c"Z", true)?, true);
     jni.delete_local_ref(rec);
-    if jdk {
-        let get_module = c"getModule";
-        let sig = c"()Ljava/lang/Module;";
-        match jni.call_object_method(class, get_module, sig) {
-            Some(module) => {
-                let failed = jni.with_local_frame(1024, || {
-                    let mut failed = 0;
-                    for m in jvmti.all_modules().unwrap_or_default() {
-                        if jvmti.add_module_reads(m, module).is_err() {
-                            failed += 1;
-                        }
-                        jni.delete_local_ref(m);
+    // Rewritten JDK code calls the tracker: with `jdk=yes` from every named module, otherwise
+    // from the hooked methods of java.base only (Thread, Object, Semaphore).
+    let get_module = c"getModule";
+    let sig = c"()Ljava/lang/Module;";
+    match jni.call_object_method(class, get_module, sig) {
+        Some(module) => {
+            let failed = jni.with_local_frame(1024, || {
+                let mut failed = 0;
+                let modules = if jdk {
+                    jvmti.all_modules().unwrap_or_default()
+                } else {
+                    jni.find_class(c"java/lang/Object")
+                        .and_then(|o| jni.call_object_method(o, get_module, sig))
+                        .into_iter()
+                        .collect()
+                };
+                for m in modules {
+                    if jvmti.add_module_reads(m, module).is_err() {
+                        failed += 1;
                     }
-                    failed
-                });
-                if failed > 0 {
-                    eprintln!("orca: {failed} modules cannot be made to read the tracker; their classes may fail to call it");
+                    jni.delete_local_ref(m);
                 }
+                failed
+            });
+            if failed > 0 {
+                eprintln!("orca: {failed} modules cannot be made to read the tracker; their classes may fail to call it");
             }
-            None => eprintln!("orca: cannot find the tracker's module; JDK classes in named modules may fail to call it"),
         }
+        None => eprintln!("orca: cannot find the tracker's module; JDK classes in named modules may fail to call it"),
     }
     jni.delete_local_ref(class);
     Ok(())
@@ -244,6 +256,7 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 frames: frames.clone(),
                 extra: Default::default(),
                 stamp: None,
+                probe: None,
             });
             if entry == Kind::ObjectWait {
                 rec.summary_wait(state, object, nanos, false);
@@ -267,6 +280,89 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 rec.push(nanos, kind, state.hash, object, frames);
             }
         }
+    }
+}
+
+/// `OrcaProfilerTracker.hookEnter(kind, subject)`: a hooked JDK method begins. As JVMTI
+/// mode's MethodEntry (`methods.rs`): every hooked call counts in the thread's nesting depth,
+/// only the outermost is written, and its caller is the top frame (the native, the tracker's
+/// `methodEntry` and the hooked method itself are skipped).
+pub fn hook_enter(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
+    let nanos = now_nanos();
+    if let Some(call) = Call::from_hook_report(kind) {
+        return juc_hook_enter(rec, jni, (call, nanos), subject);
+    }
+    let (entry, exit) = match Report::decode(kind) {
+        Some(Report::Begin(entry, exit)) => (entry, Some(exit)),
+        Some(Report::Point(entry)) => (entry, None),
+        _ => return,
+    };
+    let Some(state) = rec.current_state() else {
+        return;
+    };
+    if state.recording.is_some() {
+        rec.drain_thread(jni, state, Some(nanos));
+    }
+    state.depth += 1;
+    if state.depth > 1 {
+        return;
+    }
+    let object = if subject.is_null() {
+        0
+    } else {
+        rec.jvmti.object_hash(subject).unwrap_or(0)
+    };
+    let frames = rec.stack(jni, state, HOOK_FRAMES, false);
+    if let Some(kind) = exit {
+        state.open = Some(OpenCall {
+            kind,
+            object,
+            frames: frames.clone(),
+            extra: Default::default(),
+            stamp: None,
+            probe: None,
+        });
+    }
+    if entry == Kind::ObjectWait {
+        rec.summary_wait(state, object, nanos, false);
+    }
+    rec.push(nanos, entry, state.hash, object, frames);
+}
+
+/// A hooked j.u.c. method begins (`subject`: its receiver, or `park`'s blocker and
+/// `unpark`'s thread): as JVMTI mode's, through [`methods::juc_entry`].
+fn juc_hook_enter(rec: &Recorder, jni: Jni, call: (Call, u64), subject: jobject) {
+    let Some(state) = rec.current_state() else {
+        return;
+    };
+    if state.recording.is_some() {
+        rec.drain_thread(jni, state, Some(call.1));
+    }
+    state.depth += 1;
+    if state.depth > 1 {
+        return;
+    }
+    methods::juc_entry(rec, jni, state, call, subject, Some(HOOK_FRAMES));
+}
+
+/// `OrcaProfilerTracker.hookExit()`: a hooked JDK method returns or throws.
+pub fn hook_exit(rec: &Recorder, jni: Jni) {
+    let nanos = now_nanos();
+    let Some(state) = rec.current_state() else {
+        return;
+    };
+    if state.recording.is_some() {
+        rec.drain_thread(jni, state, Some(nanos));
+    }
+    if state.depth == 1 {
+        if let Some(open) = &state.open {
+            if open.kind == Kind::ObjectWaited {
+                rec.summary_wait(state, open.object, nanos, true);
+            }
+        }
+    }
+    if !methods::juc_hook_exit(rec, jni, state, nanos) {
+        rec.end_call(nanos, state)
     }
 }
 

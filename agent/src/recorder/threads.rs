@@ -25,6 +25,20 @@ pub struct OpenCall {
     /// The exit line's timestamp when it is not the exit's own: `LockRelease` is stamped
     /// when `unlock` was called, before the release, but written only once it returned.
     pub stamp: Option<u64>,
+    /// Instrumentation mode's j.u.c. lock calls: how the exit finds out how the call ended
+    /// (a hook sees neither the return value nor the exception).
+    pub probe: Option<Probe>,
+}
+
+/// A j.u.c. lock call's hold count before it began: its exit compares the count after.
+#[derive(Debug)]
+pub struct Probe {
+    /// A JNI global reference to the lock's synchronizer, deleted at the exit.
+    pub sync: usize,
+    /// The calling engine's number for the call (`engines::methods::Call`).
+    pub call: u8,
+    /// The thread's holds of the lock, in the call's mode, when it began.
+    pub before: i32,
 }
 
 /// The extra field an open call's exit line repeats from its entry.
