@@ -169,8 +169,25 @@ impl Instrumentation {
             })
             .map(|(_, name, desc)| (name.to_string(), desc.to_string()))
             .collect();
+        // The natives' call sites are instrumented inline, without a wrapper frame.
+        let inline_calls: Vec<(String, String, i32)> = orca_rewriter::call_site_targets()
+            .into_iter()
+            .filter_map(|(class, name, desc)| {
+                let t = TRACKED.iter().find(|t| t.matches(class, name, desc))?;
+                natives
+                    .contains(&(class.to_string(), name.to_string(), desc.to_string()))
+                    .then(|| {
+                        (
+                            name.to_string(),
+                            desc.to_string(),
+                            t.call.report_code() as i32,
+                        )
+                    })
+            })
+            .collect();
         let app = Config {
             skip_calls: skip_calls.clone(),
+            inline_calls,
             ..self.config.clone()
         };
         let jdk = if self.jdk {
