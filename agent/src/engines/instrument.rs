@@ -113,7 +113,7 @@ impl Instrumentation {
         // hook again, from their original bytes.
         if !loaded.is_empty() {
             if let Err(e) = rec.jvmti.retransform_classes(&loaded) {
-                eprintln!("orca: cannot instrument the tracked JDK methods ({e}); calls made by the JDK itself, by reflection and through subclasses are not recorded");
+                eprintln!("orca: cannot instrument the tracked JDK methods of the classes loaded before start-up ({e}); their calls (Thread, Object) are not recorded");
             }
             for c in loaded {
                 jni.delete_global_ref(c);
