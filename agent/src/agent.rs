@@ -345,6 +345,7 @@ impl Agent {
     pub fn thread_end(&self, jni: Jni) {
         if let Some(state) = self.rec.current_state() {
             self.rec.recording_end(jni, state);
+            crate::engines::tracker::close_inline(&self.rec, state, now_nanos());
         }
         if let Some(hash) = threads::remove_current(&self.rec.jvmti) {
             self.rec

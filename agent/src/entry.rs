@@ -234,6 +234,46 @@ unsafe extern "system" fn hook_enter(
     })
 }
 
+/// `OrcaProfilerTracker.callEnter(int, Object)`: a tracked native is called (inline call site).
+unsafe extern "system" fn call_enter(
+    env: *mut JNIEnv,
+    _class: jclass,
+    kind: jint,
+    subject: jobject,
+) {
+    guard("OrcaProfilerTracker.callEnter", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            tracker::call_enter(&a.rec, unsafe { Jni::from_raw(env) }, kind, subject);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.callEnterVia(int, Class)`: `Owner.sleep(J)V` called, Owner not Thread.
+unsafe extern "system" fn call_enter_via(
+    env: *mut JNIEnv,
+    _class: jclass,
+    kind: jint,
+    owner: jclass,
+) {
+    guard("OrcaProfilerTracker.callEnterVia", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            tracker::call_enter_via(&a.rec, unsafe { Jni::from_raw(env) }, kind, owner);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.callExit0()`: an inline native call returned.
+unsafe extern "system" fn call_exit(env: *mut JNIEnv, _class: jclass) {
+    guard("OrcaProfilerTracker.callExit0", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: as above.
+            tracker::call_exit(&a.rec, unsafe { Jni::from_raw(env) });
+        }
+    })
+}
+
 /// `OrcaProfilerTracker.hookExit()`: a hooked JDK method returns or throws.
 unsafe extern "system" fn hook_exit(env: *mut JNIEnv, _class: jclass) {
     guard("OrcaProfilerTracker.hookExit", (), || {
@@ -304,7 +344,7 @@ unsafe extern "system" fn long_hold(
 }
 
 /// The tracker's natives, as `RegisterNatives` binds them.
-pub fn tracker_natives() -> [Native; 7] {
+pub fn tracker_natives() -> [Native; 10] {
     let rec_sig = c"(Lorca/OrcaProfilerTracker$Rec;)V";
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
@@ -314,6 +354,17 @@ pub fn tracker_natives() -> [Native; 7] {
             hook_enter as *mut c_void,
         ),
         (c"hookExit", c"()V", hook_exit as *mut c_void),
+        (
+            c"callEnter",
+            c"(ILjava/lang/Object;)V",
+            call_enter as *mut c_void,
+        ),
+        (
+            c"callEnterVia",
+            c"(ILjava/lang/Class;)V",
+            call_enter_via as *mut c_void,
+        ),
+        (c"callExit0", c"()V", call_exit as *mut c_void),
         (c"register", rec_sig, register as *mut c_void),
         (c"flush", rec_sig, flush as *mut c_void),
         (

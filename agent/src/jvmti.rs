@@ -371,6 +371,13 @@ impl Jni {
         r
     }
 
+    /// The superclass of a class (a local reference); `None` for Object and interfaces.
+    pub fn superclass(&self, class: jclass) -> Option<jclass> {
+        // SAFETY: `raw` is this thread's JNIEnv; `class` a live reference.
+        let c = unsafe { (**self.raw).GetSuperclass?(self.raw, class) };
+        (!c.is_null()).then_some(c)
+    }
+
     /// Finds a class by its internal name (`orca/OrcaProfilerTracker$Rec`); `None` if absent.
     pub fn find_class(&self, name: &CStr) -> Option<jclass> {
         // SAFETY: `raw` is this thread's JNIEnv.

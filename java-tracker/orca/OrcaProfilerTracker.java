@@ -237,6 +237,53 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    // ---- call sites of tracked natives (JDK 17: Object.wait(long), Thread.sleep(long);
+    // every JDK: notify, notifyAll), reported inline: the call stays where it was, between
+    // callEntry and callExit, so no frame of the tracker is under it while it blocks. No
+    // handler is added for an exception: the agent ends the call at the thread's next report.
+
+    private static native void callEnter(int kind, Object subject);
+    private static native void callEnterVia(int kind, Class<?> owner);
+    private static native void callExit0();
+
+    /** `Owner.sleep(long)` with Owner not Thread: reported if it resolves to Thread.sleep. */
+    @Hidden
+    public static void callEntryVia(Class<?> owner, int kind) {
+        try {
+            callEnterVia(kind, owner);
+        } catch (Throwable t) {
+        }
+    }
+
+    @Hidden
+    public static void callEntry(Object subject, int kind) {
+        try {
+            if (kind == OrcaEvents.K_OBJECT_WAIT) {
+                Rec r = rec();
+                if (r != null) {
+                    r.inlineWaitObj = subject;
+                    r.inlineWaitSince = System.nanoTime();
+                }
+            }
+            callEnter(kind, subject);
+        } catch (Throwable t) {
+        }
+    }
+
+    @Hidden
+    public static void callExit() {
+        try {
+            Rec r = REC.get();
+            if (r != null && r.inlineWaitObj != null) {
+                Object o = r.inlineWaitObj;
+                r.inlineWaitObj = null;
+                paused(o, System.nanoTime() - r.inlineWaitSince);
+            }
+            callExit0();
+        } catch (Throwable t) {
+        }
+    }
+
     /** Object.wait releases the monitor: its hold pauses (as `orca report` counts it). */
     private static void paused(Object o, long nanos) {
         Rec r = REC.get();
@@ -508,6 +555,9 @@ public final class OrcaProfilerTracker {
         int[] heldSite = new int[8];
         long[] heldStart = new long[8];
         int depth;
+        /** An inline Object.wait under way: its monitor and start. */
+        Object inlineWaitObj;
+        long inlineWaitSince;
         /** Hooked JDK methods under way; the outermost Object.wait's monitor and start. */
         int hookDepth;
         Object waitObj;

@@ -62,6 +62,12 @@ pub struct Config {
     /// `(name, descriptor)` of call-site rules not to apply: methods the caller hooks instead
     /// (a call site redirected as well would report the call twice).
     pub skip_calls: Vec<(String, String)>,
+    /// `(name, descriptor, report)` of call-site rules applied *inline* instead of by a
+    /// wrapper: the call stays, `T.callEntry(subject, report)` before it and `T.callExit()`
+    /// after a normal return. Why: a wrapper is a frame of the tracker under the call, which
+    /// `Thread.getStackTrace` and thread dumps show while the call blocks (JDK 17 shows
+    /// `@Hidden` frames there). For the natives the agent cannot hook.
+    pub inline_calls: Vec<(String, String, i32)>,
 }
 
 /// One method instrumented at its entry and every exit: entry runs
@@ -105,6 +111,7 @@ impl Default for Config {
             sites: None,
             hooks: Vec::new(),
             skip_calls: Vec::new(),
+            inline_calls: Vec::new(),
         }
     }
 }
@@ -139,6 +146,8 @@ pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
         ("monitorExit", transform::SITE_DESC),
         (transform::HOOK_ENTRY, transform::HOOK_ENTRY_DESC),
         (transform::HOOK_EXIT, "()V"),
+        (transform::CALL_ENTRY, transform::HOOK_ENTRY_DESC),
+        (transform::CALL_EXIT, "()V"),
     ];
     for r in transform::RULES {
         v.push((r.wrapper, r.wrapper_desc));
@@ -582,6 +591,7 @@ fn slow_path(
                 ref_arg0,
                 code: cv.code,
                 insns: &insns,
+                major,
                 exc: cv.exc,
             };
             if !transform::relevant(&mi, config, &candidate, sync || hook.is_some()) {
@@ -639,6 +649,7 @@ fn slow_path(
             ref_arg0,
             code: cv.code,
             insns: &insns,
+            major,
             exc: cv.exc,
         };
         let plan = transform::plan(

@@ -20,6 +20,11 @@ pub(crate) enum Action {
     /// `dup; dup; invokestatic T.wrapper(Object)V` before and
     /// `invokestatic T.after(Object)V` after the unchanged call
     HintAround(&'static str),
+    /// only inline (`Config::inline_calls`), for a static call naming an owner other than the
+    /// JDK class: `ldc Owner; report; invokestatic T.callEntryVia(Class, int)` before and
+    /// `invokestatic T.callExit()` after the unchanged call (the tracker finds out at run time
+    /// whether the call resolves to the JDK's method)
+    ViaOwner,
 }
 
 /// Which configuration switch a rule belongs to.
@@ -188,6 +193,17 @@ pub(crate) static RULES: &[Rule] = &[
         Action::Redirect,
         "threadSleep",
         "(JI)V"
+    ),
+    r!(
+        Thread,
+        None,
+        Some(THREAD),
+        "sleep",
+        "(J)V",
+        true,
+        Action::ViaOwner,
+        "callEntryVia",
+        "(Ljava/lang/Class;I)V"
     ),
     r!(
         Thread,
@@ -430,6 +446,10 @@ pub(crate) const HOOK_ENTRY: &str = "methodEntry";
 pub(crate) const HOOK_ENTRY_DESC: &str = "(Ljava/lang/Object;I)V";
 /// The tracker method a hooked method calls at every exit (`()V`).
 pub(crate) const HOOK_EXIT: &str = "methodExit";
+/// The tracker methods an inline call site calls before (same descriptor as `HOOK_ENTRY`)
+/// and after (`()V`) the call.
+pub(crate) const CALL_ENTRY: &str = "callEntry";
+pub(crate) const CALL_EXIT: &str = "callExit";
 
 /// The descriptor of the monitor reports that carry a call-site ID.
 pub(crate) const SITE_DESC: &str = "(Ljava/lang/Object;I)V";
@@ -464,6 +484,8 @@ pub(crate) fn wanted_strings(cfg: &Config) -> Vec<&str> {
         HOOK_ENTRY,
         HOOK_ENTRY_DESC,
         HOOK_EXIT,
+        CALL_ENTRY,
+        CALL_EXIT,
         "()V",
     ];
     for r in RULES {
@@ -505,6 +527,8 @@ pub(crate) struct MethodInfo<'x> {
     pub(crate) ref_arg0: bool,
     pub(crate) code: &'x [u8],
     pub(crate) insns: &'x [Insn],
+    /// class file major version
+    pub(crate) major: u16,
     /// the exception table, 8 bytes per entry
     pub(crate) exc: &'x [u8],
 }
@@ -624,9 +648,53 @@ pub(crate) fn plan<'b>(
                 let Some(rule) = find_rule(ins.op, owner, name, desc, cfg) else {
                     continue;
                 };
+                let inline = cfg
+                    .inline_calls
+                    .iter()
+                    .find(|(n, d, _)| n == rule.name && d == rule.desc);
+                if rule.action == Action::ViaOwner {
+                    // ldc of a class: version 49 and later
+                    let Some(&(_, _, report)) = inline.filter(|_| mi.major >= 49) else {
+                        continue;
+                    };
+                    let owner_class = pb.class(std::str::from_utf8(owner).unwrap_or(""))?;
+                    let via = t.m(pb, rule.wrapper, rule.wrapper_desc)?;
+                    let exit = t.m(pb, CALL_EXIT, "()V")?;
+                    let e = &mut per[i];
+                    let b = owner_class.to_be_bytes();
+                    e.prefix.extend_from_slice(&[0x13, b[0], b[1]]); // ldc_w
+                    push_int(pb, &mut e.prefix, report)?;
+                    e.prefix.extend_from_slice(&invokestatic(via));
+                    e.suffix.extend_from_slice(&invokestatic(exit));
+                    extra = extra.max(2);
+                    changed = true;
+                    continue;
+                }
+                let inline = inline.filter(|_| rule.action == Action::Redirect);
+                if let Some(&(_, _, report)) = inline {
+                    // The subject (receiver, or null for a static call) for callEntry, under
+                    // which the arguments stay as they were; the call itself unchanged.
+                    let juggle: &[u8] = match (rule.is_static, rule.desc) {
+                        (true, _) => &[0x01],                   // aconst_null
+                        (false, "()V") => &[0x59],              // dup
+                        (false, "(J)V") => &[0x5d, 0x58, 0x5b], // dup2_x1 pop2 dup_x2
+                        _ => continue,
+                    };
+                    let entry = t.m(pb, CALL_ENTRY, HOOK_ENTRY_DESC)?;
+                    let exit = t.m(pb, CALL_EXIT, "()V")?;
+                    let e = &mut per[i];
+                    e.prefix.extend_from_slice(juggle);
+                    push_int(pb, &mut e.prefix, report)?;
+                    e.prefix.extend_from_slice(&invokestatic(entry));
+                    e.suffix.extend_from_slice(&invokestatic(exit));
+                    extra = extra.max(2);
+                    changed = true;
+                    continue;
+                }
                 let w = t.m(pb, rule.wrapper, rule.wrapper_desc)?;
                 let e = &mut per[i];
                 match rule.action {
+                    Action::ViaOwner => {}
                     Action::Redirect => e.replace = Some(invokestatic(w).to_vec()),
                     Action::HintBefore => {
                         e.prefix.push(0x59);

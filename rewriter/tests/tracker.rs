@@ -78,6 +78,9 @@ fn tracker_declares_every_called_method() {
             "longHold(Lorca/OrcaProfilerTracker$Rec;IIJJ)V",
             "hookEnter(ILjava/lang/Object;)V",
             "hookExit()V",
+            "callEnter(ILjava/lang/Object;)V",
+            "callEnterVia(ILjava/lang/Class;)V",
+            "callExit0()V",
         ]
     );
     // the tracker itself is never rewritten

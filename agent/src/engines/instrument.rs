@@ -113,7 +113,7 @@ impl Instrumentation {
         // hook again, from their original bytes.
         if !loaded.is_empty() {
             if let Err(e) = rec.jvmti.retransform_classes(&loaded) {
-                eprintln!("orca: cannot instrument the tracked JDK methods ({e}); calls made by the JDK itself, by reflection and through subclasses are not recorded");
+                eprintln!("orca: cannot instrument the tracked JDK methods of the classes loaded before start-up ({e}); their calls (Thread, Object) are not recorded");
             }
             for c in loaded {
                 jni.delete_global_ref(c);
@@ -169,8 +169,19 @@ impl Instrumentation {
             })
             .map(|(_, name, desc)| (name.to_string(), desc.to_string()))
             .collect();
+        // The natives' call sites are instrumented inline, without a wrapper frame.
+        let inline_calls: Vec<(String, String, i32)> = orca_rewriter::call_site_targets()
+            .into_iter()
+            .filter_map(|(class, name, desc)| {
+                let t = TRACKED.iter().find(|t| t.matches(class, name, desc))?;
+                natives
+                    .contains(&(class.to_string(), name.to_string(), desc.to_string()))
+                    .then(|| (name.to_string(), desc.to_string(), t.call.hook_report()))
+            })
+            .collect();
         let app = Config {
             skip_calls: skip_calls.clone(),
+            inline_calls,
             ..self.config.clone()
         };
         let jdk = if self.jdk {

@@ -60,6 +60,11 @@ pub struct ThreadState {
     /// which suppresses nested calls (`join` calling `wait`).
     pub depth: u32,
     pub open: Option<OpenCall>,
+    /// Instrumentation mode: the depth of a native tracked call reported inline at its call
+    /// site (0: none) whose end report has not come. It ends with an exception (no handler
+    /// is added for it), and a native runs no Java code: the thread's next report proves it
+    /// is over (see `tracker::close_inline`).
+    pub inline_open: u32,
     /// Instrumentation mode: the monitors this thread holds, innermost last, with the stacks
     /// of their `MonitorEntered`. `MonitorExit` reuses the stack of the entry it closes
     /// (found by the monitor's hash; only the top frame moved), sparing a whole stack walk.
@@ -90,6 +95,7 @@ impl ThreadState {
             hash,
             depth: 0,
             open: None,
+            inline_open: 0,
             held: Vec::new(),
             pending_enter: None,
             scratch: vec![MaybeUninit::uninit(); stack_depth],
