@@ -226,6 +226,10 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 }
                 if entering != Some(monitor) || is_enter {
                     add_edges(&mut edges, t, thread, monitor, stack.raw(), line);
+                    // LockOrder lines have monitors only: the orders after held j.u.c.
+                    // locks count for the summaries' graph from the events.
+                    let site = stack.raw();
+                    add_edges_from(&mut summary_edges, t, &juc, thread, monitor, site, line);
                 }
                 if !is_enter {
                     t.held.push((monitor, 1, stack.raw().to_string()));
@@ -270,6 +274,30 @@ fn add_edges(
             (thread, line),
             (*from, monitor),
             (from_site, site),
+            guards,
+            1,
+        );
+    }
+}
+
+/// [`add_edges`] for the held locks in `from` only (the j.u.c. locks).
+fn add_edges_from(
+    edges: &mut HashMap<(Hash, Hash), Edge>,
+    t: &ThreadState,
+    from: &HashSet<Hash>,
+    thread: Hash,
+    monitor: Hash,
+    site: &str,
+    line: u64,
+) {
+    let held_ids: Vec<Hash> = t.held.iter().map(|h| h.0).collect();
+    for (held, _, held_site) in t.held.iter().filter(|h| from.contains(&h.0)) {
+        let guards: Vec<Hash> = held_ids.iter().copied().filter(|g| g != held).collect();
+        add_edge(
+            edges,
+            (thread, line),
+            (*held, monitor),
+            (held_site, site),
             guards,
             1,
         );

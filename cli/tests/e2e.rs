@@ -770,3 +770,68 @@ fn juc_locks_in_report_flame_and_timeline() {
         );
     }
 }
+
+/// The same real deadlock in instrumentation mode with the complete trace: the monitor's
+/// holds are events there, so both orders are edges and `orca deadlocks` finds the
+/// lock-order cycle across the two kinds, with both code paths, besides the blocked threads.
+#[test]
+fn a_reentrant_lock_and_a_monitor_in_opposite_orders_are_a_lock_order_cycle() {
+    let line = |m: &str| marker_line("MixedDeadlock.java", m);
+    for jdk in jdks() {
+        let r = run("cli-mixed-cycle", jdk, INSTRUMENT, "MixedDeadlock", &[]);
+        assert_eq!(r.code, Some(0), "{} MixedDeadlock: {r:?}", jdk.label());
+        let (code, out, err) = orca(&["check", &prefix(&r)]);
+        assert_eq!(code, Some(0), "{}: orca check:\n{out}{err}", jdk.label());
+        let (a, b) = (
+            field(&r.stdout, "juc-first"),
+            field(&r.stdout, "monitor-first"),
+        );
+        let (code, out, err) = orca(&["deadlocks", &prefix(&r)]);
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(1), "{ctx}");
+        assert!(
+            out.contains("Potential deadlock #1: lock-order cycle of 2 locks: ")
+                && !out.contains("Potential deadlock #2"),
+            "{ctx}"
+        );
+        // Each path in order: where the first lock was taken, then the second.
+        let in_order = |parts: &[String]| {
+            let mut at = 0;
+            for p in parts {
+                match out[at..].find(p.as_str()) {
+                    Some(i) => at += i + p.len(),
+                    None => return false,
+                }
+            }
+            true
+        };
+        let frame = |lambda: u32, marker: &str| {
+            format!(
+                "      MixedDeadlock.lambda$main${lambda}(MixedDeadlock.java:{})\n",
+                line(marker)
+            )
+        };
+        assert!(
+            in_order(&[
+                format!("  thread \"juc-first\" [{a}] holds j.u.c. lock "),
+                frame(0, "juc-first-lock"),
+                "    then takes monitor ".to_string(),
+                frame(0, "juc-first-enter"),
+            ]),
+            "{ctx}"
+        );
+        assert!(
+            in_order(&[
+                format!("  thread \"monitor-first\" [{b}] holds monitor "),
+                frame(1, "monitor-first-enter"),
+                "    then takes j.u.c. lock ".to_string(),
+                frame(1, "monitor-first-lock"),
+            ]),
+            "{ctx}"
+        );
+        assert!(
+            out.contains("2 lock-order edges, 1 potential deadlocks, 2 threads blocked at the end"),
+            "{ctx}"
+        );
+    }
+}
