@@ -617,7 +617,7 @@ pub fn juc_entry(
             };
             if hook.is_some() && !sync.is_null() {
                 probe = Some(Probe {
-                    before: hold_count(jvmti, jni, sync, class),
+                    before: hold_count(jvmti, jni, state, sync, class),
                     sync: jni.new_global_ref(sync) as usize,
                     call: call.to_u8(),
                 });
@@ -683,7 +683,7 @@ pub fn juc_hook_exit(rec: &Recorder, jni: Jni, state: &mut ThreadState, nanos: u
     let sync = probe.sync as jobject;
     let outcome = match Call::from_u8(probe.call) {
         Some(Call::Lock(class, k)) => {
-            let after = hold_count(&rec.jvmti, jni, sync, class);
+            let after = hold_count(&rec.jvmti, jni, state, sync, class);
             match k {
                 LockCall::Unlock => (after < probe.before).then_some(Kind::LockRelease),
                 _ if after > probe.before => Some(Kind::LockAcquired),
@@ -702,11 +702,20 @@ pub fn juc_hook_exit(rec: &Recorder, jni: Jni, state: &mut ThreadState, nanos: u
 /// The thread's holds of `sync` in the mode of `class`: the exclusive count when it owns
 /// the synchronizer (a `ReentrantReadWriteLock` keeps it in the low 16 bits of `state`), the
 /// read count from the synchronizer itself (kept per thread, not in a field).
-fn hold_count(jvmti: &Jvmti, jni: Jni, sync: jobject, class: LockClass) -> i32 {
+fn hold_count(
+    jvmti: &Jvmti,
+    jni: Jni,
+    state: &mut ThreadState,
+    sync: jobject,
+    class: LockClass,
+) -> i32 {
     if class == LockClass::ReadView {
-        return jni
-            .call_int_method(sync, c"getReadHoldCount", c"()I")
-            .unwrap_or(0);
+        // Java code: its first call initializes the synchronizer's per-thread counter class,
+        // which can contend for the class's init lock; not an event of the program.
+        state.in_upcall = true;
+        let count = jni.call_int_method(sync, c"getReadHoldCount", c"()I");
+        state.in_upcall = false;
+        return count.unwrap_or(0);
     }
     let (Some(owner_field), Some(state_field)) = (
         field_id_of(jni, sync, &OWNER),

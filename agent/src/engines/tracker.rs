@@ -390,6 +390,9 @@ fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, 
     let Some(state) = rec.current_state() else {
         return;
     };
+    if state.in_upcall {
+        return;
+    }
     if state.recording.is_some() {
         rec.drain_thread(jni, state, Some(nanos));
     }
@@ -429,6 +432,9 @@ fn juc_hook_enter(rec: &Recorder, jni: Jni, call: (Call, u64), subject: jobject,
     let Some(state) = rec.current_state() else {
         return;
     };
+    if state.in_upcall {
+        return;
+    }
     if state.recording.is_some() {
         rec.drain_thread(jni, state, Some(call.1));
     }
@@ -447,6 +453,9 @@ pub fn hook_exit(rec: &Recorder, jni: Jni) {
     let Some(state) = rec.current_state() else {
         return;
     };
+    if state.in_upcall {
+        return; // a hooked method the agent's own Java call ran (its entry was ignored too)
+    }
     if state.recording.is_some() {
         rec.drain_thread(jni, state, Some(nanos));
     }

@@ -60,6 +60,9 @@ pub struct ThreadState {
     /// which suppresses nested calls (`join` calling `wait`).
     pub depth: u32,
     pub open: Option<OpenCall>,
+    /// The agent is running Java code on this thread (a j.u.c. lock's read hold count):
+    /// what the JVM reports meanwhile is the agent's doing, not the program's.
+    pub in_upcall: bool,
     /// Instrumentation mode: the depth of a native tracked call reported inline at its call
     /// site (0: none) whose end report has not come. It ends with an exception (no handler
     /// is added for it), and a native runs no Java code: the thread's next report proves it
@@ -95,6 +98,7 @@ impl ThreadState {
             hash,
             depth: 0,
             open: None,
+            in_upcall: false,
             inline_open: 0,
             held: Vec::new(),
             pending_enter: None,
