@@ -49,10 +49,15 @@ fn main() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../java-tracker/orca/OrcaProfilerTracker.java");
     let taxonomy = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/events.rs");
     // Compile-time stand-ins for the JDK's VM annotations (see the files); never embedded.
-    let annotations = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../java-tracker/jdk/internal/vm/annotation/DontInline.java");
+    let annotations = ["DontInline.java", "Hidden.java"].map(|f| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../java-tracker/jdk/internal/vm/annotation")
+            .join(f)
+    });
     println!("cargo:rerun-if-changed={}", source.display());
-    println!("cargo:rerun-if-changed={}", annotations.display());
+    for a in &annotations {
+        println!("cargo:rerun-if-changed={}", a.display());
+    }
     println!("cargo:rerun-if-changed={}", taxonomy.display());
     for var in ["ORCA_JAVAC", "JDK17_HOME", "JAVA_HOME"] {
         println!("cargo:rerun-if-env-changed={var}");
@@ -69,7 +74,7 @@ fn main() {
         .arg(&out)
         .arg(&source)
         .arg(&generated)
-        .arg(&annotations)
+        .args(&annotations)
         .status()
         .unwrap_or_else(|e| panic!("orca-agent: cannot run {}: {e}", javac.display()));
     assert!(

@@ -67,6 +67,7 @@ fn required_capabilities(mode: Mode) -> Vec<Capability> {
             // the loader is collected (its classes are unloaded with it).
             Capability::TagObjects,
             Capability::GenerateObjectFreeEvents,
+            Capability::RetransformClasses,
         ]),
     }
     caps
@@ -379,6 +380,7 @@ impl Agent {
     pub fn thread_end(&self, jni: Jni) {
         if let Some(state) = self.rec.current_state() {
             self.rec.recording_end(jni, state);
+            crate::engines::tracker::close_inline(&self.rec, state, now_nanos());
         }
         if let Some(hash) = threads::remove_current(&self.rec.jvmti) {
             self.rec

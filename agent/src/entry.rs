@@ -113,12 +113,16 @@ unsafe extern "C" fn method_exit(
     jni: *mut JNIEnv,
     thread: jthread,
     method: jmethodID,
-    _by_exception: jboolean,
-    _value: jvalue,
+    by_exception: jboolean,
+    value: jvalue,
 ) {
+    let thrown = by_exception != 0;
+    // SAFETY: every jvalue is 8 bytes passed by value; its low byte is the boolean of a
+    // method returning `boolean`, and is only used for those (`tryLock`).
+    let returned_true = !thrown && unsafe { value.z } != 0;
     with_agent("MethodExit", jni, |a, _| {
         if let Some(m) = &a.methods {
-            m.exit(&a.rec, thread, method);
+            m.exit(&a.rec, thread, method, thrown, returned_true);
         }
     });
 }
@@ -226,6 +230,76 @@ unsafe extern "system" fn event(env: *mut JNIEnv, _class: jclass, kind: jint, su
         if let Some(a) = agent() {
             // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
             tracker::event(&a.rec, unsafe { Jni::from_raw(env) }, kind, subject);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.hookEnter(int, Object)`: a hooked JDK method begins.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_hookEnter"]
+unsafe extern "system" fn hook_enter(
+    env: *mut JNIEnv,
+    _class: jclass,
+    kind: jint,
+    subject: jobject,
+) {
+    guard("OrcaProfilerTracker.hookEnter", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            tracker::hook_enter(&a.rec, unsafe { Jni::from_raw(env) }, kind, subject);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.callEnter(int, Object)`: a tracked native is called (inline call site).
+#[export_name = "Java_java_lang_OrcaProfilerTracker_callEnter"]
+unsafe extern "system" fn call_enter(
+    env: *mut JNIEnv,
+    _class: jclass,
+    kind: jint,
+    subject: jobject,
+) {
+    guard("OrcaProfilerTracker.callEnter", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            tracker::call_enter(&a.rec, unsafe { Jni::from_raw(env) }, kind, subject);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.callEnterVia(int, Class)`: `Owner.sleep(J)V` called, Owner not Thread.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_callEnterVia"]
+unsafe extern "system" fn call_enter_via(
+    env: *mut JNIEnv,
+    _class: jclass,
+    kind: jint,
+    owner: jclass,
+) {
+    guard("OrcaProfilerTracker.callEnterVia", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            tracker::call_enter_via(&a.rec, unsafe { Jni::from_raw(env) }, kind, owner);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.callExit0()`: an inline native call returned.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_callExit0"]
+unsafe extern "system" fn call_exit(env: *mut JNIEnv, _class: jclass) {
+    guard("OrcaProfilerTracker.callExit0", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: as above.
+            tracker::call_exit(&a.rec, unsafe { Jni::from_raw(env) });
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.hookExit()`: a hooked JDK method returns or throws.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_hookExit"]
+unsafe extern "system" fn hook_exit(env: *mut JNIEnv, _class: jclass) {
+    guard("OrcaProfilerTracker.hookExit", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: as above.
+            tracker::hook_exit(&a.rec, unsafe { Jni::from_raw(env) });
         }
     })
 }

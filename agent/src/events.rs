@@ -46,6 +46,32 @@ pub enum Kind {
     /// Instrumentation mode: one hold at least `holdthreshold` long, ending now
     /// (the writer's `Extra::Nanos`: its length).
     MonitorHold,
+    /// j.u.c.: a lock acquisition begins (`<lock>,<mode>,<ownerThread>` follow the thread).
+    LockAcquire,
+    /// j.u.c.: the acquisition succeeded; the thread holds the lock.
+    LockAcquired,
+    /// j.u.c.: `tryLock()` returned false.
+    LockFailed,
+    /// j.u.c.: the timed `tryLock` returned false.
+    LockTimedOut,
+    /// j.u.c.: the acquisition ended by an exception.
+    LockInterrupted,
+    /// j.u.c.: `unlock` returned normally (timestamped when it was called).
+    LockRelease,
+    /// j.u.c.: `Condition.await*` called (`<condition>,<lock>` follow the thread).
+    ConditionAwait,
+    /// j.u.c.: `await` returned, normally or by exception.
+    ConditionAwaited,
+    /// j.u.c.: `Condition.signal`.
+    ConditionSignal,
+    /// j.u.c.: `Condition.signalAll`.
+    ConditionSignalAll,
+    /// `LockSupport.park*`, with its blocker (00000000: none).
+    ThreadPark,
+    /// park returned.
+    ThreadParked,
+    /// `LockSupport.unpark` of the thread in `<object>`.
+    ThreadUnpark,
 }
 
 impl Kind {
@@ -74,6 +100,19 @@ impl Kind {
             Kind::MonitorHolds => "MonitorHolds",
             Kind::LockOrder => "LockOrder",
             Kind::MonitorHold => "MonitorHold",
+            Kind::LockAcquire => "LockAcquire",
+            Kind::LockAcquired => "LockAcquired",
+            Kind::LockFailed => "LockFailed",
+            Kind::LockTimedOut => "LockTimedOut",
+            Kind::LockInterrupted => "LockInterrupted",
+            Kind::LockRelease => "LockRelease",
+            Kind::ConditionAwait => "ConditionAwait",
+            Kind::ConditionAwaited => "ConditionAwaited",
+            Kind::ConditionSignal => "ConditionSignal",
+            Kind::ConditionSignalAll => "ConditionSignalAll",
+            Kind::ThreadPark => "ThreadPark",
+            Kind::ThreadParked => "ThreadParked",
+            Kind::ThreadUnpark => "ThreadUnpark",
         }
     }
 
@@ -82,6 +121,30 @@ impl Kind {
         !matches!(
             self,
             Kind::ThreadStarted | Kind::ThreadEnded | Kind::ThreadSleep | Kind::ThreadSlept
+        )
+    }
+
+    /// Whether the line has a `<mode>` field after the lock (the j.u.c. lock lines).
+    pub fn has_mode(self) -> bool {
+        matches!(
+            self,
+            Kind::LockAcquire
+                | Kind::LockAcquired
+                | Kind::LockFailed
+                | Kind::LockTimedOut
+                | Kind::LockInterrupted
+                | Kind::LockRelease
+        )
+    }
+
+    /// Whether the line has a `<lock>` field after the condition (the `Condition*` lines).
+    pub fn has_condition_lock(self) -> bool {
+        matches!(
+            self,
+            Kind::ConditionAwait
+                | Kind::ConditionAwaited
+                | Kind::ConditionSignal
+                | Kind::ConditionSignalAll
         )
     }
 

@@ -75,6 +75,8 @@ pub enum Capability {
     GetOwnedMonitorStackDepthInfo = 34,
     GenerateAllClassHookEvents = 26,
     GenerateObjectFreeEvents = 32,
+    /// Instrumentation mode: the tracked JDK methods of classes loaded before VMInit.
+    RetransformClasses = 37,
     /// JDK 21+: virtual threads get their own start and end events.
     SupportVirtualThreads = 44,
 }
@@ -95,6 +97,7 @@ impl Capability {
             Capability::GetOwnedMonitorStackDepthInfo => "can_get_owned_monitor_stack_depth_info",
             Capability::GenerateAllClassHookEvents => "can_generate_all_class_hook_events",
             Capability::GenerateObjectFreeEvents => "can_generate_object_free_events",
+            Capability::RetransformClasses => "can_retransform_classes",
             Capability::SupportVirtualThreads => "can_support_virtual_threads",
         }
     }
@@ -282,6 +285,25 @@ impl Jni {
         }
     }
 
+    /// Calls an instance method `()I` by name; `None` if it threw or does not exist.
+    pub fn call_int_method(&self, obj: jobject, name: &CStr, signature: &CStr) -> Option<i32> {
+        // SAFETY: `raw` is this thread's JNIEnv and `obj` a live reference.
+        unsafe {
+            let class = (**self.raw).GetObjectClass?(self.raw, obj);
+            let id = (**self.raw).GetMethodID?(self.raw, class, name.as_ptr(), signature.as_ptr());
+            self.delete_local_ref(class);
+            if self.take_exception() || id.is_null() {
+                return None;
+            }
+            let r = (**self.raw).CallIntMethodA?(self.raw, obj, id, ptr::null());
+            if self.take_exception() {
+                None
+            } else {
+                Some(r)
+            }
+        }
+    }
+
     /// Calls a static method `()L...;` of the named class; `None` if anything failed.
     pub fn call_static_object_method(
         &self,
@@ -355,6 +377,13 @@ impl Jni {
         r
     }
 
+    /// The superclass of a class (a local reference); `None` for Object and interfaces.
+    pub fn superclass(&self, class: jclass) -> Option<jclass> {
+        // SAFETY: `raw` is this thread's JNIEnv; `class` a live reference.
+        let c = unsafe { (**self.raw).GetSuperclass?(self.raw, class) };
+        (!c.is_null()).then_some(c)
+    }
+
     /// Finds a class by its internal name (`orca/OrcaProfilerTracker$Rec`); `None` if absent.
     pub fn find_class(&self, name: &CStr) -> Option<jclass> {
         // SAFETY: `raw` is this thread's JNIEnv.
@@ -419,6 +448,17 @@ impl Jni {
             if let Some(f) = (**self.raw).SetIntField {
                 f(self.raw, obj, field, v);
             }
+        }
+    }
+
+    /// The class of `obj` (a new local reference).
+    pub fn object_class(&self, obj: jobject) -> jclass {
+        // SAFETY: `obj` is a live, non-null reference.
+        unsafe {
+            (**self.raw)
+                .GetObjectClass
+                .map(|f| f(self.raw, obj))
+                .unwrap_or(ptr::null_mut())
         }
     }
 
@@ -688,6 +728,33 @@ impl Jvmti {
         Ok((method, location))
     }
 
+    /// Whether a method is native (no bytecode: it cannot be instrumented itself).
+    pub fn is_method_native(&self, method: jmethodID) -> Result<bool, JvmtiError> {
+        let mut native: jni_sys::jboolean = 0;
+        let rc = call!(
+            self,
+            IsMethodNative,
+            fn(jmethodID, *mut jni_sys::jboolean),
+            method,
+            &mut native
+        );
+        check("IsMethodNative", rc)?;
+        Ok(native != 0)
+    }
+
+    /// Sends already loaded classes through the ClassFileLoadHook again, from their original
+    /// bytes.
+    pub fn retransform_classes(&self, classes: &[jclass]) -> Result<(), JvmtiError> {
+        let rc = call!(
+            self,
+            RetransformClasses,
+            fn(jint, *const jclass),
+            classes.len() as jint,
+            classes.as_ptr()
+        );
+        check("RetransformClasses", rc)
+    }
+
     /// The `this` object of the frame at `depth` (native frames included) of the current thread.
     pub fn local_instance(&self, depth: i32) -> Result<jobject, JvmtiError> {
         let mut obj: jobject = ptr::null_mut();
@@ -700,6 +767,24 @@ impl Jvmti {
             &mut obj
         );
         check("GetLocalInstance", rc)?;
+        Ok(obj)
+    }
+
+    /// The local variable `slot` (a reference) of the frame at `depth` of the current thread:
+    /// at a MethodEntry, slot 0 of a static method is its first argument. A VM operation in
+    /// HotSpot, like [`Jvmti::local_instance`].
+    pub fn local_object(&self, depth: i32, slot: i32) -> Result<jobject, JvmtiError> {
+        let mut obj: jobject = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetLocalObject,
+            fn(jthread, jint, jint, *mut jobject),
+            ptr::null_mut(),
+            depth,
+            slot,
+            &mut obj
+        );
+        check("GetLocalObject", rc)?;
         Ok(obj)
     }
 

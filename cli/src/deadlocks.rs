@@ -2,6 +2,11 @@
 //! nested `MonitorEntered` events, its cycles (potential deadlocks), and the
 //! threads still blocked on a monitor at the end of the log (actual deadlocks).
 //!
+//! j.u.c. locks (`LockAcquire`/`LockAcquired`/`LockRelease`, docs/FORMAT.md) are nodes of
+//! the same graph: a thread holding a `ReentrantLock` while entering `synchronized (m)`, and
+//! another the reverse, is a cycle; a thread left inside a `LockAcquire` whose owner is
+//! another thread is blocked on it, like one left in a `MonitorContendedEnter`.
+//!
 //! When the log has summary lines (docs/FORMAT.md, "Summary lines"), the graph
 //! comes from its `LockOrder` lines instead, each one the edge occurrences
 //! [`add_edges`] would have counted, `count` times: the same edges, counts and
@@ -10,7 +15,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 
-use orca_format::{parse_stack, Event, EventReader, Hash, LineError, Metadata};
+use orca_format::{parse_stack, Event, EventReader, Hash, LineError, LockOp, Metadata};
 
 /// The first time an edge `from -> to` was seen, with both code paths.
 struct Edge {
@@ -84,12 +89,14 @@ pub fn run_with<R: std::io::Read>(
 }
 
 /// What the streaming pass found: thread states at the end, lock-order edges, the number
-/// of MonitorEntered events and summary lines, and where the edges came from.
+/// of MonitorEntered events, j.u.c. acquisitions and summary lines, where the edges came
+/// from, and which nodes are j.u.c. locks.
 type Scan = (
     HashMap<Hash, ThreadState>,
     HashMap<(Hash, Hash), Edge>,
     u64,
     Option<&'static str>,
+    HashSet<Hash>,
 );
 
 /// The streaming pass.
@@ -99,6 +106,7 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     let mut summary_edges: HashMap<(Hash, Hash), Edge> = HashMap::new();
     let mut entered_events = 0u64;
     let mut summary_lines = 0u64;
+    let mut juc: HashSet<Hash> = HashSet::new();
     while let Some((line, rec)) = r.next_event()? {
         let rec = match rec {
             Ok(rec) => rec,
@@ -150,8 +158,53 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 stack,
                 ..
             } => {
+                // Without a MonitorEnter before it (JVMTI mode, summaries) the contention is
+                // the only sight of this acquisition: its order after the j.u.c. locks held.
+                if entering != Some(monitor) && !t.held.iter().any(|h| h.0 == monitor) {
+                    for map in [&mut edges, &mut summary_edges] {
+                        add_edges(map, t, thread, monitor, stack.raw(), line);
+                    }
+                }
                 t.blocked = Some((monitor, owner, stack.raw().to_string(), line));
                 t.entering = entering;
+            }
+            Event::LockAcquire {
+                lock, owner, stack, ..
+            } => {
+                entered_events += 1;
+                juc.insert(lock);
+                // The two views of a read-write lock are one node: taking one while holding
+                // the other is reentrant here. j.u.c. orders are not in LockOrder lines, so
+                // they count whichever source the monitors' edges come from.
+                if !t.held.iter().any(|h| h.0 == lock) {
+                    for map in [&mut edges, &mut summary_edges] {
+                        add_edges(map, t, thread, lock, stack.raw(), line);
+                    }
+                }
+                if owner != Hash::UNKNOWN && owner != thread {
+                    t.blocked = Some((lock, owner, stack.raw().to_string(), line));
+                }
+            }
+            Event::Lock {
+                op: LockOp::Acquired,
+                lock,
+                stack,
+                ..
+            } => match t.held.iter_mut().find(|h| h.0 == lock) {
+                Some(h) => h.1 += 1,
+                None => t.held.push((lock, 1, stack.raw().to_string())),
+            },
+            Event::Lock {
+                op: LockOp::Release,
+                lock,
+                ..
+            } => {
+                if let Some(i) = t.held.iter().position(|h| h.0 == lock) {
+                    t.held[i].1 -= 1;
+                    if t.held[i].1 == 0 {
+                        t.held.remove(i);
+                    }
+                }
             }
             Event::MonitorContendedEntered { .. } => t.entering = entering,
             Event::MonitorEnter { monitor, stack, .. }
@@ -173,6 +226,10 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 }
                 if entering != Some(monitor) || is_enter {
                     add_edges(&mut edges, t, thread, monitor, stack.raw(), line);
+                    // LockOrder lines have monitors only: the orders after held j.u.c.
+                    // locks count for the summaries' graph from the events.
+                    let site = stack.raw();
+                    add_edges_from(&mut summary_edges, t, &juc, thread, monitor, site, line);
                 }
                 if !is_enter {
                     t.held.push((monitor, 1, stack.raw().to_string()));
@@ -195,7 +252,7 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     } else {
         (edges, None)
     };
-    Ok((threads, edges, entered_events + summary_lines, source))
+    Ok((threads, edges, entered_events + summary_lines, source, juc))
 }
 
 /// One acquisition of `monitor` at `site` while holding `t.held`: one edge
@@ -217,6 +274,30 @@ fn add_edges(
             (thread, line),
             (*from, monitor),
             (from_site, site),
+            guards,
+            1,
+        );
+    }
+}
+
+/// [`add_edges`] for the held locks in `from` only (the j.u.c. locks).
+fn add_edges_from(
+    edges: &mut HashMap<(Hash, Hash), Edge>,
+    t: &ThreadState,
+    from: &HashSet<Hash>,
+    thread: Hash,
+    monitor: Hash,
+    site: &str,
+    line: u64,
+) {
+    let held_ids: Vec<Hash> = t.held.iter().map(|h| h.0).collect();
+    for (held, _, held_site) in t.held.iter().filter(|h| from.contains(&h.0)) {
+        let guards: Vec<Hash> = held_ids.iter().copied().filter(|g| g != held).collect();
+        add_edge(
+            edges,
+            (thread, line),
+            (*held, monitor),
+            (held_site, site),
             guards,
             1,
         );
@@ -295,6 +376,8 @@ pub struct Findings {
     /// Where the lock-order edges came from, when not from the events.
     pub source: Option<&'static str>,
     names: HashMap<Hash, String>,
+    /// The nodes that are j.u.c. locks (their synchronizers); the others are monitors.
+    pub juc: HashSet<Hash>,
 }
 
 impl Findings {
@@ -306,6 +389,15 @@ impl Findings {
         match self.names.get(&h) {
             Some(n) => format!("\"{n}\" [{h}]"),
             None => format!("[{h}]"),
+        }
+    }
+
+    /// `monitor HASH` or `j.u.c. lock HASH`.
+    pub fn node(&self, h: Hash) -> String {
+        if self.juc.contains(&h) {
+            format!("j.u.c. lock {h}")
+        } else {
+            format!("monitor {h}")
         }
     }
 
@@ -326,8 +418,10 @@ pub fn analyze_with<R: std::io::Read>(
     r: EventReader<R>,
     from_events: bool,
 ) -> std::io::Result<Findings> {
-    let (threads, edges, entered_events, source) = scan(r, from_events)?;
-    Ok(findings(threads, edges, entered_events, source))
+    let (threads, edges, entered_events, source, juc) = scan(r, from_events)?;
+    let mut f = findings(threads, edges, entered_events, source);
+    f.juc = juc;
+    Ok(f)
 }
 
 fn findings(
@@ -477,6 +571,7 @@ fn findings(
         guarded,
         entered_events,
         source,
+        juc: HashSet::new(),
         names: threads
             .into_iter()
             .filter_map(|(h, t)| t.name.map(|n| (h, n)))
@@ -497,22 +592,27 @@ pub fn text(f: &Findings, md: &Metadata) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "Potential deadlock #{}: lock-order cycle of {} monitors: {}",
+            "Potential deadlock #{}: lock-order cycle of {} {}: {}",
             i + 1,
             c.monitors.len(),
+            if c.monitors.iter().any(|m| f.juc.contains(m)) {
+                "locks"
+            } else {
+                "monitors"
+            },
             names.join(" -> ")
         );
         for e in &c.edges {
             let _ = writeln!(
                 out,
-                "  thread {} holds monitor {} (order first seen at line {} of the log, {} times), acquired at:",
+                "  thread {} holds {} (order first seen at line {} of the log, {} times), acquired at:",
                 label(e.thread),
-                e.from,
+                f.node(e.from),
                 e.line,
                 e.count
             );
             out.push_str(&stack_lines(md, &e.from_stack, "      "));
-            let _ = writeln!(out, "    then takes monitor {} at:", e.to);
+            let _ = writeln!(out, "    then takes {} at:", f.node(e.to));
             out.push_str(&stack_lines(md, &e.to_stack, "      "));
         }
         out.push('\n');
@@ -526,9 +626,9 @@ pub fn text(f: &Findings, md: &Metadata) -> String {
         for b in &f.blocked {
             let _ = writeln!(
                 out,
-                "  thread {} blocked on monitor {} owned by {} (line {}), at:",
+                "  thread {} blocked on {} owned by {} (line {}), at:",
                 label(b.thread),
-                b.monitor,
+                f.node(b.monitor),
                 label(b.owner),
                 b.line
             );
@@ -548,7 +648,7 @@ pub fn text(f: &Findings, md: &Metadata) -> String {
     if f.entered_events == 0 {
         let _ = writeln!(
             out,
-            "note: no MonitorEntered events or summary lines (JVMTI mode?): the lock-order graph needs mode=instrument"
+            "note: no MonitorEntered events, j.u.c. lock events or summary lines (JVMTI mode?): the lock-order graph of monitors needs mode=instrument"
         );
     }
     if let Some(source) = f.source {
@@ -649,6 +749,84 @@ mod tests {
                 && out.contains("1 cycles guarded by a common lock ignored"),
             "{out}"
         );
+    }
+
+    /// A thread holding a j.u.c. lock enters a monitor, another holds the monitor and takes
+    /// the lock: one cycle over both kinds, with the read and write views one node.
+    #[test]
+    fn juc_locks_and_monitors_make_one_lock_order_graph() {
+        let out = run_on(
+            "\
+1.000000000,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000001
+1.000000001,LockAcquired,0000AAAA,00002222,W,1;00000001;00000001
+1.000000002,LockAcquire,0000AAAA,00002222,R,0000AAAA,1;00000001;00000001
+1.000000003,LockAcquired,0000AAAA,00002222,R,1;00000001;00000001
+1.000000004,MonitorEnter,0000AAAA,00001111,1;00000001;00000002
+1.000000005,MonitorEntered,0000AAAA,00001111,1;00000001;00000002
+1.000000006,MonitorExit,0000AAAA,00001111,1;00000001;00000002
+1.000000007,LockRelease,0000AAAA,00002222,R,1;00000001;00000001
+1.000000008,LockRelease,0000AAAA,00002222,W,1;00000001;00000001
+2.000000000,MonitorEnter,0000BBBB,00001111,1;00000002;00000001
+2.000000001,MonitorEntered,0000BBBB,00001111,1;00000002;00000001
+2.000000002,LockAcquire,0000BBBB,00002222,W,00000000,1;00000002;00000002
+2.000000003,LockAcquired,0000BBBB,00002222,W,1;00000002;00000002
+2.000000004,LockRelease,0000BBBB,00002222,W,1;00000002;00000002
+2.000000005,MonitorExit,0000BBBB,00001111,1;00000002;00000001
+",
+            false,
+        );
+        assert!(
+            out.contains("Potential deadlock #1: lock-order cycle of 2 locks: 00001111 -> 00002222 -> 00001111"),
+            "{out}"
+        );
+        assert!(
+            out.contains("thread [0000AAAA] holds j.u.c. lock 00002222 (order first seen at line 5 of the log, 1 times)"),
+            "{out}"
+        );
+        assert!(out.contains("then takes monitor 00001111 at:"), "{out}");
+        assert!(
+            out.contains("thread [0000BBBB] holds monitor 00001111 (order first seen at line 12 of the log, 1 times)"),
+            "{out}"
+        );
+        assert!(
+            out.ends_with(
+                "2 lock-order edges, 1 potential deadlocks, 0 threads blocked at the end\n"
+            ),
+            "{out}"
+        );
+    }
+
+    /// JVMTI mode sees no monitor holds, but a real cross-kind deadlock leaves one thread in a
+    /// contention and the other in a `LockAcquire`, each owned by the other.
+    #[test]
+    fn a_thread_left_in_lock_acquire_is_blocked_on_its_owner() {
+        let out = run_on(
+            "\
+1.000000000,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000001
+1.000000001,LockAcquired,0000AAAA,00002222,W,1;00000001;00000001
+1.000000002,MonitorContendedEnter,0000AAAA,00001111,0000BBBB,1;00000001;00000002
+1.000000003,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000002
+",
+            false,
+        );
+        assert!(
+            out.contains(
+                "thread [0000AAAA] blocked on monitor 00001111 owned by [0000BBBB] (line 3)"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "thread [0000BBBB] blocked on j.u.c. lock 00002222 owned by [0000AAAA] (line 4)"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("wait-for cycle: [0000AAAA] -> [0000BBBB] -> [0000AAAA]"),
+            "{out}"
+        );
+        // The contention after the held lock is an order edge too.
+        assert!(out.contains("1 lock-order edges"), "{out}");
     }
 
     /// Summary lines neither end a contention nor an entering: a thread blocked at the end

@@ -4,11 +4,16 @@
 //! Stacks are aggregated by their raw text, so memory grows with distinct
 //! stacks, not with events. `--weight held` uses the `MonitorHolds` summary
 //! lines when the log has summary lines (their one-frame site, summed totals).
+//!
+//! j.u.c. locks are in the same graphs, their last frame `lock HASH`: `blocked` has the
+//! contended acquisitions (another thread owned the lock as the `LockAcquire` began), `held`
+//! the outermost holds (less the time in `await`), and `waiting` the condition awaits
+//! (`condition HASH`) and parks (`park HASH`, the blocker; `park` without one).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use orca_format::{parse_stack, Event, EventReader, Hash, Metadata};
+use orca_format::{parse_stack, ConditionOp, Event, EventReader, Hash, LockOp, Metadata};
 
 use crate::FlameWeight;
 
@@ -18,6 +23,10 @@ struct ThreadState {
     open: Option<(Hash, u64, String)>,
     /// Held monitors: (monitor, count, since, stack).
     held: Vec<(Hash, u32, u64, String)>,
+    /// Open j.u.c. span: (what, object, since, stack).
+    juc_open: Option<(&'static str, Hash, u64, String)>,
+    /// Held j.u.c. locks: (lock, count, since, stack); since is `u64::MAX` during an await.
+    juc_held: Vec<(Hash, u32, u64, String)>,
 }
 
 /// One collapsed stack: frames outermost first, the last one `monitor HASH`.
@@ -74,6 +83,8 @@ pub fn collapse_with<R: std::io::Read>(
     let mut weights: HashMap<(String, Hash), u64> = HashMap::new();
     let mut summary_weights: HashMap<(String, Hash), u64> = HashMap::new();
     let mut summary_lines = 0u64;
+    // j.u.c. spans, labelled by kind; never in summary lines, so kept apart from both.
+    let mut juc_weights: HashMap<(String, Hash, &'static str), u64> = HashMap::new();
     let mut add = |raw: String, m: Hash, ns: u64| {
         *weights.entry((raw, m)).or_default() += ns;
     };
@@ -142,6 +153,90 @@ pub fn collapse_with<R: std::io::Read>(
                     h.2 = ts; // re-acquired
                 }
             }
+            (
+                FlameWeight::Blocked,
+                Event::LockAcquire {
+                    lock, owner, stack, ..
+                },
+            ) if owner != Hash::UNKNOWN && owner != thread => {
+                t.juc_open = Some(("lock", lock, ts, stack.raw().to_string()));
+            }
+            (FlameWeight::Blocked, Event::Lock { op, lock, .. }) if op != LockOp::Release => {
+                if let Some((what, l, since, raw)) = t.juc_open.take() {
+                    if l == lock {
+                        *juc_weights.entry((raw, l, what)).or_default() += ts.saturating_sub(since);
+                    }
+                }
+            }
+            (
+                FlameWeight::Waiting,
+                Event::Condition {
+                    op: ConditionOp::Await,
+                    condition,
+                    stack,
+                    ..
+                },
+            ) => t.juc_open = Some(("condition", condition, ts, stack.raw().to_string())),
+            (FlameWeight::Waiting, Event::ThreadPark { blocker, stack, .. }) => {
+                t.juc_open = Some(("park", blocker, ts, stack.raw().to_string()));
+            }
+            (
+                FlameWeight::Waiting,
+                Event::Condition {
+                    op: ConditionOp::Awaited,
+                    ..
+                }
+                | Event::ThreadParked { .. },
+            ) => {
+                if let Some((what, o, since, raw)) = t.juc_open.take() {
+                    *juc_weights.entry((raw, o, what)).or_default() += ts.saturating_sub(since);
+                }
+            }
+            (
+                FlameWeight::Held,
+                Event::Lock {
+                    op: LockOp::Acquired,
+                    lock,
+                    stack,
+                    ..
+                },
+            ) => match t.juc_held.iter_mut().find(|h| h.0 == lock) {
+                Some(h) => h.1 += 1,
+                None => t.juc_held.push((lock, 1, ts, stack.raw().to_string())),
+            },
+            (
+                FlameWeight::Held,
+                Event::Lock {
+                    op: LockOp::Release,
+                    lock,
+                    ..
+                },
+            ) => {
+                if let Some(i) = t.juc_held.iter().position(|h| h.0 == lock) {
+                    t.juc_held[i].1 -= 1;
+                    if t.juc_held[i].1 == 0 {
+                        let (l, _, since, raw) = t.juc_held.swap_remove(i);
+                        if since != u64::MAX {
+                            *juc_weights.entry((raw, l, "lock")).or_default() +=
+                                ts.saturating_sub(since);
+                        }
+                    }
+                }
+            }
+            (FlameWeight::Held, Event::Condition { op, lock, .. }) => {
+                // await releases the lock: count the hold so far, resume when it returns.
+                if let Some(h) = t.juc_held.iter_mut().find(|h| h.0 == lock) {
+                    match op {
+                        ConditionOp::Await if h.2 != u64::MAX => {
+                            *juc_weights.entry((h.3.clone(), lock, "lock")).or_default() +=
+                                ts.saturating_sub(h.2);
+                            h.2 = u64::MAX;
+                        }
+                        ConditionOp::Awaited => h.2 = ts,
+                        _ => {}
+                    }
+                }
+            }
             (FlameWeight::Held, Event::MonitorExit { monitor, .. }) => {
                 if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
                     t.held[i].1 -= 1;
@@ -159,8 +254,10 @@ pub fn collapse_with<R: std::io::Read>(
     }
     let mut lines: Vec<(String, Hash, Vec<String>, u64)> = weights
         .into_iter()
+        .map(|((raw, m), ns)| ((raw, m, "monitor"), ns))
+        .chain(juc_weights)
         .filter(|(_, ns)| *ns > 0)
-        .map(|((raw, m), ns)| {
+        .map(|((raw, m, what), ns)| {
             let mut frames: Vec<String> = match parse_stack(raw.as_bytes(), 0) {
                 Ok(st) => st
                     .frames()
@@ -169,7 +266,11 @@ pub fn collapse_with<R: std::io::Read>(
                 Err(_) => Vec::new(),
             };
             frames.reverse(); // outermost first
-            frames.push(format!("monitor {m}"));
+            frames.push(if what == "park" && m == Hash::UNKNOWN {
+                "park".to_string()
+            } else {
+                format!("{what} {m}")
+            });
             (frames.join(";"), m, frames, ns)
         })
         .collect();

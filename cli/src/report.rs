@@ -3,6 +3,12 @@
 //! and holding. State is per thread and per object, never per event, so
 //! memory does not grow with the log's length.
 //!
+//! j.u.c. locks (`LockAcquire` ... `LockRelease`, `Condition*`, `ThreadPark`, docs/FORMAT.md)
+//! get sections of their own: contention with owners and sites, outermost hold times per
+//! lock and mode (minus the time in `await` on its conditions, as `wait` for monitors), and
+//! per thread the time blocked on them, awaiting conditions and parked. A log without them
+//! prints exactly what it printed before.
+//!
 //! Hold times come from the `MonitorHolds` summary lines when the log has any
 //! (summed over intervals), else from `MonitorEntered`/`MonitorExit` events;
 //! never from both (a `trace=all` log has both: `--from-events` picks the
@@ -12,7 +18,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use orca_format::{
-    parse_stack, Event, EventKind, EventReader, FastMap, Frame, Hash, LineError, Metadata,
+    parse_stack, ConditionOp, Event, EventKind, EventReader, FastMap, Frame, Hash, LineError,
+    LockMode, LockOp, Metadata,
 };
 
 use crate::util::{dur, json_str, Hist};
@@ -36,6 +43,41 @@ pub struct ThreadStats {
     pending_call: Option<(EventKind, Hash, u64)>,
     /// (monitor, count, since, site, ns accumulated before an Object.wait).
     held: Vec<(Hash, u32, u64, Option<Frame>, u64)>,
+    /// j.u.c.: (count, ns) blocked in contended acquisitions, awaiting conditions, parked.
+    pub juc_blocked: (u64, u64),
+    pub awaiting: (u64, u64),
+    pub parked: (u64, u64),
+    /// The open `LockAcquire`: (lock, owner, since, site).
+    juc_acquire: Option<(Hash, Hash, u64, Option<Frame>)>,
+    /// j.u.c. locks held, per (lock, mode) as docs/FORMAT.md counts them: (lock, mode,
+    /// count, since, site, ns accumulated before an await).
+    juc_held: Vec<(Hash, LockMode, u32, u64, Option<Frame>, u64)>,
+    /// The open `ConditionAwait` (its lock) or `ThreadPark`, since when.
+    juc_call: Option<(EventKind, Hash, u64)>,
+}
+
+/// Per-lock totals of a j.u.c. lock (its synchronizer).
+#[derive(Debug, Default)]
+pub struct LockStats {
+    pub acquisitions: u64,
+    pub failed: u64,
+    pub timed_out: u64,
+    pub interrupted: u64,
+    /// Acquisitions that began while another thread owned the lock.
+    pub contentions: u64,
+    pub blocked: u64,
+    pub blocked_max: u64,
+    pub still_blocked: u64,
+    pub owners: HashMap<Hash, u64>,
+    pub sites: HashMap<Option<Frame>, (u64, u64)>,
+    pub write_holds: Hist,
+    pub read_holds: Hist,
+    pub open_holds: u64,
+    pub hold_sites: HashMap<Option<Frame>, (u64, u64)>,
+    pub awaits: u64,
+    pub awaited: u64,
+    pub signals: u64,
+    pub signal_alls: u64,
 }
 
 /// Per-object (monitor, wait object, semaphore) totals.
@@ -77,6 +119,11 @@ pub struct Analysis {
     pub last_ts: u64,
     pub threads: FastMap<Hash, ThreadStats>,
     pub objects: FastMap<Hash, ObjectStats>,
+    /// j.u.c. locks by synchronizer.
+    pub locks: FastMap<Hash, LockStats>,
+    /// Parks per blocker (00000000: none): (count, ns).
+    pub parks: FastMap<Hash, (u64, u64)>,
+    pub unparks: u64,
     pub has_holds: bool,
     /// Whether the log has summary lines (`MonitorHolds`, `LockOrder`).
     pub has_summaries: bool,
@@ -268,8 +315,112 @@ impl Analysis {
             Event::SemaphoreRelease { semaphore, .. } => {
                 self.objects.entry(semaphore).or_default().sem_releases += 1
             }
+            Event::LockAcquire { lock, owner, .. } => {
+                t.juc_acquire = Some((lock, owner, ts, top));
+            }
+            Event::Lock { op, lock, mode, .. } => {
+                let l = self.locks.entry(lock).or_default();
+                if op != LockOp::Release {
+                    if let Some((_, owner, since, site)) = t.juc_acquire.take() {
+                        Self::acquired(t, l, thread, owner, ts.saturating_sub(since), site);
+                    }
+                }
+                match op {
+                    LockOp::Acquired => {
+                        match t.juc_held.iter_mut().find(|h| h.0 == lock && h.1 == mode) {
+                            Some(h) => h.2 += 1,
+                            None => t.juc_held.push((lock, mode, 1, ts, top, 0)),
+                        }
+                    }
+                    LockOp::Failed => l.failed += 1,
+                    LockOp::TimedOut => l.timed_out += 1,
+                    LockOp::Interrupted => l.interrupted += 1,
+                    LockOp::Release => {
+                        if let Some(i) = t.juc_held.iter().position(|h| h.0 == lock && h.1 == mode)
+                        {
+                            t.juc_held[i].2 -= 1;
+                            if t.juc_held[i].2 == 0 {
+                                let (_, mode, _, since, site, acc) = t.juc_held.swap_remove(i);
+                                let ns = acc + ts.saturating_sub(since);
+                                match mode {
+                                    LockMode::Write => l.write_holds.add(ns),
+                                    LockMode::Read => l.read_holds.add(ns),
+                                }
+                                add_site(&mut l.hold_sites, site, ns);
+                            }
+                        }
+                    }
+                }
+            }
+            Event::Condition { op, lock, .. } => {
+                let l = self.locks.entry(lock).or_default();
+                match op {
+                    ConditionOp::Await => {
+                        // await releases the lock until it returns: pause the hold.
+                        for h in t.juc_held.iter_mut().filter(|h| h.0 == lock) {
+                            h.5 += ts.saturating_sub(h.3);
+                            h.3 = ts;
+                        }
+                        t.juc_call = Some((EventKind::ConditionAwait, lock, ts));
+                    }
+                    ConditionOp::Awaited => {
+                        for h in t.juc_held.iter_mut().filter(|h| h.0 == lock) {
+                            h.3 = ts;
+                        }
+                        if let Some((_, _, since)) = t.juc_call.take() {
+                            let ns = ts.saturating_sub(since);
+                            t.awaiting.0 += 1;
+                            t.awaiting.1 += ns;
+                            l.awaits += 1;
+                            l.awaited += ns;
+                        }
+                    }
+                    ConditionOp::Signal => l.signals += 1,
+                    ConditionOp::SignalAll => l.signal_alls += 1,
+                }
+            }
+            Event::ThreadPark { blocker, .. } => {
+                t.juc_call = Some((EventKind::ThreadPark, blocker, ts));
+            }
+            Event::ThreadParked { .. } => {
+                if let Some((_, blocker, since)) = t.juc_call.take() {
+                    let ns = ts.saturating_sub(since);
+                    Self::parked(t, &mut self.parks, blocker, ns);
+                }
+            }
+            Event::ThreadUnpark { .. } => self.unparks += 1,
             _ => {}
         }
+    }
+
+    /// The end of a j.u.c. acquisition that took `ns`: a contention when another thread
+    /// owned the lock when it began.
+    fn acquired(
+        t: &mut ThreadStats,
+        l: &mut LockStats,
+        thread: Hash,
+        owner: Hash,
+        ns: u64,
+        site: Option<Frame>,
+    ) {
+        l.acquisitions += 1;
+        if owner != Hash::UNKNOWN && owner != thread {
+            t.juc_blocked.0 += 1;
+            t.juc_blocked.1 += ns;
+            l.contentions += 1;
+            l.blocked += ns;
+            l.blocked_max = l.blocked_max.max(ns);
+            *l.owners.entry(owner).or_default() += 1;
+            add_site(&mut l.sites, site, ns);
+        }
+    }
+
+    fn parked(t: &mut ThreadStats, parks: &mut FastMap<Hash, (u64, u64)>, blocker: Hash, ns: u64) {
+        t.parked.0 += 1;
+        t.parked.1 += ns;
+        let p = parks.entry(blocker).or_default();
+        p.0 += 1;
+        p.1 += ns;
     }
 
     fn close_call(
@@ -322,7 +473,7 @@ impl Analysis {
             }
         }
         let end = self.last_ts;
-        for t in self.threads.values_mut() {
+        for (&thread, t) in self.threads.iter_mut() {
             if let Some((m, owner, since, site)) = t.pending_contended {
                 let ns = end.saturating_sub(since);
                 t.blocked.0 += 1;
@@ -347,6 +498,30 @@ impl Analysis {
             }
             for (m, ..) in t.held.drain(..) {
                 self.objects.entry(m).or_default().open_holds += 1;
+            }
+            if let Some((lock, owner, since, site)) = t.juc_acquire.take() {
+                let l = self.locks.entry(lock).or_default();
+                if owner != Hash::UNKNOWN && owner != thread {
+                    l.still_blocked += 1;
+                }
+                Self::acquired(t, l, thread, owner, end.saturating_sub(since), site);
+            }
+            match t.juc_call.take() {
+                Some((EventKind::ThreadPark, blocker, since)) => {
+                    Self::parked(t, &mut self.parks, blocker, end.saturating_sub(since))
+                }
+                Some((_, lock, since)) => {
+                    let ns = end.saturating_sub(since);
+                    t.awaiting.0 += 1;
+                    t.awaiting.1 += ns;
+                    let l = self.locks.entry(lock).or_default();
+                    l.awaits += 1;
+                    l.awaited += ns;
+                }
+                None => {}
+            }
+            for (lock, ..) in t.juc_held.drain(..) {
+                self.locks.entry(lock).or_default().open_holds += 1;
             }
         }
     }
@@ -563,6 +738,8 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         }
     }
 
+    juc_text(&mut s, a, md, top);
+
     let waits = a.ranked(|o| o.waited, |o| o.waits + o.notifies + o.notify_alls > 0);
     let _ = writeln!(s, "\nWait/notify");
     if waits.is_empty() {
@@ -579,6 +756,131 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         );
     }
     s
+}
+
+/// The j.u.c. sections, when the log has j.u.c. lock, condition or park events.
+fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
+    if a.locks.is_empty() && a.parks.is_empty() && a.unparks == 0 {
+        return;
+    }
+    let mut locks: Vec<(Hash, &LockStats)> = a.locks.iter().map(|(h, l)| (*h, l)).collect();
+    let held = |l: &LockStats| l.write_holds.total() + l.read_holds.total();
+    locks.sort_by(|x, y| {
+        (y.1.blocked, held(y.1))
+            .cmp(&(x.1.blocked, held(x.1)))
+            .then(x.0.cmp(&y.0))
+    });
+    let _ = writeln!(
+        s,
+        "\nj.u.c. locks by time threads spent blocked on them (an acquisition is contended when another thread owned the lock as it began)"
+    );
+    for (i, (h, l)) in locks.iter().take(top).enumerate() {
+        let _ = writeln!(
+            s,
+            "  #{} lock {h}: {} blocked in {} contentions (max {}) of {} acquisitions{}{}",
+            i + 1,
+            dur(l.blocked),
+            l.contentions,
+            dur(l.blocked_max),
+            l.acquisitions,
+            if l.failed + l.timed_out + l.interrupted > 0 {
+                format!(
+                    ", {} failed, {} timed out, {} interrupted",
+                    l.failed, l.timed_out, l.interrupted
+                )
+            } else {
+                String::new()
+            },
+            if l.still_blocked > 0 {
+                format!(", {} still blocked at end", l.still_blocked)
+            } else {
+                String::new()
+            }
+        );
+        if !l.owners.is_empty() {
+            let mut owners: Vec<_> = l.owners.iter().collect();
+            owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+            let owners: Vec<String> = owners
+                .iter()
+                .take(top)
+                .map(|(h, c)| format!("{} x{c}", a.thread_label(**h)))
+                .collect();
+            let _ = writeln!(s, "      owners at contention: {}", owners.join(", "));
+        }
+        for (f, c, ns) in top_sites(&l.sites, top) {
+            let _ = writeln!(s, "      blocked at {} x{c} {}", site(md, f), dur(ns));
+        }
+        for (what, hist) in [("write/exclusive", &l.write_holds), ("read", &l.read_holds)] {
+            if hist.count() > 0 {
+                let _ = writeln!(
+                    s,
+                    "      {what} held {} times, total {}, p50 {}, p99 {}, max {}",
+                    hist.count(),
+                    dur(hist.total()),
+                    dur(hist.percentile(50.0)),
+                    dur(hist.percentile(99.0)),
+                    dur(hist.max())
+                );
+            }
+        }
+        if l.open_holds > 0 {
+            let _ = writeln!(s, "      {} holds still open at end", l.open_holds);
+        }
+        for (f, c, ns) in top_sites(&l.hold_sites, 3) {
+            let _ = writeln!(s, "      held from {} x{c} {}", site(md, f), dur(ns));
+        }
+        if l.awaits + l.signals + l.signal_alls > 0 {
+            let _ = writeln!(
+                s,
+                "      conditions: {} awaits ({}), {} signal, {} signalAll",
+                l.awaits,
+                dur(l.awaited),
+                l.signals,
+                l.signal_alls
+            );
+        }
+    }
+    if !a.parks.is_empty() {
+        let mut parks: Vec<(Hash, (u64, u64))> = a.parks.iter().map(|(h, p)| (*h, *p)).collect();
+        parks.sort_by(|x, y| y.1 .1.cmp(&x.1 .1).then(x.0.cmp(&y.0)));
+        let _ = writeln!(
+            s,
+            "\nParks by blocker (LockSupport.park outside a lock call)"
+        );
+        for (h, (c, ns)) in parks.iter().take(top) {
+            let name = if *h == Hash::UNKNOWN {
+                "no blocker".to_string()
+            } else {
+                format!("blocker {h}")
+            };
+            let _ = writeln!(s, "  {name}: {c} parks, {}", dur(*ns));
+        }
+        let _ = writeln!(s, "  {} unparks", a.unparks);
+    }
+    let mut threads: Vec<(Hash, &ThreadStats)> = a
+        .sorted_threads()
+        .into_iter()
+        .filter(|(_, t)| t.juc_blocked.0 + t.awaiting.0 + t.parked.0 > 0)
+        .collect();
+    threads.sort_by_key(|(_, t)| std::cmp::Reverse(t.juc_blocked.1 + t.awaiting.1 + t.parked.1));
+    if !threads.is_empty() {
+        let _ = writeln!(s, "\nThreads on j.u.c. locks");
+        let _ = writeln!(
+            s,
+            "  {:<32} {:>12} {:>12} {:>12}",
+            "thread", "lock-blocked", "awaiting", "parked"
+        );
+        for (h, t) in threads.iter().take(top) {
+            let _ = writeln!(
+                s,
+                "  {:<32} {:>12} {:>12} {:>12}",
+                a.thread_label(*h),
+                dur(t.juc_blocked.1),
+                dur(t.awaiting.1),
+                dur(t.parked.1)
+            );
+        }
+    }
 }
 
 fn holds_line(o: &ObjectStats) -> String {
@@ -783,6 +1085,70 @@ mod tests {
         assert_eq!(o.hold_sites[&site(1, 0x10)], (5, 10000));
         assert_eq!(o.hold_sites[&site(2, 4)], (1, 70));
         assert_eq!(o.hold_sites.len(), 2);
+    }
+
+    /// j.u.c. locks: a contention names its owner and site, holds are outermost per lock and
+    /// mode with the await time taken out, and the threads' blocked, awaiting and parked time.
+    #[test]
+    fn juc_locks_contention_holds_awaits_and_parks() {
+        let a = analyse(
+            "\
+1.000000000,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000010
+1.000000100,LockAcquired,0000AAAA,00002222,W,1;00000001;00000010
+1.000000200,LockAcquire,0000AAAA,00002222,W,0000AAAA,1;00000001;00000020
+1.000000300,LockAcquired,0000AAAA,00002222,W,1;00000001;00000020
+1.000000400,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000010
+1.000001000,ConditionAwait,0000AAAA,00003333,00002222,1;00000001;00000030
+1.000001500,LockAcquired,0000BBBB,00002222,W,1;00000002;00000010
+1.000001600,ConditionSignal,0000BBBB,00003333,00002222,1;00000002;00000014
+1.000002000,LockRelease,0000BBBB,00002222,W,1;00000002;00000018
+1.000003000,ConditionAwaited,0000AAAA,00003333,00002222,1;00000001;00000030
+1.000003500,LockRelease,0000AAAA,00002222,W,1;00000001;00000040
+1.000004000,LockRelease,0000AAAA,00002222,W,1;00000001;00000050
+1.000005000,ThreadPark,0000BBBB,00004444,1;00000002;00000020
+1.000007000,ThreadParked,0000BBBB,00004444,1;00000002;00000020
+1.000008000,LockAcquire,0000BBBB,00002222,R,00000000,1;00000002;00000030
+1.000008100,LockFailed,0000BBBB,00002222,R,1;00000002;00000030
+",
+            false,
+        );
+        let l = &a.locks[&Hash(0x2222)];
+        assert_eq!((l.acquisitions, l.contentions, l.failed), (4, 1, 1));
+        // BBBB waited from 1.0000004 to 1.0000015 while AAAA owned it.
+        assert_eq!((l.blocked, l.blocked_max), (1100, 1100));
+        assert_eq!(l.owners[&Hash(0xAAAA)], 1);
+        // AAAA's one outermost hold: 1.0000001 to 1.000004, minus the await 1.000001 to 1.000003;
+        // BBBB's: 1.0000015 to 1.000002.
+        assert_eq!(l.write_holds.count(), 2);
+        assert_eq!(l.write_holds.total(), (3900 - 2000) + 500);
+        assert_eq!((l.awaits, l.awaited, l.signals), (1, 2000, 1));
+        assert_eq!(a.parks[&Hash(0x4444)], (1, 2000));
+        let b = &a.threads[&Hash(0xBBBB)];
+        assert_eq!((b.juc_blocked, b.parked), ((1, 1100), (1, 2000)));
+        assert_eq!(a.threads[&Hash(0xAAAA)].awaiting, (1, 2000));
+        let md = Metadata::from_readers(
+            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
+            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
+                .as_bytes(),
+        )
+        .unwrap();
+        let out = text(&a, &md, "t", 10);
+        assert!(
+            out.contains("  #1 lock 00002222: 1.100 µs blocked in 1 contentions (max 1.100 µs) of 4 acquisitions, 1 failed, 0 timed out, 0 interrupted\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("      owners at contention: [0000AAAA] x1\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("      write/exclusive held 2 times, total 2.400 µs"),
+            "{out}"
+        );
+        assert!(
+            out.contains("  blocker 00004444: 1 parks, 2.000 µs\n"),
+            "{out}"
+        );
     }
 
     /// A trace=all log: the summary lines win over the events unless `from_events`.

@@ -8,6 +8,10 @@
 //! blocking (MonitorContendedEntered). In a log without MonitorEntered events
 //! (summary lines, the agent's default), the long holds of its MonitorHold
 //! events are drawn as hold spans instead (summary lines are not drawn).
+//! j.u.c. locks: contended acquisitions (another thread owned the lock as the
+//! `LockAcquire` began) are `blocked on lock` spans, outermost holds are
+//! `hold lock` async spans (paused during `await`), condition awaits and parks
+//! are `await` and `park` spans.
 //! Events are written as they are found,
 //! so memory stays bounded; a first pass finds the earliest timestamp, which
 //! becomes 0.
@@ -17,7 +21,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use orca_format::{Event, EventReader, Frame, Hash, Metadata};
+use orca_format::{ConditionOp, Event, EventReader, Frame, Hash, LockOp, Metadata};
 
 use crate::util::json_str;
 
@@ -68,6 +72,18 @@ struct ThreadState {
     contended: Option<(Hash, Hash, u64, Option<Frame>)>,
     call: Option<(&'static str, Hash, u64, Option<Frame>)>,
     held: Vec<(Hash, u32, u64)>,
+    /// The open j.u.c. call: (span name, object, owner at a lock acquisition, since, site).
+    juc: Option<(&'static str, Hash, Hash, u64, Option<Frame>)>,
+    /// Held j.u.c. locks: (lock, count); `awaiting` the lock an open await released.
+    juc_held: Vec<(Hash, u32)>,
+    awaiting: Option<Hash>,
+}
+
+/// The begin (`b`) or end (`e`) of a hold span of a j.u.c. lock.
+fn juc_hold(tid: usize, lock: Hash, phase: char, at: &str) -> String {
+    format!(
+        "{{\"ph\":\"{phase}\",\"pid\":1,\"tid\":{tid},\"name\":\"hold lock {lock}\",\"cat\":\"hold\",\"id\":\"{tid}-lock-{lock}\",\"ts\":{at}}}"
+    )
 }
 
 /// Writes the trace; returns the number of trace events written.
@@ -260,6 +276,99 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                 );
                 out.raw(&s)?;
             }
+            Event::LockAcquire { lock, owner, .. } => {
+                t.juc = Some(("blocked on lock", lock, owner, ts, top))
+            }
+            Event::Lock { op, lock, mode, .. } => {
+                if op != LockOp::Release {
+                    if let Some((what, l, owner, since, f)) = t.juc.take() {
+                        if owner != Hash::UNKNOWN && owner != thread {
+                            let args = format!(
+                                "\"lock\":\"{l}\",\"mode\":\"{mode}\",\"owner\":\"{owner}\",\"outcome\":\"{}\",\"site\":{}",
+                                rec.event.kind(),
+                                json_str(&site(f))
+                            );
+                            out.complete(tid, &format!("{what} {l}"), "juc", since, ts, &args)?;
+                        }
+                    }
+                }
+                match op {
+                    LockOp::Acquired => match t.juc_held.iter_mut().find(|h| h.0 == lock) {
+                        Some(h) => h.1 += 1,
+                        None => {
+                            t.juc_held.push((lock, 1));
+                            let at = out.us(ts);
+                            out.raw(&juc_hold(tid, lock, 'b', &at))?;
+                        }
+                    },
+                    LockOp::Release => {
+                        if let Some(i) = t.juc_held.iter().position(|h| h.0 == lock) {
+                            t.juc_held[i].1 -= 1;
+                            if t.juc_held[i].1 == 0 {
+                                t.juc_held.swap_remove(i);
+                                let at = out.us(ts);
+                                out.raw(&juc_hold(tid, lock, 'e', &at))?;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::Condition {
+                op,
+                condition,
+                lock,
+                ..
+            } => match op {
+                ConditionOp::Await => {
+                    // await releases the lock: its hold span pauses until ConditionAwaited.
+                    if t.juc_held.iter().any(|h| h.0 == lock) {
+                        t.awaiting = Some(lock);
+                        let at = out.us(ts);
+                        out.raw(&juc_hold(tid, lock, 'e', &at))?;
+                    }
+                    t.juc = Some(("await", condition, Hash::UNKNOWN, ts, top));
+                }
+                ConditionOp::Awaited => {
+                    if let Some((what, c, _, since, f)) = t.juc.take() {
+                        let args = format!("\"lock\":\"{lock}\",\"site\":{}", json_str(&site(f)));
+                        out.complete(tid, &format!("{what} {c}"), "juc", since, ts, &args)?;
+                    }
+                    if t.awaiting.take() == Some(lock) {
+                        let at = out.us(ts);
+                        out.raw(&juc_hold(tid, lock, 'b', &at))?;
+                    }
+                }
+                ConditionOp::Signal | ConditionOp::SignalAll => {
+                    let s = format!(
+                        "{{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":{tid},\"name\":\"{} {condition}\",\"cat\":\"juc\",\"ts\":{}}}",
+                        rec.event.kind(),
+                        out.us(ts)
+                    );
+                    out.raw(&s)?;
+                }
+            },
+            Event::ThreadPark { blocker, .. } => {
+                t.juc = Some(("park", blocker, Hash::UNKNOWN, ts, top));
+            }
+            Event::ThreadParked { .. } => {
+                if let Some((what, b, _, since, f)) = t.juc.take() {
+                    let name = if b == Hash::UNKNOWN {
+                        what.to_string()
+                    } else {
+                        format!("{what} {b}")
+                    };
+                    let args = format!("\"blocker\":\"{b}\",\"site\":{}", json_str(&site(f)));
+                    out.complete(tid, &name, "juc", since, ts, &args)?;
+                }
+            }
+            Event::ThreadUnpark { unparked, .. } => {
+                let s = format!(
+                    "{{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":{tid},\"name\":\"unpark {unparked}\",\"cat\":\"juc\",\"ts\":{}}}",
+                    out.us(ts)
+                );
+                out.raw(&s)?;
+            }
             Event::ObjectNotify { object, .. } | Event::ObjectNotifyAll { object, .. } => {
                 let s = format!(
                     "{{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":{tid},\"name\":\"{} {object}\",\"cat\":\"call\",\"ts\":{}}}",
@@ -295,6 +404,25 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                 last,
                 "\"open_at_end\":true",
             )?;
+        }
+        if let Some((what, obj, owner, since, _)) = t.juc {
+            let contended = owner != Hash::UNKNOWN && owner != h;
+            if what != "blocked on lock" || contended {
+                out.complete(
+                    t.tid,
+                    &format!("{what} {obj}"),
+                    "juc",
+                    since,
+                    last,
+                    "\"open_at_end\":true",
+                )?;
+            }
+        }
+        for (l, _) in &t.juc_held {
+            if t.awaiting != Some(*l) {
+                let at = out.us(last);
+                out.raw(&juc_hold(t.tid, *l, 'e', &at))?;
+            }
         }
         let waiting_on = t.call.and_then(|c| (c.0 == "wait on").then_some(c.1));
         for (m, _, _) in t.held {

@@ -553,3 +553,285 @@ fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page()
         assert!(page.contains("Exits.main(Exits.java:"), "{ctx}");
     }
 }
+
+/// A real deadlock across kinds (tests/java/MixedDeadlock.java): "juc-first" holds a
+/// ReentrantLock and is blocked entering a monitor that "monitor-first" holds while it waits
+/// in `lock()`. In JVMTI mode (the mode that records j.u.c. locks today) `orca deadlocks`
+/// names both threads blocked, each on what the other owns, the wait-for cycle, and the
+/// order edge lock -> monitor of the thread that held the lock.
+#[test]
+fn a_real_deadlock_between_a_reentrant_lock_and_a_monitor() {
+    let line = |m: &str| marker_line("MixedDeadlock.java", m);
+    for jdk in jdks() {
+        let r = run(
+            "cli-mixed-deadlock",
+            jdk,
+            "mode=jvmti",
+            "MixedDeadlock",
+            &[],
+        );
+        assert_eq!(r.code, Some(0), "{} MixedDeadlock: {r:?}", jdk.label());
+        let (code, out, err) = orca(&["check", &prefix(&r)]);
+        assert_eq!(code, Some(0), "{}: orca check:\n{out}{err}", jdk.label());
+        let (a, b) = (
+            field(&r.stdout, "juc-first"),
+            field(&r.stdout, "monitor-first"),
+        );
+        let (code, out, err) = orca(&["deadlocks", &prefix(&r)]);
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(1), "{ctx}");
+        let blocked_a = format!(
+            "thread \"juc-first\" [{a}] blocked on monitor {{}} owned by \"monitor-first\" [{b}]"
+        );
+        let blocked_a = blocked_a.split("{}").collect::<Vec<_>>();
+        let i = out.find(blocked_a[0]).unwrap_or_else(|| panic!("{ctx}"));
+        assert!(out[i..].contains(blocked_a[1]), "{ctx}");
+        assert!(
+            out.contains(&format!(
+                "      MixedDeadlock.lambda$main$0(MixedDeadlock.java:{})\n",
+                line("juc-first-enter")
+            )),
+            "{ctx}"
+        );
+        let i = out
+            .find(&format!(
+                "thread \"monitor-first\" [{b}] blocked on j.u.c. lock "
+            ))
+            .unwrap_or_else(|| panic!("{ctx}"));
+        assert!(
+            out[i..].contains(&format!("owned by \"juc-first\" [{a}]")),
+            "{ctx}"
+        );
+        assert!(
+            out.contains(&format!(
+                "      MixedDeadlock.lambda$main$1(MixedDeadlock.java:{})\n",
+                line("monitor-first-lock")
+            )),
+            "{ctx}"
+        );
+        assert!(
+            out.contains(&format!(
+                "wait-for cycle: \"juc-first\" [{a}] -> \"monitor-first\" [{b}] -> \"juc-first\" [{a}]"
+            )) || out.contains(&format!(
+                "wait-for cycle: \"monitor-first\" [{b}] -> \"juc-first\" [{a}] -> \"monitor-first\" [{b}]"
+            )),
+            "{ctx}"
+        );
+        // The one order edge: juc-first took the monitor while holding the lock (JVMTI
+        // mode sees no monitor holds, so monitor-first's reverse order is not an edge).
+        assert!(
+            out.contains("1 lock-order edges, 0 potential deadlocks, 2 threads blocked at the end"),
+            "{ctx}"
+        );
+    }
+}
+
+/// `report`, `flame` and `timeline` on a real j.u.c. log (tests/java/JucLocks.java, JVMTI
+/// mode): the figures the program fixes (acquisitions, failures, holds per mode, owners,
+/// parks with their blocker) and the spans of holds, awaits and parks.
+#[test]
+fn juc_locks_in_report_flame_and_timeline() {
+    let (threads, pairs, readers, reads, writes) = (3, 40, 2, 5, 4);
+    let args = [threads, pairs, readers, reads, writes].map(|n: u64| n.to_string());
+    let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    for jdk in jdks() {
+        let r = run("cli-juc", jdk, "mode=jvmti", "JucLocks", &args);
+        assert_eq!(r.code, Some(0), "{} JucLocks: {r:?}", jdk.label());
+        let word = |w: &str| {
+            r.stdout
+                .split_whitespace()
+                .skip_while(|x| *x != w)
+                .nth(1)
+                .unwrap_or_else(|| panic!("no {w} in {}", r.stdout))
+                .to_string()
+        };
+        let (holder, blocker, condition) = (word("holder"), word("blocker"), word("condition"));
+        let (code, out, err) = orca(&["report", &prefix(&r)]);
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(0), "{ctx}");
+        // The pairs lock: every acquisition, each one outermost hold.
+        assert!(
+            out.contains(&format!(" of {} acquisitions\n", threads * pairs)),
+            "{ctx}"
+        );
+        assert!(
+            out.contains(&format!(
+                "      write/exclusive held {} times, total ",
+                threads * pairs
+            )),
+            "{ctx}"
+        );
+        // The tryLock lock: two attempts while the holder owned it, four in all.
+        assert!(
+            out.contains(" contentions (max ")
+                && out.contains(" of 4 acquisitions, 1 failed, 1 timed out, 0 interrupted\n"),
+            "{ctx}"
+        );
+        assert!(
+            out.contains(&format!(
+                "      owners at contention: holder [{holder}] x2\n"
+            )),
+            "{ctx}"
+        );
+        // The read-write lock: one node, holds per mode (the downgrade's write hold too).
+        assert!(
+            out.contains(&format!(
+                "      read held {} times, total ",
+                readers * reads + 1
+            )),
+            "{ctx}"
+        );
+        assert!(
+            out.contains(&format!(
+                "      write/exclusive held {} times, total ",
+                writes + 1
+            )),
+            "{ctx}"
+        );
+        assert!(
+            out.contains(" of 2 acquisitions, 0 failed, 0 timed out, 1 interrupted\n"),
+            "{ctx}"
+        );
+        assert!(
+            out.contains("conditions: 1 awaits (") && out.contains(", 1 signal, 0 signalAll\n"),
+            "{ctx}"
+        );
+        assert!(
+            out.contains("conditions: 2 awaits (") && out.contains(", 0 signal, 1 signalAll\n"),
+            "{ctx}"
+        );
+        assert!(
+            out.contains(&format!("  blocker {blocker}: 1 parks, ")),
+            "{ctx}"
+        );
+        assert!(out.contains("\nThreads on j.u.c. locks\n"), "{ctx}");
+
+        let (code, out, err) = orca(&["flame", "--weight", "waiting", &prefix(&r)]);
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(0), "{ctx}");
+        assert!(
+            out.lines().any(|l| l.contains(&format!(
+                "JucLocks.lambda$parkUnpark$8(JucLocks.java:{});park {blocker} ",
+                marker_line("JucLocks.java", "park")
+            ))),
+            "{ctx}"
+        );
+        assert!(
+            out.lines().any(|l| l.contains(&format!(
+                "(JucLocks.java:{});condition {condition} ",
+                marker_line("JucLocks.java", "cond-await")
+            ))),
+            "{ctx}"
+        );
+        let (code, out, err) = orca(&["flame", "--weight", "held", &prefix(&r)]);
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(0), "{ctx}");
+        assert!(
+            out.lines().any(|l| l.contains(&format!(
+                "(JucLocks.java:{});lock ",
+                marker_line("JucLocks.java", "pairs-lock")
+            ))),
+            "{ctx}"
+        );
+
+        let json = r.prefix.with_extension("json");
+        let (code, out, err) = orca(&["timeline", &prefix(&r), "-o", json.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{out}{err}");
+        let trace = std::fs::read_to_string(&json).unwrap();
+        // Every outermost hold is one begin and one end (awaits split theirs in two).
+        let begins = trace.matches("\"ph\":\"b\",\"pid\":1,").count();
+        let lock_begins = trace
+            .lines()
+            .filter(|l| l.contains("\"ph\":\"b\"") && l.contains("\"name\":\"hold lock "))
+            .count();
+        let lock_ends = trace
+            .lines()
+            .filter(|l| l.contains("\"ph\":\"e\"") && l.contains("\"name\":\"hold lock "))
+            .count();
+        assert!(begins >= lock_begins, "{}", jdk.label());
+        assert_eq!(lock_begins, lock_ends, "{}", jdk.label());
+        assert!(lock_begins as u64 >= threads * pairs, "{}", jdk.label());
+        assert!(
+            trace.contains(&format!("\"name\":\"park {blocker}\"")),
+            "{}",
+            jdk.label()
+        );
+        assert!(
+            trace.contains(&format!("\"name\":\"await {condition}\"")),
+            "{}",
+            jdk.label()
+        );
+        assert!(
+            trace.contains(&format!(
+                "\"owner\":\"{holder}\",\"outcome\":\"LockFailed\""
+            )),
+            "{}",
+            jdk.label()
+        );
+    }
+}
+
+/// The same real deadlock in instrumentation mode with the complete trace: the monitor's
+/// holds are events there, so both orders are edges and `orca deadlocks` finds the
+/// lock-order cycle across the two kinds, with both code paths, besides the blocked threads.
+#[test]
+fn a_reentrant_lock_and_a_monitor_in_opposite_orders_are_a_lock_order_cycle() {
+    let line = |m: &str| marker_line("MixedDeadlock.java", m);
+    for jdk in jdks() {
+        let r = run("cli-mixed-cycle", jdk, INSTRUMENT, "MixedDeadlock", &[]);
+        assert_eq!(r.code, Some(0), "{} MixedDeadlock: {r:?}", jdk.label());
+        let (code, out, err) = orca(&["check", &prefix(&r)]);
+        assert_eq!(code, Some(0), "{}: orca check:\n{out}{err}", jdk.label());
+        let (a, b) = (
+            field(&r.stdout, "juc-first"),
+            field(&r.stdout, "monitor-first"),
+        );
+        let (code, out, err) = orca(&["deadlocks", &prefix(&r)]);
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(1), "{ctx}");
+        assert!(
+            out.contains("Potential deadlock #1: lock-order cycle of 2 locks: ")
+                && !out.contains("Potential deadlock #2"),
+            "{ctx}"
+        );
+        // Each path in order: where the first lock was taken, then the second.
+        let in_order = |parts: &[String]| {
+            let mut at = 0;
+            for p in parts {
+                match out[at..].find(p.as_str()) {
+                    Some(i) => at += i + p.len(),
+                    None => return false,
+                }
+            }
+            true
+        };
+        let frame = |lambda: u32, marker: &str| {
+            format!(
+                "      MixedDeadlock.lambda$main${lambda}(MixedDeadlock.java:{})\n",
+                line(marker)
+            )
+        };
+        assert!(
+            in_order(&[
+                format!("  thread \"juc-first\" [{a}] holds j.u.c. lock "),
+                frame(0, "juc-first-lock"),
+                "    then takes monitor ".to_string(),
+                frame(0, "juc-first-enter"),
+            ]),
+            "{ctx}"
+        );
+        assert!(
+            in_order(&[
+                format!("  thread \"monitor-first\" [{b}] holds monitor "),
+                frame(1, "monitor-first-enter"),
+                "    then takes j.u.c. lock ".to_string(),
+                frame(1, "monitor-first-lock"),
+            ]),
+            "{ctx}"
+        );
+        assert!(
+            out.contains("2 lock-order edges, 1 potential deadlocks, 2 threads blocked at the end"),
+            "{ctx}"
+        );
+    }
+}

@@ -40,8 +40,9 @@ use std::path::{Path, PathBuf};
 pub use meta::{java_class_name, ClassInfo, Metadata, MethodInfo};
 pub use parse::{
     escape, line_for, parse_class_line, parse_event_line, parse_method_line, parse_stack, unescape,
-    ClassRecord, Event, EventKind, EventRecord, Frame, Hash, HashList, Histogram, LineTable,
-    MethodId, MethodRecord, StackTrace, SyntaxError, Text, Timestamp, NATIVE_LOCATION,
+    ClassRecord, ConditionOp, Event, EventKind, EventRecord, Frame, Hash, HashList, Histogram,
+    LineTable, LockMode, LockOp, MethodId, MethodRecord, StackTrace, SyntaxError, Text, Timestamp,
+    NATIVE_LOCATION,
 };
 pub use reader::{Line, LineReader};
 pub use validate::{

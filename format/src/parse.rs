@@ -952,12 +952,25 @@ pub enum EventKind {
     MonitorHolds,
     LockOrder,
     MonitorHold,
+    LockAcquire,
+    LockAcquired,
+    LockFailed,
+    LockTimedOut,
+    LockInterrupted,
+    LockRelease,
+    ConditionAwait,
+    ConditionAwaited,
+    ConditionSignal,
+    ConditionSignalAll,
+    ThreadPark,
+    ThreadParked,
+    ThreadUnpark,
     EventsDropped,
 }
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 23] = [
+    pub const ALL: [EventKind; 36] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -980,6 +993,19 @@ impl EventKind {
         EventKind::MonitorHolds,
         EventKind::LockOrder,
         EventKind::MonitorHold,
+        EventKind::LockAcquire,
+        EventKind::LockAcquired,
+        EventKind::LockFailed,
+        EventKind::LockTimedOut,
+        EventKind::LockInterrupted,
+        EventKind::LockRelease,
+        EventKind::ConditionAwait,
+        EventKind::ConditionAwaited,
+        EventKind::ConditionSignal,
+        EventKind::ConditionSignalAll,
+        EventKind::ThreadPark,
+        EventKind::ThreadParked,
+        EventKind::ThreadUnpark,
         EventKind::EventsDropped,
     ];
 
@@ -1008,6 +1034,19 @@ impl EventKind {
             EventKind::MonitorHolds => "MonitorHolds",
             EventKind::LockOrder => "LockOrder",
             EventKind::MonitorHold => "MonitorHold",
+            EventKind::LockAcquire => "LockAcquire",
+            EventKind::LockAcquired => "LockAcquired",
+            EventKind::LockFailed => "LockFailed",
+            EventKind::LockTimedOut => "LockTimedOut",
+            EventKind::LockInterrupted => "LockInterrupted",
+            EventKind::LockRelease => "LockRelease",
+            EventKind::ConditionAwait => "ConditionAwait",
+            EventKind::ConditionAwaited => "ConditionAwaited",
+            EventKind::ConditionSignal => "ConditionSignal",
+            EventKind::ConditionSignalAll => "ConditionSignalAll",
+            EventKind::ThreadPark => "ThreadPark",
+            EventKind::ThreadParked => "ThreadParked",
+            EventKind::ThreadUnpark => "ThreadUnpark",
             EventKind::EventsDropped => "EventsDropped",
         }
     }
@@ -1045,6 +1084,19 @@ impl EventKind {
             b"MonitorHolds" => EventKind::MonitorHolds,
             b"LockOrder" => EventKind::LockOrder,
             b"MonitorHold" => EventKind::MonitorHold,
+            b"LockAcquire" => EventKind::LockAcquire,
+            b"LockAcquired" => EventKind::LockAcquired,
+            b"LockFailed" => EventKind::LockFailed,
+            b"LockTimedOut" => EventKind::LockTimedOut,
+            b"LockInterrupted" => EventKind::LockInterrupted,
+            b"LockRelease" => EventKind::LockRelease,
+            b"ConditionAwait" => EventKind::ConditionAwait,
+            b"ConditionAwaited" => EventKind::ConditionAwaited,
+            b"ConditionSignal" => EventKind::ConditionSignal,
+            b"ConditionSignalAll" => EventKind::ConditionSignalAll,
+            b"ThreadPark" => EventKind::ThreadPark,
+            b"ThreadParked" => EventKind::ThreadParked,
+            b"ThreadUnpark" => EventKind::ThreadUnpark,
             b"EventsDropped" => EventKind::EventsDropped,
             _ => return None,
         })
@@ -1055,6 +1107,67 @@ impl fmt::Display for EventKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// How a `java.util.concurrent` lock is taken (`<mode>`): `W` exclusive, `R` shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LockMode {
+    /// `R`: a read view.
+    Read,
+    /// `W`: `ReentrantLock`, a write view.
+    Write,
+}
+
+impl LockMode {
+    /// The letter written in the log.
+    pub fn letter(self) -> char {
+        match self {
+            LockMode::Read => 'R',
+            LockMode::Write => 'W',
+        }
+    }
+}
+
+impl fmt::Display for LockMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.letter())
+    }
+}
+
+fn parse_mode(b: &[u8], index: usize) -> Result<LockMode, SyntaxError> {
+    match b {
+        b"R" => Ok(LockMode::Read),
+        b"W" => Ok(LockMode::Write),
+        _ => Err(field_err(index, "mode", b, "expected `R` or `W`")),
+    }
+}
+
+/// Which of the `Lock*` lines after `LockAcquire` an [`Event::Lock`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LockOp {
+    /// `LockAcquired`: the thread holds the lock.
+    Acquired,
+    /// `LockFailed`: `tryLock()` returned false.
+    Failed,
+    /// `LockTimedOut`: the timed `tryLock` returned false.
+    TimedOut,
+    /// `LockInterrupted`: the acquisition ended by an exception.
+    Interrupted,
+    /// `LockRelease`: `unlock` returned normally.
+    Release,
+}
+
+/// Which `Condition*` line an [`Event::Condition`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConditionOp {
+    /// `ConditionAwait`.
+    Await,
+    /// `ConditionAwaited`.
+    Awaited,
+    /// `ConditionSignal`.
+    Signal,
+    /// `ConditionSignalAll`.
+    SignalAll,
 }
 
 /// One event of `PREFIX.orca` (without its timestamp, see [`EventRecord`]).
@@ -1183,6 +1296,48 @@ pub enum Event<'a> {
         nanos: u64,
         stack: StackTrace<'a>,
     },
+    /// A j.u.c. lock acquisition begins; `owner` is the synchronizer's exclusive
+    /// owner then ([`Hash::UNKNOWN`]: none).
+    LockAcquire {
+        thread: Hash,
+        lock: Hash,
+        mode: LockMode,
+        owner: Hash,
+        stack: StackTrace<'a>,
+    },
+    /// The end of a j.u.c. acquisition, or a release.
+    Lock {
+        op: LockOp,
+        thread: Hash,
+        lock: Hash,
+        mode: LockMode,
+        stack: StackTrace<'a>,
+    },
+    /// A `Condition` call on `condition`, created by `lock`'s synchronizer.
+    Condition {
+        op: ConditionOp,
+        thread: Hash,
+        condition: Hash,
+        lock: Hash,
+        stack: StackTrace<'a>,
+    },
+    /// `blocker` is [`Hash::UNKNOWN`] when the park has none.
+    ThreadPark {
+        thread: Hash,
+        blocker: Hash,
+        stack: StackTrace<'a>,
+    },
+    ThreadParked {
+        thread: Hash,
+        blocker: Hash,
+        stack: StackTrace<'a>,
+    },
+    /// `unparked` is [`Hash::UNKNOWN`] for `unpark(null)`.
+    ThreadUnpark {
+        thread: Hash,
+        unparked: Hash,
+        stack: StackTrace<'a>,
+    },
     EventsDropped {
         count: u64,
     },
@@ -1214,6 +1369,23 @@ impl<'a> Event<'a> {
             Event::MonitorHolds { .. } => EventKind::MonitorHolds,
             Event::LockOrder { .. } => EventKind::LockOrder,
             Event::MonitorHold { .. } => EventKind::MonitorHold,
+            Event::LockAcquire { .. } => EventKind::LockAcquire,
+            Event::Lock { op, .. } => match op {
+                LockOp::Acquired => EventKind::LockAcquired,
+                LockOp::Failed => EventKind::LockFailed,
+                LockOp::TimedOut => EventKind::LockTimedOut,
+                LockOp::Interrupted => EventKind::LockInterrupted,
+                LockOp::Release => EventKind::LockRelease,
+            },
+            Event::Condition { op, .. } => match op {
+                ConditionOp::Await => EventKind::ConditionAwait,
+                ConditionOp::Awaited => EventKind::ConditionAwaited,
+                ConditionOp::Signal => EventKind::ConditionSignal,
+                ConditionOp::SignalAll => EventKind::ConditionSignalAll,
+            },
+            Event::ThreadPark { .. } => EventKind::ThreadPark,
+            Event::ThreadParked { .. } => EventKind::ThreadParked,
+            Event::ThreadUnpark { .. } => EventKind::ThreadUnpark,
             Event::EventsDropped { .. } => EventKind::EventsDropped,
         }
     }
@@ -1242,14 +1414,22 @@ impl<'a> Event<'a> {
             | Event::MonitorExit { thread, .. }
             | Event::MonitorHolds { thread, .. }
             | Event::LockOrder { thread, .. }
-            | Event::MonitorHold { thread, .. } => Some(thread),
+            | Event::MonitorHold { thread, .. }
+            | Event::LockAcquire { thread, .. }
+            | Event::Lock { thread, .. }
+            | Event::Condition { thread, .. }
+            | Event::ThreadPark { thread, .. }
+            | Event::ThreadParked { thread, .. }
+            | Event::ThreadUnpark { thread, .. } => Some(thread),
             Event::EventsDropped { .. } => None,
         }
     }
 
     /// The object the event is about: the object, monitor, semaphore, or
     /// started/joined thread (`None` for thread lifecycle, sleep and drops);
-    /// for `LockOrder`, the acquired monitor.
+    /// for `LockOrder`, the acquired monitor; for j.u.c. lock events the lock's
+    /// synchronizer, for conditions the condition, for parks the blocker
+    /// (possibly [`Hash::UNKNOWN`]), for `ThreadUnpark` the unparked thread.
     pub fn object(&self) -> Option<Hash> {
         match *self {
             Event::ObjectWait { object, .. }
@@ -1269,6 +1449,12 @@ impl<'a> Event<'a> {
             | Event::MonitorHolds { monitor, .. }
             | Event::MonitorHold { monitor, .. } => Some(monitor),
             Event::LockOrder { acquired, .. } => Some(acquired),
+            Event::LockAcquire { lock, .. } | Event::Lock { lock, .. } => Some(lock),
+            Event::Condition { condition, .. } => Some(condition),
+            Event::ThreadPark { blocker, .. } | Event::ThreadParked { blocker, .. } => {
+                Some(blocker)
+            }
+            Event::ThreadUnpark { unparked, .. } => Some(unparked),
             _ => None,
         }
     }
@@ -1295,6 +1481,12 @@ impl<'a> Event<'a> {
             | Event::MonitorEntered { stack, .. }
             | Event::MonitorExit { stack, .. }
             | Event::MonitorHold { stack, .. }
+            | Event::LockAcquire { stack, .. }
+            | Event::Lock { stack, .. }
+            | Event::Condition { stack, .. }
+            | Event::ThreadPark { stack, .. }
+            | Event::ThreadParked { stack, .. }
+            | Event::ThreadUnpark { stack, .. }
             | Event::MonitorHolds { site: stack, .. }
             | Event::LockOrder {
                 acquired_site: stack,
@@ -1470,6 +1662,77 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 guards,
                 held_site: parse_site(hs, 8, "heldSite")?,
                 acquired_site: parse_site(asite, 9, "acquiredSite")?,
+            }
+        }
+        K::LockAcquire => {
+            let [_, _, t, l, m, o, s] = split::<7>(line, name)?;
+            Event::LockAcquire {
+                thread: parse_hash(t, 3, "thread", false)?,
+                lock: parse_hash(l, 4, "lock", false)?,
+                mode: parse_mode(m, 5)?,
+                owner: parse_hash(o, 6, "ownerThread", true)?,
+                stack: parse_stack(s, 7)?,
+            }
+        }
+        K::LockAcquired | K::LockFailed | K::LockTimedOut | K::LockInterrupted | K::LockRelease => {
+            let [_, _, t, l, m, s] = split::<6>(line, name)?;
+            let op = match kind {
+                K::LockAcquired => LockOp::Acquired,
+                K::LockFailed => LockOp::Failed,
+                K::LockTimedOut => LockOp::TimedOut,
+                K::LockInterrupted => LockOp::Interrupted,
+                _ => LockOp::Release,
+            };
+            Event::Lock {
+                op,
+                thread: parse_hash(t, 3, "thread", false)?,
+                lock: parse_hash(l, 4, "lock", false)?,
+                mode: parse_mode(m, 5)?,
+                stack: parse_stack(s, 6)?,
+            }
+        }
+        K::ConditionAwait | K::ConditionAwaited | K::ConditionSignal | K::ConditionSignalAll => {
+            let [_, _, t, c, l, s] = split::<6>(line, name)?;
+            let op = match kind {
+                K::ConditionAwait => ConditionOp::Await,
+                K::ConditionAwaited => ConditionOp::Awaited,
+                K::ConditionSignal => ConditionOp::Signal,
+                _ => ConditionOp::SignalAll,
+            };
+            Event::Condition {
+                op,
+                thread: parse_hash(t, 3, "thread", false)?,
+                condition: parse_hash(c, 4, "condition", false)?,
+                lock: parse_hash(l, 5, "lock", false)?,
+                stack: parse_stack(s, 6)?,
+            }
+        }
+        K::ThreadPark | K::ThreadParked | K::ThreadUnpark => {
+            let [_, _, t, o, s] = split::<5>(line, name)?;
+            let thread = parse_hash(t, 3, "thread", false)?;
+            let stack = parse_stack(s, 5)?;
+            if kind == K::ThreadUnpark {
+                let unparked = parse_hash(o, 4, "unparkedThread", true)?;
+                Event::ThreadUnpark {
+                    thread,
+                    unparked,
+                    stack,
+                }
+            } else {
+                let blocker = parse_hash(o, 4, "blocker", true)?;
+                if kind == K::ThreadPark {
+                    Event::ThreadPark {
+                        thread,
+                        blocker,
+                        stack,
+                    }
+                } else {
+                    Event::ThreadParked {
+                        thread,
+                        blocker,
+                        stack,
+                    }
+                }
             }
         }
         K::MonitorHold => {

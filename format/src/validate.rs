@@ -9,7 +9,8 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::parse::{
-    parse_class_line, parse_event_line, parse_method_line, Event, EventKind, Frame, Hash, Timestamp,
+    parse_class_line, parse_event_line, parse_method_line, Event, EventKind, Frame, Hash, LockMode,
+    LockOp, Timestamp,
 };
 use crate::reader::{Line, LineReader};
 use crate::{paths, OrcaError};
@@ -209,6 +210,10 @@ struct ThreadState {
     enter: Option<(Hash, u64)>,
     /// Monitors held: (monitor, count, line of the outermost MonitorEntered).
     held: Vec<(Hash, u32, u64)>,
+    /// The mode of the open `LockAcquire` (in `call`), which its exit event must repeat.
+    call_mode: Option<LockMode>,
+    /// j.u.c. locks held: (lock, mode, count, line of the first `LockAcquired`).
+    locks: Vec<(Hash, LockMode, u32, u64)>,
 }
 
 /// Dense set of method IDs (the agent counts up from 1), with a fallback.
@@ -637,10 +642,44 @@ impl Validator {
             }
             _ => {}
         }
+        // j.u.c. lock holds, counted per (lock, mode) like monitors.
+        if let Event::Lock {
+            op: op @ (LockOp::Acquired | LockOp::Release),
+            lock,
+            mode,
+            ..
+        } = *ev
+        {
+            let at = st.locks.iter().position(|h| h.0 == lock && h.1 == mode);
+            match (op, at) {
+                (LockOp::Acquired, Some(i)) => st.locks[i].2 += 1,
+                (LockOp::Acquired, None) => st.locks.push((lock, mode, 1, n)),
+                (_, Some(i)) => {
+                    st.locks[i].2 -= 1;
+                    if st.locks[i].2 == 0 {
+                        st.locks.swap_remove(i);
+                    }
+                }
+                (_, None) => msgs.push((
+                    ViolationKind::Pairing,
+                    format!("unbalanced LockRelease: thread {thread} does not hold lock {lock} in mode {mode} (no matching LockAcquired)"),
+                )),
+            }
+        }
+        let mode = match *ev {
+            Event::LockAcquire { mode, .. } | Event::Lock { mode, .. } => Some(mode),
+            _ => None,
+        };
         // Method-call pairs.
         let top = ev.stack().and_then(|s| s.top());
         match kind {
-            K::ObjectWait | K::ThreadJoin | K::ThreadSleep | K::SemaphoreAcquire => {
+            K::ObjectWait
+            | K::ThreadJoin
+            | K::ThreadSleep
+            | K::SemaphoreAcquire
+            | K::LockAcquire
+            | K::ConditionAwait
+            | K::ThreadPark => {
                 if let Some((k, _, _, l)) = st.call {
                     msgs.push((
                         ViolationKind::Pairing,
@@ -648,14 +687,28 @@ impl Validator {
                     ));
                 }
                 st.call = Some((kind, obj, top, n));
+                st.call_mode = mode;
             }
-            K::ObjectWaited | K::ThreadJoined | K::ThreadSlept | K::SemaphoreAcquired => {
+            K::ObjectWaited
+            | K::ThreadJoined
+            | K::ThreadSlept
+            | K::SemaphoreAcquired
+            | K::LockAcquired
+            | K::LockFailed
+            | K::LockTimedOut
+            | K::LockInterrupted
+            | K::ConditionAwaited
+            | K::ThreadParked => {
                 let entry = match kind {
                     K::ObjectWaited => K::ObjectWait,
                     K::ThreadJoined => K::ThreadJoin,
                     K::ThreadSlept => K::ThreadSleep,
-                    _ => K::SemaphoreAcquire,
+                    K::SemaphoreAcquired => K::SemaphoreAcquire,
+                    K::ConditionAwaited => K::ConditionAwait,
+                    K::ThreadParked => K::ThreadPark,
+                    _ => K::LockAcquire,
                 };
+                let open_mode = st.call_mode.take();
                 match st.call.take() {
                     None => msgs.push((
                         ViolationKind::Pairing,
@@ -676,6 +729,11 @@ impl Validator {
                                     o.map(|h| h.to_string()).unwrap_or_default()
                                 ),
                             ));
+                        } else if open_mode != mode {
+                            msgs.push((
+                                ViolationKind::Pairing,
+                                format!("{kind} on thread {thread}: mode differs from its {k} at line {l}"),
+                            ));
                         } else if t.is_some() && top.is_some() && t != top {
                             msgs.push((
                                 ViolationKind::Pairing,
@@ -685,7 +743,14 @@ impl Validator {
                     }
                 }
             }
-            K::ObjectNotify | K::ObjectNotifyAll | K::ThreadStart | K::SemaphoreRelease => {
+            K::ObjectNotify
+            | K::ObjectNotifyAll
+            | K::ThreadStart
+            | K::SemaphoreRelease
+            | K::LockRelease
+            | K::ConditionSignal
+            | K::ConditionSignalAll
+            | K::ThreadUnpark => {
                 if let Some((k, _, _, l)) = st.call {
                     msgs.push((
                         ViolationKind::Pairing,
@@ -710,6 +775,10 @@ impl Validator {
                 // `synchronized` shutdown code (java.lang.Shutdown), whose exits never run.
                 for (m, c, l) in st.held.drain(..) {
                     notes.push(format!("thread {thread} ended holding monitor {m} ({c} MonitorEntered without MonitorExit, first at line {l}): normal only for a thread inside System.exit"));
+                }
+                // A j.u.c. lock stays locked when its thread ends: legal Java, worth a note.
+                for (lock, mode, c, l) in st.locks.drain(..) {
+                    notes.push(format!("thread {thread} ended holding lock {lock} in mode {mode} ({c} LockAcquired without LockRelease, first at line {l})"));
                 }
                 st.ended = Some(n);
             }
@@ -758,6 +827,9 @@ impl Validator {
             }
             if let Some((m, l)) = s.enter {
                 notes.push(format!("thread {t}: MonitorEnter of {m} at line {l} not yet entered at the end of the log"));
+            }
+            for (lock, mode, c, l) in &s.locks {
+                notes.push(format!("thread {t}: still holds lock {lock} in mode {mode} at the end of the log ({c} open LockAcquired, first at line {l})"));
             }
             for (m, c, l) in &s.held {
                 notes.push(format!("thread {t}: still holds monitor {m} at the end of the log ({c} open MonitorEntered, first at line {l})"));

@@ -460,3 +460,133 @@ fn mutations_never_panic() {
         }
     }
 }
+
+/// j.u.c. locks: a reentrant hold with a contention, a failed and a timed-out tryLock, an
+/// interrupted lockInterruptibly, read and write views of one lock, a condition hand-off, a
+/// park with a blocker and its unpark.
+const JUC_EVENTS: &str = "\
+5087.300000000,ThreadStarted,0000AAAA,main
+5087.300000100,ThreadStarted,0000BBBB,worker
+5087.300000200,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000010
+5087.300000300,LockAcquired,0000AAAA,00002222,W,1;00000001;00000010
+5087.300000400,LockAcquire,0000AAAA,00002222,W,0000AAAA,1;00000001;00000010
+5087.300000500,LockAcquired,0000AAAA,00002222,W,1;00000001;00000010
+5087.300000600,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000000
+5087.300000700,LockRelease,0000AAAA,00002222,W,1;00000001;00000010
+5087.300000800,ConditionAwait,0000AAAA,00003333,00002222,1;00000001;00000008
+5087.300000900,LockAcquired,0000BBBB,00002222,W,1;00000002;00000000
+5087.300001000,ConditionSignal,0000BBBB,00003333,00002222,1;00000002;00000000
+5087.300001100,LockRelease,0000BBBB,00002222,W,1;00000002;00000000
+5087.300001200,ConditionAwaited,0000AAAA,00003333,00002222,1;00000001;00000008
+5087.300001300,ConditionSignalAll,0000AAAA,00003333,00002222,1;00000001;00000008
+5087.300001400,LockRelease,0000AAAA,00002222,W,1;00000001;00000010
+5087.300001500,LockAcquire,0000BBBB,00002222,R,00000000,1;00000002;00000000
+5087.300001600,LockAcquired,0000BBBB,00002222,R,1;00000002;00000000
+5087.300001700,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000010
+5087.300001800,LockFailed,0000AAAA,00002222,W,1;00000001;00000010
+5087.300001900,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000010
+5087.300002000,LockTimedOut,0000AAAA,00002222,W,1;00000001;00000010
+5087.300002100,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000010
+5087.300002200,LockInterrupted,0000AAAA,00002222,W,1;00000001;00000010
+5087.300002300,LockRelease,0000BBBB,00002222,R,1;00000002;00000000
+5087.300002400,ThreadPark,0000BBBB,00004444,1;00000002;00000000
+5087.300002500,ThreadUnpark,0000AAAA,0000BBBB,1;00000001;00000010
+5087.300002600,ThreadParked,0000BBBB,00004444,1;00000002;00000000
+5087.300002700,ThreadPark,0000BBBB,00000000,1;00000002;00000000
+5087.300002800,ThreadParked,0000BBBB,00000000,1;00000002;00000000
+5087.300002900,ThreadEnded,0000BBBB
+5087.300003000,ThreadEnded,0000AAAA
+";
+
+#[test]
+fn juc_lock_log_passes() {
+    let r = run(CLASSES, METHODS, JUC_EVENTS);
+    assert!(r.violations.is_empty(), "{:#?}", r.violations);
+    assert_eq!(r.events, 31);
+}
+
+#[test]
+fn juc_lock_lines_are_checked_strictly() {
+    // Each broken line, and the violation it must give at that line.
+    let cases: &[(usize, &str, &str)] = &[
+        // A mode that is neither R nor W.
+        (
+            5,
+            "5087.300000400,LockAcquire,0000AAAA,00002222,X,0000AAAA,1;00000001;00000010",
+            "field 5 (mode)",
+        ),
+        // LockAcquire without its owner field.
+        (
+            5,
+            "5087.300000400,LockAcquire,0000AAAA,00002222,W,1;00000001;00000010",
+            "LockAcquire: expected 7 fields",
+        ),
+        // A zero lock.
+        (
+            4,
+            "5087.300000300,LockAcquired,0000AAAA,00000000,W,1;00000001;00000010",
+            "field 4 (lock)",
+        ),
+        // A zero condition.
+        (
+            9,
+            "5087.300000800,ConditionAwait,0000AAAA,00000000,00002222,1;00000001;00000008",
+            "field 4 (condition)",
+        ),
+        // A release of a lock in the mode the thread does not hold.
+        (
+            12,
+            "5087.300001100,LockRelease,0000BBBB,00002222,R,1;00000002;00000000",
+            "unbalanced LockRelease",
+        ),
+        // The exit of an acquisition in another mode than its entry.
+        (
+            17,
+            "5087.300001600,LockAcquired,0000BBBB,00002222,W,1;00000002;00000000",
+            "mode differs",
+        ),
+        // An acquisition's exit for another lock.
+        (
+            19,
+            "5087.300001800,LockFailed,0000AAAA,00005555,W,1;00000001;00000010",
+            "but its LockAcquire",
+        ),
+        // A park closed by an acquisition.
+        (
+            27,
+            "5087.300002600,LockAcquired,0000BBBB,00004444,W,1;00000002;00000000",
+            "closes a ThreadPark",
+        ),
+        // An unpark inside the open park of the same thread.
+        (
+            26,
+            "5087.300002500,ThreadUnpark,0000BBBB,0000AAAA,1;00000001;00000010",
+            "inside its open ThreadPark",
+        ),
+    ];
+    for (n, line, want) in cases {
+        let r = run(CLASSES, METHODS, &replace_line(JUC_EVENTS, *n, line));
+        let errs = lines(&r, Severity::Error);
+        assert!(
+            errs.iter()
+                .any(|e| e.starts_with(&format!("t.orca:{n}: ")) && e.contains(want)),
+            "line {n} `{line}`: expected `{want}` in {errs:#?}"
+        );
+    }
+}
+
+#[test]
+fn juc_locks_held_at_the_end_are_notes() {
+    // Drop main's last release: it ends holding the lock once, which is legal Java.
+    let text: String = JUC_EVENTS
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| *i + 1 != 15)
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    let r = run(CLASSES, METHODS, &text);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    let notes = lines(&r, Severity::Note);
+    assert_eq!(notes.len(), 1, "{notes:#?}");
+    assert!(notes[0].contains("ended holding lock 00002222 in mode W (1 LockAcquired"));
+}

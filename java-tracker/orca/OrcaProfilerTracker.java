@@ -39,12 +39,14 @@ package orca;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import jdk.internal.vm.annotation.DontInline;
+import jdk.internal.vm.annotation.Hidden;
 
 public final class OrcaProfilerTracker {
     private OrcaProfilerTracker() {}
 
     private static native void event(int kind, Object subject);
 
+    @Hidden
     private static void report(int kind, Object subject) {
         try {
             event(kind, subject);
@@ -108,18 +110,22 @@ public final class OrcaProfilerTracker {
     /** A hold that reached the threshold: written with the current stack. */
     private static native void longHold(Rec r, int site, int hash, long nanos, long end);
 
+    @Hidden
     public static void monitorEnter(Object monitor) {
         monitorEnter(monitor, 0);
     }
 
+    @Hidden
     public static void monitorEntered(Object monitor) {
         monitorEntered(monitor, 0);
     }
 
+    @Hidden
     public static void monitorExit(Object monitor) {
         monitorExit(monitor, 0);
     }
 
+    @Hidden
     public static void monitorEnter(Object monitor, int site) {
         if (monitor == null) {
             return; // monitorenter throws NullPointerException: nothing is entered
@@ -146,6 +152,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void monitorEntered(Object monitor, int site) {
         try {
             Rec r = rec();
@@ -179,6 +186,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void monitorExit(Object monitor, int site) {
         try {
             Rec r = rec();
@@ -217,6 +225,91 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    // ---- JDK methods instrumented themselves (rewriter: Config::hooks) ----
+    //
+    // The hooked method calls methodEntry first and methodExit on every way out (returns, and
+    // a catch-all handler that rethrows), so the agent sees every caller: subclasses, JDK
+    // code, reflection, method handles. The agent keeps the nesting (Thread.join() runs
+    // join(0)): only the outermost call is reported, as in JVMTI mode.
+
+    private static native void hookEnter(int kind, Object subject);
+    private static native void hookExit();
+
+    @Hidden
+    public static void methodEntry(Object subject, int kind) {
+        try {
+            Rec r = rec();
+            if (r != null && r.hookDepth++ == 0 && kind == OrcaEvents.K_OBJECT_WAIT) {
+                r.waitObj = subject;
+                r.waitSince = System.nanoTime();
+            }
+            hookEnter(kind, subject);
+        } catch (Throwable t) {
+            // never throw into application code (also: natives not bound yet)
+        }
+    }
+
+    @Hidden
+    public static void methodExit() {
+        try {
+            Rec r = REC.get();
+            if (r != null && r.hookDepth > 0 && --r.hookDepth == 0 && r.waitObj != null) {
+                Object o = r.waitObj;
+                r.waitObj = null;
+                paused(o, System.nanoTime() - r.waitSince);
+            }
+            hookExit();
+        } catch (Throwable t) {
+        }
+    }
+
+    // ---- call sites of tracked natives (JDK 17: Object.wait(long), Thread.sleep(long);
+    // every JDK: notify, notifyAll), reported inline: the call stays where it was, between
+    // callEntry and callExit, so no frame of the tracker is under it while it blocks. No
+    // handler is added for an exception: the agent ends the call at the thread's next report.
+
+    private static native void callEnter(int kind, Object subject);
+    private static native void callEnterVia(int kind, Class<?> owner);
+    private static native void callExit0();
+
+    /** `Owner.sleep(long)` with Owner not Thread: reported if it resolves to Thread.sleep. */
+    @Hidden
+    public static void callEntryVia(Class<?> owner, int kind) {
+        try {
+            callEnterVia(kind, owner);
+        } catch (Throwable t) {
+        }
+    }
+
+    @Hidden
+    public static void callEntry(Object subject, int kind) {
+        try {
+            if (kind == OrcaEvents.K_OBJECT_WAIT) {
+                Rec r = rec();
+                if (r != null) {
+                    r.inlineWaitObj = subject;
+                    r.inlineWaitSince = System.nanoTime();
+                }
+            }
+            callEnter(kind, subject);
+        } catch (Throwable t) {
+        }
+    }
+
+    @Hidden
+    public static void callExit() {
+        try {
+            Rec r = REC.get();
+            if (r != null && r.inlineWaitObj != null) {
+                Object o = r.inlineWaitObj;
+                r.inlineWaitObj = null;
+                paused(o, System.nanoTime() - r.inlineWaitSince);
+            }
+            callExit0();
+        } catch (Throwable t) {
+        }
+    }
+
     /**
      * Object.wait releases the monitor: its hold pauses (as `orca report` counts it), for the
      * long-hold threshold. (Summaries subtract the pause the agent measured between the wait's
@@ -235,6 +328,7 @@ public final class OrcaProfilerTracker {
 
     // ---- java.lang.Object (any call-site owner: these methods are final) ----
 
+    @Hidden
     public static void objectWait(Object o) throws InterruptedException {
         report(OrcaEvents.K_OBJECT_WAIT, o);
         long since = System.nanoTime();
@@ -246,6 +340,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void objectWait(Object o, long millis) throws InterruptedException {
         report(OrcaEvents.K_OBJECT_WAIT, o);
         long since = System.nanoTime();
@@ -257,6 +352,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void objectWait(Object o, long millis, int nanos) throws InterruptedException {
         report(OrcaEvents.K_OBJECT_WAIT, o);
         long since = System.nanoTime();
@@ -268,11 +364,13 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void objectNotify(Object o) {
         report(OrcaEvents.K_OBJECT_NOTIFY, o);
         o.notify();
     }
 
+    @Hidden
     public static void objectNotifyAll(Object o) {
         report(OrcaEvents.K_OBJECT_NOTIFY_ALL, o);
         o.notifyAll();
@@ -280,11 +378,13 @@ public final class OrcaProfilerTracker {
 
     // ---- java.lang.Thread (call sites naming java/lang/Thread) ----
 
+    @Hidden
     public static void threadStart(Thread t) {
         report(OrcaEvents.K_THREAD_START, t);
         t.start();
     }
 
+    @Hidden
     public static void threadJoin(Thread t) throws InterruptedException {
         report(OrcaEvents.K_THREAD_JOIN, t);
         try {
@@ -294,6 +394,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void threadJoin(Thread t, long millis) throws InterruptedException {
         report(OrcaEvents.K_THREAD_JOIN, t);
         try {
@@ -303,6 +404,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void threadJoin(Thread t, long millis, int nanos) throws InterruptedException {
         report(OrcaEvents.K_THREAD_JOIN, t);
         try {
@@ -312,6 +414,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void threadSleep(long millis) throws InterruptedException {
         report(OrcaEvents.K_THREAD_SLEEP, null);
         try {
@@ -321,6 +424,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void threadSleep(long millis, int nanos) throws InterruptedException {
         report(OrcaEvents.K_THREAD_SLEEP, null);
         try {
@@ -334,12 +438,14 @@ public final class OrcaProfilerTracker {
     // original call stays in place; these only report, and only when the
     // receiver really is a Thread. ----
 
+    @Hidden
     public static void threadStarting(Object t) {
         if (t instanceof Thread) {
             report(OrcaEvents.K_THREAD_START, t);
         }
     }
 
+    @Hidden
     public static void threadJoining(Object t) {
         if (t instanceof Thread) {
             report(OrcaEvents.K_THREAD_JOIN, t);
@@ -347,6 +453,7 @@ public final class OrcaProfilerTracker {
     }
 
     /** Reported after a normal return only (see rewriter/README.md). */
+    @Hidden
     public static void threadJoined(Object t) {
         if (t instanceof Thread) {
             report(OrcaEvents.K_THREAD_JOINED, t);
@@ -355,6 +462,7 @@ public final class OrcaProfilerTracker {
 
     // ---- java.util.concurrent.Semaphore (call sites naming Semaphore) ----
 
+    @Hidden
     public static void semaphoreAcquire(Semaphore s) throws InterruptedException {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -366,6 +474,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void semaphoreAcquire(Semaphore s, int permits) throws InterruptedException {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -377,6 +486,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void semaphoreAcquireUninterruptibly(Semaphore s) {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -388,6 +498,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void semaphoreAcquireUninterruptibly(Semaphore s, int permits) {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -399,6 +510,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static boolean semaphoreTryAcquire(Semaphore s) {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -410,6 +522,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static boolean semaphoreTryAcquire(Semaphore s, int permits) {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -421,6 +534,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static boolean semaphoreTryAcquire(Semaphore s, long timeout, TimeUnit unit) throws InterruptedException {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
         boolean ok = false;
@@ -432,6 +546,7 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static boolean semaphoreTryAcquire(Semaphore s, int permits, long timeout, TimeUnit unit)
             throws InterruptedException {
         report(OrcaEvents.K_SEMAPHORE_ACQUIRE, s);
@@ -444,11 +559,13 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    @Hidden
     public static void semaphoreRelease(Semaphore s) {
         report(OrcaEvents.K_SEMAPHORE_RELEASE, s);
         s.release();
     }
 
+    @Hidden
     public static void semaphoreRelease(Semaphore s, int permits) {
         report(OrcaEvents.K_SEMAPHORE_RELEASE, s);
         s.release(permits);
@@ -474,6 +591,13 @@ public final class OrcaProfilerTracker {
         /** Time the hold spent in Object.wait, for the long-hold threshold. */
         long[] heldPaused = new long[8];
         int depth;
+        /** An inline Object.wait under way: its monitor and start. */
+        Object inlineWaitObj;
+        long inlineWaitSince;
+        /** Hooked JDK methods under way; the outermost Object.wait's monitor and start. */
+        int hookDepth;
+        Object waitObj;
+        long waitSince;
         /** The monitorenter under way: its object, hash and (trace=all) stack. */
         Object pendingObj;
         int pendingHash;

@@ -54,6 +54,47 @@ pub struct Config {
     /// lists its sites. Why: the agent then knows the reporting frame's method and original
     /// bytecode index without walking the stack. Unset: the one-argument reports.
     pub sites: Option<std::sync::Arc<std::sync::atomic::AtomicU32>>,
+    /// Methods instrumented *themselves*, at their entry and every exit (see [`MethodHook`]).
+    /// Why: a call site names whatever owner javac chose (a subclass, an interface) and is
+    /// invisible when the caller is the JDK, reflection or a method handle; the method itself
+    /// is run by every caller.
+    pub hooks: Vec<MethodHook>,
+    /// `(name, descriptor)` of call-site rules not to apply: methods the caller hooks instead
+    /// (a call site redirected as well would report the call twice).
+    pub skip_calls: Vec<(String, String)>,
+    /// `(name, descriptor, report)` of call-site rules applied *inline* instead of by a
+    /// wrapper: the call stays, `T.callEntry(subject, report)` before it and `T.callExit()`
+    /// after a normal return. Why: a wrapper is a frame of the tracker under the call, which
+    /// `Thread.getStackTrace` and thread dumps show while the call blocks (JDK 17 shows
+    /// `@Hidden` frames there). For the natives the agent cannot hook.
+    pub inline_calls: Vec<(String, String, i32)>,
+}
+
+/// One method instrumented at its entry and every exit: entry runs
+/// `T.methodEntry(Object subject, int report)` (subject: `this`; for a static method its first
+/// argument when that is a reference, else `null`), every `*return` and a catch-all handler (which rethrows) run `T.methodExit()V`.
+/// Native and abstract methods have no code to hook and are left as they are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MethodHook {
+    /// internal name of the declaring class, e.g. `java/lang/Thread`
+    pub class: String,
+    /// method name
+    pub name: String,
+    /// method descriptor; `None`: every method of that name
+    pub descriptor: Option<String>,
+    /// the number passed to `methodEntry` (the agent's report code)
+    pub report: i32,
+}
+
+impl MethodHook {
+    fn matches(&self, class: &[u8], name: &[u8], desc: &[u8]) -> bool {
+        self.class.as_bytes() == class
+            && self.name.as_bytes() == name
+            && self
+                .descriptor
+                .as_ref()
+                .is_none_or(|d| d.as_bytes() == desc)
+    }
 }
 
 impl Default for Config {
@@ -68,6 +109,9 @@ impl Default for Config {
             include: Vec::new(),
             exclude: Vec::new(),
             sites: None,
+            hooks: Vec::new(),
+            skip_calls: Vec::new(),
+            inline_calls: Vec::new(),
         }
     }
 }
@@ -100,6 +144,10 @@ pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
         ("monitorEnter", transform::SITE_DESC),
         ("monitorEntered", transform::SITE_DESC),
         ("monitorExit", transform::SITE_DESC),
+        (transform::HOOK_ENTRY, transform::HOOK_ENTRY_DESC),
+        (transform::HOOK_EXIT, "()V"),
+        (transform::CALL_ENTRY, transform::HOOK_ENTRY_DESC),
+        (transform::CALL_EXIT, "()V"),
     ];
     for r in transform::RULES {
         v.push((r.wrapper, r.wrapper_desc));
@@ -107,6 +155,19 @@ pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
             v.push((after, "(Ljava/lang/Object;)V"));
         }
     }
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// `(JDK class, name, descriptor)` of the method each call-site rule stands for. Why public:
+/// the agent hooks the JDK methods that have code and keeps call sites only for the natives
+/// ([`Config::skip_calls`] lists the others).
+pub fn call_site_targets() -> Vec<(&'static str, &'static str, &'static str)> {
+    let mut v: Vec<_> = transform::RULES
+        .iter()
+        .map(|r| (transform::target_class(r.group), r.name, r.desc))
+        .collect();
     v.sort();
     v.dedup();
     v
@@ -268,6 +329,11 @@ pub fn rewrite(bytes: &[u8], config: &Config) -> Result<Outcome, RewriteError> {
     skip_members(&mut r, "fields")?;
     let methods_start = r.pos;
     let mut interesting = names_hit || code_dups;
+    if !config.hooks.is_empty() && !interesting {
+        if let Some(name) = class_name_fast(bytes, this_class)? {
+            interesting = config.hooks.iter().any(|h| h.class.as_bytes() == name);
+        }
+    }
     let nm = r.u2("methods_count")?;
     for _ in 0..nm {
         let acc = r.u2("method access_flags")?;
@@ -303,6 +369,24 @@ pub fn rewrite(bytes: &[u8], config: &Config) -> Result<Outcome, RewriteError> {
         methods_start,
         methods_end,
     )
+}
+
+/// The name of class `this_class` by two walks over the constant pool (no allocation).
+fn class_name_fast(bytes: &[u8], this_class: u16) -> Result<Option<&[u8]>, RewriteError> {
+    let mut name_idx = 0;
+    cp::walk(bytes, |i, off, tag| {
+        if i == this_class && tag == cp::CLASS {
+            name_idx = be16(bytes, off + 1).unwrap_or(0);
+        }
+    })?;
+    let mut name = None;
+    cp::walk(bytes, |i, off, tag| {
+        if i == name_idx && tag == UTF8 {
+            let len = be16(bytes, off + 1).unwrap_or(0) as usize;
+            name = bytes.get(off + 3..off + 3 + len);
+        }
+    })?;
+    Ok(name)
 }
 
 /// A small fixed-capacity set of constant pool indices (no allocation).
@@ -490,15 +574,27 @@ fn slow_path(
             continue;
         }
         let is_static = acc & ACC_STATIC != 0;
+        let ref_arg0 = is_static && (mdesc.starts_with(b"(L") || mdesc.starts_with(b"(["));
         let sync = config.synchronized_methods && acc & ACC_SYNCHRONIZED != 0;
+        let hook = if mname != b"<init>" && mname != b"<clinit>" {
+            config
+                .hooks
+                .iter()
+                .find(|h| h.matches(this_name, mname, mdesc))
+                .map(|h| h.report)
+        } else {
+            None
+        };
         {
             let mi = MethodInfo {
                 is_static,
+                ref_arg0,
                 code: cv.code,
                 insns: &insns,
+                major,
                 exc: cv.exc,
             };
-            if !transform::relevant(&mi, config, &candidate, sync) {
+            if !transform::relevant(&mi, config, &candidate, sync || hook.is_some()) {
                 continue;
             }
         }
@@ -550,8 +646,10 @@ fn slow_path(
         }
         let mi = MethodInfo {
             is_static,
+            ref_arg0,
             code: cv.code,
             insns: &insns,
+            major,
             exc: cv.exc,
         };
         let plan = transform::plan(
@@ -561,6 +659,7 @@ fn slow_path(
             &resolve,
             &candidate,
             sync_monitor.as_ref(),
+            hook,
             this_class,
         )?;
         if !plan.changed {

@@ -20,6 +20,11 @@ pub(crate) enum Action {
     /// `dup; dup; invokestatic T.wrapper(Object)V` before and
     /// `invokestatic T.after(Object)V` after the unchanged call
     HintAround(&'static str),
+    /// only inline (`Config::inline_calls`), for a static call naming an owner other than the
+    /// JDK class: `ldc Owner; report; invokestatic T.callEntryVia(Class, int)` before and
+    /// `invokestatic T.callExit()` after the unchanged call (the tracker finds out at run time
+    /// whether the call resolves to the JDK's method)
+    ViaOwner,
 }
 
 /// Which configuration switch a rule belongs to.
@@ -193,6 +198,17 @@ pub(crate) static RULES: &[Rule] = &[
         Thread,
         None,
         Some(THREAD),
+        "sleep",
+        "(J)V",
+        true,
+        Action::ViaOwner,
+        "callEntryVia",
+        "(Ljava/lang/Class;I)V"
+    ),
+    r!(
+        Thread,
+        None,
+        Some(THREAD),
         "start",
         "()V",
         false,
@@ -353,6 +369,15 @@ pub(crate) fn interesting_desc(s: &[u8], cfg: &Config) -> bool {
         .any(|r| r.desc.as_bytes() == s && group_on(r.group, cfg))
 }
 
+/// The JDK class that declares the methods of a rule group.
+pub(crate) fn target_class(g: Group) -> &'static str {
+    match g {
+        Group::Object => "java/lang/Object",
+        Group::Thread => THREAD,
+        Group::Semaphore => SEM,
+    }
+}
+
 pub(crate) fn group_on(g: Group, cfg: &Config) -> bool {
     match g {
         Group::Object => cfg.object_calls,
@@ -375,6 +400,7 @@ pub(crate) fn find_rule(
             && r.name.as_bytes() == name
             && r.desc.as_bytes() == desc
             && group_on(r.group, cfg)
+            && !cfg.skip_calls.iter().any(|(n, d)| n == r.name && d == r.desc)
             && r.owner.is_none_or(|o| o.as_bytes() == owner)
             && r.other_than.is_none_or(|o| o.as_bytes() != owner)
             // array owners ("[I") only for Object methods
@@ -415,6 +441,16 @@ impl MonitorLoad {
     }
 }
 
+/// The tracker method a hooked method calls at its entry, and its descriptor.
+pub(crate) const HOOK_ENTRY: &str = "methodEntry";
+pub(crate) const HOOK_ENTRY_DESC: &str = "(Ljava/lang/Object;I)V";
+/// The tracker method a hooked method calls at every exit (`()V`).
+pub(crate) const HOOK_EXIT: &str = "methodExit";
+/// The tracker methods an inline call site calls before (same descriptor as `HOOK_ENTRY`)
+/// and after (`()V`) the call.
+pub(crate) const CALL_ENTRY: &str = "callEntry";
+pub(crate) const CALL_EXIT: &str = "callExit";
+
 /// The descriptor of the monitor reports that carry a call-site ID.
 pub(crate) const SITE_DESC: &str = "(Ljava/lang/Object;I)V";
 
@@ -445,6 +481,12 @@ pub(crate) fn wanted_strings(cfg: &Config) -> Vec<&str> {
         "java/lang/Class",
         "forName",
         "(Ljava/lang/String;)Ljava/lang/Class;",
+        HOOK_ENTRY,
+        HOOK_ENTRY_DESC,
+        HOOK_EXIT,
+        CALL_ENTRY,
+        CALL_EXIT,
+        "()V",
     ];
     for r in RULES {
         v.push(r.wrapper);
@@ -480,8 +522,13 @@ pub(crate) struct Plan {
 /// Information about the method being planned.
 pub(crate) struct MethodInfo<'x> {
     pub(crate) is_static: bool,
+    /// A static method whose first parameter is a reference: a hook's subject is that
+    /// argument (`LockSupport.park(blocker)`, `unpark(thread)`).
+    pub(crate) ref_arg0: bool,
     pub(crate) code: &'x [u8],
     pub(crate) insns: &'x [Insn],
+    /// class file major version
+    pub(crate) major: u16,
     /// the exception table, 8 bytes per entry
     pub(crate) exc: &'x [u8],
 }
@@ -519,7 +566,7 @@ pub(crate) fn relevant(
 /// Decides the edits of one method. `resolve(idx)` gives (owner, name, desc)
 /// of a method reference. `sync_monitor` is `Some` when the synchronized-method
 /// transformation applies (checks done by the caller).
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn plan<'b>(
     mi: &MethodInfo,
     cfg: &Config,
@@ -527,6 +574,7 @@ pub(crate) fn plan<'b>(
     resolve: &dyn Fn(u16) -> Option<(&'b [u8], &'b [u8], &'b [u8])>,
     candidate: &dyn Fn(u16) -> bool,
     sync_monitor: Option<&MonitorLoad>,
+    hook: Option<i32>,
     this_class: u16,
 ) -> Result<Plan, RewriteError> {
     let t = Tracker {
@@ -600,9 +648,53 @@ pub(crate) fn plan<'b>(
                 let Some(rule) = find_rule(ins.op, owner, name, desc, cfg) else {
                     continue;
                 };
+                let inline = cfg
+                    .inline_calls
+                    .iter()
+                    .find(|(n, d, _)| n == rule.name && d == rule.desc);
+                if rule.action == Action::ViaOwner {
+                    // ldc of a class: version 49 and later
+                    let Some(&(_, _, report)) = inline.filter(|_| mi.major >= 49) else {
+                        continue;
+                    };
+                    let owner_class = pb.class(std::str::from_utf8(owner).unwrap_or(""))?;
+                    let via = t.m(pb, rule.wrapper, rule.wrapper_desc)?;
+                    let exit = t.m(pb, CALL_EXIT, "()V")?;
+                    let e = &mut per[i];
+                    let b = owner_class.to_be_bytes();
+                    e.prefix.extend_from_slice(&[0x13, b[0], b[1]]); // ldc_w
+                    push_int(pb, &mut e.prefix, report)?;
+                    e.prefix.extend_from_slice(&invokestatic(via));
+                    e.suffix.extend_from_slice(&invokestatic(exit));
+                    extra = extra.max(2);
+                    changed = true;
+                    continue;
+                }
+                let inline = inline.filter(|_| rule.action == Action::Redirect);
+                if let Some(&(_, _, report)) = inline {
+                    // The subject (receiver, or null for a static call) for callEntry, under
+                    // which the arguments stay as they were; the call itself unchanged.
+                    let juggle: &[u8] = match (rule.is_static, rule.desc) {
+                        (true, _) => &[0x01],                   // aconst_null
+                        (false, "()V") => &[0x59],              // dup
+                        (false, "(J)V") => &[0x5d, 0x58, 0x5b], // dup2_x1 pop2 dup_x2
+                        _ => continue,
+                    };
+                    let entry = t.m(pb, CALL_ENTRY, HOOK_ENTRY_DESC)?;
+                    let exit = t.m(pb, CALL_EXIT, "()V")?;
+                    let e = &mut per[i];
+                    e.prefix.extend_from_slice(juggle);
+                    push_int(pb, &mut e.prefix, report)?;
+                    e.prefix.extend_from_slice(&invokestatic(entry));
+                    e.suffix.extend_from_slice(&invokestatic(exit));
+                    extra = extra.max(2);
+                    changed = true;
+                    continue;
+                }
                 let w = t.m(pb, rule.wrapper, rule.wrapper_desc)?;
                 let e = &mut per[i];
                 match rule.action {
+                    Action::ViaOwner => {}
                     Action::Redirect => e.replace = Some(invokestatic(w).to_vec()),
                     Action::HintBefore => {
                         e.prefix.push(0x59);
@@ -679,6 +771,47 @@ pub(crate) fn plan<'b>(
         min_stack = 2 + site_slot;
         changed = true;
     }
+    if let Some(report) = hook {
+        // Nested inside the synchronized-method reports (the monitor is held before the
+        // method's first instruction runs): entry `subject; report;
+        // invokestatic T.methodEntry`, every return and the catch-all handler (which rethrows
+        // what it caught) `invokestatic T.methodExit`.
+        let entry = t.m(pb, HOOK_ENTRY, HOOK_ENTRY_DESC)?;
+        let exit = invokestatic(t.m(pb, HOOK_EXIT, "()V")?);
+        // aconst_null / aload_0 (`this`, or a static method's first reference argument)
+        head.push(if mi.is_static && !mi.ref_arg0 {
+            0x01
+        } else {
+            0x2a
+        });
+        push_int(pb, &mut head, report)?;
+        head.extend_from_slice(&invokestatic(entry));
+        for (i, ins) in mi.insns.iter().enumerate() {
+            if (0xac..=0xb1).contains(&ins.op) {
+                // nested inside the synchronized method's exit report (if any)
+                per[i].prefix.splice(0..0, exit);
+            }
+        }
+        match &mut tail {
+            Some(t) => {
+                // before the synchronized method's `...; invokestatic T.monitorExit; athrow`
+                t.code.splice(0..0, exit);
+            }
+            None => {
+                let mut code = exit.to_vec();
+                code.push(0xbf); // athrow
+                let thr = pb.class("java/lang/Throwable")?.to_be_bytes();
+                // No locals: the handler uses none, and every local is assignable to top.
+                tail = Some(Tail {
+                    code,
+                    frame_body: vec![0, 0, 0, 1, 7, thr[0], thr[1]],
+                });
+            }
+        }
+        min_stack = min_stack.max(2);
+        extra = extra.max(1);
+        changed = true;
+    }
     Ok(Plan {
         edits: MethodEdits {
             head,
@@ -690,6 +823,20 @@ pub(crate) fn plan<'b>(
         changed,
         sites,
     })
+}
+
+/// Code that pushes an `int` constant (`bipush`, `sipush`, else `ldc_w` of an Integer).
+fn push_int(pb: &mut PoolBuilder, v: &mut Vec<u8>, n: i32) -> Result<(), RewriteError> {
+    if let Ok(b) = i8::try_from(n) {
+        v.extend_from_slice(&[0x10, b as u8]);
+    } else if let Ok(s) = i16::try_from(n) {
+        let b = s.to_be_bytes();
+        v.extend_from_slice(&[0x11, b[0], b[1]]);
+    } else {
+        let b = pb.integer(n)?.to_be_bytes();
+        v.extend_from_slice(&[0x13, b[0], b[1]]);
+    }
+    Ok(())
 }
 
 /// Whether the code stores into local 0 (or increments it).

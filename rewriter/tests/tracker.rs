@@ -43,6 +43,10 @@ fn tracker_declares_every_called_method() {
             env!("CARGO_MANIFEST_DIR"),
             "/../java-tracker/jdk/internal/vm/annotation/DontInline.java"
         ))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../java-tracker/jdk/internal/vm/annotation/Hidden.java"
+        ))
         .status()
         .unwrap();
     assert!(st.success());
@@ -76,6 +80,11 @@ fn tracker_declares_every_called_method() {
             "flush(Lorca/OrcaProfilerTracker$Rec;)V",
             "stack(Lorca/OrcaProfilerTracker$Rec;I)I",
             "longHold(Lorca/OrcaProfilerTracker$Rec;IIJJ)V",
+            "hookEnter(ILjava/lang/Object;)V",
+            "hookExit()V",
+            "callEnter(ILjava/lang/Object;)V",
+            "callEnterVia(ILjava/lang/Class;)V",
+            "callExit0()V",
         ]
     );
     // the tracker itself is never rewritten

@@ -15,8 +15,10 @@ pub struct Event {
     pub thread: u32,
     /// The `<object>` / `<monitor>` field, where the event has one.
     pub object: Option<u32>,
-    /// `MonitorContendedEnter`'s owner thread.
+    /// `MonitorContendedEnter`'s and `LockAcquire`'s owner thread; `Condition*`'s lock.
     pub owner: Option<u32>,
+    /// The j.u.c. lock lines' `<mode>`: `R` or `W`.
+    pub mode: Option<char>,
     /// (method ID, location) pairs, innermost first. Summary lines: their sites
     /// (`LockOrder`: the held monitor's, then the acquired one's).
     pub frames: Vec<(u32, u32)>,
@@ -129,6 +131,14 @@ pub fn unescape(s: &str) -> Result<String, String> {
     String::from_utf8(out).map_err(|e| e.to_string())
 }
 
+fn mode(s: &str) -> Result<char, String> {
+    match s {
+        "R" => Ok('R'),
+        "W" => Ok('W'),
+        _ => Err(format!("bad mode {s:?}")),
+    }
+}
+
 fn parse_event(line: usize, text: &str) -> Result<Event, String> {
     let f: Vec<&str> = text.split(',').collect();
     let need = |n: usize| {
@@ -148,6 +158,7 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
         thread,
         object: None,
         owner: None,
+        mode: None,
         frames: Vec::new(),
         numbers: Vec::new(),
     };
@@ -180,6 +191,30 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
         | "MonitorEnter"
         | "MonitorEntered"
         | "MonitorExit" => {
+            need(5)?;
+            e.object = Some(hex(f[3])?);
+            e.frames = stack(f[4])?;
+        }
+        "LockAcquire" => {
+            need(7)?;
+            e.object = Some(hex(f[3])?);
+            e.mode = Some(mode(f[4])?);
+            e.owner = Some(hex(f[5])?);
+            e.frames = stack(f[6])?;
+        }
+        "LockAcquired" | "LockFailed" | "LockTimedOut" | "LockInterrupted" | "LockRelease" => {
+            need(6)?;
+            e.object = Some(hex(f[3])?);
+            e.mode = Some(mode(f[4])?);
+            e.frames = stack(f[5])?;
+        }
+        "ConditionAwait" | "ConditionAwaited" | "ConditionSignal" | "ConditionSignalAll" => {
+            need(6)?;
+            e.object = Some(hex(f[3])?);
+            e.owner = Some(hex(f[4])?);
+            e.frames = stack(f[5])?;
+        }
+        "ThreadPark" | "ThreadParked" | "ThreadUnpark" => {
             need(5)?;
             e.object = Some(hex(f[3])?);
             e.frames = stack(f[4])?;
@@ -313,6 +348,11 @@ impl Log {
                 "ThreadJoined" => Some("ThreadJoin"),
                 "ThreadSlept" => Some("ThreadSleep"),
                 "SemaphoreAcquired" => Some("SemaphoreAcquire"),
+                "LockAcquired" | "LockFailed" | "LockTimedOut" | "LockInterrupted" => {
+                    Some("LockAcquire")
+                }
+                "ConditionAwaited" => Some("ConditionAwait"),
+                "ThreadParked" => Some("ThreadPark"),
                 _ => None,
             };
             match e.name.as_str() {
@@ -325,7 +365,8 @@ impl Log {
                     Some(o) if o == e.object => {}
                     o => v.push(format!("line {}: MonitorContendedEntered without its MonitorContendedEnter (open: {o:?})", e.line)),
                 },
-                "ObjectWait" | "ThreadJoin" | "ThreadSleep" | "SemaphoreAcquire" => {
+                "ObjectWait" | "ThreadJoin" | "ThreadSleep" | "SemaphoreAcquire"
+                | "LockAcquire" | "ConditionAwait" | "ThreadPark" => {
                     if let Some(o) = open_call.insert(e.thread, e.name.clone()) {
                         v.push(format!("line {}: {} while {o} is open on thread {:08X}", e.line, e.name, e.thread));
                     }

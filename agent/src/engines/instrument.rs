@@ -8,15 +8,16 @@
 //! rewritten method it keeps the rewriter's map from new to original bytecode indexes, so
 //! that stack traces and line tables report the original class file's locations.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use jni_sys::{jclass, jobject};
-use orca_rewriter::{rewrite, Config, MethodMap, MethodNote, Outcome};
+use orca_rewriter::{rewrite, Config, MethodHook, MethodMap, MethodNote, Outcome};
 
-use super::report;
+use super::methods::TRACKED;
 use super::tracker::{self, TrackerSettings};
+use super::{report, LOCAL_FRAME};
 use crate::jvmti::{Event, Jni};
 use crate::recorder::Recorder;
 
@@ -36,9 +37,21 @@ struct PendingMethod {
     sites: Vec<(u32, u32)>,
 }
 
+/// The rewriter's configurations, fixed at VMInit (when the running JDK's natives are known).
+struct Configs {
+    /// Classes of the application's loaders: monitors, and call sites of tracked natives.
+    app: Config,
+    /// Classes of the JDK's loaders: with `jdk=yes` as `app` plus the hooks; otherwise the
+    /// hooks only, and only for `hook_classes`.
+    jdk: Config,
+    /// The classes that declare hooked methods.
+    hook_classes: HashSet<String>,
+}
+
 /// The instrumentation engine.
 pub struct Instrumentation {
     config: Config,
+    configs: OnceLock<Configs>,
     /// Whether classes of the JDK's own loaders are rewritten too (option `jdk=yes`).
     jdk: bool,
     /// How the tracker records monitors, set when it is installed.
@@ -74,6 +87,7 @@ impl Instrumentation {
         };
         Instrumentation {
             config,
+            configs: OnceLock::new(),
             jdk,
             settings,
             platform_loader: OnceLock::new(),
@@ -94,11 +108,110 @@ impl Instrumentation {
             eprintln!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
             return;
         }
+        let loaded = self.make_configs(rec, jni);
         rec.meta.set_instrumenting();
         // Sites are bound to their methods when a class is prepared.
         report(rec.jvmti.set_event(true, Event::ClassPrepare));
         report(rec.jvmti.set_event(true, Event::ObjectFree));
         report(rec.jvmti.set_event(true, Event::ClassFileLoadHook));
+        // The tracked JDK classes loaded before now (Object and Thread always) go through the
+        // hook again, from their original bytes.
+        if !loaded.is_empty() {
+            if let Err(e) = rec.jvmti.retransform_classes(&loaded) {
+                eprintln!("orca: cannot instrument the tracked JDK methods of the classes loaded before start-up ({e}); their calls (Thread, Object) are not recorded");
+            }
+            for c in loaded {
+                jni.delete_global_ref(c);
+            }
+        }
+    }
+
+    /// Decides, for the running JVM, which tracked methods are hooked (those with bytecode)
+    /// and which are redirected at their call sites (the natives), and sets the configurations.
+    /// Returns the tracked classes already loaded (global references), to retransform.
+    fn make_configs(&self, rec: &Recorder, jni: Jni) -> Vec<jclass> {
+        let jvmti = &rec.jvmti;
+        let mut natives: HashSet<(String, String, String)> = HashSet::new();
+        let mut loaded = Vec::new();
+        jni.with_local_frame(LOCAL_FRAME, || {
+            for c in jvmti.loaded_classes().unwrap_or_default() {
+                let sig = jvmti.class_signature(c).unwrap_or_default();
+                let class = sig
+                    .strip_prefix('L')
+                    .and_then(|s| s.strip_suffix(';'))
+                    .unwrap_or("");
+                if TRACKED.iter().any(|t| t.class == class) {
+                    for m in jvmti.class_methods(c).unwrap_or_default() {
+                        let Ok((name, desc)) = jvmti.method_name(m) else {
+                            continue;
+                        };
+                        if TRACKED.iter().any(|t| t.matches(class, &name, &desc))
+                            && jvmti.is_method_native(m).unwrap_or(true)
+                        {
+                            natives.insert((class.to_string(), name, desc));
+                        }
+                    }
+                    loaded.push(jni.new_global_ref(c));
+                }
+                jni.delete_local_ref(c);
+            }
+        });
+        let hooks: Vec<MethodHook> = TRACKED
+            .iter()
+            .map(|t| MethodHook {
+                class: t.class.to_string(),
+                name: t.name.to_string(),
+                descriptor: t.descriptor.map(str::to_string),
+                report: t.call.hook_report(),
+            })
+            .collect();
+        // A call-site rule stays only for a native (or untracked) target.
+        let skip_calls: Vec<(String, String)> = orca_rewriter::call_site_targets()
+            .into_iter()
+            .filter(|&(class, name, desc)| {
+                TRACKED.iter().any(|t| t.matches(class, name, desc))
+                    && !natives.contains(&(class.to_string(), name.to_string(), desc.to_string()))
+            })
+            .map(|(_, name, desc)| (name.to_string(), desc.to_string()))
+            .collect();
+        // The natives' call sites are instrumented inline, without a wrapper frame.
+        let inline_calls: Vec<(String, String, i32)> = orca_rewriter::call_site_targets()
+            .into_iter()
+            .filter_map(|(class, name, desc)| {
+                let t = TRACKED.iter().find(|t| t.matches(class, name, desc))?;
+                natives
+                    .contains(&(class.to_string(), name.to_string(), desc.to_string()))
+                    .then(|| (name.to_string(), desc.to_string(), t.call.hook_report()))
+            })
+            .collect();
+        let app = Config {
+            skip_calls: skip_calls.clone(),
+            inline_calls,
+            ..self.config.clone()
+        };
+        let jdk = if self.jdk {
+            Config {
+                hooks: hooks.clone(),
+                ..app.clone()
+            }
+        } else {
+            Config {
+                monitors: false,
+                synchronized_methods: false,
+                object_calls: false,
+                thread_calls: false,
+                semaphore_calls: false,
+                hooks: hooks.clone(),
+                ..self.config.clone()
+            }
+        };
+        let hook_classes = hooks.iter().map(|h| h.class.clone()).collect();
+        let _ = self.configs.set(Configs {
+            app,
+            jdk,
+            hook_classes,
+        });
+        loaded
     }
 
     /// VMDeath: every thread's buffer is drained, since their threads will not end on their
@@ -246,10 +359,16 @@ impl Instrumentation {
         // A class without a name (hidden classes, lambda forms) could not be found again to
         // translate its locations: leave it as it is.
         let name = name?;
-        if !self.jdk && self.is_jdk_loader(jni, loader) {
-            return None;
-        }
-        match rewrite(bytes, &self.config) {
+        let configs = self.configs.get()?;
+        let config = if self.is_jdk_loader(jni, loader) {
+            if !self.jdk && !configs.hook_classes.contains(name) {
+                return None;
+            }
+            &configs.jdk
+        } else {
+            &configs.app
+        };
+        match rewrite(bytes, config) {
             Ok(Outcome::Changed {
                 bytes,
                 methods,

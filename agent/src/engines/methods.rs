@@ -9,20 +9,78 @@
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
-use jni_sys::{jclass, jmethodID};
+use std::ffi::CStr;
+
+use jni_sys::{jclass, jfieldID, jmethodID, jobject};
 
 use super::{report, LOCAL_FRAME};
-use crate::events::Kind;
+use crate::events::{Kind, ReportCode};
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
-use crate::recorder::threads::OpenCall;
-use crate::recorder::Recorder;
+use crate::recorder::threads::{OpenCall, OpenExtra, Probe, ThreadState};
+use crate::recorder::{JucLine, Recorder};
+
+/// Which `java.util.concurrent.locks` class a lock call is on: it says the mode and where
+/// the synchronizer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockClass {
+    /// `ReentrantLock`: exclusive, `sync` a `ReentrantLock$Sync`.
+    Reentrant,
+    /// `ReentrantReadWriteLock$ReadLock`: shared.
+    ReadView,
+    /// `ReentrantReadWriteLock$WriteLock`: exclusive.
+    WriteView,
+}
+
+impl LockClass {
+    const ALL: [LockClass; 3] = [
+        LockClass::Reentrant,
+        LockClass::ReadView,
+        LockClass::WriteView,
+    ];
+
+    /// The `<mode>` letter.
+    pub fn mode(self) -> u8 {
+        match self {
+            LockClass::ReadView => b'R',
+            _ => b'W',
+        }
+    }
+
+    /// The type of its `sync` field.
+    fn sync_signature(self) -> &'static CStr {
+        match self {
+            LockClass::Reentrant => c"Ljava/util/concurrent/locks/ReentrantLock$Sync;",
+            _ => c"Ljava/util/concurrent/locks/ReentrantReadWriteLock$Sync;",
+        }
+    }
+}
+
+/// Which `Lock` method a lock call is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockCall {
+    /// `lock`, `lockInterruptibly`.
+    Lock,
+    /// `tryLock()`.
+    TryLock,
+    /// `tryLock(long, TimeUnit)`.
+    TryLockTimed,
+    Unlock,
+}
+
+impl LockCall {
+    const ALL: [LockCall; 4] = [
+        LockCall::Lock,
+        LockCall::TryLock,
+        LockCall::TryLockTimed,
+        LockCall::Unlock,
+    ];
+}
 
 /// A tracked JDK call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
 pub enum Call {
-    Wait = 1,
+    Wait,
     Notify,
     NotifyAll,
     Start,
@@ -30,26 +88,63 @@ pub enum Call {
     Sleep,
     Acquire,
     Release,
+    /// A `Lock` method of a j.u.c. lock.
+    Lock(LockClass, LockCall),
+    /// `Condition.await*` of `AbstractQueuedSynchronizer$ConditionObject`.
+    Await,
+    Signal,
+    SignalAll,
+    /// `LockSupport.park*`; `blocker`: the overload whose first argument is the blocker.
+    Park {
+        blocker: bool,
+    },
+    Unpark,
 }
 
+const SIMPLE: [Call; 14] = [
+    Call::Wait,
+    Call::Notify,
+    Call::NotifyAll,
+    Call::Start,
+    Call::Join,
+    Call::Sleep,
+    Call::Acquire,
+    Call::Release,
+    Call::Await,
+    Call::Signal,
+    Call::SignalAll,
+    Call::Park { blocker: false },
+    Call::Park { blocker: true },
+    Call::Unpark,
+];
+
 impl Call {
-    fn from_u8(v: u8) -> Option<Call> {
-        Some(match v {
-            1 => Call::Wait,
-            2 => Call::Notify,
-            3 => Call::NotifyAll,
-            4 => Call::Start,
-            5 => Call::Join,
-            6 => Call::Sleep,
-            7 => Call::Acquire,
-            8 => Call::Release,
-            _ => return None,
-        })
+    /// The number stored in the method table (never 0, which marks an empty slot).
+    fn to_u8(self) -> u8 {
+        match self {
+            Call::Lock(c, k) => {
+                let ci = LockClass::ALL.iter().position(|x| *x == c).unwrap_or(0);
+                let ki = LockCall::ALL.iter().position(|x| *x == k).unwrap_or(0);
+                64 + (ci * 4 + ki) as u8
+            }
+            other => SIMPLE.iter().position(|x| *x == other).unwrap_or(0) as u8 + 1,
+        }
     }
 
-    /// The event written when the call starts.
-    pub fn entry_kind(self) -> Kind {
-        match self {
+    fn from_u8(v: u8) -> Option<Call> {
+        if v >= 64 {
+            let i = (v - 64) as usize;
+            return Some(Call::Lock(
+                *LockClass::ALL.get(i / 4)?,
+                *LockCall::ALL.get(i % 4)?,
+            ));
+        }
+        SIMPLE.get((v as usize).checked_sub(1)?).copied()
+    }
+
+    /// The event written when the call starts (`None`: written at its end only).
+    pub fn entry_kind(self) -> Option<Kind> {
+        Some(match self {
             Call::Wait => Kind::ObjectWait,
             Call::Notify => Kind::ObjectNotify,
             Call::NotifyAll => Kind::ObjectNotifyAll,
@@ -58,23 +153,55 @@ impl Call {
             Call::Sleep => Kind::ThreadSleep,
             Call::Acquire => Kind::SemaphoreAcquire,
             Call::Release => Kind::SemaphoreRelease,
-        }
+            Call::Lock(_, LockCall::Unlock) => return None,
+            Call::Lock(..) => Kind::LockAcquire,
+            Call::Await => Kind::ConditionAwait,
+            Call::Signal => Kind::ConditionSignal,
+            Call::SignalAll => Kind::ConditionSignalAll,
+            Call::Park { .. } => Kind::ThreadPark,
+            Call::Unpark => Kind::ThreadUnpark,
+        })
     }
 
-    /// The event written when the call ends, for blocking calls.
+    /// The event written when the call ends, for blocking calls (for a lock acquisition, the
+    /// successful one; [`Call::outcome`] picks the others).
     pub fn exit_kind(self) -> Option<Kind> {
         match self {
             Call::Wait => Some(Kind::ObjectWaited),
             Call::Join => Some(Kind::ThreadJoined),
             Call::Sleep => Some(Kind::ThreadSlept),
             Call::Acquire => Some(Kind::SemaphoreAcquired),
+            Call::Lock(_, LockCall::Unlock) => Some(Kind::LockRelease),
+            Call::Lock(..) => Some(Kind::LockAcquired),
+            Call::Await => Some(Kind::ConditionAwaited),
+            Call::Park { .. } => Some(Kind::ThreadParked),
             _ => None,
         }
     }
 
-    /// Whether the event names the receiver (`Thread.sleep` is static).
+    /// The exit event of a call that ended by an exception (`thrown`) or returned the
+    /// boolean `returned`: a lock acquisition's outcome, an `unlock` that threw writes
+    /// nothing; every other call writes its [`Call::exit_kind`].
+    pub fn outcome(self, thrown: bool, returned: bool) -> Option<Kind> {
+        match self {
+            Call::Lock(_, LockCall::Unlock) if thrown => None,
+            Call::Lock(_, k) if k != LockCall::Unlock => Some(if thrown {
+                Kind::LockInterrupted
+            } else if returned || k == LockCall::Lock {
+                Kind::LockAcquired
+            } else if k == LockCall::TryLock {
+                Kind::LockFailed
+            } else {
+                Kind::LockTimedOut
+            }),
+            other => other.exit_kind(),
+        }
+    }
+
+    /// Whether the event names the receiver (`Thread.sleep` is static, so are `LockSupport`'s
+    /// methods, whose object is an argument).
     pub fn has_receiver(self) -> bool {
-        self != Call::Sleep
+        !matches!(self, Call::Sleep | Call::Park { .. } | Call::Unpark)
     }
 
     /// Whether the receiver is a monitor the caller must own (`Object.wait`/`notify`/`notifyAll`).
@@ -82,32 +209,202 @@ impl Call {
         matches!(self, Call::Wait | Call::Notify | Call::NotifyAll)
     }
 
-    /// Which call a method of a tracked class is, by class signature and method name.
-    pub fn classify(class_signature: &str, method_name: &str) -> Option<Call> {
-        match (class_signature, method_name) {
-            ("Ljava/lang/Object;", "wait") => Some(Call::Wait),
-            ("Ljava/lang/Object;", "notify") => Some(Call::Notify),
-            ("Ljava/lang/Object;", "notifyAll") => Some(Call::NotifyAll),
-            ("Ljava/lang/Thread;", "start") => Some(Call::Start),
-            ("Ljava/lang/Thread;", "join") => Some(Call::Join),
-            ("Ljava/lang/Thread;", "sleep") => Some(Call::Sleep),
-            (
-                "Ljava/util/concurrent/Semaphore;",
-                "acquire" | "acquireUninterruptibly" | "tryAcquire",
-            ) => Some(Call::Acquire),
-            ("Ljava/util/concurrent/Semaphore;", "release") => Some(Call::Release),
-            _ => None,
-        }
+    /// The number a hooked method passes to the tracker (instrumentation mode): the
+    /// tracker's report code, or for a j.u.c. call [`JUC_HOOK_BASE`] plus its number here
+    /// (the tracker passes it through untouched; only the agent reads it).
+    pub fn hook_report(self) -> i32 {
+        let code = match self {
+            Call::Wait => ReportCode::ObjectWait,
+            Call::Notify => ReportCode::ObjectNotify,
+            Call::NotifyAll => ReportCode::ObjectNotifyAll,
+            Call::Start => ReportCode::ThreadStart,
+            Call::Join => ReportCode::ThreadJoin,
+            Call::Sleep => ReportCode::ThreadSleep,
+            Call::Acquire => ReportCode::SemaphoreAcquire,
+            Call::Release => ReportCode::SemaphoreRelease,
+            juc => return JUC_HOOK_BASE + juc.to_u8() as i32,
+        };
+        code as i32
+    }
+
+    /// The j.u.c. call a hook report stands for (see [`Call::hook_report`]).
+    pub fn from_hook_report(report: i32) -> Option<Call> {
+        let n = u8::try_from(report.checked_sub(JUC_HOOK_BASE)?).ok()?;
+        Call::from_u8(n).filter(|c| c.is_juc())
+    }
+
+    /// Whether this is a `java.util.concurrent.locks` call (its lines carry extra fields).
+    pub fn is_juc(self) -> bool {
+        matches!(
+            self,
+            Call::Lock(..)
+                | Call::Await
+                | Call::Signal
+                | Call::SignalAll
+                | Call::Park { .. }
+                | Call::Unpark
+        )
+    }
+
+    /// Which call a method is, by class signature (`Ljava/lang/Thread;`), name and
+    /// descriptor: the entry of [`TRACKED`] that matches.
+    pub fn classify(class_signature: &str, method_name: &str, descriptor: &str) -> Option<Call> {
+        let class = class_signature.strip_prefix('L')?.strip_suffix(';')?;
+        TRACKED
+            .iter()
+            .find(|t| t.matches(class, method_name, descriptor))
+            .map(|t| t.call)
     }
 
     /// Whether a class with this signature declares tracked methods.
     pub fn is_tracked_class(class_signature: &str) -> bool {
-        matches!(
-            class_signature,
-            "Ljava/lang/Object;" | "Ljava/lang/Thread;" | "Ljava/util/concurrent/Semaphore;"
-        )
+        let Some(class) = class_signature
+            .strip_prefix('L')
+            .and_then(|c| c.strip_suffix(';'))
+        else {
+            return false;
+        };
+        TRACKED.iter().any(|t| t.class == class)
     }
 }
+
+/// A tracked JDK method (or every method of that name, without a descriptor) and the call
+/// it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Tracked {
+    /// internal name of the declaring class
+    pub class: &'static str,
+    pub name: &'static str,
+    /// `None`: every overload, including those a later JDK adds (`join(Duration)`)
+    pub descriptor: Option<&'static str>,
+    pub call: Call,
+}
+
+impl Tracked {
+    /// Whether this entry names the method.
+    pub fn matches(&self, class: &str, name: &str, descriptor: &str) -> bool {
+        self.class == class && self.name == name && self.descriptor.is_none_or(|d| d == descriptor)
+    }
+}
+
+const fn t(class: &'static str, name: &'static str, call: Call) -> Tracked {
+    Tracked {
+        class,
+        name,
+        descriptor: None,
+        call,
+    }
+}
+
+/// An entry for one overload.
+const fn d(
+    class: &'static str,
+    name: &'static str,
+    descriptor: &'static str,
+    call: Call,
+) -> Tracked {
+    Tracked {
+        class,
+        name,
+        descriptor: Some(descriptor),
+        call,
+    }
+}
+
+const OBJECT: &str = "java/lang/Object";
+const THREAD: &str = "java/lang/Thread";
+const SEMAPHORE: &str = "java/util/concurrent/Semaphore";
+const RL: &str = "java/util/concurrent/locks/ReentrantLock";
+const READ: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock";
+const WRITE: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock";
+const CONDITION: &str = "java/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject";
+const SUPPORT: &str = "java/util/concurrent/locks/LockSupport";
+const TIMED: &str = "(JLjava/util/concurrent/TimeUnit;)Z";
+
+/// Hook reports at and above this number are j.u.c. calls ([`Call::hook_report`]), far above
+/// the tracker's report codes.
+pub const JUC_HOOK_BASE: i32 = 1024;
+
+use LockCall::{Lock as Acquire, TryLock, TryLockTimed, Unlock};
+use LockClass::{ReadView, Reentrant, WriteView};
+
+/// THE table of tracked JDK methods, for both modes. JVMTI mode filters MethodEntry and
+/// MethodExit with it; instrumentation mode instruments these methods themselves at entry
+/// and every exit (`orca_rewriter::MethodHook`), and redirects call sites only for those that
+/// are native in the running JVM (see rewriter/README.md, "Tracked JDK methods"). To track
+/// another method: one line here (a new [`Call`] if it reports something new).
+pub static TRACKED: &[Tracked] = &[
+    t(OBJECT, "wait", Call::Wait),
+    t(OBJECT, "notify", Call::Notify),
+    t(OBJECT, "notifyAll", Call::NotifyAll),
+    t(THREAD, "start", Call::Start),
+    t(THREAD, "join", Call::Join),
+    t(THREAD, "sleep", Call::Sleep),
+    t(SEMAPHORE, "acquire", Call::Acquire),
+    t(SEMAPHORE, "acquireUninterruptibly", Call::Acquire),
+    t(SEMAPHORE, "tryAcquire", Call::Acquire),
+    t(SEMAPHORE, "release", Call::Release),
+    // java.util.concurrent.locks: the Lock methods of ReentrantLock and both views of
+    // ReentrantReadWriteLock (tryLock's overloads end differently), AQS conditions, parks.
+    d(RL, "lock", "()V", Call::Lock(Reentrant, Acquire)),
+    d(
+        RL,
+        "lockInterruptibly",
+        "()V",
+        Call::Lock(Reentrant, Acquire),
+    ),
+    d(RL, "tryLock", "()Z", Call::Lock(Reentrant, TryLock)),
+    d(RL, "tryLock", TIMED, Call::Lock(Reentrant, TryLockTimed)),
+    d(RL, "unlock", "()V", Call::Lock(Reentrant, Unlock)),
+    d(READ, "lock", "()V", Call::Lock(ReadView, Acquire)),
+    d(
+        READ,
+        "lockInterruptibly",
+        "()V",
+        Call::Lock(ReadView, Acquire),
+    ),
+    d(READ, "tryLock", "()Z", Call::Lock(ReadView, TryLock)),
+    d(READ, "tryLock", TIMED, Call::Lock(ReadView, TryLockTimed)),
+    d(READ, "unlock", "()V", Call::Lock(ReadView, Unlock)),
+    d(WRITE, "lock", "()V", Call::Lock(WriteView, Acquire)),
+    d(
+        WRITE,
+        "lockInterruptibly",
+        "()V",
+        Call::Lock(WriteView, Acquire),
+    ),
+    d(WRITE, "tryLock", "()Z", Call::Lock(WriteView, TryLock)),
+    d(WRITE, "tryLock", TIMED, Call::Lock(WriteView, TryLockTimed)),
+    d(WRITE, "unlock", "()V", Call::Lock(WriteView, Unlock)),
+    t(CONDITION, "await", Call::Await),
+    t(CONDITION, "awaitNanos", Call::Await),
+    t(CONDITION, "awaitUninterruptibly", Call::Await),
+    t(CONDITION, "awaitUntil", Call::Await),
+    t(CONDITION, "signal", Call::Signal),
+    t(CONDITION, "signalAll", Call::SignalAll),
+    d(SUPPORT, "park", "()V", Call::Park { blocker: false }),
+    d(SUPPORT, "parkNanos", "(J)V", Call::Park { blocker: false }),
+    d(SUPPORT, "parkUntil", "(J)V", Call::Park { blocker: false }),
+    d(
+        SUPPORT,
+        "park",
+        "(Ljava/lang/Object;)V",
+        Call::Park { blocker: true },
+    ),
+    d(
+        SUPPORT,
+        "parkNanos",
+        "(Ljava/lang/Object;J)V",
+        Call::Park { blocker: true },
+    ),
+    d(
+        SUPPORT,
+        "parkUntil",
+        "(Ljava/lang/Object;J)V",
+        Call::Park { blocker: true },
+    ),
+    d(SUPPORT, "unpark", "(Ljava/lang/Thread;)V", Call::Unpark),
+];
 
 const SLOTS: usize = 256;
 
@@ -138,7 +435,7 @@ impl TrackedMethods {
         for _ in 0..SLOTS {
             match self.keys[i].compare_exchange(0, key, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => {
-                    self.calls[i].store(call as u8, Ordering::Release);
+                    self.calls[i].store(call.to_u8(), Ordering::Release);
                     return;
                 }
                 Err(k) if k == key => return,
@@ -212,8 +509,8 @@ impl Methods {
             return;
         }
         for m in jvmti.class_methods(class).unwrap_or_default() {
-            if let Ok((name, _)) = jvmti.method_name(m) {
-                if let Some(call) = Call::classify(&sig, &name) {
+            if let Ok((name, descriptor)) = jvmti.method_name(m) {
+                if let Some(call) = Call::classify(&sig, &name, &descriptor) {
                     self.tracked.insert(m, call);
                 }
             }
@@ -233,6 +530,21 @@ impl Methods {
         if state.depth > 1 {
             return;
         }
+        if call.is_juc() {
+            // The receiver, or a static method's first argument (park's blocker, unpark's
+            // thread); park() without one has none.
+            let subject = match call {
+                Call::Park { blocker: false } => Ok(std::ptr::null_mut()),
+                Call::Park { blocker: true } | Call::Unpark => rec.jvmti.local_object(0, 0),
+                _ => rec.jvmti.local_instance(0),
+            };
+            let subject = subject.unwrap_or(std::ptr::null_mut());
+            juc_entry(rec, jni, state, (call, nanos), subject, None);
+            if !subject.is_null() {
+                jni.delete_local_ref(subject);
+            }
+            return;
+        }
         let object = receiver(&rec.jvmti, jni, call);
         let frames = rec.stack(jni, state, 1, false);
         if let Some(kind) = call.exit_kind() {
@@ -240,21 +552,291 @@ impl Methods {
                 kind,
                 object,
                 frames: frames.clone(),
+                extra: OpenExtra::None,
+                stamp: None,
+                probe: None,
             });
         }
-        rec.push(nanos, call.entry_kind(), state.hash, object, frames);
+        if let Some(kind) = call.entry_kind() {
+            rec.push(nanos, kind, state.hash, object, frames);
+        }
     }
 
-    /// MethodExit, also on exit by exception.
-    pub fn exit(&self, rec: &Recorder, thread: jthread, method: jmethodID) {
-        if self.tracked.lookup(method).is_none() {
+    /// MethodExit, also on exit by exception (`thrown`); `returned_true`: the method returned
+    /// the boolean `true` (meaningful for `tryLock` only).
+    pub fn exit(
+        &self,
+        rec: &Recorder,
+        thread: jthread,
+        method: jmethodID,
+        thrown: bool,
+        returned_true: bool,
+    ) {
+        let Some(call) = self.tracked.lookup(method) else {
             return;
-        }
+        };
         let nanos = now_nanos();
         if let Some(state) = rec.state(thread) {
-            rec.end_call(nanos, state);
+            // At depth 1 this exit is the outermost call's, whose entry opened the pair.
+            rec.end_call_as(nanos, state, |_| call.outcome(thrown, returned_true));
         }
     }
+}
+
+/// The start of an outermost j.u.c. call, in either mode: its entry line and its open pair.
+/// `subject` is the receiver or the static method's first argument (null: none); `hook`:
+/// instrumentation mode, with the frames above the caller to skip, where the exit is
+/// decided from the hold count ([`Probe`]).
+pub fn juc_entry(
+    rec: &Recorder,
+    jni: Jni,
+    state: &mut ThreadState,
+    (call, nanos): (Call, u64),
+    subject: jobject,
+    hook: Option<i32>,
+) {
+    let jvmti = &rec.jvmti;
+    let mut probe = None;
+    let (object, owner, extra) = match call {
+        Call::Lock(class, k) => {
+            let sync = if subject.is_null() {
+                std::ptr::null_mut()
+            } else {
+                field_of(jni, subject, &class.sync_field())
+            };
+            let lock = if sync.is_null() { subject } else { sync };
+            let hash = if lock.is_null() {
+                0
+            } else {
+                jvmti.object_hash(lock).unwrap_or(0)
+            };
+            let owner = if k != LockCall::Unlock && !sync.is_null() {
+                owner_hash(jvmti, jni, sync)
+            } else {
+                0
+            };
+            if hook.is_some() && !sync.is_null() {
+                probe = Some(Probe {
+                    before: hold_count(jvmti, jni, state, sync, class),
+                    sync: jni.new_global_ref(sync) as usize,
+                    call: call.to_u8(),
+                });
+            }
+            if !sync.is_null() {
+                jni.delete_local_ref(sync);
+            }
+            (hash, owner, OpenExtra::Mode(class.mode()))
+        }
+        Call::Await | Call::Signal | Call::SignalAll if !subject.is_null() => {
+            let condition = jvmti.object_hash(subject).unwrap_or(0);
+            let outer = field_of(jni, subject, &CONDITION_LOCK);
+            let lock = if outer.is_null() {
+                condition
+            } else {
+                let h = jvmti.object_hash(outer).unwrap_or(condition);
+                jni.delete_local_ref(outer);
+                h
+            };
+            (condition, 0, OpenExtra::Lock(lock))
+        }
+        _ if !subject.is_null() => (jvmti.object_hash(subject).unwrap_or(0), 0, OpenExtra::None),
+        _ => (0, 0, OpenExtra::None),
+    };
+    let frames = rec.stack(jni, state, hook.unwrap_or(1), false);
+    if let Some(kind) = call.exit_kind() {
+        let unlock = matches!(call, Call::Lock(_, LockCall::Unlock));
+        state.open = Some(OpenCall {
+            kind,
+            object,
+            frames: frames.clone(),
+            extra,
+            stamp: unlock.then_some(nanos),
+            probe,
+        });
+    }
+    if let Some(kind) = call.entry_kind() {
+        let line = JucLine {
+            nanos,
+            kind,
+            thread: state.hash,
+            object,
+            owner,
+            extra,
+        };
+        rec.push_extra(line, frames);
+    }
+}
+
+/// Instrumentation mode: the exit of a hooked j.u.c. lock call whose entry left a
+/// [`Probe`]. The hook sees no return value and no exception, so the thread's hold count
+/// says how it ended: up, acquired; down, released; unchanged, `lock`/`lockInterruptibly`
+/// threw (interrupted), `tryLock()` failed, the timed `tryLock` timed out (an interrupted
+/// timed `tryLock` is written as timed out too: the only difference from JVMTI mode).
+/// Returns false when the open call has no probe (the caller ends it as any other).
+pub fn juc_hook_exit(rec: &Recorder, jni: Jni, state: &mut ThreadState, nanos: u64) -> bool {
+    if state.depth != 1 {
+        return false;
+    }
+    let Some(probe) = state.open.as_mut().and_then(|o| o.probe.take()) else {
+        return false;
+    };
+    let sync = probe.sync as jobject;
+    let outcome = match Call::from_u8(probe.call) {
+        Some(Call::Lock(class, k)) => {
+            let after = hold_count(&rec.jvmti, jni, state, sync, class);
+            match k {
+                LockCall::Unlock => (after < probe.before).then_some(Kind::LockRelease),
+                _ if after > probe.before => Some(Kind::LockAcquired),
+                LockCall::Lock => Some(Kind::LockInterrupted),
+                LockCall::TryLock => Some(Kind::LockFailed),
+                LockCall::TryLockTimed => Some(Kind::LockTimedOut),
+            }
+        }
+        _ => None,
+    };
+    jni.delete_global_ref(sync);
+    rec.end_call_as(nanos, state, |_| outcome);
+    true
+}
+
+/// The thread's holds of `sync` in the mode of `class`: the exclusive count when it owns
+/// the synchronizer (a `ReentrantReadWriteLock` keeps it in the low 16 bits of `state`), the
+/// read count from the synchronizer itself (kept per thread, not in a field).
+fn hold_count(
+    jvmti: &Jvmti,
+    jni: Jni,
+    state: &mut ThreadState,
+    sync: jobject,
+    class: LockClass,
+) -> i32 {
+    if class == LockClass::ReadView {
+        // Java code: its first call initializes the synchronizer's per-thread counter class,
+        // which can contend for the class's init lock; not an event of the program.
+        state.in_upcall = true;
+        let count = jni.call_int_method(sync, c"getReadHoldCount", c"()I");
+        state.in_upcall = false;
+        return count.unwrap_or(0);
+    }
+    let (Some(owner_field), Some(state_field)) = (
+        field_id_of(jni, sync, &OWNER),
+        field_id_of(jni, sync, &STATE),
+    ) else {
+        return 0;
+    };
+    let owner = jni.object_field(sync, owner_field);
+    if owner.is_null() {
+        return 0;
+    }
+    let me = jvmti.current_thread().unwrap_or(std::ptr::null_mut());
+    let mine = !me.is_null() && jni.is_same_object(owner, me);
+    jni.delete_local_ref(owner);
+    if !me.is_null() {
+        jni.delete_local_ref(me);
+    }
+    if !mine {
+        return 0;
+    }
+    let state = jni.int_field(sync, state_field);
+    match class {
+        LockClass::Reentrant => state,
+        _ => state & 0xFFFF,
+    }
+}
+
+/// A field the agent looked for and did not find.
+const NO_FIELD: usize = usize::MAX;
+
+/// The JNI field IDs j.u.c. calls are read through, by [`FieldRef::slot`], shared by both
+/// modes: 0 not looked up yet, [`NO_FIELD`] absent (this JDK's classes differ; the agent
+/// said so once).
+static FIELDS: [AtomicUsize; 6] = [const { AtomicUsize::new(0) }; 6];
+
+/// A field a j.u.c. call is read through: its slot in [`FIELDS`], name and type.
+pub struct FieldRef {
+    slot: usize,
+    name: &'static CStr,
+    signature: &'static CStr,
+}
+
+impl LockClass {
+    /// Its `sync` field (slots 0 to 2).
+    fn sync_field(self) -> FieldRef {
+        FieldRef {
+            slot: LockClass::ALL.iter().position(|c| *c == self).unwrap_or(0),
+            name: c"sync",
+            signature: self.sync_signature(),
+        }
+    }
+}
+
+const CONDITION_LOCK: FieldRef = FieldRef {
+    slot: 3,
+    name: c"this$0",
+    signature: c"Ljava/util/concurrent/locks/AbstractQueuedSynchronizer;",
+};
+const OWNER: FieldRef = FieldRef {
+    slot: 4,
+    name: c"exclusiveOwnerThread",
+    signature: c"Ljava/lang/Thread;",
+};
+const STATE: FieldRef = FieldRef {
+    slot: 5,
+    name: c"state",
+    signature: c"I",
+};
+
+/// The ID of field `f` as seen from the class of `obj` (inherited fields too), looked up
+/// the first time.
+fn field_id_of(jni: Jni, obj: jobject, f: &FieldRef) -> Option<jfieldID> {
+    let cached = FIELDS[f.slot].load(Ordering::Acquire);
+    if cached == NO_FIELD {
+        return None;
+    }
+    if cached != 0 {
+        return Some(cached as jfieldID);
+    }
+    let class = jni.object_class(obj);
+    if class.is_null() {
+        return None;
+    }
+    let id = jni.field_id(class, f.name, f.signature, false);
+    jni.delete_local_ref(class);
+    match id {
+        Some(id) => {
+            FIELDS[f.slot].store(id as usize, Ordering::Release);
+            Some(id)
+        }
+        None => {
+            if FIELDS[f.slot].swap(NO_FIELD, Ordering::AcqRel) != NO_FIELD {
+                eprintln!(
+                    "orca: field {} {} not found in this JDK's java.util.concurrent.locks; \
+                     j.u.c. lock IDs fall back to the Lock object and owners to 00000000",
+                    f.name.to_string_lossy(),
+                    f.signature.to_string_lossy()
+                );
+            }
+            None
+        }
+    }
+}
+
+/// The reference field `f` of `obj` (a local reference, or null).
+fn field_of(jni: Jni, obj: jobject, f: &FieldRef) -> jobject {
+    match field_id_of(jni, obj, f) {
+        Some(id) => jni.object_field(obj, id),
+        None => std::ptr::null_mut(),
+    }
+}
+
+/// The hash of the synchronizer's exclusive owner thread, 0 for none.
+fn owner_hash(jvmti: &Jvmti, jni: Jni, sync: jobject) -> u32 {
+    let t = field_of(jni, sync, &OWNER);
+    if t.is_null() {
+        return 0;
+    }
+    let h = jvmti.object_hash(t).unwrap_or(0);
+    jni.delete_local_ref(t);
+    h
 }
 
 /// The identity hash of the tracked call's receiver (0 for `Thread.sleep`).
@@ -314,13 +896,107 @@ mod tests {
     #[test]
     fn classifies_every_overload_by_name() {
         assert_eq!(
-            Call::classify("Ljava/util/concurrent/Semaphore;", "tryAcquire"),
+            Call::classify("Ljava/util/concurrent/Semaphore;", "tryAcquire", "()Z"),
             Some(Call::Acquire)
         );
-        assert_eq!(Call::classify("Ljava/lang/Object;", "hashCode"), None);
         assert_eq!(
-            Call::classify("Ljava/lang/Thread;", "sleep"),
+            Call::classify("Ljava/lang/Object;", "hashCode", "()I"),
+            None
+        );
+        assert_eq!(
+            Call::classify("Ljava/lang/Thread;", "sleep", "(J)V"),
             Some(Call::Sleep)
+        );
+        let rl = "Ljava/util/concurrent/locks/ReentrantLock;";
+        assert_eq!(
+            Call::classify(rl, "tryLock", "()Z"),
+            Some(Call::Lock(LockClass::Reentrant, LockCall::TryLock))
+        );
+        assert_eq!(
+            Call::classify(rl, "tryLock", "(JLjava/util/concurrent/TimeUnit;)Z"),
+            Some(Call::Lock(LockClass::Reentrant, LockCall::TryLockTimed))
+        );
+        assert_eq!(
+            Call::classify(
+                rl,
+                "newCondition",
+                "()Ljava/util/concurrent/locks/Condition;"
+            ),
+            None
+        );
+        assert_eq!(
+            Call::classify(
+                "Ljava/util/concurrent/locks/LockSupport;",
+                "parkNanos",
+                "(Ljava/lang/Object;J)V"
+            ),
+            Some(Call::Park { blocker: true })
+        );
+        assert_eq!(
+            Call::classify(
+                "Ljava/util/concurrent/locks/LockSupport;",
+                "parkNanos",
+                "(J)V"
+            ),
+            Some(Call::Park { blocker: false })
+        );
+        assert_eq!(
+            Call::classify(
+                "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject;",
+                "awaitNanos",
+                "(J)J"
+            ),
+            Some(Call::Await)
+        );
+    }
+
+    #[test]
+    fn juc_hook_reports_name_their_call_and_nothing_else_does() {
+        for t in TRACKED {
+            let r = t.call.hook_report();
+            if t.call.is_juc() {
+                assert!(r >= JUC_HOOK_BASE, "{t:?}");
+                assert_eq!(Call::from_hook_report(r), Some(t.call));
+            } else {
+                assert!(ReportCode::from_i32(r).is_some(), "{t:?}");
+                assert_eq!(Call::from_hook_report(r), None);
+            }
+        }
+    }
+
+    #[test]
+    fn every_call_survives_the_method_table() {
+        let mut all: Vec<Call> = SIMPLE.to_vec();
+        for c in LockClass::ALL {
+            for k in LockCall::ALL {
+                all.push(Call::Lock(c, k));
+            }
+        }
+        for call in all {
+            assert_ne!(call.to_u8(), 0, "{call:?}");
+            assert_eq!(Call::from_u8(call.to_u8()), Some(call));
+        }
+        assert_eq!(Call::from_u8(0), None);
+    }
+
+    #[test]
+    fn a_lock_acquisition_ends_as_it_returned() {
+        let lock = Call::Lock(LockClass::ReadView, LockCall::Lock);
+        let try_lock = Call::Lock(LockClass::Reentrant, LockCall::TryLock);
+        let timed = Call::Lock(LockClass::WriteView, LockCall::TryLockTimed);
+        let unlock = Call::Lock(LockClass::Reentrant, LockCall::Unlock);
+        assert_eq!(lock.outcome(false, false), Some(Kind::LockAcquired));
+        assert_eq!(lock.outcome(true, false), Some(Kind::LockInterrupted));
+        assert_eq!(try_lock.outcome(false, true), Some(Kind::LockAcquired));
+        assert_eq!(try_lock.outcome(false, false), Some(Kind::LockFailed));
+        assert_eq!(timed.outcome(false, false), Some(Kind::LockTimedOut));
+        assert_eq!(timed.outcome(true, false), Some(Kind::LockInterrupted));
+        assert_eq!(unlock.outcome(false, false), Some(Kind::LockRelease));
+        assert_eq!(unlock.outcome(true, false), None);
+        assert_eq!(unlock.entry_kind(), None);
+        assert_eq!(
+            Call::Await.outcome(true, false),
+            Some(Kind::ConditionAwaited)
         );
     }
 }

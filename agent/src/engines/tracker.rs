@@ -11,13 +11,14 @@
 use std::ffi::CStr;
 use std::sync::OnceLock;
 
-use jni_sys::jobject;
+use jni_sys::{jclass, jobject};
 
+use super::methods::{self, Call};
 use crate::events::{Kind, ReportCode};
 use crate::jvmti::Jni;
 use crate::recorder::buffers::RecFields;
 use crate::recorder::clock::now_nanos;
-use crate::recorder::threads::OpenCall;
+use crate::recorder::threads::{OpenCall, ThreadState};
 use crate::recorder::writer::Frames;
 use crate::recorder::Recorder;
 
@@ -39,6 +40,12 @@ pub const CLASS_NAME: &str = "java/lang/OrcaProfilerTracker";
 /// How many frames the tracker puts above the instrumented code when its native runs:
 /// `event` (native), `report`, and the public wrapper.
 pub const TRACKER_FRAMES: i32 = 3;
+/// Frames above the caller of a hooked JDK method when `hookEnter` runs: the native, the
+/// tracker's `methodEntry`, the hooked method.
+pub const HOOK_FRAMES: i32 = 3;
+/// Frames above the caller of a tracked native when `callEnter` runs: the native and the
+/// tracker's `callEntry`.
+pub const CALL_FRAMES: i32 = 2;
 /// Frames the tracker puts above the reporting method when one of its natives runs from a
 /// two-argument monitor report: the native itself and the report.
 const SITE_FRAMES: i32 = 2;
@@ -98,7 +105,8 @@ pub enum TrackerError {
 }
 
 /// Defines the tracker in the bootstrap loader, binds its `natives` and learns the fields of
-/// its buffers (into `fields`). Being in `java.base`, it needs no module reads edges.
+/// its buffers (into `fields`). Being in `java.base`, it needs no module reads edges: every
+/// module reads java.base, rewritten JDK code included.
 pub fn install(
     jni: Jni,
     settings: &TrackerSettings,
@@ -155,6 +163,7 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
     if state.recording.is_some() {
         rec.before_event(jni, state, nanos);
     }
+    close_inline(rec, state, nanos);
     let hash = |o: jobject| {
         if o.is_null() {
             0
@@ -210,6 +219,9 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 kind: exit,
                 object,
                 frames: frames.clone(),
+                extra: Default::default(),
+                stamp: None,
+                probe: None,
             });
             if entry == Kind::ObjectWait {
                 rec.summary_wait(state, object, nanos, false);
@@ -233,6 +245,197 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 rec.push(nanos, kind, state.hash, object, frames);
             }
         }
+    }
+}
+
+/// `OrcaProfilerTracker.hookEnter(kind, subject)`: a hooked JDK method begins. As JVMTI
+/// mode's MethodEntry (`methods.rs`): every hooked call counts in the thread's nesting depth,
+/// only the outermost is written, and its caller is the top frame (the native, the tracker's
+/// `methodEntry` and the hooked method itself are skipped).
+pub fn hook_enter(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
+    begin_call(rec, jni, kind, subject, HOOK_FRAMES, false);
+}
+
+/// `OrcaProfilerTracker.callEnter(kind, subject)`: a tracked native is called from an inline
+/// call site; its caller is the top frame (the native and `callEntry` skipped).
+pub fn call_enter(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
+    begin_call(rec, jni, kind, subject, CALL_FRAMES, true);
+}
+
+/// `OrcaProfilerTracker.callEnterVia(kind, owner)`: `invokestatic Owner.sleep(J)V` with an
+/// owner other than Thread (`Worker.sleep(1)`, `class Worker extends Thread`), whose target
+/// the rewriter could not know: reported when that call resolves to `Thread.sleep(J)V`, that
+/// is when `owner` is a subclass of Thread and no class from it up to Thread declares its own
+/// `sleep(J)V`. A walk of a few classes per call, paid only by such call sites.
+pub fn call_enter_via(rec: &Recorder, jni: Jni, kind: i32, owner: jclass) {
+    let resolves = jni.with_local_frame(64, || {
+        let Some(thread) = jni.find_class(c"java/lang/Thread") else {
+            return false;
+        };
+        let mut c = owner;
+        for _ in 0..64 {
+            if jni.is_same_object(c, thread) {
+                return true;
+            }
+            let own = rec
+                .jvmti
+                .class_methods(c)
+                .unwrap_or_default()
+                .iter()
+                .any(|&m| {
+                    rec.jvmti
+                        .method_name(m)
+                        .is_ok_and(|(n, d)| n == "sleep" && d == "(J)V")
+                });
+            if own {
+                return false;
+            }
+            match jni.superclass(c) {
+                Some(s) => c = s,
+                None => return false,
+            }
+        }
+        false
+    });
+    if resolves {
+        begin_call(rec, jni, kind, std::ptr::null_mut(), CALL_FRAMES, true);
+    }
+}
+
+/// `OrcaProfilerTracker.callExit()`: an inline native call returned normally. Only the call
+/// its `callEnter` opened is ended (a `callEnterVia` that reported nothing opened none).
+pub fn call_exit(rec: &Recorder, jni: Jni) {
+    let nanos = now_nanos();
+    let Some(state) = rec.current_state() else {
+        return;
+    };
+    if state.inline_open == 0 || state.inline_open != state.depth {
+        return;
+    }
+    if state.recording.is_some() {
+        rec.drain_thread(jni, state, Some(nanos));
+    }
+    state.inline_open = 0;
+    if state.depth == 1 {
+        if let Some(open) = &state.open {
+            if open.kind == Kind::ObjectWaited {
+                rec.summary_wait(state, open.object, nanos, true);
+            }
+        }
+    }
+    rec.end_call(nanos, state)
+}
+
+/// Ends the inline native call still open on this thread (it threw: no `callExit` came):
+/// the thread reports again, so the native has returned.
+pub fn close_inline(rec: &Recorder, state: &mut ThreadState, nanos: u64) {
+    if state.inline_open == 0 {
+        return;
+    }
+    while state.depth >= state.inline_open && state.depth > 0 {
+        rec.end_call(nanos, state);
+    }
+    state.inline_open = 0;
+}
+
+fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, inline: bool) {
+    let nanos = now_nanos();
+    if let Some(call) = Call::from_hook_report(kind) {
+        return juc_hook_enter(rec, jni, (call, nanos), subject, skip);
+    }
+    let (entry, exit) = match Report::decode(kind) {
+        Some(Report::Begin(entry, exit)) => (entry, Some(exit)),
+        Some(Report::Point(entry)) => (entry, None),
+        _ => return,
+    };
+    let Some(state) = rec.current_state() else {
+        return;
+    };
+    if state.in_upcall {
+        return;
+    }
+    if state.recording.is_some() {
+        rec.drain_thread(jni, state, Some(nanos));
+    }
+    close_inline(rec, state, nanos);
+    state.depth += 1;
+    if inline {
+        state.inline_open = state.depth;
+    }
+    if state.depth > 1 {
+        return;
+    }
+    let object = if subject.is_null() {
+        0
+    } else {
+        rec.jvmti.object_hash(subject).unwrap_or(0)
+    };
+    let frames = rec.stack(jni, state, skip, false);
+    if let Some(kind) = exit {
+        state.open = Some(OpenCall {
+            kind,
+            object,
+            frames: frames.clone(),
+            extra: Default::default(),
+            stamp: None,
+            probe: None,
+        });
+    }
+    if entry == Kind::ObjectWait {
+        rec.summary_wait(state, object, nanos, false);
+    }
+    rec.push(nanos, entry, state.hash, object, frames);
+}
+
+/// A hooked j.u.c. method begins (`subject`: its receiver, or `park`'s blocker and
+/// `unpark`'s thread): as JVMTI mode's, through [`methods::juc_entry`].
+fn juc_hook_enter(rec: &Recorder, jni: Jni, call: (Call, u64), subject: jobject, skip: i32) {
+    let Some(state) = rec.current_state() else {
+        return;
+    };
+    if state.in_upcall {
+        return;
+    }
+    if state.recording.is_some() {
+        rec.drain_thread(jni, state, Some(call.1));
+    }
+    close_inline(rec, state, call.1);
+    state.depth += 1;
+    if state.depth > 1 {
+        return;
+    }
+    methods::juc_entry(rec, jni, state, call, subject, Some(skip));
+}
+
+/// `OrcaProfilerTracker.hookExit()`: a hooked JDK method returns or throws (also the end of
+/// an inline native call, `callExit`).
+pub fn hook_exit(rec: &Recorder, jni: Jni) {
+    let nanos = now_nanos();
+    let Some(state) = rec.current_state() else {
+        return;
+    };
+    if state.in_upcall {
+        return; // a hooked method the agent's own Java call ran (its entry was ignored too)
+    }
+    if state.recording.is_some() {
+        rec.drain_thread(jni, state, Some(nanos));
+    }
+    if state.inline_open != 0 && state.inline_open < state.depth {
+        // an inline native call that threw, inside the call ending now
+        close_inline(rec, state, nanos);
+    }
+    if state.inline_open == state.depth {
+        state.inline_open = 0;
+    }
+    if state.depth == 1 {
+        if let Some(open) = &state.open {
+            if open.kind == Kind::ObjectWaited {
+                rec.summary_wait(state, open.object, nanos, true);
+            }
+        }
+    }
+    if !methods::juc_hook_exit(rec, jni, state, nanos) {
+        rec.end_call(nanos, state)
     }
 }
 

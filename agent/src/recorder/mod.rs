@@ -21,8 +21,19 @@ use crate::jvmti::{jthread, Jvmti};
 use buffers::Buffers;
 use metadata::Metadata;
 use sites::Sites;
-use threads::ThreadState;
+use threads::{OpenCall, OpenExtra, ThreadState};
 use writer::{EventRecord, Extra, Frames, LogWriter};
+
+/// The fields of one line before its stack: a method-call line, possibly with the extra
+/// field of a j.u.c. line (`owner`: `LockAcquire`'s, else 0).
+pub struct JucLine {
+    pub nanos: u64,
+    pub kind: Kind,
+    pub thread: u32,
+    pub object: u32,
+    pub owner: u32,
+    pub extra: OpenExtra,
+}
 
 /// Everything the event sources record into, for the life of the JVM.
 pub struct Recorder {
@@ -77,8 +88,36 @@ impl Recorder {
         threads::current(&self.jvmti, thread, self.stack_depth)
     }
 
+    /// An event line with the extra field of a j.u.c. line.
+    pub fn push_extra(&self, line: JucLine, frames: Frames) {
+        self.log.push(EventRecord {
+            nanos: line.nanos,
+            kind: line.kind,
+            thread: line.thread,
+            object: line.object,
+            owner: line.owner,
+            extra: match line.extra {
+                OpenExtra::None => Extra::None,
+                OpenExtra::Mode(m) => Extra::Mode(m),
+                OpenExtra::Lock(l) => Extra::Lock(l),
+            },
+            frames,
+        });
+    }
+
     /// The end of a tracked call, in either mode: the exit event once the outermost call ends.
     pub fn end_call(&self, nanos: u64, state: &mut ThreadState) {
+        self.end_call_as(nanos, state, |open| Some(open.kind));
+    }
+
+    /// [`Recorder::end_call`] whose exit event depends on how the call ended: `outcome`
+    /// picks it from the open call (`None`: no line, an `unlock` that threw).
+    pub fn end_call_as(
+        &self,
+        nanos: u64,
+        state: &mut ThreadState,
+        outcome: impl FnOnce(&OpenCall) -> Option<Kind>,
+    ) {
         // Depth 0: the call began before the agent could see it (a thread already waiting at
         // VMInit); there is no entry event to pair with.
         if state.depth == 0 {
@@ -87,7 +126,17 @@ impl Recorder {
         state.depth -= 1;
         if state.depth == 0 {
             if let Some(open) = state.open.take() {
-                self.push(nanos, open.kind, state.hash, open.object, open.frames);
+                if let Some(kind) = outcome(&open) {
+                    let line = JucLine {
+                        nanos: open.stamp.unwrap_or(nanos),
+                        kind,
+                        thread: state.hash,
+                        object: open.object,
+                        owner: 0,
+                        extra: open.extra,
+                    };
+                    self.push_extra(line, open.frames);
+                }
             }
         }
     }

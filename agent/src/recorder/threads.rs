@@ -20,6 +20,36 @@ pub struct OpenCall {
     pub object: u32,
     /// The entry event's stack: the exit reports the same call site.
     pub frames: Frames,
+    /// The exit line's extra field (a j.u.c. lock's mode, a condition's lock).
+    pub extra: OpenExtra,
+    /// The exit line's timestamp when it is not the exit's own: `LockRelease` is stamped
+    /// when `unlock` was called, before the release, but written only once it returned.
+    pub stamp: Option<u64>,
+    /// Instrumentation mode's j.u.c. lock calls: how the exit finds out how the call ended
+    /// (a hook sees neither the return value nor the exception).
+    pub probe: Option<Probe>,
+}
+
+/// A j.u.c. lock call's hold count before it began: its exit compares the count after.
+#[derive(Debug)]
+pub struct Probe {
+    /// A JNI global reference to the lock's synchronizer, deleted at the exit.
+    pub sync: usize,
+    /// The calling engine's number for the call (`engines::methods::Call`).
+    pub call: u8,
+    /// The thread's holds of the lock, in the call's mode, when it began.
+    pub before: i32,
+}
+
+/// The extra field an open call's exit line repeats from its entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OpenExtra {
+    #[default]
+    None,
+    /// `<mode>` of the j.u.c. lock lines (`R`, `W`).
+    Mode(u8),
+    /// `<lock>` of the `Condition*` lines.
+    Lock(u32),
 }
 
 /// What the agent knows about one Java thread.
@@ -30,6 +60,14 @@ pub struct ThreadState {
     /// which suppresses nested calls (`join` calling `wait`).
     pub depth: u32,
     pub open: Option<OpenCall>,
+    /// The agent is running Java code on this thread (a j.u.c. lock's read hold count):
+    /// what the JVM reports meanwhile is the agent's doing, not the program's.
+    pub in_upcall: bool,
+    /// Instrumentation mode: the depth of a native tracked call reported inline at its call
+    /// site (0: none) whose end report has not come. It ends with an exception (no handler
+    /// is added for it), and a native runs no Java code: the thread's next report proves it
+    /// is over (see `tracker::close_inline`).
+    pub inline_open: u32,
     /// Instrumentation mode: the monitors this thread holds, innermost last, with the stacks
     /// of their `MonitorEntered`. `MonitorExit` reuses the stack of the entry it closes
     /// (found by the monitor's hash; only the top frame moved), sparing a whole stack walk.
@@ -60,6 +98,8 @@ impl ThreadState {
             hash,
             depth: 0,
             open: None,
+            in_upcall: false,
+            inline_open: 0,
             held: Vec::new(),
             pending_enter: None,
             scratch: vec![MaybeUninit::uninit(); stack_depth],

@@ -150,6 +150,10 @@ pub enum Extra {
     Holds(Box<HoldsLine>),
     /// `LockOrder`.
     Order(Box<OrderLine>),
+    /// j.u.c. lock lines: the `<mode>` letter (`R`, `W`); `LockAcquire`'s owner is in `owner`.
+    Mode(u8),
+    /// `Condition*` lines: the hash of the condition's lock.
+    Lock(u32),
     /// A thread's summary lines of one interval, queued as one record: a database that locks
     /// a different object per row makes hundreds of thousands of them, which must neither be
     /// dropped nor crowd the queue so that other events are.
@@ -192,7 +196,7 @@ pub struct EventRecord {
     pub kind: Kind,
     pub thread: u32,
     pub object: u32,
-    /// Only `MonitorContendedEnter`: the owner thread (0: unknown).
+    /// Only `MonitorContendedEnter` and `LockAcquire`: the owner thread (0: unknown, none).
     pub owner: u32,
     pub extra: Extra,
     pub frames: Frames,
@@ -885,7 +889,18 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
         out.push(b',');
         push_hex(out, e.object);
     }
-    if e.kind == Kind::MonitorContendedEnter {
+    match e.extra {
+        Extra::Mode(m) if e.kind.has_mode() => {
+            out.push(b',');
+            out.push(m);
+        }
+        Extra::Lock(lock) if e.kind.has_condition_lock() => {
+            out.push(b',');
+            push_hex(out, lock);
+        }
+        _ => {}
+    }
+    if matches!(e.kind, Kind::MonitorContendedEnter | Kind::LockAcquire) {
         out.push(b',');
         push_hex(out, e.owner);
     }
@@ -1087,6 +1102,25 @@ mod tests {
         assert_eq!(
             line(&o),
             "12.000000345,LockOrder,000000AB,00000001,00000002,5,1;00000003,1;00000001;00000001,1;00000002;00000002\n"
+        );
+        let mut a = ev(Kind::LockAcquire, vec![]);
+        a.extra = Extra::Mode(b'R');
+        assert_eq!(
+            line(&a),
+            "12.000000345,LockAcquire,000000AB,12345678,R,FFFF0001,0\n"
+        );
+        let mut r = ev(Kind::LockRelease, vec![]);
+        r.extra = Extra::Mode(b'W');
+        assert_eq!(line(&r), "12.000000345,LockRelease,000000AB,12345678,W,0\n");
+        let mut c = ev(Kind::ConditionAwait, vec![]);
+        c.extra = Extra::Lock(0xC0FFEE);
+        assert_eq!(
+            line(&c),
+            "12.000000345,ConditionAwait,000000AB,12345678,00C0FFEE,0\n"
+        );
+        assert_eq!(
+            line(&ev(Kind::ThreadUnpark, vec![])),
+            "12.000000345,ThreadUnpark,000000AB,12345678,0\n"
         );
         let mut m = ev(Kind::MonitorHold, vec![]);
         m.extra = Extra::Nanos(12_000_000);
