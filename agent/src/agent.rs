@@ -150,6 +150,7 @@ impl Agent {
             source,
         })?;
         let rec = Recorder::new(jvmti, options.stack_depth, options.trace_all);
+        crate::engines::methods::set_juc(options.juc);
         let (methods, instrument) = match options.mode {
             Mode::Jvmti => (Some(Methods::default()), None),
             Mode::Instrument => {

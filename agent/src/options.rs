@@ -56,6 +56,11 @@ pub struct Options {
     /// Instrumentation mode: holds at least this long are written as `MonitorHold` events
     /// with their stack; `None` (`holdthreshold=off`): none.
     pub hold_threshold: Option<u64>,
+    /// Both modes, `juc=yes`: `java.util.concurrent` locks, conditions and parks are recorded.
+    /// Off by default: their lines are always written in full (they have no per-site summaries
+    /// yet), which cost a Jetty server half its throughput (its work queue is a
+    /// `ReentrantLock`): the default must cost what the monitor default costs.
+    pub juc: bool,
 }
 
 impl Default for Options {
@@ -67,6 +72,7 @@ impl Default for Options {
             jdk: false,
             trace_all: false,
             hold_threshold: Some(DEFAULT_HOLD_THRESHOLD),
+            juc: false,
         }
     }
 }
@@ -183,8 +189,8 @@ impl Options {
                             expected: DEPTH_EXPECTED,
                         })?;
                 }
-                "jdk" => {
-                    opts.jdk = match value {
+                "jdk" | "juc" => {
+                    let on = match value {
                         "yes" => true,
                         "no" => false,
                         "" => {
@@ -200,6 +206,11 @@ impl Options {
                                 expected: JDK_EXPECTED,
                             })
                         }
+                    };
+                    if key == "jdk" {
+                        opts.jdk = on;
+                    } else {
+                        opts.juc = on;
                     }
                 }
                 "trace" => {
@@ -275,6 +286,8 @@ mod tests {
             "stackdepth=",
             "jdk=maybe",
             "jdk=",
+            "juc=",
+            "juc=1",
             "stackdepth=-1",
             "stackdepth=1025",
             "stackdepth=+3",

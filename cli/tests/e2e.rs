@@ -566,7 +566,7 @@ fn a_real_deadlock_between_a_reentrant_lock_and_a_monitor() {
         let r = run(
             "cli-mixed-deadlock",
             jdk,
-            "mode=jvmti",
+            "mode=jvmti,juc=yes",
             "MixedDeadlock",
             &[],
         );
@@ -635,7 +635,7 @@ fn juc_locks_in_report_flame_and_timeline() {
     let args = [threads, pairs, readers, reads, writes].map(|n: u64| n.to_string());
     let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
     for jdk in jdks() {
-        let r = run("cli-juc", jdk, "mode=jvmti", "JucLocks", &args);
+        let r = run("cli-juc", jdk, "mode=jvmti,juc=yes", "JucLocks", &args);
         assert_eq!(r.code, Some(0), "{} JucLocks: {r:?}", jdk.label());
         let word = |w: &str| {
             r.stdout
@@ -778,7 +778,13 @@ fn juc_locks_in_report_flame_and_timeline() {
 fn a_reentrant_lock_and_a_monitor_in_opposite_orders_are_a_lock_order_cycle() {
     let line = |m: &str| marker_line("MixedDeadlock.java", m);
     for jdk in jdks() {
-        let r = run("cli-mixed-cycle", jdk, INSTRUMENT, "MixedDeadlock", &[]);
+        let r = run(
+            "cli-mixed-cycle",
+            jdk,
+            "mode=instrument,trace=all,juc=yes",
+            "MixedDeadlock",
+            &[],
+        );
         assert_eq!(r.code, Some(0), "{} MixedDeadlock: {r:?}", jdk.label());
         let (code, out, err) = orca(&["check", &prefix(&r)]);
         assert_eq!(code, Some(0), "{}: orca check:\n{out}{err}", jdk.label());

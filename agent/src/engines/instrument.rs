@@ -15,7 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use jni_sys::{jclass, jobject};
 use orca_rewriter::{rewrite, Config, MethodHook, MethodMap, MethodNote, Outcome};
 
-use super::methods::TRACKED;
+use super::methods::tracked;
 use super::tracker::{self, TrackerSettings};
 use super::{report, LOCAL_FRAME};
 use crate::jvmti::{Event, Jni};
@@ -140,12 +140,12 @@ impl Instrumentation {
                     .strip_prefix('L')
                     .and_then(|s| s.strip_suffix(';'))
                     .unwrap_or("");
-                if TRACKED.iter().any(|t| t.class == class) {
+                if tracked().any(|t| t.class == class) {
                     for m in jvmti.class_methods(c).unwrap_or_default() {
                         let Ok((name, desc)) = jvmti.method_name(m) else {
                             continue;
                         };
-                        if TRACKED.iter().any(|t| t.matches(class, &name, &desc))
+                        if tracked().any(|t| t.matches(class, &name, &desc))
                             && jvmti.is_method_native(m).unwrap_or(true)
                         {
                             natives.insert((class.to_string(), name, desc));
@@ -156,8 +156,7 @@ impl Instrumentation {
                 jni.delete_local_ref(c);
             }
         });
-        let hooks: Vec<MethodHook> = TRACKED
-            .iter()
+        let hooks: Vec<MethodHook> = tracked()
             .map(|t| MethodHook {
                 class: t.class.to_string(),
                 name: t.name.to_string(),
@@ -169,7 +168,7 @@ impl Instrumentation {
         let skip_calls: Vec<(String, String)> = orca_rewriter::call_site_targets()
             .into_iter()
             .filter(|&(class, name, desc)| {
-                TRACKED.iter().any(|t| t.matches(class, name, desc))
+                tracked().any(|t| t.matches(class, name, desc))
                     && !natives.contains(&(class.to_string(), name.to_string(), desc.to_string()))
             })
             .map(|(_, name, desc)| (name.to_string(), desc.to_string()))
@@ -178,7 +177,7 @@ impl Instrumentation {
         let inline_calls: Vec<(String, String, i32)> = orca_rewriter::call_site_targets()
             .into_iter()
             .filter_map(|(class, name, desc)| {
-                let t = TRACKED.iter().find(|t| t.matches(class, name, desc))?;
+                let t = tracked().find(|t| t.matches(class, name, desc))?;
                 natives
                     .contains(&(class.to_string(), name.to_string(), desc.to_string()))
                     .then(|| (name.to_string(), desc.to_string(), t.call.hook_report()))

@@ -7,7 +7,7 @@
 //! slower). The table is filled when `java.lang.Object`, `java.lang.Thread` and
 //! `java.util.concurrent.Semaphore` are prepared (or found already loaded at VMInit).
 
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 use std::ffi::CStr;
 
@@ -250,8 +250,7 @@ impl Call {
     /// descriptor: the entry of [`TRACKED`] that matches.
     pub fn classify(class_signature: &str, method_name: &str, descriptor: &str) -> Option<Call> {
         let class = class_signature.strip_prefix('L')?.strip_suffix(';')?;
-        TRACKED
-            .iter()
+        tracked()
             .find(|t| t.matches(class, method_name, descriptor))
             .map(|t| t.call)
     }
@@ -264,7 +263,7 @@ impl Call {
         else {
             return false;
         };
-        TRACKED.iter().any(|t| t.class == class)
+        tracked().any(|t| t.class == class)
     }
 }
 
@@ -333,6 +332,21 @@ use LockClass::{ReadView, Reentrant, WriteView};
 /// and every exit (`orca_rewriter::MethodHook`), and redirects call sites only for those that
 /// are native in the running JVM (see rewriter/README.md, "Tracked JDK methods"). To track
 /// another method: one line here (a new [`Call`] if it reports something new).
+/// Whether the `java.util.concurrent` entries of [`TRACKED`] are in use (option `juc=yes`):
+/// set once at start-up, before any class is hooked or any method event filtered.
+static JUC: AtomicBool = AtomicBool::new(false);
+
+/// Takes the `juc` option (at start-up).
+pub fn set_juc(on: bool) {
+    JUC.store(on, Ordering::Relaxed);
+}
+
+/// The tracked methods in use: [`TRACKED`], less its j.u.c. entries without `juc=yes`.
+pub fn tracked() -> impl Iterator<Item = &'static Tracked> {
+    let juc = JUC.load(Ordering::Relaxed);
+    TRACKED.iter().filter(move |t| juc || !t.call.is_juc())
+}
+
 pub static TRACKED: &[Tracked] = &[
     t(OBJECT, "wait", Call::Wait),
     t(OBJECT, "notify", Call::Notify),
