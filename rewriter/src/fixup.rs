@@ -38,6 +38,10 @@ pub(crate) struct Tail {
     pub(crate) code: Vec<u8>,
     /// full_frame body: u2 nlocals, locals, u2 nstack, stack
     pub(crate) frame_body: Vec<u8>,
+    /// The handler's range starts after the head instead of at 0. Why: a hooked method's
+    /// handler reports the exit of a call whose entry report is the head; if the head's call
+    /// itself throws (a StackOverflowError at the invocation), no entry was reported.
+    pub(crate) after_head: bool,
 }
 
 /// Everything the transformations want done to one method.
@@ -711,8 +715,8 @@ pub(crate) fn rewrite_code(
         put2(&mut body, lab(h)?);
         body.extend_from_slice(&e[6..8]);
     }
-    if edits.tail.is_some() {
-        put2(&mut body, 0);
+    if let Some(t) = &edits.tail {
+        put2(&mut body, if t.after_head { head } else { 0 });
         put2(&mut body, code_end);
         put2(&mut body, code_end);
         put2(&mut body, 0);

@@ -766,6 +766,7 @@ pub(crate) fn plan<'b>(
         tail = Some(Tail {
             code,
             frame_body: fb,
+            after_head: false,
         });
         extra = extra.max(1 + site_slot);
         min_stack = 2 + site_slot;
@@ -805,6 +806,7 @@ pub(crate) fn plan<'b>(
                 tail = Some(Tail {
                     code,
                     frame_body: vec![0, 0, 0, 1, 7, thr[0], thr[1]],
+                    after_head: true,
                 });
             }
         }

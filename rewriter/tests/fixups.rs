@@ -811,3 +811,178 @@ fn type_annotation_offsets() {
     let p = reparse(&out, "ta");
     assert_eq!((p.code[10], p.code[14], p.code[19]), (0xbb, 0xb7, 0xc1));
 }
+
+fn rewritten(bytes: &[u8], config: &Config) -> (Vec<u8>, Vec<orca_rewriter::MethodMap>) {
+    match rewrite(bytes, config).expect("rewrite") {
+        Outcome::Changed { bytes, methods, .. } => (bytes, methods),
+        o => panic!("expected Changed, got {o:?}"),
+    }
+}
+
+/// A hooked method (issue 12): entry report in the head, an exit report before every return,
+/// a catch-all handler after the head that reports and rethrows, with a frame of no locals; a
+/// static method passes null; other methods and a class not named are untouched.
+#[test]
+fn method_hooks_at_entry_and_every_exit() {
+    let mut b = ClassBuilder::new("t/Hooked", 52);
+    // int m(int): if (x == 0) return 1; return 0;
+    let code = vec![0x1b, 0x99, 0x00, 0x05, 0x04, 0xac, 0x03, 0xac];
+    let smt = vec![0, 1, 6];
+    let lnt = be(&[2, 0, 1, 6, 2]);
+    b.method(
+        0,
+        "m",
+        "(I)I",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![("StackMapTable", smt), ("LineNumberTable", lnt)],
+        }),
+    );
+    b.method(
+        ACC_STATIC,
+        "s",
+        "()V",
+        Some(Code {
+            max_stack: 0,
+            max_locals: 0,
+            code: vec![0xb1],
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    b.method(
+        0,
+        "other",
+        "()V",
+        Some(Code {
+            max_stack: 0,
+            max_locals: 1,
+            code: vec![0xb1],
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    let input = b.build();
+    let hook = |name: &str, report: i32| orca_rewriter::MethodHook {
+        class: "t/Hooked".into(),
+        name: name.into(),
+        descriptor: None,
+        report,
+    };
+    let config = Config {
+        hooks: vec![hook("m", 9), hook("s", 300)],
+        ..Config::default()
+    };
+    let (out, maps) = rewritten(&input, &config);
+    assert!(jvm_same_outcome(&[("t/Hooked", &input, &out)]).is_none_or(|s| s.contains("bothOK=1")));
+    let p = reparse(&out, "m");
+    // head: aload_0 bipush 9 invokestatic (6 bytes); each return gets invokestatic (3)
+    assert_eq!(&p.code[..3], &[0x2a, 0x10, 9]);
+    let o = ops(&out, "m");
+    assert!(invokestatic_of(&o, 3).contains("methodEntry"), "{o:#?}");
+    assert!(invokestatic_of(&o, 11).contains("methodExit"), "{o:#?}");
+    assert!(invokestatic_of(&o, 16).contains("methodExit"), "{o:#?}");
+    let end = p.code.len() as u16;
+    assert_eq!(p.exc, vec![(6, end - 4, end - 4, None)], "after the head");
+    assert_eq!(&p.code[end as usize - 1..], &[0xbf]);
+    assert!(p.frames.contains(&(end - 4)));
+    assert_eq!(p.lines, vec![(0, 1), (15, 2)]);
+    assert_eq!(
+        maps.iter().find(|m| m.name == "m").unwrap().original(0),
+        Some(0)
+    );
+    let p = reparse(&out, "s");
+    assert_eq!(
+        &p.code[..4],
+        &[0x01, 0x11, 0x01, 0x2c],
+        "aconst_null sipush 300"
+    );
+    assert_eq!(p.max_stack, 2);
+    assert_eq!(reparse(&out, "other").code, vec![0xb1]);
+    // not the class named: unchanged, on the fast path
+    let other = Config {
+        hooks: vec![orca_rewriter::MethodHook {
+            class: "t/Elsewhere".into(),
+            ..hook("m", 9)
+        }],
+        ..Config::default()
+    };
+    assert!(matches!(
+        rewrite(&input, &other).unwrap(),
+        Outcome::Unchanged { .. }
+    ));
+}
+
+/// Natives at their call sites, inline (issue 12): the call stays, between callEntry and
+/// callExit; a static sleep through another owner asks callEntryVia with the owner class;
+/// rules of hooked methods are skipped.
+#[test]
+fn inline_call_sites_keep_the_call() {
+    let mut b = ClassBuilder::new("t/Inline", 52);
+    let wait = b.method_ref("java/lang/Object", "wait", "(J)V");
+    let sleep = b.method_ref("t/Worker", "sleep", "(J)V");
+    let start = b.method_ref("java/lang/Thread", "start", "()V");
+    let h = |i: u16| i.to_be_bytes();
+    let mut code = vec![0x2a, 0x09, 0xb6, h(wait)[0], h(wait)[1]]; // 0: aload_0 lconst_0 wait(J)
+    code.extend_from_slice(&[0x09, 0xb8, h(sleep)[0], h(sleep)[1]]); // 5: lconst_0 Worker.sleep
+    code.extend_from_slice(&[0x2a, 0xb6, h(start)[0], h(start)[1]]); // 9: start
+    code.push(0xb1); // 13
+    b.method(
+        0,
+        "c",
+        "()V",
+        Some(Code {
+            max_stack: 3,
+            max_locals: 1,
+            code,
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    let config = Config {
+        inline_calls: vec![
+            ("wait".into(), "(J)V".into(), 4),
+            ("sleep".into(), "(J)V".into(), 11),
+        ],
+        skip_calls: vec![("start".into(), "()V".into())],
+        ..Config::default()
+    };
+    let (out, maps) = rewritten(&b.build(), &config);
+    let o = ops(&out, "c");
+    let text: Vec<String> = o.iter().map(|x| format!("{} {}", x.0, x.1)).collect();
+    let at = |i: usize| text[i].as_str();
+    // aload_0 lconst_0 | dup2_x1 pop2 dup_x2 bipush 4 callEntry | wait(J) | callExit
+    assert!(
+        at(2).contains("Dup2X1") && at(4).contains("DupX2"),
+        "{text:#?}"
+    );
+    assert!(at(6).contains("callEntry"), "{text:#?}");
+    assert!(
+        at(7).contains("Invokevirtual") && at(7).contains("wait"),
+        "{text:#?}"
+    );
+    assert!(at(8).contains("callExit"), "{text:#?}");
+    // lconst_0 | ldc_w t/Worker bipush 11 callEntryVia | Worker.sleep | callExit
+    assert!(
+        at(10).contains("Ldc") && at(10).contains("t/Worker"),
+        "{text:#?}"
+    );
+    assert!(at(12).contains("callEntryVia"), "{text:#?}");
+    assert!(
+        at(13).contains("Invokestatic") && at(13).contains("t/Worker"),
+        "{text:#?}"
+    );
+    assert!(at(14).contains("callExit"), "{text:#?}");
+    // start() is hooked elsewhere: left as it is
+    assert!(
+        at(16).contains("Invokevirtual") && at(16).contains("start"),
+        "{text:#?}"
+    );
+    assert!(!text.iter().any(|t| t.contains("threadStart")));
+    assert_eq!(reparse(&out, "c").max_stack, 5);
+    // the inserted code belongs to the call it was inserted for
+    assert_eq!(maps[0].original(2), Some(2));
+}

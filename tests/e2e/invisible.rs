@@ -4,8 +4,9 @@
 //! Throwable inside overrides of tracked methods; `Thread.getStackTrace` and
 //! `Thread.getAllStackTraces` of threads blocked in every tracked blocking call), and the test
 //! takes a `jcmd <pid> Thread.print` while those threads are blocked. Without the agent, with
-//! it in instrumentation mode (classes verified) and in JVMTI mode: the same output byte for
-//! byte, and the same frames of the blocked threads in the thread dump, on every JDK.
+//! it in instrumentation mode (classes verified; `jdk=no` and `jdk=yes`) and in JVMTI mode: the
+//! same output byte for byte, and the same frames of the blocked threads in the thread dump,
+//! on every JDK.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
@@ -67,7 +68,7 @@ fn blocked_frames(dump: &str) -> String {
 fn observe(jdk: &Jdk, options: Option<&str>) -> (String, String) {
     let mut c = match options {
         Some(o) => {
-            let prefix = prefix_for(&format!("invisible-{}", tag(o)), jdk);
+            let prefix = prefix_for(&format!("invisible-{}", o.replace([',', '='], "-")), jdk);
             java_command(
                 jdk,
                 &format!("{},{o}", prefix.display()),
@@ -166,7 +167,8 @@ fn stack_traces_stack_walks_and_thread_dumps_are_unchanged() {
                 jdk.label()
             );
         }
-        for mode in MODES {
+        let with_jdk = format!("{INSTRUMENT},jdk=yes");
+        for mode in [MODES[0], MODES[1], with_jdk.as_str()] {
             let (out, dump) = observe(jdk, Some(mode));
             assert_eq!(plain, out, "{} {mode}: the program's output", jdk.label());
             assert_eq!(

@@ -153,7 +153,9 @@ public class ParityCalls {
         fj.shutdown();
         fj.awaitTermination(1, TimeUnit.MINUTES);
         CompletableFuture.runAsync(() -> {}).get();
-        CompletableFuture<Integer> one = CompletableFuture.supplyAsync(() -> 1); one.get(); one.thenApplyAsync(x -> x + 1).get(); // stage done first: main submits the next, whatever the timing
+        CompletableFuture<Integer> one = CompletableFuture.supplyAsync(() -> 1);
+        one.get(); // complete: main itself submits the next stage
+        one.thenApplyAsync(x -> x + 1).get();
         // a method handle and reflection
         Thread mh = new Thread(() -> {}, "handle");
         MethodHandle start = MethodHandles.lookup()

@@ -359,9 +359,15 @@ impl Instrumentation {
         // translate its locations: leave it as it is.
         let name = name?;
         let configs = self.configs.get()?;
+        // With `jdk=no`, a JDK class is rewritten only for its tracked methods: not counted
+        // among the classes instrumented, which are the program's.
+        let mut counted = true;
         let config = if self.is_jdk_loader(jni, loader) {
-            if !self.jdk && !configs.hook_classes.contains(name) {
-                return None;
+            if !self.jdk {
+                if !configs.hook_classes.contains(name) {
+                    return None;
+                }
+                counted = false;
             }
             &configs.jdk
         } else {
@@ -379,7 +385,9 @@ impl Instrumentation {
                 let key = meta.loader_key(jvmti, loader)?;
                 self.register_sites(key, name, &methods);
                 meta.register_rewritten(key, name, methods);
-                self.changed.fetch_add(1, Ordering::Relaxed);
+                if counted {
+                    self.changed.fetch_add(1, Ordering::Relaxed);
+                }
                 Some(bytes)
             }
             Ok(Outcome::Unchanged { notes }) => {

@@ -420,13 +420,9 @@ pub fn hook_exit(rec: &Recorder, jni: Jni) {
     if state.recording.is_some() {
         rec.drain_thread(jni, state, Some(nanos));
     }
-    if state.inline_open != 0 && state.inline_open < state.depth {
-        // an inline native call that threw, inside the call ending now
-        close_inline(rec, state, nanos);
-    }
-    if state.inline_open == state.depth {
-        state.inline_open = 0;
-    }
+    // An inline native call still open is inside the hooked call ending now (a native runs
+    // no Java code, so it cannot contain one): it threw.
+    close_inline(rec, state, nanos);
     if state.depth == 1 {
         if let Some(open) = &state.open {
             if open.kind == Kind::ObjectWaited {
