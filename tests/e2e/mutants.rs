@@ -93,86 +93,6 @@ fn agent_config() -> Config {
     }
 }
 
-/// The Config the agent uses for application classes on `jdk` (agent/src/engines/
-/// instrument.rs, `make_configs`): the tracked JDK methods with bytecode are instrumented
-/// themselves, so their call-site rules are skipped; the natives' call sites are instrumented
-/// inline. Which are native depends on the JDK (JDK 17's `wait(long)` and `sleep(long)`
-/// are, JDK 25's are not), so javap of that JDK says.
-fn agent_config_for(jdk: &Jdk) -> Config {
-    static CONFIGS: OnceLock<std::sync::Mutex<Vec<(PathBuf, Config)>>> = OnceLock::new();
-    let cache = CONFIGS.get_or_init(Default::default);
-    if let Some((_, c)) = cache.lock().unwrap().iter().find(|(h, _)| *h == jdk.home) {
-        return c.clone();
-    }
-    let natives = jdk_natives(jdk);
-    let (mut skip_calls, mut inline_calls) = (Vec::new(), Vec::new());
-    for (class, name, desc) in orca_rewriter::call_site_targets() {
-        if natives.contains(&(class.to_string(), name.to_string(), desc.to_string())) {
-            inline_calls.push((name.to_string(), desc.to_string(), report_code(name)));
-        } else {
-            skip_calls.push((name.to_string(), desc.to_string()));
-        }
-    }
-    let config = Config {
-        skip_calls,
-        inline_calls,
-        ..agent_config()
-    };
-    cache
-        .lock()
-        .unwrap()
-        .push((jdk.home.clone(), config.clone()));
-    config
-}
-
-/// The tracker's report code of a tracked call, by method name (agent/src/events.rs,
-/// `ReportCode`: the codes the agent's hooks and inline calls pass).
-fn report_code(name: &str) -> i32 {
-    match name {
-        "wait" => 4,
-        "notify" => 6,
-        "notifyAll" => 7,
-        "start" => 8,
-        "join" => 9,
-        "sleep" => 11,
-        "release" => 16,
-        _ => 13, // acquire, acquireUninterruptibly, tryAcquire
-    }
-}
-
-/// `(class, name, descriptor)` of the native methods of java.lang.Object and
-/// java.lang.Thread in `jdk` (the tracked classes that have natives), from its javap.
-fn jdk_natives(jdk: &Jdk) -> std::collections::HashSet<(String, String, String)> {
-    let out = Command::new(jdk.home.join("bin/javap"))
-        .args(["-s", "-p", "java.lang.Object", "java.lang.Thread"])
-        .output()
-        .expect("run javap");
-    assert!(out.status.success(), "javap failed on {}", jdk.label());
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut natives = std::collections::HashSet::new();
-    let (mut class, mut pending) = (String::new(), None);
-    for line in text.lines() {
-        let t = line.trim();
-        if !line.starts_with(' ') && t.contains("class java.lang.") {
-            let word = t.split_whitespace().find(|w| w.starts_with("java.lang."));
-            class = word.unwrap_or("").replace('.', "/");
-        } else if let Some(name) = pending.take() {
-            if let Some(desc) = t.strip_prefix("descriptor: ") {
-                natives.insert((class.clone(), name, desc.to_string()));
-            }
-        } else if t.contains(" native ") {
-            let head = t.split('(').next().unwrap_or("");
-            pending = head.split_whitespace().last().map(str::to_string);
-        }
-    }
-    assert!(
-        natives.iter().any(|(_, n, _)| n == "notify"),
-        "{}: no native notify in javap's output",
-        jdk.label()
-    );
-    natives
-}
-
 /// Where the original classes of a group come from: a folder or a jar.
 struct Source {
     path: PathBuf,
@@ -495,11 +415,6 @@ fn run_driver(jdk: &Jdk, agent: bool, what: &str) -> DriverRun {
             agent_path().display(),
             prefix.display()
         ));
-        // Which JDK classes with tracked methods loaded: the agent instruments those too.
-        cmd.arg(format!(
-            "-Xlog:class+load=info:file={}",
-            dir.join("class-load.log").display()
-        ));
     }
     cmd.args(VERIFY_ALL)
         .arg(format!("-XX:ErrorFile={}/hs_err_%p.log", dir.display()))
@@ -608,8 +523,6 @@ fn assert_agent_report(jdk: &Jdk, agent: &DriverRun) {
         assert_eq!(v, Verdict::Unchanged { notes: 0 }, "{}", f.display());
     }
     let mut sources: Vec<Source> = set.sources.iter().cloned().map(Source::open).collect();
-    // What the agent does on this JDK (its skipped and inline call sites).
-    let config = agent_config_for(jdk);
     // (class, verdict, times the hook saw it)
     let mut verdicts: Vec<(String, Verdict, u64)> = set
         .mutants
@@ -698,24 +611,6 @@ fn assert_agent_report(jdk: &Jdk, agent: &DriverRun) {
             assert!(l.starts_with("orca: more methods"), "{ctx}: {l}");
         }
     }
-    // The JDK classes that declare tracked methods are instrumented too (their methods
-    // hooked), when the JVM loaded them (agent/src/engines/methods.rs, TRACKED).
-    let dir = agent.run.prefix.parent().unwrap();
-    let loads = std::fs::read_to_string(dir.join("class-load.log")).expect("class-load.log");
-    let hooked = [
-        "java.lang.Object",
-        "java.lang.Thread",
-        "java.util.concurrent.Semaphore",
-        "java.util.concurrent.locks.ReentrantLock",
-        "java.util.concurrent.locks.ReentrantReadWriteLock$ReadLock",
-        "java.util.concurrent.locks.ReentrantReadWriteLock$WriteLock",
-        "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject",
-        "java.util.concurrent.locks.LockSupport",
-    ]
-    .iter()
-    .filter(|c| loads.contains(&format!("] {c} source: ")))
-    .count() as u64;
-    let changed = changed + hooked;
     let got = (
         exit_count(exit, "classes instrumented"),
         exit_count(exit, "classes left uninstrumented (unreadable)"),
@@ -728,8 +623,7 @@ fn assert_agent_report(jdk: &Jdk, agent: &DriverRun) {
     );
     println!(
         "{ctx}: exit line counts {changed} classes instrumented ({originals} definitions of {} \
-         original classes besides the mutants, {hooked} JDK classes for their tracked methods), \
-         {} unreadable, {notes} methods left: as computed",
+         original classes besides the mutants), {} unreadable, {notes} methods left: as computed",
         agent.support.len(),
         errors.len()
     );
