@@ -55,6 +55,10 @@ enum Cmd {
         /// Instrumentation mode: also rewrite the JDK's own classes (agent option jdk=yes).
         #[arg(long)]
         jdk: bool,
+        /// Also record java.util.concurrent locks, conditions and parks (agent option juc=yes;
+        /// written in full, no summaries yet).
+        #[arg(long)]
+        juc: bool,
         /// Instrumentation mode: `summary` (the agent's default: per-site hold summaries) or
         /// `all` (also every monitor enter and exit as an event: the complete trace).
         #[arg(long, value_parser = ["summary", "all"])]
@@ -204,6 +208,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             mode,
             stackdepth,
             jdk,
+            juc,
             trace,
             holdthreshold,
             html,
@@ -216,6 +221,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             }),
             stackdepth,
             jdk,
+            juc,
             trace,
             holdthreshold,
             html,

@@ -16,6 +16,8 @@ pub struct Record {
     pub mode: Option<String>,
     pub stackdepth: Option<u32>,
     pub jdk: bool,
+    /// Agent option `juc=yes`.
+    pub juc: bool,
     /// Agent option `trace=` (`summary` or `all`).
     pub trace: Option<String>,
     /// Agent option `holdthreshold=`.
@@ -78,6 +80,9 @@ pub fn agent_options(r: &Record) -> Result<String, String> {
     }
     if r.jdk {
         opts.push_str(",jdk=yes");
+    }
+    if r.juc {
+        opts.push_str(",juc=yes");
     }
     Ok(opts)
 }
@@ -265,19 +270,23 @@ mod tests {
             mode: Some("jvmti".into()),
             stackdepth: Some(4),
             jdk: true,
+            juc: true,
             trace: Some("all".into()),
             holdthreshold: None,
             html: None,
             command: vec!["java".into(), "-cp".into(), "x".into(), "Main".into()],
         };
         let o = agent_options(&r).unwrap();
-        assert_eq!(o, "out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes");
+        assert_eq!(
+            o,
+            "out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes,juc=yes"
+        );
         let a = java_args(Path::new("/a/liborca.so"), &o, &r.command);
         assert_eq!(
             a,
             [
                 "java",
-                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes",
+                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes,juc=yes",
                 "-cp",
                 "x",
                 "Main"
@@ -292,6 +301,7 @@ mod tests {
             mode: None,
             stackdepth: None,
             jdk: false,
+            juc: false,
             trace: None,
             holdthreshold: None,
             html: None,

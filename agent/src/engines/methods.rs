@@ -343,7 +343,10 @@ pub fn set_juc(on: bool) {
 
 /// The tracked methods in use: [`TRACKED`], less its j.u.c. entries without `juc=yes`.
 pub fn tracked() -> impl Iterator<Item = &'static Tracked> {
-    let juc = JUC.load(Ordering::Relaxed);
+    tracked_with(JUC.load(Ordering::Relaxed))
+}
+
+fn tracked_with(juc: bool) -> impl Iterator<Item = &'static Tracked> {
     TRACKED.iter().filter(move |t| juc || !t.call.is_juc())
 }
 
@@ -909,6 +912,7 @@ mod tests {
 
     #[test]
     fn classifies_every_overload_by_name() {
+        set_juc(true); // no test needs it off: that is tracked_with(false), below
         assert_eq!(
             Call::classify("Ljava/util/concurrent/Semaphore;", "tryAcquire", "()Z"),
             Some(Call::Acquire)
@@ -962,6 +966,15 @@ mod tests {
             ),
             Some(Call::Await)
         );
+    }
+
+    #[test]
+    fn juc_entries_are_left_out_without_the_option() {
+        assert!(tracked_with(false).all(|t| !t.call.is_juc()));
+        assert!(tracked_with(false).any(|t| t.name == "wait"));
+        let all = tracked_with(true).count();
+        assert_eq!(all, TRACKED.len());
+        assert!(tracked_with(false).count() < all);
     }
 
     #[test]
