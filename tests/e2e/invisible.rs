@@ -24,18 +24,6 @@ const BLOCKED: &[&str] = &[
     "timed-acquirer",
 ];
 
-/// Addresses (monitors, hidden classes) differ from run to run.
-fn without_addresses(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find("0x") {
-        out.push_str(&rest[..i + 2]);
-        rest = rest[i + 2..].trim_start_matches(|c: char| c.is_ascii_hexdigit());
-    }
-    out.push_str(rest);
-    out
-}
-
 /// The frame lines (`at ...`, `- waiting on ...`) of the blocked threads in a thread dump.
 fn blocked_frames(dump: &str) -> String {
     let mut out = String::new();

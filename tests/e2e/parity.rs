@@ -39,18 +39,6 @@ const JDK_THREADS: &[&str] = &[
     "Attach Listener",
 ];
 
-/// Hidden classes (lambda forms) carry their address in their name.
-fn without_addresses(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find("0x") {
-        out.push_str(&rest[..i + 2]);
-        rest = rest[i + 2..].trim_start_matches(|c: char| c.is_ascii_hexdigit());
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Whether the call of an event is native in this JDK (see the module comment).
 fn native_call(kind: &str, jdk: &Jdk) -> bool {
     match kind {

@@ -483,3 +483,16 @@ impl Unprivileged {
         c
     }
 }
+
+/// `s` with the hexadecimal digits after every `0x` left out: addresses (monitors in a thread
+/// dump, hidden classes' names) differ from run to run.
+pub fn without_addresses(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("0x") {
+        out.push_str(&rest[..i + 2]);
+        rest = rest[i + 2..].trim_start_matches(|c: char| c.is_ascii_hexdigit());
+    }
+    out.push_str(rest);
+    out
+}
