@@ -313,7 +313,7 @@ pub fn call_exit(rec: &Recorder, jni: Jni) {
         return;
     }
     if state.recording.is_some() {
-        rec.drain_thread(jni, state, Some(nanos));
+        rec.before_event(jni, state, nanos);
     }
     state.inline_open = 0;
     if state.depth == 1 {
@@ -355,7 +355,7 @@ fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, 
         return;
     }
     if state.recording.is_some() {
-        rec.drain_thread(jni, state, Some(nanos));
+        rec.before_event(jni, state, nanos);
     }
     close_inline(rec, state, nanos);
     state.depth += 1;
@@ -397,7 +397,7 @@ fn juc_hook_enter(rec: &Recorder, jni: Jni, call: (Call, u64), subject: jobject,
         return;
     }
     if state.recording.is_some() {
-        rec.drain_thread(jni, state, Some(call.1));
+        rec.before_event(jni, state, call.1);
     }
     close_inline(rec, state, call.1);
     state.depth += 1;
@@ -418,7 +418,7 @@ pub fn hook_exit(rec: &Recorder, jni: Jni) {
         return; // a hooked method the agent's own Java call ran (its entry was ignored too)
     }
     if state.recording.is_some() {
-        rec.drain_thread(jni, state, Some(nanos));
+        rec.before_event(jni, state, nanos);
     }
     // An inline native call still open is inside the hooked call ending now (a native runs
     // no Java code, so it cannot contain one): it threw.

@@ -196,7 +196,7 @@ impl Recorder {
     /// otherwise keep its tables until it ends (150 MB). `event`: the time of the event about
     /// to be written, the summaries' time then (a thread's lines never go back in time: its
     /// last line may be that of a call, later than its last record).
-    pub fn drain_thread(&self, jni: Jni, state: &mut ThreadState, event: Option<u64>) {
+    fn drain_thread(&self, jni: Jni, state: &mut ThreadState, event: Option<u64>) {
         let Some(recording) = state.recording.clone() else {
             return;
         };
