@@ -665,14 +665,11 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
                 String::new()
             }
         );
-        let mut owners: Vec<_> = o.owners.iter().collect();
-        owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
-        let owners: Vec<String> = owners
-            .iter()
-            .take(top)
-            .map(|(h, c)| format!("{} x{c}", a.thread_label(**h)))
-            .collect();
-        let _ = writeln!(s, "      owners at contention: {}", owners.join(", "));
+        let _ = writeln!(
+            s,
+            "      owners at contention: {}",
+            owners_text(a, &o.owners, top)
+        );
         for (f, c, ns) in top_sites(&o.sites, top) {
             let _ = writeln!(s, "      blocked at {} x{c} {}", site(md, f), dur(ns));
         }
@@ -798,14 +795,11 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
             }
         );
         if !l.owners.is_empty() {
-            let mut owners: Vec<_> = l.owners.iter().collect();
-            owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
-            let owners: Vec<String> = owners
-                .iter()
-                .take(top)
-                .map(|(h, c)| format!("{} x{c}", a.thread_label(**h)))
-                .collect();
-            let _ = writeln!(s, "      owners at contention: {}", owners.join(", "));
+            let _ = writeln!(
+                s,
+                "      owners at contention: {}",
+                owners_text(a, &l.owners, top)
+            );
         }
         for (f, c, ns) in top_sites(&l.sites, top) {
             let _ = writeln!(s, "      blocked at {} x{c} {}", site(md, f), dur(ns));
@@ -883,6 +877,23 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
     }
 }
 
+/// Owners at contention, most frequent first (ties by hash: a stable order).
+fn by_count(owners: &HashMap<Hash, u64>) -> Vec<(&Hash, &u64)> {
+    let mut v: Vec<_> = owners.iter().collect();
+    v.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+    v
+}
+
+/// The `top` most frequent owners at contention, as the text report names them.
+fn owners_text(a: &Analysis, owners: &HashMap<Hash, u64>, top: usize) -> String {
+    by_count(owners)
+        .iter()
+        .take(top)
+        .map(|(h, c)| format!("{} x{c}", a.thread_label(**h)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn holds_line(o: &ObjectStats) -> String {
     let h = &o.holds;
     format!(
@@ -957,9 +968,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         .take(top)
         .map(|(h, o)| {
             // Most frequent owner first, as in the text (a stable order).
-            let mut owners: Vec<_> = o.owners.iter().collect();
-            owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
-            let owners: Vec<String> = owners
+            let owners: Vec<String> = by_count(&o.owners)
                 .into_iter()
                 .map(|(t, c)| {
                     let name = a.threads.get(t).and_then(|t| t.name.as_deref()).map(json_str).unwrap_or_else(|| "null".into());
