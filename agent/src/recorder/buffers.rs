@@ -249,14 +249,19 @@ impl Recorder {
                 self.log
                     .count_late((n.saturating_sub(taken) / RECORD) as u64);
             } else {
-                let mut i = 0;
-                while i + RECORD <= n {
-                    i += self.record(jni, r, &scratch[i..n]);
-                }
-                self.log.push_trace(std::mem::take(&mut r.trace_batch));
+                self.records(jni, r, &scratch[..n]);
             }
         }
         r.scratch = scratch;
+    }
+
+    /// The records of one drain; with `trace=all` their events go to the writer together.
+    fn records(&self, jni: Jni, r: &mut Recording, recs: &[i64]) {
+        let mut i = 0;
+        while i + RECORD <= recs.len() {
+            i += self.record(jni, r, &recs[i..]);
+        }
+        self.log.push_trace(std::mem::take(&mut r.trace_batch));
     }
 
     /// The tracker record at the start of `recs` (more records may follow); how many longs it
@@ -277,11 +282,10 @@ impl Recorder {
             Some(RecordKind::Order) => {
                 // The held monitors follow, one record each.
                 let n = (w2.max(0) as usize).min(recs.len() / RECORD - 1);
-                let held: Vec<(u32, u32)> = recs[RECORD..RECORD * (n + 1)]
+                let held = recs[RECORD..RECORD * (n + 1)]
                     .chunks_exact(RECORD)
-                    .map(|h| (h[0] as u32, (h[0] as u64 >> 32) as u32))
-                    .collect();
-                r.summary.order(monitor, site, &held);
+                    .map(|h| (h[0] as u32, (h[0] as u64 >> 32) as u32));
+                r.summary.order(monitor, site, held);
                 return RECORD * (n + 1);
             }
             Some(RecordKind::Enter) if trace => {
@@ -565,11 +569,7 @@ impl Recorder {
         jni.delete_local_ref(buf);
         if ok {
             r.exit_taken = n;
-            let mut i = 0;
-            while i + RECORD <= n {
-                i += self.record(jni, r, &scratch[i..n]);
-            }
-            self.log.push_trace(std::mem::take(&mut r.trace_batch));
+            self.records(jni, r, &scratch[..n]);
         }
         r.scratch = scratch;
     }

@@ -206,10 +206,15 @@ impl Summary {
     /// of its outermost hold; outermost first, each once, `monitor` not among them): a
     /// lock-order occurrence for each, counted when attempted (so that an acquisition that
     /// blocks forever, a real deadlock, is in the thread's summary at exit).
-    pub fn order(&mut self, monitor: u32, site: u32, held: &[(u32, u32)]) {
-        for (i, &(h, h_site)) in held.iter().enumerate() {
+    pub fn order(
+        &mut self,
+        monitor: u32,
+        site: u32,
+        held: impl Iterator<Item = (u32, u32)> + Clone,
+    ) {
+        for (i, (h, h_site)) in held.clone().enumerate() {
             let guards = held
-                .iter()
+                .clone()
                 .enumerate()
                 .filter(|&(k, _)| k != i)
                 .map(|(_, g)| g.0)
@@ -370,9 +375,9 @@ mod tests {
     #[test]
     fn guards_are_the_other_monitors_held() {
         let mut s = Summary::default();
-        s.order(2, 20, &[(1, 10)]);
-        s.order(3, 30, &[(1, 10), (2, 20)]);
-        s.order(3, 30, &[(1, 10), (2, 20)]);
+        s.order(2, 20, [(1, 10)].into_iter());
+        s.order(3, 30, [(1, 10), (2, 20)].into_iter());
+        s.order(3, 30, [(1, 10), (2, 20)].into_iter());
         let (_, edges) = s.take();
         let e: Vec<_> = edges
             .iter()
