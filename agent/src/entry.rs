@@ -367,6 +367,107 @@ unsafe extern "system" fn long_hold(
     })
 }
 
+/// `OrcaProfilerTracker.callerSite()`.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_callerSite"]
+unsafe extern "system" fn caller_site(env: *mut JNIEnv, _class: jclass) -> jint {
+    guard("OrcaProfilerTracker.callerSite", 0, || match agent() {
+        // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+        Some(a) => tracker::caller_site(&a.rec, unsafe { Jni::from_raw(env) }),
+        None => 0,
+    })
+}
+
+/// `OrcaProfilerTracker.lockOwner(Object)`.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_lockOwner"]
+unsafe extern "system" fn lock_owner(env: *mut JNIEnv, _class: jclass, sync: jobject) -> jint {
+    guard("OrcaProfilerTracker.lockOwner", 0, || match agent() {
+        // SAFETY: as above.
+        Some(a) => tracker::lock_owner(&a.rec, unsafe { Jni::from_raw(env) }, sync),
+        None => 0,
+    })
+}
+
+/// `OrcaProfilerTracker.lockContended(int, Object, long, int, int)`.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_lockContended"]
+unsafe extern "system" fn lock_contended(
+    env: *mut JNIEnv,
+    _class: jclass,
+    report: jint,
+    sync: jobject,
+    t0: jlong,
+    owner: jint,
+    outcome: jint,
+) {
+    guard("OrcaProfilerTracker.lockContended", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: as above.
+            tracker::lock_contended(
+                &a.rec,
+                unsafe { Jni::from_raw(env) },
+                (report, sync),
+                t0.max(0) as u64,
+                owner as u32,
+                outcome,
+            );
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.lockEnter(int, Object, long)`.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_lockEnter"]
+unsafe extern "system" fn lock_enter(
+    env: *mut JNIEnv,
+    _class: jclass,
+    report: jint,
+    lock: jobject,
+    t0: jlong,
+) {
+    guard("OrcaProfilerTracker.lockEnter", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: as above.
+            let jni = unsafe { Jni::from_raw(env) };
+            tracker::lock_enter(&a.rec, jni, (report, lock), t0.max(0) as u64);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.lockEnd(int, long)`.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_lockEnd"]
+unsafe extern "system" fn lock_end(env: *mut JNIEnv, _class: jclass, outcome: jint, t: jlong) {
+    guard("OrcaProfilerTracker.lockEnd", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: as above.
+            let jni = unsafe { Jni::from_raw(env) };
+            tracker::lock_end(&a.rec, jni, outcome, t.max(0) as u64);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.lockLongHold(int, int, long, long)`.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_lockLongHold"]
+unsafe extern "system" fn lock_long_hold(
+    env: *mut JNIEnv,
+    _class: jclass,
+    site: jint,
+    hash: jint,
+    nanos: jlong,
+    end: jlong,
+) {
+    guard("OrcaProfilerTracker.lockLongHold", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: as above.
+            tracker::lock_long_hold(
+                &a.rec,
+                unsafe { Jni::from_raw(env) },
+                site as u32,
+                hash as u32,
+                nanos.max(0) as u64,
+                end.max(0) as u64,
+            );
+        }
+    })
+}
+
 /// # Safety
 /// `vm` is the `JavaVM*` the JVM passed to `Agent_OnLoad`.
 unsafe fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {

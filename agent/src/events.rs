@@ -46,6 +46,12 @@ pub enum Kind {
     /// Instrumentation mode: one hold at least `holdthreshold` long, ending now
     /// (the writer's `Extra::Nanos`: its length).
     MonitorHold,
+    /// Instrumentation mode: one thread's holds of one j.u.c. lock in one mode at one site,
+    /// summed over an interval (the writer's `Extra::Holds` with a mode).
+    LockHolds,
+    /// Instrumentation mode: one j.u.c. lock hold at least `holdthreshold` long, ending now
+    /// (the writer's `Extra::LockHold`).
+    LockHold,
     /// j.u.c.: a lock acquisition begins (`<lock>,<mode>,<ownerThread>` follow the thread).
     LockAcquire,
     /// j.u.c.: the acquisition succeeded; the thread holds the lock.
@@ -100,6 +106,8 @@ impl Kind {
             Kind::MonitorHolds => "MonitorHolds",
             Kind::LockOrder => "LockOrder",
             Kind::MonitorHold => "MonitorHold",
+            Kind::LockHolds => "LockHolds",
+            Kind::LockHold => "LockHold",
             Kind::LockAcquire => "LockAcquire",
             Kind::LockAcquired => "LockAcquired",
             Kind::LockFailed => "LockFailed",
@@ -252,6 +260,36 @@ shared_codes! {
         HoldWaited = 6 => "R_HOLD_WAITED",
         /// A nested acquisition; third word: N held monitors follow, one (site<<32|hash, 0, 0) each.
         Order = 5 => "R_ORDER",
+        /// A j.u.c. lock's outermost hold ended (unlock called then); third word: its start; site: with SiteBits.
+        LockHold = 7 => "R_LOCK_HOLD",
+    }
+}
+
+shared_codes! {
+    /// Flags in the high bits of a site ID in the tracker's held stack and records (site IDs
+    /// stay below 2^22).
+    pub enum SiteBits {
+        /// A hold of a j.u.c. lock (not a monitor).
+        Lock = 0x4000_0000 => "S_LOCK",
+        /// ... in the read (shared) mode.
+        Read = 0x2000_0000 => "S_READ",
+        /// ... that awaited a condition meanwhile (`R_LOCK_HOLD` only).
+        Waited = 0x1000_0000 => "S_WAITED",
+        /// The low bits: the site ID itself.
+        Mask = 0x0FFF_FFFF => "S_MASK",
+    }
+}
+
+shared_codes! {
+    /// The `report` numbers of the hooked j.u.c. methods the tracker itself must tell apart
+    /// (methods.rs `Call::hook_report` gives every one; a test there checks these).
+    pub enum JucReport {
+        /// `Condition.await*`: the thread's j.u.c. holds pause.
+        Await = 1033 => "H_AWAIT",
+        /// AQS's acquisition slow path, entered when the fast path failed: contention.
+        Slow = 1039 => "H_SLOW",
+        /// Lock reports are H_LOCK + class * 4 + call (class: 0 ReentrantLock, 1 read view, 2 write view; call: 0 lock, 1 tryLock(), 2 timed tryLock, 3 unlock).
+        Lock = 1088 => "H_LOCK",
     }
 }
 
@@ -272,6 +310,16 @@ pub fn java_source() -> String {
         .map(|c| (c.java_name(), c.java_doc(), *c as i32))
         .chain(
             RecordKind::ALL
+                .iter()
+                .map(|r| (r.java_name(), r.java_doc(), *r as i32)),
+        )
+        .chain(
+            SiteBits::ALL
+                .iter()
+                .map(|r| (r.java_name(), r.java_doc(), *r as i32)),
+        )
+        .chain(
+            JucReport::ALL
                 .iter()
                 .map(|r| (r.java_name(), r.java_doc(), *r as i32)),
         );

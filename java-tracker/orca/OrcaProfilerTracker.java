@@ -239,9 +239,33 @@ public final class OrcaProfilerTracker {
     public static void methodEntry(Object subject, int kind) {
         try {
             Rec r = rec();
-            if (r != null && r.hookDepth++ == 0 && kind == OrcaEvents.K_OBJECT_WAIT) {
-                r.waitObj = subject;
-                r.waitSince = System.nanoTime();
+            if (r == null) {
+                hookEnter(kind, subject);
+                return;
+            }
+            int d = r.hookDepth++;
+            if (kind == OrcaEvents.H_SLOW) {
+                // AQS's slow path: contention on the lock call under way, if it is this one.
+                if (r.inLock && d == 1 && subject == r.lockSync && !r.lockContended) {
+                    r.lockContended = true;
+                    r.lockT0 = System.nanoTime();
+                    r.lockOwner = lockOwner(subject);
+                }
+                r.quiet(d, true); // never an event of its own
+                return;
+            }
+            if (r.inLock) {
+                r.quiet(d, true); // inside a lock call the agent was not told of
+                return;
+            }
+            r.quiet(d, false);
+            if (d == 0) {
+                if (kind == OrcaEvents.K_OBJECT_WAIT) {
+                    r.waitObj = subject;
+                    r.waitSince = System.nanoTime();
+                } else if (kind == OrcaEvents.H_AWAIT) {
+                    r.awaitSince = System.nanoTime();
+                }
             }
             hookEnter(kind, subject);
         } catch (Throwable t) {
@@ -253,12 +277,182 @@ public final class OrcaProfilerTracker {
     public static void methodExit() {
         try {
             Rec r = REC.get();
-            if (r != null && r.hookDepth > 0 && --r.hookDepth == 0 && r.waitObj != null) {
-                Object o = r.waitObj;
-                r.waitObj = null;
-                paused(o, System.nanoTime() - r.waitSince);
+            if (r == null || r.hookDepth <= 0) {
+                hookExit();
+                return;
+            }
+            int d = --r.hookDepth;
+            if (r.isQuiet(d)) {
+                return;
+            }
+            if (d == 0) {
+                if (r.waitObj != null) {
+                    Object o = r.waitObj;
+                    r.waitObj = null;
+                    paused(o, System.nanoTime() - r.waitSince);
+                } else if (r.awaitSince != 0) {
+                    r.awaited(System.nanoTime() - r.awaitSince);
+                    r.awaitSince = 0;
+                }
             }
             hookExit();
+        } catch (Throwable t) {
+        }
+    }
+
+    // ---- java.util.concurrent locks: ReentrantLock and both views of a ReentrantReadWriteLock,
+    // hooked as the JDK methods above, with their synchronizer and exact outcome (rewriter:
+    // MethodHook::sync_field). By default the tracker keeps the thread's holds of them in its
+    // held stack, with the monitors (one stack: lock orders across both kinds), and appends one
+    // record per outermost hold; it crosses into the agent only for what is written in full:
+    // contended, failed, interrupted or timed-out acquisitions, and long holds. With trace=all
+    // every call is also handed to the agent, which writes every line.
+
+    /** The site of the next lock call (rewritten call sites: `lockSite` before the call). */
+    @Hidden
+    public static void lockSite(Object lock, int site) {
+        try {
+            Rec r = rec();
+            if (r != null) {
+                r.hintObj = lock;
+                r.hintSite = site;
+            }
+        } catch (Throwable t) {
+        }
+    }
+
+    /** The caller's site (a call site that was not rewritten), by a walk of one frame. */
+    private static native int callerSite();
+    /** The exclusive owner of synchronizer `sync` (its thread's hash; 0: none). */
+    private static native int lockOwner(Object sync);
+    /** A lock call written in full: its LockAcquire (at t0, owner as read) and its outcome. */
+    private static native void lockContended(int report, Object sync, long t0, int owner,
+            int outcome);
+    /** trace=all: a lock call begins (at t0, the tracker's clock: the summaries' too). */
+    private static native void lockEnter(int report, Object lock, long t0);
+    /** trace=all: the lock call the agent was told of ended so, at t. */
+    private static native void lockEnd(int outcome, long t);
+    /** A j.u.c. hold that reached the threshold: written with the current stack. */
+    private static native void lockLongHold(int site, int hash, long nanos, long end);
+
+    /** Outcomes of a lock call: returned normally (void), true, false, threw. */
+    private static final int RETURNED = 2, TRUE = 1, FALSE = 0, THREW = -1;
+
+    @Hidden
+    public static void lockEntry(Object lock, Object sync, int report) {
+        try {
+            Rec r = rec();
+            if (r == null) {
+                return;
+            }
+            int d = r.hookDepth++;
+            if (d > 0 || sync == null) {
+                r.quiet(d, true); // inside another tracked call: not reported, as in JVMTI mode
+                return;
+            }
+            r.quiet(d, false);
+            int v = report - OrcaEvents.H_LOCK;
+            boolean read = (v >> 2) == 1;
+            r.lockReport = report;
+            r.lockSync = sync;
+            r.lockRead = read;
+            r.lockContended = false;
+            r.lockOwner = 0;
+            if ((v & 3) != 3) {
+                int site = r.hintObj == lock ? r.hintSite : 0;
+                if (site == 0) {
+                    site = callerSite();
+                }
+                int h = System.identityHashCode(sync);
+                r.lockSite = site;
+                r.lockHash = h;
+                int flags = OrcaEvents.S_LOCK | (read ? OrcaEvents.S_READ : 0);
+                r.lockInner = r.depth > 0 && r.nested(sync, site, h, flags);
+            }
+            r.hintObj = null;
+            r.inLock = !traceAll;
+            // An unlock's hold ends now (as LockRelease's time). An acquisition needs no time
+            // of its own unless it is written in full: it is then taken where it turned out
+            // contended, or at its end (a tryLock that failed, an interrupted call).
+            long now = traceAll || (v & 3) == 3 ? System.nanoTime() : 0;
+            r.lockT0 = now;
+            if (traceAll) {
+                lockEnter(report, lock, now);
+            }
+        } catch (Throwable t) {
+        }
+    }
+
+    @Hidden
+    public static void lockExit() {
+        lockDone(RETURNED);
+    }
+
+    @Hidden
+    public static void lockExitZ(boolean returned) {
+        lockDone(returned ? TRUE : FALSE);
+    }
+
+    @Hidden
+    public static void lockThrew() {
+        lockDone(THREW);
+    }
+
+    /** The end of a hooked lock method (three frames above its caller, for the natives). */
+    @Hidden
+    private static void lockDone(int outcome) {
+        try {
+            Rec r = REC.get();
+            if (r == null || r.hookDepth <= 0) {
+                return;
+            }
+            int d = --r.hookDepth;
+            if (r.isQuiet(d) || d != 0) {
+                return;
+            }
+            r.inLock = false;
+            Object sync = r.lockSync;
+            r.lockSync = null;
+            boolean read = r.lockRead;
+            int flags = OrcaEvents.S_LOCK | (read ? OrcaEvents.S_READ : 0);
+            int report = r.lockReport;
+            if (((report - OrcaEvents.H_LOCK) & 3) == 3) {
+                // unlock: the hold ends when unlock was called (as LockRelease's time)
+                int i = outcome == THREW ? -1 : r.findLock(sync, flags);
+                if (i >= 0) {
+                    int h = r.heldHash[i];
+                    long start = r.heldStart[i];
+                    long paused = r.heldPaused[i];
+                    int enterSite = r.heldSite[i];
+                    r.remove(i);
+                    if (enterSite >= 0) {
+                        long end = r.lockT0;
+                        r.put(OrcaEvents.R_LOCK_HOLD,
+                                enterSite | (paused > 0 ? OrcaEvents.S_WAITED : 0), h, end, start);
+                        long held = end - start - paused;
+                        long threshold = holdThreshold;
+                        if (threshold >= 0 && held >= threshold) {
+                            lockLongHold(enterSite, h, held, end);
+                        }
+                    }
+                }
+                if (traceAll) {
+                    lockEnd(outcome, r.lockT0);
+                }
+                return;
+            }
+            long t = System.nanoTime();
+            boolean acquired = outcome == RETURNED || outcome == TRUE;
+            if (acquired) {
+                int site = r.lockSite | flags;
+                r.push(sync, r.lockHash, r.lockInner ? site | INNER : site, t);
+            }
+            if (traceAll) {
+                lockEnd(outcome, t);
+            } else if (r.lockContended || !acquired) {
+                int owner = r.lockContended ? r.lockOwner : lockOwner(sync);
+                lockContended(report, sync, r.lockContended ? r.lockT0 : t, owner, outcome);
+            }
         } catch (Throwable t) {
         }
     }
@@ -598,6 +792,24 @@ public final class OrcaProfilerTracker {
         int hookDepth;
         Object waitObj;
         long waitSince;
+        /** Bit d: the hooked call at depth d told the agent nothing (so its exit does not). */
+        long quietBits;
+        /** The outermost Condition.await under way: its start (0: none). */
+        long awaitSince;
+        /** The site the next lock call was given (lockSite), and its lock. */
+        Object hintObj;
+        int hintSite;
+        /** The outermost lock call under way, kept in Java (the agent not told). */
+        boolean inLock;
+        int lockReport;
+        Object lockSync;
+        int lockHash;
+        int lockSite;
+        boolean lockRead;
+        boolean lockInner;
+        boolean lockContended;
+        int lockOwner;
+        long lockT0;
         /** The monitorenter under way: its object, hash and (trace=all) stack. */
         Object pendingObj;
         int pendingHash;
@@ -638,13 +850,23 @@ public final class OrcaProfilerTracker {
          */
         @DontInline
         boolean nested(Object o, int site, int hash) {
-            if (find(o) >= 0) {
+            return nested(o, site, hash, 0);
+        }
+
+        /**
+         * The same for a j.u.c. lock (`flags`: its mode's S_* bits, 0 for a monitor): held
+         * already in that mode, it is reentrant. The held entries written are each distinct
+         * lock once (a lock held in both modes is one), the acquired one left out.
+         */
+        @DontInline
+        boolean nested(Object o, int site, int hash, int flags) {
+            if (flags == 0 ? find(o) >= 0 : findLock(o, flags) >= 0) {
                 return true;
             }
             int d = depth;
             int n = 0;
             for (int i = 0; i < d; i++) {
-                if (heldSite[i] >= 0) {
+                if (counts(i, o)) {
                     n++;
                 }
             }
@@ -659,8 +881,8 @@ public final class OrcaProfilerTracker {
             p += 3;
             for (int i = 0; i < d; i++) {
                 int s = heldSite[i];
-                if (s >= 0) {
-                    b[p] = ((long) s << 32) | (heldHash[i] & 0xFFFFFFFFL);
+                if (counts(i, o)) {
+                    b[p] = ((long) (s & OrcaEvents.S_MASK) << 32) | (heldHash[i] & 0xFFFFFFFFL);
                     b[p + 1] = 0;
                     b[p + 2] = 0;
                     p += 3;
@@ -668,6 +890,51 @@ public final class OrcaProfilerTracker {
             }
             pos = p;
             return false;
+        }
+
+        void quiet(int d, boolean on) {
+            if (d < 64) {
+                quietBits = on ? quietBits | (1L << d) : quietBits & ~(1L << d);
+            }
+        }
+
+        boolean isQuiet(int d) {
+            return d < 64 && (quietBits & (1L << d)) != 0;
+        }
+
+        /** A Condition.await returned: the thread's exclusive j.u.c. holds paused. */
+        void awaited(long nanos) {
+            for (int i = 0; i < depth; i++) {
+                if ((heldSite[i] & (OrcaEvents.S_LOCK | OrcaEvents.S_READ)) == OrcaEvents.S_LOCK) {
+                    heldPaused[i] += nanos;
+                }
+            }
+        }
+
+        /** The innermost hold of j.u.c. lock `sync` in the mode of `flags`, or -1. */
+        int findLock(Object sync, int flags) {
+            int mask = OrcaEvents.S_LOCK | OrcaEvents.S_READ;
+            for (int i = depth - 1; i >= 0; i--) {
+                if (heldObj[i] == sync && (heldSite[i] & mask) == flags) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        /** Whether held entry i is a lock-order edge's held end when o is acquired: an
+         * outermost hold, not of o, and the first of its lock. */
+        private boolean counts(int i, Object o) {
+            Object h = heldObj[i];
+            if (heldSite[i] < 0 || h == o) {
+                return false;
+            }
+            for (int k = 0; k < i; k++) {
+                if (heldObj[k] == h && heldSite[k] >= 0) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         void push(Object o, int hash, int site, long start) {

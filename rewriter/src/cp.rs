@@ -8,6 +8,7 @@ use crate::reader::{be16, Reader};
 pub(crate) const UTF8: u8 = 1;
 pub(crate) const CLASS: u8 = 7;
 pub(crate) const STRING: u8 = 8;
+pub(crate) const FIELDREF: u8 = 9;
 pub(crate) const METHODREF: u8 = 10;
 pub(crate) const IMETHODREF: u8 = 11;
 pub(crate) const NAME_AND_TYPE: u8 = 12;
@@ -359,5 +360,18 @@ impl<'p, 'a, 'w> PoolBuilder<'p, 'a, 'w> {
         let d = self.utf8(desc)?;
         let nat = self.two(NAME_AND_TYPE, n, Some(d))?;
         self.two(METHODREF, c, Some(nat))
+    }
+
+    /// A CONSTANT_Fieldref of a field of class `owner` (the constant-pool index of its Class).
+    pub(crate) fn fieldref(
+        &mut self,
+        owner: u16,
+        name: &str,
+        desc: &str,
+    ) -> Result<u16, RewriteError> {
+        let n = self.utf8(name)?;
+        let d = self.utf8(desc)?;
+        let nat = self.two(NAME_AND_TYPE, n, Some(d))?;
+        self.two(FIELDREF, owner, Some(nat))
     }
 }

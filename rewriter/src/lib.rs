@@ -68,6 +68,12 @@ pub struct Config {
     /// `Thread.getStackTrace` and thread dumps show while the call blocks (JDK 17 shows
     /// `@Hidden` frames there). For the natives the agent cannot hook.
     pub inline_calls: Vec<(String, String, i32)>,
+    /// With [`Config::sites`]: every call `lock()V`, `lockInterruptibly()V` or `tryLock()Z`
+    /// (any owner, virtual or interface) is preceded by `dup; <site>; T.lockSite(Object, int)`.
+    /// Why: the hooked lock method then knows its caller's site without a stack walk (the
+    /// tracker checks that the hint names the lock it runs on, so a call that reaches no
+    /// hooked method leaves nothing wrong behind).
+    pub lock_sites: bool,
 }
 
 /// One method instrumented at its entry and every exit: entry runs
@@ -84,6 +90,15 @@ pub struct MethodHook {
     pub descriptor: Option<String>,
     /// the number passed to `methodEntry` (the agent's report code)
     pub report: i32,
+    /// A `java.util.concurrent` lock method: `(name, descriptor)` of the hooked class's own
+    /// field holding the lock's synchronizer. The entry then runs
+    /// `T.lockEntry(Object this, Object this.<field>, int report)`, and the exits say how the
+    /// call ended: `T.lockExit()V` at a `return`, `dup; T.lockExitZ(Z)V` at an `ireturn`,
+    /// `T.lockThrew()V` in the catch-all handler. Why: the tracker then keeps the thread's
+    /// lock holds in Java, with the synchronizer as the lock's identity (both views of a
+    /// read-write lock are one lock) and the exact outcome, and crosses into the agent only
+    /// for what is written in full.
+    pub sync_field: Option<(String, String)>,
 }
 
 impl MethodHook {
@@ -112,6 +127,7 @@ impl Default for Config {
             hooks: Vec::new(),
             skip_calls: Vec::new(),
             inline_calls: Vec::new(),
+            lock_sites: false,
         }
     }
 }
@@ -129,7 +145,7 @@ impl Config {
     }
 
     fn any_call_rules(&self) -> bool {
-        self.object_calls || self.thread_calls || self.semaphore_calls
+        self.object_calls || self.thread_calls || self.semaphore_calls || self.lock_sites
     }
 }
 
@@ -148,6 +164,10 @@ pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
         (transform::HOOK_EXIT, "()V"),
         (transform::CALL_ENTRY, transform::HOOK_ENTRY_DESC),
         (transform::CALL_EXIT, "()V"),
+        (transform::LOCK_ENTRY, transform::LOCK_ENTRY_DESC),
+        (transform::LOCK_EXIT, "()V"),
+        (transform::LOCK_EXIT_Z, "(Z)V"),
+        (transform::LOCK_THREW, "()V"),
     ];
     for r in transform::RULES {
         v.push((r.wrapper, r.wrapper_desc));
@@ -166,6 +186,7 @@ pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
 pub fn call_site_targets() -> Vec<(&'static str, &'static str, &'static str)> {
     let mut v: Vec<_> = transform::RULES
         .iter()
+        .filter(|r| r.group != transform::Group::Locks)
         .map(|r| (transform::target_class(r.group), r.name, r.desc))
         .collect();
     v.sort();
@@ -581,7 +602,6 @@ fn slow_path(
                 .hooks
                 .iter()
                 .find(|h| h.matches(this_name, mname, mdesc))
-                .map(|h| h.report)
         } else {
             None
         };

@@ -25,6 +25,9 @@ pub(crate) enum Action {
     /// `invokestatic T.callExit()` after the unchanged call (the tracker finds out at run time
     /// whether the call resolves to the JDK's method)
     ViaOwner,
+    /// with [`Config::sites`] only: `dup; <site>; invokestatic T.wrapper(Object, int)V` before
+    /// the unchanged call (`Config::lock_sites`)
+    SiteHint,
 }
 
 /// Which configuration switch a rule belongs to.
@@ -33,6 +36,8 @@ pub(crate) enum Group {
     Object,
     Thread,
     Semaphore,
+    /// `Lock` acquisitions (site hints only, [`Config::lock_sites`])
+    Locks,
 }
 
 /// A call-site rule: owner (`None`: any owner), name, descriptor, whether the
@@ -73,6 +78,39 @@ macro_rules! r {
 /// Every call site the rewriter instruments. The table is the single source
 /// of truth for the tracker's Java API (see `java-tracker/`).
 pub(crate) static RULES: &[Rule] = &[
+    r!(
+        Locks,
+        OBJ,
+        None,
+        "lock",
+        "()V",
+        false,
+        Action::SiteHint,
+        "lockSite",
+        "(Ljava/lang/Object;I)V"
+    ),
+    r!(
+        Locks,
+        OBJ,
+        None,
+        "lockInterruptibly",
+        "()V",
+        false,
+        Action::SiteHint,
+        "lockSite",
+        "(Ljava/lang/Object;I)V"
+    ),
+    r!(
+        Locks,
+        OBJ,
+        None,
+        "tryLock",
+        "()Z",
+        false,
+        Action::SiteHint,
+        "lockSite",
+        "(Ljava/lang/Object;I)V"
+    ),
     r!(
         Object,
         OBJ,
@@ -357,6 +395,7 @@ pub(crate) fn interesting_name(s: &[u8], cfg: &Config) -> bool {
         b"wait" | b"notify" | b"notifyAll" => cfg.object_calls,
         b"start" | b"join" | b"sleep" => cfg.thread_calls,
         b"acquire" | b"acquireUninterruptibly" | b"tryAcquire" | b"release" => cfg.semaphore_calls,
+        b"lock" | b"lockInterruptibly" | b"tryLock" => group_on(Group::Locks, cfg),
         _ => false,
     }
 }
@@ -375,6 +414,7 @@ pub(crate) fn target_class(g: Group) -> &'static str {
         Group::Object => "java/lang/Object",
         Group::Thread => THREAD,
         Group::Semaphore => SEM,
+        Group::Locks => "java/util/concurrent/locks/Lock",
     }
 }
 
@@ -383,6 +423,7 @@ pub(crate) fn group_on(g: Group, cfg: &Config) -> bool {
         Group::Object => cfg.object_calls,
         Group::Thread => cfg.thread_calls,
         Group::Semaphore => cfg.semaphore_calls,
+        Group::Locks => cfg.lock_sites && cfg.sites.is_some(),
     }
 }
 
@@ -450,6 +491,12 @@ pub(crate) const HOOK_EXIT: &str = "methodExit";
 /// and after (`()V`) the call.
 pub(crate) const CALL_ENTRY: &str = "callEntry";
 pub(crate) const CALL_EXIT: &str = "callExit";
+/// The tracker methods a hooked j.u.c. lock method calls ([`crate::MethodHook::sync_field`]).
+pub(crate) const LOCK_ENTRY: &str = "lockEntry";
+pub(crate) const LOCK_ENTRY_DESC: &str = "(Ljava/lang/Object;Ljava/lang/Object;I)V";
+pub(crate) const LOCK_EXIT: &str = "lockExit";
+pub(crate) const LOCK_EXIT_Z: &str = "lockExitZ";
+pub(crate) const LOCK_THREW: &str = "lockThrew";
 
 /// The descriptor of the monitor reports that carry a call-site ID.
 pub(crate) const SITE_DESC: &str = "(Ljava/lang/Object;I)V";
@@ -487,6 +534,13 @@ pub(crate) fn wanted_strings(cfg: &Config) -> Vec<&str> {
         CALL_ENTRY,
         CALL_EXIT,
         "()V",
+        LOCK_ENTRY,
+        LOCK_ENTRY_DESC,
+        LOCK_EXIT,
+        LOCK_EXIT_Z,
+        LOCK_THREW,
+        "(Z)V",
+        "sync",
     ];
     for r in RULES {
         v.push(r.wrapper);
@@ -574,7 +628,7 @@ pub(crate) fn plan<'b>(
     resolve: &dyn Fn(u16) -> Option<(&'b [u8], &'b [u8], &'b [u8])>,
     candidate: &dyn Fn(u16) -> bool,
     sync_monitor: Option<&MonitorLoad>,
-    hook: Option<i32>,
+    hook: Option<&crate::MethodHook>,
     this_class: u16,
 ) -> Result<Plan, RewriteError> {
     let t = Tracker {
@@ -691,10 +745,23 @@ pub(crate) fn plan<'b>(
                     changed = true;
                     continue;
                 }
+                if rule.action == Action::SiteHint {
+                    let Some(id) = new_site(ins.off) else {
+                        continue;
+                    };
+                    let w = t.m(pb, rule.wrapper, rule.wrapper_desc)?;
+                    let e = &mut per[i];
+                    e.prefix.push(0x59); // dup
+                    push_site(pb, &mut e.prefix, id)?;
+                    e.prefix.extend_from_slice(&invokestatic(w));
+                    extra = extra.max(2);
+                    changed = true;
+                    continue;
+                }
                 let w = t.m(pb, rule.wrapper, rule.wrapper_desc)?;
                 let e = &mut per[i];
                 match rule.action {
-                    Action::ViaOwner => {}
+                    Action::ViaOwner | Action::SiteHint => {}
                     Action::Redirect => e.replace = Some(invokestatic(w).to_vec()),
                     Action::HintBefore => {
                         e.prefix.push(0x59);
@@ -772,34 +839,64 @@ pub(crate) fn plan<'b>(
         min_stack = 2 + site_slot;
         changed = true;
     }
-    if let Some(report) = hook {
+    if let Some(hook) = hook {
         // Nested inside the synchronized-method reports (the monitor is held before the
         // method's first instruction runs): entry `subject; report;
         // invokestatic T.methodEntry`, every return and the catch-all handler (which rethrows
-        // what it caught) `invokestatic T.methodExit`.
-        let entry = t.m(pb, HOOK_ENTRY, HOOK_ENTRY_DESC)?;
+        // what it caught) `invokestatic T.methodExit`. A lock method (`sync_field`):
+        // `aload_0; dup; getfield sync; report; invokestatic T.lockEntry`, and exits that
+        // say how the call ended.
+        let lock = hook.sync_field.as_ref().filter(|_| !mi.is_static);
         let exit = invokestatic(t.m(pb, HOOK_EXIT, "()V")?);
-        // aconst_null / aload_0 (`this`, or a static method's first reference argument)
-        head.push(if mi.is_static && !mi.ref_arg0 {
-            0x01
+        let (exit, exit_z, threw) = if lock.is_some() {
+            (
+                invokestatic(t.m(pb, LOCK_EXIT, "()V")?),
+                Some(invokestatic(t.m(pb, LOCK_EXIT_Z, "(Z)V")?)),
+                invokestatic(t.m(pb, LOCK_THREW, "()V")?),
+            )
         } else {
-            0x2a
-        });
-        push_int(pb, &mut head, report)?;
-        head.extend_from_slice(&invokestatic(entry));
+            (exit, None, exit)
+        };
+        if let Some((name, desc)) = lock {
+            let entry = t.m(pb, LOCK_ENTRY, LOCK_ENTRY_DESC)?;
+            let field = pb.fieldref(this_class, name, desc)?.to_be_bytes();
+            head.extend_from_slice(&[0x2a, 0x59, 0xb4, field[0], field[1]]);
+            push_int(pb, &mut head, hook.report)?;
+            head.extend_from_slice(&invokestatic(entry));
+            extra = extra.max(1);
+        } else {
+            let entry = t.m(pb, HOOK_ENTRY, HOOK_ENTRY_DESC)?;
+            // aconst_null / aload_0 (`this`, or a static method's first reference argument)
+            head.push(if mi.is_static && !mi.ref_arg0 {
+                0x01
+            } else {
+                0x2a
+            });
+            push_int(pb, &mut head, hook.report)?;
+            head.extend_from_slice(&invokestatic(entry));
+        }
         for (i, ins) in mi.insns.iter().enumerate() {
             if (0xac..=0xb1).contains(&ins.op) {
                 // nested inside the synchronized method's exit report (if any)
-                per[i].prefix.splice(0..0, exit);
+                match exit_z {
+                    Some(z) if ins.op == 0xac => {
+                        let mut p = vec![0x59]; // dup: the boolean returned
+                        p.extend_from_slice(&z);
+                        per[i].prefix.splice(0..0, p);
+                    }
+                    _ => {
+                        per[i].prefix.splice(0..0, exit);
+                    }
+                }
             }
         }
         match &mut tail {
             Some(t) => {
                 // before the synchronized method's `...; invokestatic T.monitorExit; athrow`
-                t.code.splice(0..0, exit);
+                t.code.splice(0..0, threw);
             }
             None => {
-                let mut code = exit.to_vec();
+                let mut code = threw.to_vec();
                 code.push(0xbf); // athrow
                 let thr = pb.class("java/lang/Throwable")?.to_be_bytes();
                 // No locals: the handler uses none, and every local is assignable to top.
@@ -810,7 +907,7 @@ pub(crate) fn plan<'b>(
                 });
             }
         }
-        min_stack = min_stack.max(2);
+        min_stack = min_stack.max(if lock.is_some() { 3 } else { 2 });
         extra = extra.max(1);
         changed = true;
     }

@@ -871,6 +871,7 @@ fn method_hooks_at_entry_and_every_exit() {
         name: name.into(),
         descriptor: None,
         report,
+        sync_field: None,
     };
     let config = Config {
         hooks: vec![hook("m", 9), hook("s", 300)],

@@ -88,11 +88,6 @@ fn arrival(
 ) -> Option<(u64, &mut ThreadState, u32)> {
     let nanos = now_nanos();
     let state = rec.state(thread)?;
-    // A contention inside the agent's own call into Java (a class it initializes there) is
-    // not the program's, and its line would come between a j.u.c. call's stamp and its line.
-    if state.in_upcall {
-        return None;
-    }
     // Inside an `unlock` (whose line is stamped when it began, written when it returns) this
     // line comes first: the release's stamp moves up to it, still before the release itself.
     if let Some(stamp) = state.open.as_mut().and_then(|o| o.stamp.as_mut()) {

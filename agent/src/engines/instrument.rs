@@ -162,6 +162,10 @@ impl Instrumentation {
                 name: t.name.to_string(),
                 descriptor: t.descriptor.map(str::to_string),
                 report: t.call.hook_report(),
+                sync_field: t
+                    .call
+                    .sync_field()
+                    .map(|(n, d)| (n.to_string(), d.to_string())),
             })
             .collect();
         // A call-site rule stays only for a native (or untracked) target.
@@ -186,6 +190,8 @@ impl Instrumentation {
         let app = Config {
             skip_calls: skip_calls.clone(),
             inline_calls,
+            // j.u.c. lock calls name their site when the lock methods are hooked
+            lock_sites: hooks.iter().any(|h| h.sync_field.is_some()),
             ..self.config.clone()
         };
         let jdk = if self.jdk {

@@ -17,7 +17,7 @@ use super::{report, LOCAL_FRAME};
 use crate::events::{Kind, ReportCode};
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
-use crate::recorder::threads::{OpenCall, OpenExtra, Probe, ThreadState};
+use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::{JucLine, Recorder};
 
 /// Which `java.util.concurrent.locks` class a lock call is on: it says the mode and where
@@ -53,6 +53,10 @@ impl LockClass {
             LockClass::Reentrant => c"Ljava/util/concurrent/locks/ReentrantLock$Sync;",
             _ => c"Ljava/util/concurrent/locks/ReentrantReadWriteLock$Sync;",
         }
+    }
+
+    fn sync_descriptor(self) -> &'static str {
+        self.sync_signature().to_str().unwrap_or("")
     }
 }
 
@@ -99,9 +103,12 @@ pub enum Call {
         blocker: bool,
     },
     Unpark,
+    /// `AbstractQueuedSynchronizer`'s acquisition slow path (instrumentation mode only): entered
+    /// inside a lock call, it says the lock was contended. Written as nothing.
+    LockSlow,
 }
 
-const SIMPLE: [Call; 14] = [
+const SIMPLE: [Call; 15] = [
     Call::Wait,
     Call::Notify,
     Call::NotifyAll,
@@ -116,6 +123,7 @@ const SIMPLE: [Call; 14] = [
     Call::Park { blocker: false },
     Call::Park { blocker: true },
     Call::Unpark,
+    Call::LockSlow,
 ];
 
 impl Call {
@@ -160,6 +168,7 @@ impl Call {
             Call::SignalAll => Kind::ConditionSignalAll,
             Call::Park { .. } => Kind::ThreadPark,
             Call::Unpark => Kind::ThreadUnpark,
+            Call::LockSlow => return None,
         })
     }
 
@@ -243,7 +252,17 @@ impl Call {
                 | Call::SignalAll
                 | Call::Park { .. }
                 | Call::Unpark
+                | Call::LockSlow
         )
+    }
+
+    /// The field of a hooked lock class holding its synchronizer (`MethodHook::sync_field`):
+    /// `(name, descriptor)`.
+    pub fn sync_field(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Call::Lock(class, _) => Some(("sync", class.sync_descriptor())),
+            _ => None,
+        }
     }
 
     /// Which call a method is, by class signature (`Ljava/lang/Thread;`), name and
@@ -318,6 +337,7 @@ const READ: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock";
 const WRITE: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock";
 const CONDITION: &str = "java/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject";
 const SUPPORT: &str = "java/util/concurrent/locks/LockSupport";
+const AQS: &str = "java/util/concurrent/locks/AbstractQueuedSynchronizer";
 const TIMED: &str = "(JLjava/util/concurrent/TimeUnit;)Z";
 
 /// Hook reports at and above this number are j.u.c. calls ([`Call::hook_report`]), far above
@@ -421,6 +441,12 @@ pub static TRACKED: &[Tracked] = &[
         Call::Park { blocker: true },
     ),
     d(SUPPORT, "unpark", "(Ljava/lang/Thread;)V", Call::Unpark),
+    d(
+        AQS,
+        "acquire",
+        "(Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$Node;IZZZJ)I",
+        Call::LockSlow,
+    ),
 ];
 
 const SLOTS: usize = 256;
@@ -527,8 +553,10 @@ impl Methods {
         }
         for m in jvmti.class_methods(class).unwrap_or_default() {
             if let Ok((name, descriptor)) = jvmti.method_name(m) {
-                if let Some(call) = Call::classify(&sig, &name, &descriptor) {
-                    self.tracked.insert(m, call);
+                match Call::classify(&sig, &name, &descriptor) {
+                    // the slow path means something only to the tracker's own lock records
+                    Some(Call::LockSlow) | None => {}
+                    Some(call) => self.tracked.insert(m, call),
                 }
             }
         }
@@ -571,7 +599,7 @@ impl Methods {
                 frames: frames.clone(),
                 extra: OpenExtra::None,
                 stamp: None,
-                probe: None,
+                lock_call: None,
             });
         }
         if let Some(kind) = call.entry_kind() {
@@ -602,8 +630,8 @@ impl Methods {
 
 /// The start of an outermost j.u.c. call, in either mode: its entry line and its open pair.
 /// `subject` is the receiver or the static method's first argument (null: none); `hook`:
-/// instrumentation mode, with the frames above the caller to skip, where the exit is
-/// decided from the hold count ([`Probe`]).
+/// instrumentation mode, with the frames above the caller to skip, where the tracker says
+/// how a lock call ended ([`juc_lock_end`]).
 pub fn juc_entry(
     rec: &Recorder,
     jni: Jni,
@@ -613,7 +641,6 @@ pub fn juc_entry(
     hook: Option<i32>,
 ) {
     let jvmti = &rec.jvmti;
-    let mut probe = None;
     let (object, owner, extra) = match call {
         Call::Lock(class, k) => {
             let sync = if subject.is_null() {
@@ -632,13 +659,6 @@ pub fn juc_entry(
             } else {
                 0
             };
-            if hook.is_some() && !sync.is_null() {
-                probe = Some(Probe {
-                    before: hold_count(jvmti, jni, state, sync, class),
-                    sync: jni.new_global_ref(sync) as usize,
-                    call: call.to_u8(),
-                });
-            }
             if !sync.is_null() {
                 jni.delete_local_ref(sync);
             }
@@ -668,7 +688,7 @@ pub fn juc_entry(
             frames: frames.clone(),
             extra,
             stamp: unlock.then_some(nanos),
-            probe,
+            lock_call: matches!(call, Call::Lock(..)).then(|| call.to_u8()),
         });
     }
     if let Some(kind) = call.entry_kind() {
@@ -684,80 +704,106 @@ pub fn juc_entry(
     }
 }
 
-/// Instrumentation mode: the exit of a hooked j.u.c. lock call whose entry left a
-/// [`Probe`]. The hook sees no return value and no exception, so the thread's hold count
-/// says how it ended: up, acquired; down, released; unchanged, `lock`/`lockInterruptibly`
-/// threw (interrupted), `tryLock()` failed, the timed `tryLock` timed out (an interrupted
-/// timed `tryLock` is written as timed out too: the only difference from JVMTI mode).
-/// Returns false when the open call has no probe (the caller ends it as any other).
-pub fn juc_hook_exit(rec: &Recorder, jni: Jni, state: &mut ThreadState, nanos: u64) -> bool {
-    if state.depth != 1 {
-        return false;
-    }
-    let Some(probe) = state.open.as_mut().and_then(|o| o.probe.take()) else {
-        return false;
-    };
-    let sync = probe.sync as jobject;
-    let outcome = match Call::from_u8(probe.call) {
-        Some(Call::Lock(class, k)) => {
-            let after = hold_count(&rec.jvmti, jni, state, sync, class);
-            match k {
-                LockCall::Unlock => (after < probe.before).then_some(Kind::LockRelease),
-                _ if after > probe.before => Some(Kind::LockAcquired),
-                LockCall::Lock => Some(Kind::LockInterrupted),
-                LockCall::TryLock => Some(Kind::LockFailed),
-                LockCall::TryLockTimed => Some(Kind::LockTimedOut),
-            }
-        }
-        _ => None,
-    };
-    jni.delete_global_ref(sync);
-    rec.end_call_as(nanos, state, |_| outcome);
-    true
+/// How a hooked lock method ended, as the tracker saw it (`OrcaProfilerTracker.lockDone`):
+/// returned normally (void), returned true, returned false, threw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Returned,
+    True,
+    False,
+    Threw,
 }
 
-/// The thread's holds of `sync` in the mode of `class`: the exclusive count when it owns
-/// the synchronizer (a `ReentrantReadWriteLock` keeps it in the low 16 bits of `state`), the
-/// read count from the synchronizer itself (kept per thread, not in a field).
-fn hold_count(
-    jvmti: &Jvmti,
-    jni: Jni,
-    state: &mut ThreadState,
-    sync: jobject,
-    class: LockClass,
-) -> i32 {
-    if class == LockClass::ReadView {
-        // Java code: its first call initializes the synchronizer's per-thread counter class,
-        // which can contend for the class's init lock; not an event of the program.
-        state.in_upcall = true;
-        let count = jni.call_int_method(sync, c"getReadHoldCount", c"()I");
-        state.in_upcall = false;
-        return count.unwrap_or(0);
+impl Outcome {
+    /// The tracker's number for it.
+    pub fn from_i32(n: i32) -> Outcome {
+        match n {
+            2 => Outcome::Returned,
+            1 => Outcome::True,
+            0 => Outcome::False,
+            _ => Outcome::Threw,
+        }
     }
-    let (Some(owner_field), Some(state_field)) = (
-        field_id_of(jni, sync, &OWNER),
-        field_id_of(jni, sync, &STATE),
-    ) else {
-        return 0;
+
+    /// The exit line of lock call `call` that ended so (`None`: an `unlock` that threw).
+    pub fn kind(self, call: LockCall) -> Option<Kind> {
+        Some(match (call, self) {
+            (LockCall::Unlock, Outcome::Threw) => return None,
+            (LockCall::Unlock, _) => Kind::LockRelease,
+            (_, Outcome::Returned | Outcome::True) => Kind::LockAcquired,
+            (_, Outcome::Threw) => Kind::LockInterrupted,
+            (LockCall::TryLock, Outcome::False) => Kind::LockFailed,
+            (_, Outcome::False) => Kind::LockTimedOut,
+        })
+    }
+}
+
+/// `trace=all`: the hooked lock call the agent was told of ended (`lockEnd`); its exit line,
+/// from the exact outcome.
+pub fn juc_lock_end(rec: &Recorder, state: &mut ThreadState, nanos: u64, outcome: Outcome) {
+    let call = state
+        .open
+        .as_ref()
+        .filter(|_| state.depth == 1)
+        .and_then(|o| o.lock_call)
+        .and_then(Call::from_u8);
+    let kind = match call {
+        Some(Call::Lock(_, k)) => outcome.kind(k),
+        _ => None,
     };
-    let owner = jni.object_field(sync, owner_field);
-    if owner.is_null() {
+    rec.end_call_as(nanos, state, |_| kind);
+}
+
+/// Instrumentation mode, by default: a lock call the tracker kept to itself until it ended
+/// contended, failed, interrupted or timed out (`lockContended`): its `LockAcquire` at `t0`
+/// with the owner read when it was contended, and its exit line now, both with the stack of
+/// the call (`skip` frames of the tracker above the caller).
+#[allow(clippy::too_many_arguments)]
+pub fn juc_contended(
+    rec: &Recorder,
+    jni: Jni,
+    (report, sync): (i32, jobject),
+    t0: u64,
+    owner: u32,
+    outcome: Outcome,
+    skip: i32,
+) {
+    let nanos = now_nanos();
+    let Some(Call::Lock(class, k)) = Call::from_hook_report(report) else {
+        return;
+    };
+    let Some(state) = rec.current_state() else {
+        return;
+    };
+    if sync.is_null() {
+        return;
+    }
+    let lock = rec.jvmti.object_hash(sync).unwrap_or(0);
+    let frames = rec.stack(jni, state, skip, false);
+    let mode = OpenExtra::Mode(class.mode());
+    let line = |nanos, kind, owner| JucLine {
+        nanos,
+        kind,
+        thread: state.hash,
+        object: lock,
+        owner,
+        extra: mode,
+    };
+    rec.push_extra(
+        line(t0.min(nanos), Kind::LockAcquire, owner),
+        frames.clone(),
+    );
+    if let Some(kind) = outcome.kind(k) {
+        rec.push_extra(line(nanos, kind, 0), frames);
+    }
+}
+
+/// The thread holding synchronizer `sync` exclusively (its hash; 0: none).
+pub fn lock_owner(rec: &Recorder, jni: Jni, sync: jobject) -> u32 {
+    if sync.is_null() {
         return 0;
     }
-    let me = jvmti.current_thread().unwrap_or(std::ptr::null_mut());
-    let mine = !me.is_null() && jni.is_same_object(owner, me);
-    jni.delete_local_ref(owner);
-    if !me.is_null() {
-        jni.delete_local_ref(me);
-    }
-    if !mine {
-        return 0;
-    }
-    let state = jni.int_field(sync, state_field);
-    match class {
-        LockClass::Reentrant => state,
-        _ => state & 0xFFFF,
-    }
+    owner_hash(&rec.jvmti, jni, sync)
 }
 
 /// A field the agent looked for and did not find.
@@ -766,7 +812,7 @@ const NO_FIELD: usize = usize::MAX;
 /// The JNI field IDs j.u.c. calls are read through, by [`FieldRef::slot`], shared by both
 /// modes: 0 not looked up yet, [`NO_FIELD`] absent (this JDK's classes differ; the agent
 /// said so once).
-static FIELDS: [AtomicUsize; 6] = [const { AtomicUsize::new(0) }; 6];
+static FIELDS: [AtomicUsize; 5] = [const { AtomicUsize::new(0) }; 5];
 
 /// A field a j.u.c. call is read through: its slot in [`FIELDS`], name and type.
 pub struct FieldRef {
@@ -795,11 +841,6 @@ const OWNER: FieldRef = FieldRef {
     slot: 4,
     name: c"exclusiveOwnerThread",
     signature: c"Ljava/lang/Thread;",
-};
-const STATE: FieldRef = FieldRef {
-    slot: 5,
-    name: c"state",
-    signature: c"I",
 };
 
 /// The ID of field `f` as seen from the class of `obj` (inherited fields too), looked up
@@ -989,6 +1030,22 @@ mod tests {
                 assert_eq!(Call::from_hook_report(r), None);
             }
         }
+    }
+
+    #[test]
+    fn the_trackers_lock_constants_are_the_hook_reports() {
+        use crate::events::JucReport;
+        assert_eq!(Call::Await.hook_report(), JucReport::Await as i32);
+        assert_eq!(Call::LockSlow.hook_report(), JucReport::Slow as i32);
+        // H_LOCK + class * 4 + call, as the tracker decodes it
+        for (ci, c) in LockClass::ALL.iter().enumerate() {
+            for (ki, k) in LockCall::ALL.iter().enumerate() {
+                let r = Call::Lock(*c, *k).hook_report();
+                assert_eq!(r, JucReport::Lock as i32 + (ci * 4 + ki) as i32);
+            }
+        }
+        assert_eq!(LockClass::ALL[1], LockClass::ReadView);
+        assert_eq!(LockCall::ALL[3], LockCall::Unlock);
     }
 
     #[test]

@@ -13,12 +13,12 @@ use std::sync::OnceLock;
 
 use jni_sys::{jclass, jobject};
 
-use super::methods::{self, Call};
+use super::methods::{self, Call, Outcome};
 use crate::events::{Kind, ReportCode};
 use crate::jvmti::Jni;
 use crate::recorder::buffers::RecFields;
 use crate::recorder::clock::now_nanos;
-use crate::recorder::threads::{OpenCall, ThreadState};
+use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::writer::Frames;
 use crate::recorder::Recorder;
 
@@ -43,6 +43,9 @@ pub const TRACKER_FRAMES: i32 = 3;
 /// Frames above the caller of a hooked JDK method when `hookEnter` runs: the native, the
 /// tracker's `methodEntry`, the hooked method.
 pub const HOOK_FRAMES: i32 = 3;
+/// Frames above the caller of a hooked lock method when a native runs at its end: the
+/// native, the tracker's `lockDone` and `lockExit`/`lockExitZ`/`lockThrew`, the hooked method.
+pub const LOCK_EXIT_FRAMES: i32 = 4;
 /// Frames above the caller of a tracked native when `callEnter` runs: the native and the
 /// tracker's `callEntry`.
 pub const CALL_FRAMES: i32 = 2;
@@ -221,18 +224,18 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 frames: frames.clone(),
                 extra: Default::default(),
                 stamp: None,
-                probe: None,
+                lock_call: None,
             });
             if entry == Kind::ObjectWait {
-                rec.summary_wait(state, object, nanos, false);
+                rec.summary_wait(state, (object, false), nanos, false);
             }
             rec.push(nanos, entry, state.hash, object, frames);
         }
         Report::End => {
             if state.depth == 1 {
                 if let Some(open) = &state.open {
-                    if open.kind == Kind::ObjectWaited {
-                        rec.summary_wait(state, open.object, nanos, true);
+                    if let Some(key) = paused(open) {
+                        rec.summary_wait(state, key, nanos, true);
                     }
                 }
             }
@@ -318,8 +321,8 @@ pub fn call_exit(rec: &Recorder, jni: Jni) {
     state.inline_open = 0;
     if state.depth == 1 {
         if let Some(open) = &state.open {
-            if open.kind == Kind::ObjectWaited {
-                rec.summary_wait(state, open.object, nanos, true);
+            if let Some(key) = paused(open) {
+                rec.summary_wait(state, key, nanos, true);
             }
         }
     }
@@ -351,9 +354,6 @@ fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, 
     let Some(state) = rec.current_state() else {
         return;
     };
-    if state.in_upcall {
-        return;
-    }
     if state.recording.is_some() {
         rec.before_event(jni, state, nanos);
     }
@@ -378,11 +378,11 @@ fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, 
             frames: frames.clone(),
             extra: Default::default(),
             stamp: None,
-            probe: None,
+            lock_call: None,
         });
     }
     if entry == Kind::ObjectWait {
-        rec.summary_wait(state, object, nanos, false);
+        rec.summary_wait(state, (object, false), nanos, false);
     }
     rec.push(nanos, entry, state.hash, object, frames);
 }
@@ -393,9 +393,6 @@ fn juc_hook_enter(rec: &Recorder, jni: Jni, call: (Call, u64), subject: jobject,
     let Some(state) = rec.current_state() else {
         return;
     };
-    if state.in_upcall {
-        return;
-    }
     if state.recording.is_some() {
         rec.before_event(jni, state, call.1);
     }
@@ -405,6 +402,19 @@ fn juc_hook_enter(rec: &Recorder, jni: Jni, call: (Call, u64), subject: jobject,
         return;
     }
     methods::juc_entry(rec, jni, state, call, subject, Some(skip));
+    if let Some(key) = state.open.as_ref().and_then(paused) {
+        rec.summary_wait(state, key, call.1, false);
+    }
+}
+
+/// The hold an open call pauses, for the summaries: `Object.wait`'s monitor, or
+/// `Condition.await`'s lock (`true`: a j.u.c. lock).
+fn paused(open: &OpenCall) -> Option<(u32, bool)> {
+    match (open.kind, open.extra) {
+        (Kind::ObjectWaited, _) => Some((open.object, false)),
+        (Kind::ConditionAwaited, OpenExtra::Lock(lock)) => Some((lock, true)),
+        _ => None,
+    }
 }
 
 /// `OrcaProfilerTracker.hookExit()`: a hooked JDK method returns or throws (also the end of
@@ -414,9 +424,6 @@ pub fn hook_exit(rec: &Recorder, jni: Jni) {
     let Some(state) = rec.current_state() else {
         return;
     };
-    if state.in_upcall {
-        return; // a hooked method the agent's own Java call ran (its entry was ignored too)
-    }
     if state.recording.is_some() {
         rec.before_event(jni, state, nanos);
     }
@@ -425,14 +432,73 @@ pub fn hook_exit(rec: &Recorder, jni: Jni) {
     close_inline(rec, state, nanos);
     if state.depth == 1 {
         if let Some(open) = &state.open {
-            if open.kind == Kind::ObjectWaited {
-                rec.summary_wait(state, open.object, nanos, true);
+            if let Some(key) = paused(open) {
+                rec.summary_wait(state, key, nanos, true);
             }
         }
     }
-    if !methods::juc_hook_exit(rec, jni, state, nanos) {
-        rec.end_call(nanos, state)
+    rec.end_call(nanos, state)
+}
+
+/// `OrcaProfilerTracker.lockEnter(report, lock, t0)` (`trace=all`): a hooked lock call
+/// begins, at the tracker's time (the time of its hold records too, so that the lines and the
+/// summaries agree to the nanosecond).
+pub fn lock_enter(rec: &Recorder, jni: Jni, (report, lock): (i32, jobject), t0: u64) {
+    if let Some(call) = Call::from_hook_report(report) {
+        juc_hook_enter(rec, jni, (call, t0), lock, HOOK_FRAMES);
     }
+}
+
+/// `OrcaProfilerTracker.lockEnd(outcome, t)` (`trace=all`): the hooked lock call the agent
+/// was told of ended so, at `nanos` (the tracker's time).
+pub fn lock_end(rec: &Recorder, jni: Jni, outcome: i32, nanos: u64) {
+    let Some(state) = rec.current_state() else {
+        return;
+    };
+    if state.recording.is_some() {
+        rec.before_event(jni, state, nanos);
+    }
+    close_inline(rec, state, nanos);
+    methods::juc_lock_end(rec, state, nanos, Outcome::from_i32(outcome));
+}
+
+/// `OrcaProfilerTracker.lockContended(report, sync, t0, owner, outcome)`: a lock call written
+/// in full (see [`methods::juc_contended`]).
+pub fn lock_contended(
+    rec: &Recorder,
+    jni: Jni,
+    (report, sync): (i32, jobject),
+    t0: u64,
+    owner: u32,
+    outcome: i32,
+) {
+    let outcome = Outcome::from_i32(outcome);
+    methods::juc_contended(
+        rec,
+        jni,
+        (report, sync),
+        t0,
+        owner,
+        outcome,
+        LOCK_EXIT_FRAMES,
+    );
+}
+
+/// `OrcaProfilerTracker.lockOwner(sync)`.
+pub fn lock_owner(rec: &Recorder, jni: Jni, sync: jobject) -> i32 {
+    methods::lock_owner(rec, jni, sync) as i32
+}
+
+/// `OrcaProfilerTracker.callerSite()`: the site of the hooked lock method's caller, for a
+/// call site that was not rewritten (a JDK class, a timed `tryLock`): one frame walked.
+pub fn caller_site(rec: &Recorder, jni: Jni) -> i32 {
+    rec.caller_site(jni, HOOK_FRAMES) as i32
+}
+
+/// `OrcaProfilerTracker.lockLongHold(site, hash, nanos, end)`: a j.u.c. hold past the
+/// threshold, written at its release with the release's stack.
+pub fn lock_long_hold(rec: &Recorder, jni: Jni, site: u32, lock: u32, nanos: u64, end: u64) {
+    rec.rec_lock_long_hold(jni, site, lock, nanos, end, LOCK_EXIT_FRAMES);
 }
 
 /// The stack of a `MonitorExit` from the stack of its `MonitorEntered`: the same frames,

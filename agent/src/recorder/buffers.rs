@@ -16,12 +16,12 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use jni_sys::jobject;
 
-use crate::events::{Kind, RecordKind};
+use crate::events::{Kind, RecordKind, SiteBits};
 use crate::jvmti::Jni;
 use crate::recorder::clock::now_nanos;
 use crate::recorder::summary::{FastHasher, FastMap, Summary};
 use crate::recorder::threads::ThreadState;
-use crate::recorder::writer::{EventRecord, Extra, Frames, HoldsLine, OrderLine};
+use crate::recorder::writer::{EventRecord, Extra, Frames, HoldsLine, LockHoldLine, OrderLine};
 use crate::recorder::Recorder;
 
 /// Longs per record.
@@ -121,6 +121,17 @@ unsafe impl Sync for RecFields {}
 pub struct Buffers {
     pub registry: Registry,
     pub fields: OnceLock<RecFields>,
+}
+
+/// The summary line of a hold key's site: `MonitorHolds`, or `LockHolds` with the lock's mode.
+fn lock_mode(site: u32) -> (Kind, Option<u8>) {
+    if site & SiteBits::Lock as u32 == 0 {
+        (Kind::MonitorHolds, None)
+    } else if site & SiteBits::Read as u32 != 0 {
+        (Kind::LockHolds, Some(b'R'))
+    } else {
+        (Kind::LockHolds, Some(b'W'))
+    }
 }
 
 fn lock(r: &Mutex<Recording>) -> MutexGuard<'_, Recording> {
@@ -279,6 +290,11 @@ impl Recorder {
                 let waited = w1 & 7 == RecordKind::HoldWaited as i64;
                 r.summary.hold(monitor, site, w2 as u64, nanos, waited);
             }
+            Some(RecordKind::LockHold) => {
+                let waited = site & SiteBits::Waited as u32 != 0;
+                let key = site & !(SiteBits::Waited as u32);
+                r.summary.hold(monitor, key, w2 as u64, nanos, waited);
+            }
             Some(RecordKind::Order) => {
                 // The held monitors follow, one record each.
                 let n = (w2.max(0) as usize).min(recs.len() / RECORD - 1);
@@ -368,12 +384,13 @@ impl Recorder {
         let (holds, edges) = r.summary.take();
         let mut lines = Vec::with_capacity(holds.len() + edges.len());
         for ((monitor, site), h) in holds {
-            let Some(site) = self.site_frame(jni, site) else {
+            let (kind, mode) = lock_mode(site);
+            let Some(site) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
                 continue;
             };
             lines.push(EventRecord {
                 nanos: now,
-                kind: Kind::MonitorHolds,
+                kind,
                 thread: r.hash,
                 object: monitor,
                 owner: 0,
@@ -383,6 +400,7 @@ impl Recorder {
                     max: h.max,
                     histogram: h.histogram(),
                     site,
+                    mode,
                 })),
                 frames: Frames::new(),
             });
@@ -486,19 +504,61 @@ impl Recorder {
         });
     }
 
-    /// Object.wait on a monitor the thread holds pauses its hold (as the report counts it).
-    pub fn summary_wait(&self, state: &ThreadState, object: u32, nanos: u64, waited: bool) {
+    /// Object.wait on a monitor the thread holds pauses its hold (as the report counts it);
+    /// so does Condition.await on a j.u.c. lock (`juc`, `object` the lock).
+    pub fn summary_wait(
+        &self,
+        state: &ThreadState,
+        (object, juc): (u32, bool),
+        nanos: u64,
+        waited: bool,
+    ) {
         if let Some(r) = &state.recording {
             let mut r = lock(r);
-            if self.trace_all && !r.trace_held.iter().any(|h| h.monitor == object) {
+            if !juc && self.trace_all && !r.trace_held.iter().any(|h| h.monitor == object) {
                 return; // not held: the wait throws, it pauses no hold
             }
             if waited {
-                r.summary.waited(object, nanos);
+                r.summary.waited(object, juc, nanos);
             } else {
-                r.summary.wait(object, nanos);
+                r.summary.wait(object, juc, nanos);
             }
         }
+    }
+
+    /// `OrcaProfilerTracker.lockLongHold(site, hash, nanos, end)`: a j.u.c. lock hold of at
+    /// least `holdthreshold`, written at its release with the release's stack (below the
+    /// `skip` frames of the tracker); `site` carries the lock's mode bits.
+    pub fn rec_lock_long_hold(
+        &self,
+        jni: Jni,
+        site: u32,
+        lock: u32,
+        nanos: u64,
+        end: u64,
+        skip: i32,
+    ) {
+        let Some(state) = self.current_state() else {
+            return;
+        };
+        self.before_event(jni, state, end);
+        let Some(acquired) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
+            return;
+        };
+        let frames = self.stack(jni, state, skip, false);
+        self.log.push(EventRecord {
+            nanos: end,
+            kind: Kind::LockHold,
+            thread: state.hash,
+            object: lock,
+            owner: 0,
+            extra: Extra::LockHold(Box::new(LockHoldLine {
+                mode: lock_mode(site).1.unwrap_or(b'W'),
+                nanos,
+                site: acquired,
+            })),
+            frames,
+        });
     }
 
     /// ThreadEnd: the thread's last records and summaries, before its `ThreadEnded`.

@@ -7,11 +7,12 @@
 //! run); the recorder only looks them up.
 
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use jni_sys::jmethodID;
 
 use crate::recorder::metadata::zeroed_atomics;
+use crate::recorder::summary::FastMap;
 
 /// Site IDs the table holds: 2^22 (48 MB of address space, committed only as pages are
 /// touched). Sites past it are reported without a location (`0` frames).
@@ -23,6 +24,9 @@ pub struct Sites {
     pub counter: Arc<AtomicU32>,
     methods: Box<[AtomicUsize]>,
     bcis: Box<[AtomicU32]>,
+    /// Sites found by a stack walk (a lock call whose call site was not rewritten), by
+    /// (method, original bytecode index).
+    walked: Mutex<FastMap<(usize, u32), u32>>,
 }
 
 impl Default for Sites {
@@ -31,6 +35,7 @@ impl Default for Sites {
             counter: Arc::new(AtomicU32::new(1)),
             methods: zeroed_atomics::<usize, AtomicUsize>(CAPACITY),
             bcis: zeroed_atomics::<u32, AtomicU32>(CAPACITY),
+            walked: Mutex::default(),
         }
     }
 }
@@ -42,6 +47,22 @@ impl Sites {
             self.bcis[id as usize].store(bci, Ordering::Relaxed);
             slot.store(method as usize, Ordering::Release);
         }
+    }
+
+    /// The site of `method` at `bci`, for a call found by a stack walk: one ID per place, drawn
+    /// from the rewriter's counter (0: the table is full).
+    pub fn intern(&self, method: jmethodID, bci: u32) -> u32 {
+        let mut walked = self.walked.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&id) = walked.get(&(method as usize, bci)) {
+            return id;
+        }
+        let id = self.counter.fetch_add(1, Ordering::Relaxed);
+        if (id as usize) >= CAPACITY {
+            return 0;
+        }
+        self.bind(id, method, bci);
+        walked.insert((method as usize, bci), id);
+        id
     }
 
     /// The method and original bytecode index of a site; `None` when unknown.

@@ -63,6 +63,22 @@ impl Recorder {
         frames
     }
 
+    /// The site of the frame `depth` frames down the current thread's stack (its method and
+    /// original bytecode index), interned; 0 when there is none.
+    pub fn caller_site(&self, jni: Jni, depth: i32) -> u32 {
+        let Ok((method, location)) = self.jvmti.frame_location(depth) else {
+            return 0;
+        };
+        if location < 0 || method.is_null() {
+            return 0;
+        }
+        let id = self.meta.method_id(&self.jvmti, jni, &self.log, method);
+        let bci = self
+            .meta
+            .original_location(&self.jvmti, jni, id, method, location as u32);
+        self.sites.intern(method, bci)
+    }
+
     /// The frame a site stands for, its method described to the writer on first use.
     pub fn site_frame(&self, jni: Jni, site: u32) -> Option<Frame> {
         let (method, bci) = self.sites.get(site)?;

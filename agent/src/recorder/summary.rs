@@ -8,6 +8,8 @@
 //! `orca deadlocks` apply to a complete trace, so both give the same figures.
 
 use std::collections::HashMap;
+
+use crate::events::SiteBits;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A multiply-rotate hasher for the tables' small integer keys: SipHash (std's default,
@@ -171,6 +173,8 @@ pub struct EdgeKey {
 #[derive(Clone, Debug)]
 struct Pause {
     monitor: u32,
+    /// A j.u.c. lock's (`Condition.await`), not a monitor's.
+    lock: bool,
     since: u64,
     until: Option<u64>,
 }
@@ -234,13 +238,15 @@ impl Summary {
 
     /// An outermost hold of `monitor`, taken at `site`, from `start` to `end`; `waited`: the
     /// thread waited on it meanwhile (the tracker knows; a wait on a monitor not held, which
-    /// throws, is no pause of anything).
+    /// throws, is no pause of anything). A j.u.c. lock's hold has the lock's
+    /// [`SiteBits`](crate::events::SiteBits) in its site (part of the key: the mode).
     pub fn hold(&mut self, monitor: u32, site: u32, start: u64, end: u64, waited: bool) {
         let mut ns = end.saturating_sub(start);
         if !self.pauses.is_empty() {
+            let lock = site & SiteBits::Lock as u32 != 0;
             let mut paused = 0;
             self.pauses.retain(|p| {
-                if p.monitor != monitor || p.since > end {
+                if p.monitor != monitor || p.lock != lock || p.since > end {
                     return true; // another monitor's, or a later hold's
                 }
                 if waited && p.since >= start {
@@ -253,26 +259,28 @@ impl Summary {
         self.holds.entry((monitor, site)).or_default().add(ns);
     }
 
-    /// `Object.wait` on `object` released it: its hold pauses.
-    pub fn wait(&mut self, object: u32, nanos: u64) {
+    /// `Object.wait` on `object` released it (`lock`: `Condition.await` released j.u.c. lock
+    /// `object`): its hold pauses.
+    pub fn wait(&mut self, object: u32, lock: bool, nanos: u64) {
         if self.pauses.len() >= MAX_PAUSES {
             // Waits on monitors not held (they threw) are never claimed by a hold.
             self.pauses.remove(0);
         }
         self.pauses.push(Pause {
             monitor: object,
+            lock,
             since: nanos,
             until: None,
         });
     }
 
-    /// The wait returned: the monitor is held again.
-    pub fn waited(&mut self, object: u32, nanos: u64) {
+    /// The wait returned: the monitor (or lock) is held again.
+    pub fn waited(&mut self, object: u32, lock: bool, nanos: u64) {
         if let Some(p) = self
             .pauses
             .iter_mut()
             .rev()
-            .find(|p| p.monitor == object && p.until.is_none())
+            .find(|p| p.monitor == object && p.lock == lock && p.until.is_none())
         {
             p.until = Some(nanos);
         }
@@ -335,23 +343,23 @@ mod tests {
     fn holds_leave_out_their_waits() {
         let mut s = Summary::default();
         s.hold(1, 10, 100, 160, false);
-        s.wait(1, 170);
-        s.waited(1, 370);
+        s.wait(1, false, 170);
+        s.waited(1, false, 370);
         s.hold(1, 10, 100, 400, true); // 300 less the 200 waited
-        s.wait(2, 500);
-        s.waited(2, 510);
-        s.wait(2, 520);
-        s.waited(2, 550);
+        s.wait(2, false, 500);
+        s.waited(2, false, 510);
+        s.wait(2, false, 520);
+        s.waited(2, false, 550);
         s.hold(2, 20, 480, 600, true); // 120 less 10 and 30
         s.hold(2, 20, 600, 610, true); // the pauses were the last hold's
-        s.wait(3, 700); // not held: it throws
-        s.waited(3, 705);
+        s.wait(3, false, 700); // not held: it throws
+        s.waited(3, false, 705);
         s.hold(3, 30, 800, 900, false); // no pause of this hold
                                         // Records drained after later waits: each hold takes the pauses within it.
-        s.wait(4, 1010);
-        s.waited(4, 1020);
-        s.wait(4, 1110);
-        s.waited(4, 1150);
+        s.wait(4, false, 1010);
+        s.waited(4, false, 1020);
+        s.wait(4, false, 1110);
+        s.waited(4, false, 1150);
         s.hold(4, 40, 1000, 1050, true); // 50 less 10
         s.hold(4, 40, 1060, 1070, false);
         s.hold(4, 40, 1100, 1200, true); // 100 less 40

@@ -25,20 +25,9 @@ pub struct OpenCall {
     /// The exit line's timestamp when it is not the exit's own: `LockRelease` is stamped
     /// when `unlock` was called, before the release, but written only once it returned.
     pub stamp: Option<u64>,
-    /// Instrumentation mode's j.u.c. lock calls: how the exit finds out how the call ended
-    /// (a hook sees neither the return value nor the exception).
-    pub probe: Option<Probe>,
-}
-
-/// A j.u.c. lock call's hold count before it began: its exit compares the count after.
-#[derive(Debug)]
-pub struct Probe {
-    /// A JNI global reference to the lock's synchronizer, deleted at the exit.
-    pub sync: usize,
-    /// The calling engine's number for the call (`engines::methods::Call`).
-    pub call: u8,
-    /// The thread's holds of the lock, in the call's mode, when it began.
-    pub before: i32,
+    /// A j.u.c. lock call's number (`engines::methods::Call`): its exit line depends on how
+    /// the call ended.
+    pub lock_call: Option<u8>,
 }
 
 /// The extra field an open call's exit line repeats from its entry.
@@ -60,9 +49,6 @@ pub struct ThreadState {
     /// which suppresses nested calls (`join` calling `wait`).
     pub depth: u32,
     pub open: Option<OpenCall>,
-    /// The agent is running Java code on this thread (a j.u.c. lock's read hold count):
-    /// what the JVM reports meanwhile is the agent's doing, not the program's.
-    pub in_upcall: bool,
     /// Instrumentation mode: the depth of a native tracked call reported inline at its call
     /// site (0: none) whose end report has not come. It ends with an exception (no handler
     /// is added for it), and a native runs no Java code: the thread's next report proves it
@@ -98,7 +84,6 @@ impl ThreadState {
             hash,
             depth: 0,
             open: None,
-            in_upcall: false,
             inline_open: 0,
             held: Vec::new(),
             pending_enter: None,

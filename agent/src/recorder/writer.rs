@@ -146,8 +146,10 @@ pub enum Extra {
     Name(Box<str>),
     /// `MonitorHold`: the hold's length in nanoseconds.
     Nanos(u64),
-    /// `MonitorHolds`.
+    /// `MonitorHolds`, `LockHolds`.
     Holds(Box<HoldsLine>),
+    /// `LockHold`.
+    LockHold(Box<LockHoldLine>),
     /// `LockOrder`.
     Order(Box<OrderLine>),
     /// j.u.c. lock lines: the `<mode>` letter (`R`, `W`); `LockAcquire`'s owner is in `owner`.
@@ -175,6 +177,17 @@ pub struct HoldsLine {
     pub max: u64,
     /// `(bucket, count)`, buckets increasing (docs/FORMAT.md's log-linear scheme).
     pub histogram: Vec<(u32, u64)>,
+    pub site: Site,
+    /// `LockHolds`: the lock's `<mode>` (`R`, `W`) after the lock.
+    pub mode: Option<u8>,
+}
+
+/// `LockHold` fields after the lock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockHoldLine {
+    pub mode: u8,
+    pub nanos: u64,
+    /// Where the hold was acquired (the stack is the release's).
     pub site: Site,
 }
 
@@ -850,6 +863,10 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
         Extra::Holds(h) => {
             out.push(b',');
             push_hex(out, e.object);
+            if let Some(m) = h.mode {
+                out.push(b',');
+                out.push(m);
+            }
             let _ = write!(
                 out,
                 ",{},{},{},{}",
@@ -863,6 +880,17 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             }
             out.push(b',');
             push_site(out, &h.site);
+            out.push(b'\n');
+            return;
+        }
+        Extra::LockHold(l) => {
+            out.push(b',');
+            push_hex(out, e.object);
+            out.push(b',');
+            out.push(l.mode);
+            let _ = write!(out, ",{},", l.nanos);
+            push_site(out, &l.site);
+            push_stack(out, &e.frames);
             out.push(b'\n');
             return;
         }
@@ -908,16 +936,21 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
         let _ = write!(out, ",{n}");
     }
     if e.kind.has_stack() {
-        out.push(b',');
-        push_dec(out, e.frames.len() as u64);
-        for f in e.frames.iter() {
-            out.push(b';');
-            push_hex(out, f.method);
-            out.push(b';');
-            push_hex(out, f.location);
-        }
+        push_stack(out, &e.frames);
     }
     out.push(b'\n');
+}
+
+/// `,<n>;<method>;<location>...`: a line's stack trace.
+fn push_stack(out: &mut Vec<u8>, frames: &Frames) {
+    out.push(b',');
+    push_dec(out, frames.len() as u64);
+    for f in frames.iter() {
+        out.push(b';');
+        push_hex(out, f.method);
+        out.push(b';');
+        push_hex(out, f.location);
+    }
 }
 
 /// Formats one metadata line; returns which file it belongs to.
@@ -1085,6 +1118,7 @@ mod tests {
             max: 200,
             histogram: vec![(40, 1), (100, 2)],
             site: site(1, 0x2A),
+            mode: None,
         }));
         assert_eq!(
             line(&h),
