@@ -987,3 +987,131 @@ fn inline_call_sites_keep_the_call() {
     // the inserted code belongs to the call it was inserted for
     assert_eq!(maps[0].original(2), Some(2));
 }
+
+/// j.u.c. lock call sites (issue 13): with sites and `lock_sites`, `lock()`/`lockInterruptibly()`
+/// (interface or virtual, any owner) and `tryLock()` get `dup; <site>; lockSite` before the
+/// unchanged call, each its own site at the call's offset; the timed `tryLock` and `unlock`
+/// do not; without `lock_sites` nothing changes.
+#[test]
+fn lock_calls_name_their_site() {
+    let mut b = ClassBuilder::new("t/Locks", 52);
+    let lock = b.imethod_ref("java/util/concurrent/locks/Lock", "lock", "()V");
+    let try_lock = b.method_ref("java/util/concurrent/locks/ReentrantLock", "tryLock", "()Z");
+    let timed = b.method_ref(
+        "java/util/concurrent/locks/ReentrantLock",
+        "tryLock",
+        "(JLjava/util/concurrent/TimeUnit;)Z",
+    );
+    let unlock = b.imethod_ref("java/util/concurrent/locks/Lock", "unlock", "()V");
+    let h = |i: u16| i.to_be_bytes();
+    // 0: aload_1 invokeinterface lock 1 0 | 6: aload_2 invokevirtual tryLock pop
+    // 11: aload_2 lconst_0 aconst_null invokevirtual tryLock(J,TimeUnit) pop
+    // 18: aload_1 invokeinterface unlock 1 0 | 24: return
+    let mut code = vec![0x2b, 0xb9, h(lock)[0], h(lock)[1], 1, 0];
+    code.extend_from_slice(&[0x2c, 0xb6, h(try_lock)[0], h(try_lock)[1], 0x57]);
+    code.extend_from_slice(&[0x2c, 0x09, 0x01, 0xb6, h(timed)[0], h(timed)[1], 0x57]);
+    code.extend_from_slice(&[0x2b, 0xb9, h(unlock)[0], h(unlock)[1], 1, 0, 0xb1]);
+    b.method(
+        ACC_STATIC,
+        "c",
+        "(Ljava/util/concurrent/locks/Lock;Ljava/util/concurrent/locks/ReentrantLock;)V",
+        Some(Code {
+            max_stack: 4,
+            max_locals: 2,
+            code,
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    let input = b.build();
+    let counter = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(7));
+    let off = Config {
+        sites: Some(counter.clone()),
+        ..Config::default()
+    };
+    assert!(matches!(
+        rewrite(&input, &off).unwrap(),
+        Outcome::Unchanged { .. }
+    ));
+    let config = Config {
+        sites: Some(counter),
+        lock_sites: true,
+        ..Config::default()
+    };
+    let (out, maps) = rewritten(&input, &config);
+    let o = ops(&out, "c");
+    let text: Vec<String> = o.iter().map(|x| format!("{} {}", x.0, x.1)).collect();
+    let hinted: Vec<&String> = text.iter().filter(|t| t.contains("lockSite")).collect();
+    assert_eq!(hinted.len(), 2, "{text:#?}");
+    let p = reparse(&out, "c");
+    // aload_1 | dup sipush 7 invokestatic lockSite | invokeinterface lock
+    assert_eq!(&p.code[..5], &[0x2b, 0x59, 0x11, 0, 7]);
+    assert_eq!(p.max_stack, 6);
+    // the sites are the calls' original offsets, numbered in order
+    assert_eq!(maps[0].sites, vec![(7, 1), (8, 7)]);
+    assert!(text.iter().any(|t| t.contains("Invokeinterface") && t.contains("unlock")));
+    assert_eq!(text.iter().filter(|t| t.contains("tryLock")).count(), 2);
+}
+
+/// A hooked j.u.c. lock method (issue 13, `MethodHook::sync_field`): the entry passes `this`
+/// and its synchronizer field to `lockEntry`, a `return` calls `lockExit`, an `ireturn` passes
+/// the boolean to `lockExitZ`, the catch-all handler calls `lockThrew` and rethrows; the
+/// class still verifies and behaves the same.
+#[test]
+fn lock_hooks_pass_the_synchronizer_and_the_outcome() {
+    let mut b = ClassBuilder::new("t/MyLock", 52);
+    b.field(0, "sync", "Ljava/lang/Object;");
+    b.method(
+        0,
+        "lock",
+        "()V",
+        Some(Code {
+            max_stack: 0,
+            max_locals: 1,
+            code: vec![0xb1],
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    b.method(
+        0,
+        "tryLock",
+        "()Z",
+        Some(Code {
+            max_stack: 1,
+            max_locals: 1,
+            code: vec![0x04, 0xac],
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    let input = b.build();
+    let hook = |name: &str, report: i32| orca_rewriter::MethodHook {
+        class: "t/MyLock".into(),
+        name: name.into(),
+        descriptor: None,
+        report,
+        sync_field: Some(("sync".into(), "Ljava/lang/Object;".into())),
+    };
+    let config = Config {
+        hooks: vec![hook("lock", 1088), hook("tryLock", 1089)],
+        ..Config::default()
+    };
+    let (out, _) = rewritten(&input, &config);
+    assert!(jvm_same_outcome(&[("t/MyLock", &input, &out)]).is_none_or(|s| s.contains("bothOK=1")));
+    let p = reparse(&out, "lock");
+    // aload_0 dup getfield sync | sipush 1088 | invokestatic lockEntry
+    assert_eq!(&p.code[..3], &[0x2a, 0x59, 0xb4]);
+    assert_eq!(&p.code[5..8], &[0x11, 0x04, 0x40]);
+    assert_eq!(p.max_stack, 3);
+    let o = ops(&out, "lock");
+    let text: Vec<String> = o.iter().map(|x| x.1.clone()).collect();
+    assert!(text.iter().any(|t| t.contains("lockEntry")), "{text:#?}");
+    assert!(text.iter().any(|t| t.contains("lockExit")), "{text:#?}");
+    assert!(text.iter().any(|t| t.contains("lockThrew")), "{text:#?}");
+    let o = ops(&out, "tryLock");
+    let text: Vec<String> = o.iter().map(|x| x.1.clone()).collect();
+    let z = text.iter().position(|t| t.contains("lockExitZ")).expect("lockExitZ");
+    assert!(text[z - 1].contains("Dup"), "{text:#?}");
+    assert!(text[z + 1].contains("Ireturn"), "{text:#?}");
+}

@@ -12,6 +12,7 @@ pub struct ClassBuilder {
     this: u16,
     super_: u16,
     methods: Vec<Vec<u8>>,
+    fields: Vec<Vec<u8>>,
 }
 
 pub struct Code {
@@ -32,6 +33,7 @@ impl ClassBuilder {
             this: 0,
             super_: 0,
             methods: Vec::new(),
+            fields: Vec::new(),
         };
         b.this = b.class(name);
         b.super_ = b.class("java/lang/Object");
@@ -77,6 +79,17 @@ impl ClassBuilder {
         e.extend_from_slice(&c.to_be_bytes());
         e.extend_from_slice(&nat.to_be_bytes());
         self.add(e)
+    }
+    /// A field without attributes.
+    pub fn field(&mut self, access: u16, name: &str, desc: &str) {
+        let n = self.utf8(name);
+        let d = self.utf8(desc);
+        let mut f = Vec::new();
+        f.extend_from_slice(&access.to_be_bytes());
+        f.extend_from_slice(&n.to_be_bytes());
+        f.extend_from_slice(&d.to_be_bytes());
+        f.extend_from_slice(&[0, 0]);
+        self.fields.push(f);
     }
     pub fn method(&mut self, access: u16, name: &str, desc: &str, code: Option<Code>) {
         let n = self.utf8(name);
@@ -125,7 +138,11 @@ impl ClassBuilder {
         v.extend_from_slice(&0x21u16.to_be_bytes());
         v.extend_from_slice(&self.this.to_be_bytes());
         v.extend_from_slice(&self.super_.to_be_bytes());
-        v.extend_from_slice(&[0, 0, 0, 0]); // interfaces, fields
+        v.extend_from_slice(&[0, 0]); // interfaces
+        v.extend_from_slice(&(self.fields.len() as u16).to_be_bytes());
+        for f in &self.fields {
+            v.extend_from_slice(f);
+        }
         v.extend_from_slice(&(self.methods.len() as u16).to_be_bytes());
         for m in &self.methods {
             v.extend_from_slice(m);
