@@ -117,12 +117,12 @@ unsafe extern "C" fn method_exit(
     value: jvalue,
 ) {
     let thrown = by_exception != 0;
-    // SAFETY: every jvalue is 8 bytes passed by value; its low byte is the boolean of a
-    // method returning `boolean`, and is only used for those (`tryLock`).
-    let returned_true = !thrown && unsafe { value.z } != 0;
+    // SAFETY: every jvalue is 8 bytes passed by value; the call decides which of them mean
+    // something (a boolean's low byte, a stamp's eight).
+    let bits = unsafe { value.j } as u64;
     with_agent("MethodExit", jni, |a, _| {
         if let Some(m) = &a.methods {
-            m.exit(&a.rec, thread, method, thrown, returned_true);
+            m.exit(&a.rec, thread, method, thrown, bits);
         }
     });
 }
@@ -379,10 +379,15 @@ unsafe extern "system" fn caller_site(env: *mut JNIEnv, _class: jclass) -> jint 
 
 /// `OrcaProfilerTracker.lockOwner(Object)`.
 #[export_name = "Java_java_lang_OrcaProfilerTracker_lockOwner"]
-unsafe extern "system" fn lock_owner(env: *mut JNIEnv, _class: jclass, sync: jobject) -> jint {
+unsafe extern "system" fn lock_owner(
+    env: *mut JNIEnv,
+    _class: jclass,
+    report: jint,
+    sync: jobject,
+) -> jint {
     guard("OrcaProfilerTracker.lockOwner", 0, || match agent() {
         // SAFETY: as above.
-        Some(a) => tracker::lock_owner(&a.rec, unsafe { Jni::from_raw(env) }, sync),
+        Some(a) => tracker::lock_owner(&a.rec, unsafe { Jni::from_raw(env) }, report, sync),
         None => 0,
     })
 }

@@ -288,8 +288,10 @@ shared_codes! {
         Await = 1033 => "H_AWAIT",
         /// AQS's acquisition slow path, entered when the fast path failed: contention.
         Slow = 1039 => "H_SLOW",
-        /// Lock reports are H_LOCK + class * 4 + call (class: 0 ReentrantLock, 1 read view, 2 write view; call: 0 lock, 1 tryLock(), 2 timed tryLock, 3 unlock).
+        /// Lock reports are H_LOCK + class * 8 + call (methods.rs LockClass, LockCall; call 3 and up: a release).
         Lock = 1088 => "H_LOCK",
+        /// Bit c set: lock class c is a read (shared) one.
+        ReadClasses = 0b101_0010 => "H_READ_CLASSES",
     }
 }
 

@@ -56,10 +56,8 @@ pub struct Options {
     /// Instrumentation mode: holds at least this long are written as `MonitorHold` events
     /// with their stack; `None` (`holdthreshold=off`): none.
     pub hold_threshold: Option<u64>,
-    /// Both modes, `juc=yes`: `java.util.concurrent` locks, conditions and parks are recorded.
-    /// Off by default: their lines are always written in full (they have no per-site summaries
-    /// yet), which cost a Jetty server half its throughput (its work queue is a
-    /// `ReentrantLock`): the default must cost what the monitor default costs.
+    /// Both modes, `juc=yes` (the default): `java.util.concurrent` locks, conditions and parks
+    /// are recorded; instrumentation mode summarises lock holds per site as it does monitors'.
     pub juc: bool,
 }
 
@@ -72,7 +70,7 @@ impl Default for Options {
             jdk: false,
             trace_all: false,
             hold_threshold: Some(DEFAULT_HOLD_THRESHOLD),
-            juc: false,
+            juc: true,
         }
     }
 }

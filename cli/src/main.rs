@@ -55,10 +55,10 @@ enum Cmd {
         /// Instrumentation mode: also rewrite the JDK's own classes (agent option jdk=yes).
         #[arg(long)]
         jdk: bool,
-        /// Also record java.util.concurrent locks, conditions and parks (agent option juc=yes;
-        /// written in full, no summaries yet).
+        /// Leave java.util.concurrent locks, conditions and parks out (agent option juc=no;
+        /// they are recorded by default).
         #[arg(long)]
-        juc: bool,
+        no_juc: bool,
         /// Instrumentation mode: `summary` (the agent's default: per-site hold summaries) or
         /// `all` (also every monitor enter and exit as an event: the complete trace).
         #[arg(long, value_parser = ["summary", "all"])]
@@ -208,7 +208,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             mode,
             stackdepth,
             jdk,
-            juc,
+            no_juc,
             trace,
             holdthreshold,
             html,
@@ -221,7 +221,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             }),
             stackdepth,
             jdk,
-            juc,
+            juc: !no_juc,
             trace,
             holdthreshold,
             html,

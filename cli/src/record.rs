@@ -16,7 +16,7 @@ pub struct Record {
     pub mode: Option<String>,
     pub stackdepth: Option<u32>,
     pub jdk: bool,
-    /// Agent option `juc=yes`.
+    /// Record j.u.c. locks (the agent's default); false: agent option `juc=no`.
     pub juc: bool,
     /// Agent option `trace=` (`summary` or `all`).
     pub trace: Option<String>,
@@ -81,8 +81,8 @@ pub fn agent_options(r: &Record) -> Result<String, String> {
     if r.jdk {
         opts.push_str(",jdk=yes");
     }
-    if r.juc {
-        opts.push_str(",juc=yes");
+    if !r.juc {
+        opts.push_str(",juc=no");
     }
     Ok(opts)
 }
@@ -270,7 +270,7 @@ mod tests {
             mode: Some("jvmti".into()),
             stackdepth: Some(4),
             jdk: true,
-            juc: true,
+            juc: false,
             trace: Some("all".into()),
             holdthreshold: None,
             html: None,
@@ -279,14 +279,14 @@ mod tests {
         let o = agent_options(&r).unwrap();
         assert_eq!(
             o,
-            "out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes,juc=yes"
+            "out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes,juc=no"
         );
         let a = java_args(Path::new("/a/liborca.so"), &o, &r.command);
         assert_eq!(
             a,
             [
                 "java",
-                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes,juc=yes",
+                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes,juc=no",
                 "-cp",
                 "x",
                 "Main"

@@ -249,7 +249,7 @@ public final class OrcaProfilerTracker {
                 if (r.inLock && d == 1 && subject == r.lockSync && !r.lockContended) {
                     r.lockContended = true;
                     r.lockT0 = System.nanoTime();
-                    r.lockOwner = lockOwner(subject);
+                    r.lockOwner = lockOwner(r.lockReport, subject);
                 }
                 r.quiet(d, true); // never an event of its own
                 return;
@@ -323,13 +323,15 @@ public final class OrcaProfilerTracker {
 
     /** The caller's site (a call site that was not rewritten), by a walk of one frame. */
     private static native int callerSite();
-    /** The exclusive owner of synchronizer `sync` (its thread's hash; 0: none). */
-    private static native int lockOwner(Object sync);
+    /** The exclusive owner of the synchronizer of lock call `report` (its thread's hash; 0:
+     * none, or a lock that names no owner). */
+    private static native int lockOwner(int report, Object sync);
     /** A lock call written in full: its LockAcquire (at t0, owner as read) and its outcome. */
     private static native void lockContended(int report, Object sync, long t0, int owner,
             int outcome);
-    /** trace=all: a lock call begins (at t0, the tracker's clock: the summaries' too). */
-    private static native void lockEnter(int report, Object lock, long t0);
+    /** trace=all: a lock call on synchronizer `sync` begins (at t0, the tracker's clock: the
+     * summaries' too). */
+    private static native void lockEnter(int report, Object sync, long t0);
     /** trace=all: the lock call the agent was told of ended so, at t. */
     private static native void lockEnd(int outcome, long t);
     /** A j.u.c. hold that reached the threshold: written with the current stack. */
@@ -352,13 +354,14 @@ public final class OrcaProfilerTracker {
             }
             r.quiet(d, false);
             int v = report - OrcaEvents.H_LOCK;
-            boolean read = (v >> 2) == 1;
+            boolean read = ((OrcaEvents.H_READ_CLASSES >> (v >> 3)) & 1) != 0;
+            boolean release = (v & 7) >= 3;
             r.lockReport = report;
             r.lockSync = sync;
             r.lockRead = read;
             r.lockContended = false;
             r.lockOwner = 0;
-            if ((v & 3) != 3) {
+            if (!release) {
                 int site = r.hintObj == lock ? r.hintSite : 0;
                 if (site == 0) {
                     site = callerSite();
@@ -374,10 +377,10 @@ public final class OrcaProfilerTracker {
             // An unlock's hold ends now (as LockRelease's time). An acquisition needs no time
             // of its own unless it is written in full: it is then taken where it turned out
             // contended, or at its end (a tryLock that failed, an interrupted call).
-            long now = traceAll || (v & 3) == 3 ? System.nanoTime() : 0;
+            long now = traceAll || release ? System.nanoTime() : 0;
             r.lockT0 = now;
             if (traceAll) {
-                lockEnter(report, lock, now);
+                lockEnter(report, sync, now);
             }
         } catch (Throwable t) {
         }
@@ -391,6 +394,12 @@ public final class OrcaProfilerTracker {
     @Hidden
     public static void lockExitZ(boolean returned) {
         lockDone(returned ? TRUE : FALSE);
+    }
+
+    /** A StampedLock method returned a stamp (0: it failed). */
+    @Hidden
+    public static void lockExitJ(long stamp) {
+        lockDone(stamp != 0 ? TRUE : FALSE);
     }
 
     @Hidden
@@ -416,9 +425,14 @@ public final class OrcaProfilerTracker {
             boolean read = r.lockRead;
             int flags = OrcaEvents.S_LOCK | (read ? OrcaEvents.S_READ : 0);
             int report = r.lockReport;
-            if (((report - OrcaEvents.H_LOCK) & 3) == 3) {
-                // unlock: the hold ends when unlock was called (as LockRelease's time)
-                int i = outcome == THREW ? -1 : r.findLock(sync, flags);
+            if (((report - OrcaEvents.H_LOCK) & 7) >= 3) {
+                // unlock: the hold ends when unlock was called (as LockRelease's time); a
+                // tryUnlock that returned false released nothing. A StampedLock converted to
+                // the other mode (tryConvertTo*, not followed) ends the hold it has.
+                int i = outcome == THREW || outcome == FALSE ? -1 : r.findLock(sync, flags);
+                if (i < 0 && outcome != THREW && outcome != FALSE) {
+                    i = r.findLock(sync, flags ^ OrcaEvents.S_READ);
+                }
                 if (i >= 0) {
                     int h = r.heldHash[i];
                     long start = r.heldStart[i];
@@ -450,7 +464,7 @@ public final class OrcaProfilerTracker {
             if (traceAll) {
                 lockEnd(outcome, t);
             } else if (r.lockContended || !acquired) {
-                int owner = r.lockContended ? r.lockOwner : lockOwner(sync);
+                int owner = r.lockContended ? r.lockOwner : lockOwner(report, sync);
                 lockContended(report, sync, r.lockContended ? r.lockT0 : t, owner, outcome);
             }
         } catch (Throwable t) {

@@ -97,11 +97,16 @@ pub struct MethodHook {
     /// `T.lockThrew()V` in the catch-all handler. Why: the tracker then keeps the thread's
     /// lock holds in Java, with the synchronizer as the lock's identity (both views of a
     /// read-write lock are one lock) and the exact outcome, and crosses into the agent only
-    /// for what is written in full.
+    /// for what is written in full. The name [`MethodHook::THIS`]: the object is its own
+    /// synchronizer (`StampedLock`), passed twice. A method returning `long` (a stamp) passes
+    /// it at its `lreturn`: `dup2; T.lockExitJ(J)V`.
     pub sync_field: Option<(String, String)>,
 }
 
 impl MethodHook {
+    /// [`MethodHook::sync_field`]'s name for "the receiver itself".
+    pub const THIS: &'static str = "this";
+
     fn matches(&self, class: &[u8], name: &[u8], desc: &[u8]) -> bool {
         self.class.as_bytes() == class
             && self.name.as_bytes() == name
@@ -167,6 +172,7 @@ pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
         (transform::LOCK_ENTRY, transform::LOCK_ENTRY_DESC),
         (transform::LOCK_EXIT, "()V"),
         (transform::LOCK_EXIT_Z, "(Z)V"),
+        (transform::LOCK_EXIT_J, "(J)V"),
         (transform::LOCK_THREW, "()V"),
     ];
     for r in transform::RULES {

@@ -496,6 +496,7 @@ pub(crate) const LOCK_ENTRY: &str = "lockEntry";
 pub(crate) const LOCK_ENTRY_DESC: &str = "(Ljava/lang/Object;Ljava/lang/Object;I)V";
 pub(crate) const LOCK_EXIT: &str = "lockExit";
 pub(crate) const LOCK_EXIT_Z: &str = "lockExitZ";
+pub(crate) const LOCK_EXIT_J: &str = "lockExitJ";
 pub(crate) const LOCK_THREW: &str = "lockThrew";
 
 /// The descriptor of the monitor reports that carry a call-site ID.
@@ -538,8 +539,10 @@ pub(crate) fn wanted_strings(cfg: &Config) -> Vec<&str> {
         LOCK_ENTRY_DESC,
         LOCK_EXIT,
         LOCK_EXIT_Z,
+        LOCK_EXIT_J,
         LOCK_THREW,
         "(Z)V",
+        "(J)V",
         "sync",
     ];
     for r in RULES {
@@ -848,10 +851,13 @@ pub(crate) fn plan<'b>(
         // say how the call ended.
         let lock = hook.sync_field.as_ref().filter(|_| !mi.is_static);
         let exit = invokestatic(t.m(pb, HOOK_EXIT, "()V")?);
-        let (exit, exit_z, threw) = if lock.is_some() {
+        let (exit, exit_value, threw) = if lock.is_some() {
             (
                 invokestatic(t.m(pb, LOCK_EXIT, "()V")?),
-                Some(invokestatic(t.m(pb, LOCK_EXIT_Z, "(Z)V")?)),
+                Some((
+                    invokestatic(t.m(pb, LOCK_EXIT_Z, "(Z)V")?),
+                    invokestatic(t.m(pb, LOCK_EXIT_J, "(J)V")?),
+                )),
                 invokestatic(t.m(pb, LOCK_THREW, "()V")?),
             )
         } else {
@@ -859,8 +865,11 @@ pub(crate) fn plan<'b>(
         };
         if let Some((name, desc)) = lock {
             let entry = t.m(pb, LOCK_ENTRY, LOCK_ENTRY_DESC)?;
-            let field = pb.fieldref(this_class, name, desc)?.to_be_bytes();
-            head.extend_from_slice(&[0x2a, 0x59, 0xb4, field[0], field[1]]);
+            head.extend_from_slice(&[0x2a, 0x59]); // aload_0 dup
+            if name != crate::MethodHook::THIS {
+                let field = pb.fieldref(this_class, name, desc)?.to_be_bytes();
+                head.extend_from_slice(&[0xb4, field[0], field[1]]); // getfield
+            }
             push_int(pb, &mut head, hook.report)?;
             head.extend_from_slice(&invokestatic(entry));
             extra = extra.max(1);
@@ -878,10 +887,15 @@ pub(crate) fn plan<'b>(
         for (i, ins) in mi.insns.iter().enumerate() {
             if (0xac..=0xb1).contains(&ins.op) {
                 // nested inside the synchronized method's exit report (if any)
-                match exit_z {
-                    Some(z) if ins.op == 0xac => {
+                match exit_value {
+                    Some((z, _)) if ins.op == 0xac => {
                         let mut p = vec![0x59]; // dup: the boolean returned
                         p.extend_from_slice(&z);
+                        per[i].prefix.splice(0..0, p);
+                    }
+                    Some((_, j)) if ins.op == 0xad => {
+                        let mut p = vec![0x5c]; // dup2: the stamp returned
+                        p.extend_from_slice(&j);
                         per[i].prefix.splice(0..0, p);
                     }
                     _ => {
@@ -908,7 +922,7 @@ pub(crate) fn plan<'b>(
             }
         }
         min_stack = min_stack.max(if lock.is_some() { 3 } else { 2 });
-        extra = extra.max(1);
+        extra = extra.max(if lock.is_some() { 2 } else { 1 });
         changed = true;
     }
     Ok(Plan {

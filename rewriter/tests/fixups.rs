@@ -1049,7 +1049,9 @@ fn lock_calls_name_their_site() {
     assert_eq!(p.max_stack, 6);
     // the sites are the calls' original offsets, numbered in order
     assert_eq!(maps[0].sites, vec![(7, 1), (8, 7)]);
-    assert!(text.iter().any(|t| t.contains("Invokeinterface") && t.contains("unlock")));
+    assert!(text
+        .iter()
+        .any(|t| t.contains("Invokeinterface") && t.contains("unlock")));
     assert_eq!(text.iter().filter(|t| t.contains("tryLock")).count(), 2);
 }
 
@@ -1111,7 +1113,10 @@ fn lock_hooks_pass_the_synchronizer_and_the_outcome() {
     assert!(text.iter().any(|t| t.contains("lockThrew")), "{text:#?}");
     let o = ops(&out, "tryLock");
     let text: Vec<String> = o.iter().map(|x| x.1.clone()).collect();
-    let z = text.iter().position(|t| t.contains("lockExitZ")).expect("lockExitZ");
+    let z = text
+        .iter()
+        .position(|t| t.contains("lockExitZ"))
+        .expect("lockExitZ");
     assert!(text[z - 1].contains("Dup"), "{text:#?}");
     assert!(text[z + 1].contains("Ireturn"), "{text:#?}");
 }

@@ -83,7 +83,7 @@ fn tracker_declares_every_called_method() {
             "hookEnter(ILjava/lang/Object;)V",
             "hookExit()V",
             "callerSite()I",
-            "lockOwner(Ljava/lang/Object;)I",
+            "lockOwner(ILjava/lang/Object;)I",
             "lockContended(ILjava/lang/Object;JII)V",
             "lockEnter(ILjava/lang/Object;J)V",
             "lockEnd(IJ)V",

@@ -484,9 +484,12 @@ pub fn lock_contended(
     );
 }
 
-/// `OrcaProfilerTracker.lockOwner(sync)`.
-pub fn lock_owner(rec: &Recorder, jni: Jni, sync: jobject) -> i32 {
-    methods::lock_owner(rec, jni, sync) as i32
+/// `OrcaProfilerTracker.lockOwner(report, sync)`.
+pub fn lock_owner(rec: &Recorder, jni: Jni, report: i32, sync: jobject) -> i32 {
+    match Call::from_hook_report(report) {
+        Some(Call::Lock(class, _)) => methods::lock_owner(rec, jni, class, sync) as i32,
+        _ => 0,
+    }
 }
 
 /// `OrcaProfilerTracker.callerSite()`: the site of the hooked lock method's caller, for a
