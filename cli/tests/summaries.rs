@@ -517,44 +517,22 @@ fn summary_lines_sum_to_the_same_per_key_at_any_interval() {
 /// (1111), awaits a condition of 2222 (while two takes the lock, contended, and signals),
 /// holds 2222 for 21 ms (a LockHold at a 1 ms threshold) and later fails a tryLock; thread
 /// two holds 1111 and takes the read view of 2222: a cross-kind lock-order cycle.
-const JUC_TRACE: &str = "\
-1.000000000,ThreadStarted,0000000A,one
-1.000000010,ThreadStarted,0000000B,two
-1.000001000,LockAcquire,0000000A,00002222,W,00000000,1;00000001;00000004
-1.000001100,LockAcquired,0000000A,00002222,W,1;00000001;00000004
-1.000002000,MonitorEnter,0000000A,00001111,1;00000001;00000010
-1.000002100,MonitorEntered,0000000A,00001111,1;00000001;00000010
-1.000003000,MonitorExit,0000000A,00001111,1;00000001;00000010
-1.000004000,LockAcquire,0000000B,00002222,W,0000000A,1;00000002;00000004
-1.000005000,ConditionAwait,0000000A,00003333,00002222,1;00000001;00000014
-1.000005100,LockAcquired,0000000B,00002222,W,1;00000002;00000004
-1.000006000,ConditionSignal,0000000B,00003333,00002222,1;00000002;00000008
-1.000007000,LockRelease,0000000B,00002222,W,1;00000002;00000008
-1.000007100,ConditionAwaited,0000000A,00003333,00002222,1;00000001;00000014
-1.021000000,LockRelease,0000000A,00002222,W,1;00000001;00000020
-1.030000000,MonitorEnter,0000000B,00001111,1;00000002;00000010
-1.030000100,MonitorEntered,0000000B,00001111,1;00000002;00000010
-1.030000200,LockAcquire,0000000B,00002222,R,00000000,1;00000002;00000014
-1.030000250,LockAcquire,0000000A,00002222,W,00000000,1;00000001;00000024
-1.030000260,LockFailed,0000000A,00002222,W,1;00000001;00000024
-1.030000300,LockAcquired,0000000B,00002222,R,1;00000002;00000014
-1.030000400,LockRelease,0000000B,00002222,R,1;00000002;00000018
-1.030000500,MonitorExit,0000000B,00001111,1;00000002;00000010
-1.031000000,ThreadEnded,0000000B
-1.032000000,ThreadEnded,0000000A
-";
-
-const JUC_CLASSES: &str = "1.000000000,15DB9742,LJuc;,Juc.java\n";
-const JUC_METHODS: &str = "\
-1.000000000,00000001,one,()V,15DB9742,3;00000000;0000000A;00000010;0000000B;00000020;0000000C
-1.000000000,00000002,two,()V,15DB9742,3;00000000;00000014;00000010;00000015;00000014;00000016
-";
+/// The fixture `juc` (cli/tests/fixtures), a complete trace of j.u.c. locks and monitors
+/// written by hand (the traces above predate j.u.c. summaries): thread one holds the
+/// ReentrantLock 2222 and enters synchronized (1111), awaits a condition of 2222 (while two
+/// takes the lock, contended, and signals), holds 2222 for 21 ms (a LockHold at a 1 ms
+/// threshold) and later fails a tryLock; thread two holds 1111 and takes the read view of
+/// 2222: a cross-kind lock-order cycle.
+fn juc_fixture(ext: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/juc.{ext}"));
+    std::fs::read_to_string(p).unwrap()
+}
 
 fn write_juc_log(dir: &Path, tag: &str, orca_text: &str) -> String {
     let prefix = dir.join(tag).display().to_string();
     std::fs::write(format!("{prefix}.orca"), orca_text).unwrap();
-    std::fs::write(format!("{prefix}.methods"), JUC_METHODS).unwrap();
-    std::fs::write(format!("{prefix}.classtable"), JUC_CLASSES).unwrap();
+    std::fs::write(format!("{prefix}.methods"), juc_fixture("methods")).unwrap();
+    std::fs::write(format!("{prefix}.classtable"), juc_fixture("classtable")).unwrap();
     prefix
 }
 
@@ -566,7 +544,7 @@ fn juc_summaries_report_what_the_complete_trace_reports() {
     let root = orca_tests::work_dir().join("summaries").join("juc");
     let full = {
         std::fs::create_dir_all(&root).unwrap();
-        write_juc_log(&root, "full", JUC_TRACE)
+        write_juc_log(&root, "full", &juc_fixture("orca"))
     };
     let full_report = report(&full, &[]);
     let full_deadlocks = deadlocks(&full, &[]);
@@ -597,7 +575,7 @@ fn juc_summaries_report_what_the_complete_trace_reports() {
             interval_ns: interval,
             threshold_ns: THRESHOLD,
         }
-        .run(JUC_TRACE);
+        .run(&juc_fixture("orca"));
         assert!(
             !d.summary.contains(",LockRelease,") && d.summary.contains(",LockHolds,"),
             "{ctx}"
