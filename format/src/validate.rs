@@ -707,8 +707,10 @@ impl Validator {
                 ..
             } => {
                 self.juc_summaries = true;
-                // Every `LockHold` of the key since its previous `LockHolds` is counted here.
+                // Every `LockHold` of the key since its previous `LockHolds` is counted here:
+                // each within maxNanos, and no bucket with fewer holds than LockHold lines.
                 let f = site.top();
+                let mut per_bucket: Vec<(u32, u64)> = Vec::new();
                 let mut i = 0;
                 while i < st.long_holds.len() {
                     let (l, m, s, ns, at) = st.long_holds[i];
@@ -718,7 +720,21 @@ impl Validator {
                     }
                     st.long_holds.swap_remove(i);
                     let b = crate::hist::bucket(ns);
-                    if ns > max || !histogram.buckets().any(|(hb, _)| hb == b) {
+                    let seen = match per_bucket.iter_mut().find(|x| x.0 == b) {
+                        Some(x) => {
+                            x.1 += 1;
+                            x.1
+                        }
+                        None => {
+                            per_bucket.push((b, 1));
+                            1
+                        }
+                    };
+                    let in_bucket = histogram
+                        .buckets()
+                        .find(|(hb, _)| *hb == b)
+                        .map_or(0, |x| x.1);
+                    if ns > max || seen > in_bucket {
                         msgs.push((
                             ViolationKind::Pairing,
                             format!("LockHolds of thread {thread}, lock {lock}, mode {mode} does not count the {ns} ns LockHold of line {at} (maxNanos {max}, histogram {})", histogram.raw()),

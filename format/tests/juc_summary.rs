@@ -297,6 +297,17 @@ fn lock_hold_rules() {
         broken(6, "5087.201000100,LockHold,0000AAAA,00002222,W,5000,1;00000001;00000010,0"),
         ["t.orca:7: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 5000 ns LockHold of line 6 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1)"]
     );
+    // Two LockHold lines in a bucket the LockHolds counts once.
+    let doubled: String = EVENTS
+        .lines()
+        .enumerate()
+        .flat_map(|(i, l)| if i == 5 { vec![l, l] } else { vec![l] })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        run(&doubled).error_lines(),
+        ["t.orca:8: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 20000000 ns LockHold of line 7 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1)"]
+    );
     // A LockHold whose thread is still alive and has not flushed by the end: a note.
     let r = run(&format!(
         "{EVENTS}5087.203000000,LockHold,0000CCCC,00002222,W,100,1;00000002;00000000,0\n"
