@@ -12,8 +12,9 @@
 //! [`add_edges`] would have counted, `count` times: the same edges, counts and
 //! guards, with one-frame sites (`--from-events` forces the events). `LockOrder`
 //! lines cover j.u.c. locks too when the log has j.u.c. hold summaries (`LockHolds`
-//! or `LockHold` lines); in an older log that has `LockOrder` lines of monitors only,
-//! the edges to and from j.u.c. locks come from the j.u.c. events, as before.
+//! or `LockHold` lines) or a `LockOrder` line names a j.u.c. lock; in an older log
+//! that has `LockOrder` lines of monitors only, the edges to and from j.u.c. locks
+//! come from the j.u.c. events, as before.
 //!
 //! The rules are FORMAT.md's for `LockOrder`: an acquisition (`MonitorEnter`, the
 //! `MonitorEntered` of a `synchronized` method, a `LockAcquire`) counts unless the thread
@@ -124,6 +125,8 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     let mut summary_edges: HashMap<(Hash, Hash), Edge> = HashMap::new();
     let mut lock_order_edges: HashMap<(Hash, Hash), Edge> = HashMap::new();
     let mut juc_summaries = false;
+    // The IDs of the LockOrder lines: one known as a j.u.c. lock means they cover j.u.c. locks.
+    let mut lock_order_ids: HashSet<Hash> = HashSet::new();
     let mut entered_events = 0u64;
     let mut summary_lines = 0u64;
     let mut juc: HashSet<Hash> = HashSet::new();
@@ -149,6 +152,8 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 ..
             } => {
                 summary_lines += 1;
+                lock_order_ids.insert(held);
+                lock_order_ids.insert(acquired);
                 let guards: Vec<Hash> = guards.iter().collect();
                 let site = (held_site.raw(), acquired_site.raw());
                 for map in [&mut summary_edges, &mut lock_order_edges] {
@@ -283,7 +288,10 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
         }
     }
     let from_summaries = summary_lines > 0 && !from_events;
-    let (edges, source) = if from_summaries && juc_summaries {
+    // LockOrder lines cover j.u.c. locks when the log has j.u.c. hold summaries or one of
+    // them names a j.u.c. lock; else (an older agent's) they have monitors only.
+    let juc_orders = juc_summaries || lock_order_ids.iter().any(|h| juc.contains(h));
+    let (edges, source) = if from_summaries && juc_orders {
         (lock_order_edges, Some("LockOrder summary lines"))
     } else if from_summaries {
         (summary_edges, Some("LockOrder summary lines"))
@@ -959,18 +967,35 @@ mod tests {
         assert_eq!(f.node(Hash(0x6666)), "j.u.c. lock 00006666");
         assert_eq!(f.node(Hash(0x1111)), "monitor 00001111");
         assert_eq!(f.edges, 4);
-        // Without j.u.c. hold summaries (LockOrder lines of monitors only: an older agent),
-        // the j.u.c. events add their edges, as before: 5555 -> 2222 twice, and A's
-        // contention adds 5555 -> 1111 and 2222 -> 1111 at line 7.
-        let old: String = log
+        // Without the LockHolds line, the LockOrder lines that name j.u.c. locks still say
+        // that they cover them: the same graph.
+        let no_holds: String = log
             .lines()
             .filter(|l| !l.contains(",LockHolds,"))
             .map(|l| format!("{l}\n"))
             .collect();
-        let out = run_on(&old, false);
+        let out = run_on(&no_holds, false);
         assert!(
             out.contains(
-                "holds j.u.c. lock 00002222 (order first seen at line 7 of the log, 2 times)"
+                "holds j.u.c. lock 00002222 (order first seen at line 11 of the log, 1 times)"
+            ),
+            "{out}"
+        );
+        // An older agent's log (LockOrder lines of monitors only, no j.u.c. summaries): the
+        // j.u.c. edges come from the j.u.c. events, as before: 5555 -> 2222 from A's
+        // LockAcquire, 5555 -> 1111 and 2222 -> 1111 from A's contention, and 1111 -> 7777.
+        let old: String = log
+            .lines()
+            .filter(|l| !l.contains(",LockHolds,") && !l.contains(",LockOrder,"))
+            .chain(std::iter::once(
+                "2.000000002,LockOrder,0000BBBB,00001111,00007777,1,0,1;00000002;00000001,1;00000002;00000002",
+            ))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let out = run_on(&old, false);
+        assert!(
+            out.ends_with(
+                "4 lock-order edges, 0 potential deadlocks, 2 threads blocked at the end\n"
             ),
             "{out}"
         );

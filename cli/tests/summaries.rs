@@ -652,3 +652,64 @@ fn juc_summaries_report_what_the_complete_trace_reports() {
         );
     }
 }
+
+/// Complete traces of j.u.c. locks recorded with the agent (`trace=all,juc=yes`, before
+/// j.u.c. summaries existed: every LockAcquire/LockAcquired/LockRelease is there; see
+/// tests/fixtures/traces/README.md): `juclocks` is `JucLocks 3 50 2 10 7` (every j.u.c.
+/// call the agent tracks, contended, reentrant, failed, timed out, interrupted, both views
+/// of a read-write lock, conditions, parks), `mixed` is `MixedDeadlock` (a real deadlock:
+/// one thread holds a ReentrantLock and is blocked entering a monitor whose owner is blocked
+/// in `lock()`).
+const JUC_TRACES: [&str; 2] = ["juclocks", "mixed"];
+
+/// Each recorded j.u.c. trace, its default mode's log and its trace=all log (derived by the
+/// reference aggregator at every interval) say the same in `orca report --json`,
+/// `orca deadlocks` and `orca flame --weight held`, and are valid without notes on held
+/// locks in the default mode's log.
+#[test]
+fn recorded_juc_traces_report_the_same_summarised() {
+    for name in JUC_TRACES {
+        let text = std::fs::read_to_string(format!("{}.orca", fixture(name).display())).unwrap();
+        let full = fixture(name).display().to_string();
+        let full_report = report(&full, &[]);
+        let full_deadlocks = deadlocks(&full, &[]);
+        let full_flame = flame_held(&full, &[]);
+        for interval in INTERVALS {
+            let ctx = format!("{name}, interval {interval} ns");
+            let dir = orca_tests::work_dir()
+                .join("summaries")
+                .join(format!("{name}-{interval}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            let d = Summarize {
+                interval_ns: interval,
+                threshold_ns: THRESHOLD,
+            }
+            .run(&text);
+            assert!(!d.summary.contains(",LockRelease,"), "{ctx}");
+            let summary = write_log(&dir, "summary", name, &d.summary);
+            let all = write_log(&dir, "all", name, &d.trace_all);
+            for p in [&summary, &all] {
+                let (code, out) = orca(&["check", "-v", p]);
+                assert_eq!(code, Some(0), "{ctx}: {out}");
+                assert!(!out.contains("holding lock"), "{ctx}: {out}");
+            }
+            let r = report(&summary, &[]);
+            if let Some(d) = diff(&full_report, &r, "report") {
+                panic!("{ctx}: complete trace vs summarised log: {d}");
+            }
+            let r_all = report(&all, &[]);
+            if let Some(d) = diff(&r, &r_all, "report") {
+                panic!("{ctx}: summarised log vs trace=all: {d}");
+            }
+            let r_events = report(&all, &["--from-events"]);
+            if let Some(d) = diff(&full_report, &r_events, "report") {
+                panic!("{ctx}: trace vs trace=all --from-events: {d}");
+            }
+            assert_eq!(full_deadlocks, deadlocks(&summary, &[]), "{ctx}");
+            assert_eq!(full_deadlocks, deadlocks(&all, &[]), "{ctx}");
+            assert_eq!(full_deadlocks, deadlocks(&all, &["--from-events"]), "{ctx}");
+            assert_eq!(full_flame, flame_held(&summary, &[]), "{ctx}");
+            assert_eq!(full_flame, flame_held(&all, &[]), "{ctx}");
+        }
+    }
+}
