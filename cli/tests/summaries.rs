@@ -674,6 +674,17 @@ fn recorded_juc_traces_report_the_same_summarised() {
         let full_report = report(&full, &[]);
         let full_deadlocks = deadlocks(&full, &[]);
         let full_flame = flame_held(&full, &[]);
+        let once = Sums::of(
+            &Summarize {
+                interval_ns: u64::MAX,
+                threshold_ns: THRESHOLD,
+            }
+            .run(&text)
+            .summary,
+        );
+        if name == "juclocks" {
+            assert!(!once.lock_holds.is_empty() && !once.long_lock_holds.is_empty());
+        }
         for interval in INTERVALS {
             let ctx = format!("{name}, interval {interval} ns");
             let dir = orca_tests::work_dir()
@@ -686,6 +697,8 @@ fn recorded_juc_traces_report_the_same_summarised() {
             }
             .run(&text);
             assert!(!d.summary.contains(",LockRelease,"), "{ctx}");
+            assert_eq!(Sums::of(&d.summary), once, "{ctx}");
+            assert_eq!(Sums::of(&d.trace_all), once, "{ctx}");
             let summary = write_log(&dir, "summary", name, &d.summary);
             let all = write_log(&dir, "all", name, &d.trace_all);
             for p in [&summary, &all] {
