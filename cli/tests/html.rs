@@ -447,3 +447,45 @@ fn juc_locks_are_in_the_table_the_lanes_and_the_deadlocks() {
         assert!(page.contains("\"juc\":[\"00002222\"]"), "{name}");
     }
 }
+
+/// The recorded j.u.c. traces (cli/tests/fixtures/traces: JucLocks, MixedDeadlock) and their
+/// default mode's logs: every page passes its self-test, with the j.u.c. locks in its table.
+#[test]
+fn recorded_juc_trace_pages_work_in_chromium() {
+    let traces = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
+    for name in ["juclocks", "mixed"] {
+        let trace = std::fs::read_to_string(traces.join(format!("{name}.orca"))).unwrap();
+        let summary = orca_tests::summary::Summarize {
+            interval_ns: 1_000_000_000,
+            threshold_ns: 1_000_000,
+        }
+        .run(&trace)
+        .summary;
+        for (tag, text) in [("full", trace.as_str()), ("summary", &summary)] {
+            let page = format!("{name}-{tag}");
+            let dir = orca_tests::work_dir().join("runs/html-juc").join(&page);
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("run.orca"), text).unwrap();
+            for ext in ["methods", "classtable"] {
+                std::fs::copy(
+                    traces.join(format!("{name}.{ext}")),
+                    dir.join(format!("run.{ext}")),
+                )
+                .unwrap();
+            }
+            let r = Run {
+                prefix: dir.join("run"),
+                code: Some(0),
+                stdout: String::new(),
+                stderr: String::new(),
+            };
+            // MixedDeadlock's threads block at once: no closed span for a flame graph.
+            let dom = check_page(&r, &page, name != "mixed");
+            assert!(
+                dom.contains("j.u.c. lock "),
+                "{page}: no j.u.c. lock in the page"
+            );
+        }
+    }
+}
