@@ -10,12 +10,24 @@
 //! When the log has summary lines (docs/FORMAT.md, "Summary lines"), the graph
 //! comes from its `LockOrder` lines instead, each one the edge occurrences
 //! [`add_edges`] would have counted, `count` times: the same edges, counts and
-//! guards, with one-frame sites (`--from-events` forces the events).
+//! guards, with one-frame sites (`--from-events` forces the events). `LockOrder`
+//! lines cover j.u.c. locks too when the log has j.u.c. hold summaries (`LockHolds`
+//! or `LockHold` lines) or a `LockOrder` line names a j.u.c. lock; in an older log
+//! that has `LockOrder` lines of monitors only, the edges to and from j.u.c. locks
+//! come from the j.u.c. events, as before.
+//!
+//! The rules are FORMAT.md's for `LockOrder`: an acquisition (`MonitorEnter`, the
+//! `MonitorEntered` of a `synchronized` method, a `LockAcquire`) counts unless the thread
+//! already holds that monitor or that (lock, mode); it is an edge from every distinct
+//! ID held other than the acquired one (holding the write view and taking the read view
+//! of a lock is no edge from that lock), the other held IDs but the acquired one being its
+//! guards. A node is labelled a j.u.c. lock when a `Lock*`, `LockHolds`, `LockHold` or
+//! `Condition*` line names it as one.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 
-use orca_format::{parse_stack, Event, EventReader, Hash, LineError, LockOp, Metadata};
+use orca_format::{parse_stack, Event, EventReader, Hash, LineError, LockMode, LockOp, Metadata};
 
 /// The first time an edge `from -> to` was seen, with both code paths.
 struct Edge {
@@ -34,10 +46,15 @@ struct Edge {
 /// Monitor, owner, stack, line of a MonitorContendedEnter.
 type Blocked = (Hash, Hash, String, u64);
 
+/// A hold: the monitor (mode `None`) or j.u.c. lock and mode, its count, the stack of its
+/// outermost acquisition.
+type Held = (Hash, Option<LockMode>, u32, String);
+
 #[derive(Default)]
 struct ThreadState {
     name: Option<String>,
-    held: Vec<(Hash, u32, String)>,
+    /// In the order the holds began.
+    held: Vec<Held>,
     /// Last event was MonitorContendedEnter: (monitor, owner, stack, line).
     blocked: Option<Blocked>,
     /// MonitorEnter seen, MonitorEntered not yet: its edges are already in.
@@ -103,7 +120,13 @@ type Scan = (
 fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::Result<Scan> {
     let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
     let mut edges: HashMap<(Hash, Hash), Edge> = HashMap::new();
+    // LockOrder lines, and the j.u.c. edges of the events (for LockOrder lines of monitors
+    // only, before j.u.c. hold summaries); LockOrder lines alone.
     let mut summary_edges: HashMap<(Hash, Hash), Edge> = HashMap::new();
+    let mut lock_order_edges: HashMap<(Hash, Hash), Edge> = HashMap::new();
+    let mut juc_summaries = false;
+    // The IDs of the LockOrder lines: one known as a j.u.c. lock means they cover j.u.c. locks.
+    let mut lock_order_ids: HashSet<Hash> = HashSet::new();
     let mut entered_events = 0u64;
     let mut summary_lines = 0u64;
     let mut juc: HashSet<Hash> = HashSet::new();
@@ -129,23 +152,41 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 ..
             } => {
                 summary_lines += 1;
+                lock_order_ids.insert(held);
+                lock_order_ids.insert(acquired);
                 let guards: Vec<Hash> = guards.iter().collect();
                 let site = (held_site.raw(), acquired_site.raw());
-                add_edge(
-                    &mut summary_edges,
-                    (thread, line),
-                    (held, acquired),
-                    site,
-                    guards,
-                    count,
-                );
+                for map in [&mut summary_edges, &mut lock_order_edges] {
+                    add_edge(
+                        map,
+                        (thread, line),
+                        (held, acquired),
+                        site,
+                        guards.clone(),
+                        count,
+                    );
+                }
                 continue;
             }
             Event::MonitorHolds { .. } => {
                 summary_lines += 1;
                 continue;
             }
+            Event::LockHolds { lock, .. } => {
+                summary_lines += 1;
+                juc_summaries = true;
+                juc.insert(lock);
+                continue;
+            }
+            Event::LockHold { lock, .. } => {
+                juc_summaries = true;
+                juc.insert(lock);
+                continue;
+            }
             Event::MonitorHold { .. } => continue,
+            Event::Condition { lock, .. } => {
+                juc.insert(lock);
+            }
             _ => {}
         }
         t.blocked = None;
@@ -160,7 +201,7 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
             } => {
                 // Without a MonitorEnter before it (JVMTI mode, summaries) the contention is
                 // the only sight of this acquisition: its order after the j.u.c. locks held.
-                if entering != Some(monitor) && !t.held.iter().any(|h| h.0 == monitor) {
+                if entering != Some(monitor) && !holds(t, monitor, None) {
                     for map in [&mut edges, &mut summary_edges] {
                         add_edges(map, t, thread, monitor, stack.raw(), line);
                     }
@@ -169,14 +210,17 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 t.entering = entering;
             }
             Event::LockAcquire {
-                lock, owner, stack, ..
+                lock,
+                mode,
+                owner,
+                stack,
+                ..
             } => {
                 entered_events += 1;
                 juc.insert(lock);
                 // The two views of a read-write lock are one node: taking one while holding
-                // the other is reentrant here. j.u.c. orders are not in LockOrder lines, so
-                // they count whichever source the monitors' edges come from.
-                if !t.held.iter().any(|h| h.0 == lock) {
+                // the other is no edge from it (add_edges leaves the acquired ID out).
+                if !holds(t, lock, Some(mode)) {
                     for map in [&mut edges, &mut summary_edges] {
                         add_edges(map, t, thread, lock, stack.raw(), line);
                     }
@@ -188,23 +232,27 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
             Event::Lock {
                 op: LockOp::Acquired,
                 lock,
+                mode,
                 stack,
                 ..
-            } => match t.held.iter_mut().find(|h| h.0 == lock) {
-                Some(h) => h.1 += 1,
-                None => t.held.push((lock, 1, stack.raw().to_string())),
-            },
+            } => {
+                juc.insert(lock);
+                match t.held.iter_mut().find(|h| h.0 == lock && h.1 == Some(mode)) {
+                    Some(h) => h.2 += 1,
+                    None => t.held.push((lock, Some(mode), 1, stack.raw().to_string())),
+                }
+            }
             Event::Lock {
                 op: LockOp::Release,
                 lock,
+                mode,
                 ..
             } => {
-                if let Some(i) = t.held.iter().position(|h| h.0 == lock) {
-                    t.held[i].1 -= 1;
-                    if t.held[i].1 == 0 {
-                        t.held.remove(i);
-                    }
-                }
+                juc.insert(lock);
+                release(t, lock, Some(mode));
+            }
+            Event::Lock { lock, .. } => {
+                juc.insert(lock);
             }
             Event::MonitorContendedEntered { .. } => t.entering = entering,
             Event::MonitorEnter { monitor, stack, .. }
@@ -216,12 +264,12 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                     t.entering = Some(monitor);
                 } else {
                     entered_events += 1;
-                    if let Some(h) = t.held.iter_mut().find(|h| h.0 == monitor) {
-                        h.1 += 1; // reentrant: no new order
+                    if let Some(h) = t.held.iter_mut().find(|h| h.0 == monitor && h.1.is_none()) {
+                        h.2 += 1; // reentrant: no new order
                         continue;
                     }
                 }
-                if t.held.iter().any(|h| h.0 == monitor) {
+                if holds(t, monitor, None) {
                     continue; // reentrant MonitorEnter
                 }
                 if entering != Some(monitor) || is_enter {
@@ -229,25 +277,23 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                     // LockOrder lines have monitors only: the orders after held j.u.c.
                     // locks count for the summaries' graph from the events.
                     let site = stack.raw();
-                    add_edges_from(&mut summary_edges, t, &juc, thread, monitor, site, line);
+                    add_juc_edges(&mut summary_edges, t, thread, monitor, site, line);
                 }
                 if !is_enter {
-                    t.held.push((monitor, 1, stack.raw().to_string()));
+                    t.held.push((monitor, None, 1, stack.raw().to_string()));
                 }
             }
-            Event::MonitorExit { monitor, .. } => {
-                if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
-                    t.held[i].1 -= 1;
-                    if t.held[i].1 == 0 {
-                        t.held.remove(i);
-                    }
-                }
-            }
+            Event::MonitorExit { monitor, .. } => release(t, monitor, None),
             _ => {}
         }
     }
     let from_summaries = summary_lines > 0 && !from_events;
-    let (edges, source) = if from_summaries {
+    // LockOrder lines cover j.u.c. locks when the log has j.u.c. hold summaries or one of
+    // them names a j.u.c. lock; else (an older agent's) they have monitors only.
+    let juc_orders = juc_summaries || lock_order_ids.iter().any(|h| juc.contains(h));
+    let (edges, source) = if from_summaries && juc_orders {
+        (lock_order_edges, Some("LockOrder summary lines"))
+    } else if from_summaries {
         (summary_edges, Some("LockOrder summary lines"))
     } else {
         (edges, None)
@@ -255,48 +301,79 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     Ok((threads, edges, entered_events + summary_lines, source, juc))
 }
 
-/// One acquisition of `monitor` at `site` while holding `t.held`: one edge
-/// occurrence per held monitor, the other held monitors being its guards.
-/// (A `LockOrder` line is `count` such occurrences of one held monitor.)
+/// Whether the thread holds `id` (a monitor when `mode` is `None`, else the j.u.c. lock
+/// in that mode).
+fn holds(t: &ThreadState, id: Hash, mode: Option<LockMode>) -> bool {
+    t.held.iter().any(|h| h.0 == id && h.1 == mode)
+}
+
+/// One release of `id` in `mode` (`None`: a monitor).
+fn release(t: &mut ThreadState, id: Hash, mode: Option<LockMode>) {
+    if let Some(i) = t.held.iter().position(|h| h.0 == id && h.1 == mode) {
+        t.held[i].2 -= 1;
+        if t.held[i].2 == 0 {
+            t.held.remove(i);
+        }
+    }
+}
+
+/// The distinct IDs held other than `acquired`, in the order of their earliest still-open
+/// hold, with that hold's stack and whether it is a j.u.c. lock's.
+fn held_ids(t: &ThreadState, acquired: Hash) -> Vec<(Hash, &str, bool)> {
+    let mut ids: Vec<(Hash, &str, bool)> = Vec::new();
+    for (id, mode, _, stack) in &t.held {
+        if *id != acquired && !ids.iter().any(|x| x.0 == *id) {
+            ids.push((*id, stack, mode.is_some()));
+        }
+    }
+    ids
+}
+
+/// One acquisition of `acquired` at `site` while holding `t.held`: one edge occurrence per
+/// distinct ID held other than `acquired`, the other such IDs being its guards. (A
+/// `LockOrder` line is `count` such occurrences of one held ID.)
 fn add_edges(
     edges: &mut HashMap<(Hash, Hash), Edge>,
     t: &ThreadState,
     thread: Hash,
-    monitor: Hash,
+    acquired: Hash,
     site: &str,
     line: u64,
 ) {
-    let held_ids: Vec<Hash> = t.held.iter().map(|h| h.0).collect();
-    for (from, _, from_site) in &t.held {
-        let guards: Vec<Hash> = held_ids.iter().copied().filter(|g| g != from).collect();
-        add_edge(
-            edges,
-            (thread, line),
-            (*from, monitor),
-            (from_site, site),
-            guards,
-            1,
-        );
-    }
+    add_edges_if(edges, t, thread, acquired, site, line, |_| true)
 }
 
-/// [`add_edges`] for the held locks in `from` only (the j.u.c. locks).
-fn add_edges_from(
+/// [`add_edges`] for the held j.u.c. locks only.
+fn add_juc_edges(
     edges: &mut HashMap<(Hash, Hash), Edge>,
     t: &ThreadState,
-    from: &HashSet<Hash>,
     thread: Hash,
-    monitor: Hash,
+    acquired: Hash,
     site: &str,
     line: u64,
 ) {
-    let held_ids: Vec<Hash> = t.held.iter().map(|h| h.0).collect();
-    for (held, _, held_site) in t.held.iter().filter(|h| from.contains(&h.0)) {
-        let guards: Vec<Hash> = held_ids.iter().copied().filter(|g| g != held).collect();
+    add_edges_if(edges, t, thread, acquired, site, line, |juc| juc)
+}
+
+fn add_edges_if(
+    edges: &mut HashMap<(Hash, Hash), Edge>,
+    t: &ThreadState,
+    thread: Hash,
+    acquired: Hash,
+    site: &str,
+    line: u64,
+    from: impl Fn(bool) -> bool,
+) {
+    let ids = held_ids(t, acquired);
+    for &(held, held_site, juc) in &ids {
+        if !from(juc) {
+            continue;
+        }
+        let guards: Vec<Hash> = ids.iter().map(|x| x.0).filter(|g| *g != held).collect();
         add_edge(
             edges,
             (thread, line),
-            (*held, monitor),
+            (held, acquired),
             (held_site, site),
             guards,
             1,
@@ -847,5 +924,108 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("note: no MonitorEntered"), "{out}");
+    }
+
+    /// The default mode's log with j.u.c. summaries: the cross-kind cycle "A holds the
+    /// ReentrantLock 2222 and enters synchronized (1111); B holds 1111 and locks 2222" comes
+    /// from the LockOrder lines alone. The j.u.c. events of the contended acquisitions (whose
+    /// releases are not written) add no edge of their own: 5555 -> 2222 is counted once, and
+    /// 2222 -> 1111 first seen at the LockOrder line, not at A's contention.
+    #[test]
+    fn juc_lock_order_lines_make_the_cross_kind_cycle() {
+        let log = "\
+1.000000000,ThreadStarted,0000AAAA,a
+1.000000001,ThreadStarted,0000BBBB,b
+1.000000010,LockAcquire,0000AAAA,00005555,W,0000CCCC,1;00000001;00000001
+1.000000020,LockAcquired,0000AAAA,00005555,W,1;00000001;00000001
+1.000000030,LockAcquire,0000AAAA,00002222,W,0000CCCC,1;00000001;00000002
+1.000000040,LockAcquired,0000AAAA,00002222,W,1;00000001;00000002
+1.000000050,MonitorContendedEnter,0000AAAA,00001111,0000BBBB,1;00000001;00000003
+1.000000060,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000002
+2.000000000,LockOrder,0000AAAA,00005555,00002222,1,0,1;00000001;00000001,1;00000001;00000002
+2.000000000,LockOrder,0000AAAA,00005555,00001111,1,1;00002222,1;00000001;00000001,1;00000001;00000003
+2.000000000,LockOrder,0000AAAA,00002222,00001111,1,1;00005555,1;00000001;00000002,1;00000001;00000003
+2.000000000,LockHolds,0000CCCC,00006666,W,1,100,100,1;100;1,1;00000002;00000004
+2.000000001,LockOrder,0000BBBB,00001111,00002222,1,0,1;00000002;00000001,1;00000002;00000002
+";
+        let out = run_on(log, false);
+        for want in [
+            "Potential deadlock #1: lock-order cycle of 2 locks: 00001111 -> 00002222 -> 00001111\n",
+            "  thread \"b\" [0000BBBB] holds monitor 00001111 (order first seen at line 13 of the log, 1 times), acquired at:\n",
+            "    then takes j.u.c. lock 00002222 at:\n",
+            "  thread \"a\" [0000AAAA] holds j.u.c. lock 00002222 (order first seen at line 11 of the log, 1 times), acquired at:\n",
+            "    then takes monitor 00001111 at:\n",
+            "  thread \"a\" [0000AAAA] blocked on monitor 00001111 owned by \"b\" [0000BBBB] (line 7), at:\n",
+            "  thread \"b\" [0000BBBB] blocked on j.u.c. lock 00002222 owned by \"a\" [0000AAAA] (line 8), at:\n",
+            "note: lock order from LockOrder summary lines",
+            "4 lock-order edges, 1 potential deadlocks, 2 threads blocked at the end\n",
+        ] {
+            assert!(out.contains(want), "{want}\n{out}");
+        }
+        let f = analyze(EventReader::new(log.as_bytes())).unwrap();
+        // 6666 is named only by a LockHolds line; 1111 by nothing but monitor lines.
+        assert_eq!(f.node(Hash(0x6666)), "j.u.c. lock 00006666");
+        assert_eq!(f.node(Hash(0x1111)), "monitor 00001111");
+        assert_eq!(f.edges, 4);
+        // Without the LockHolds line, the LockOrder lines that name j.u.c. locks still say
+        // that they cover them: the same graph.
+        let no_holds: String = log
+            .lines()
+            .filter(|l| !l.contains(",LockHolds,"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let out = run_on(&no_holds, false);
+        assert!(
+            out.contains(
+                "holds j.u.c. lock 00002222 (order first seen at line 11 of the log, 1 times)"
+            ),
+            "{out}"
+        );
+        // An older agent's log (LockOrder lines of monitors only, no j.u.c. summaries): the
+        // j.u.c. edges come from the j.u.c. events, as before: 5555 -> 2222 from A's
+        // LockAcquire, 5555 -> 1111 and 2222 -> 1111 from A's contention, and 1111 -> 7777.
+        let old: String = log
+            .lines()
+            .filter(|l| !l.contains(",LockHolds,") && !l.contains(",LockOrder,"))
+            .chain(std::iter::once(
+                "2.000000002,LockOrder,0000BBBB,00001111,00007777,1,0,1;00000002;00000001,1;00000002;00000002",
+            ))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let out = run_on(&old, false);
+        assert!(
+            out.ends_with(
+                "4 lock-order edges, 0 potential deadlocks, 2 threads blocked at the end\n"
+            ),
+            "{out}"
+        );
+    }
+
+    /// Holding the write view and taking the read view of the same lock is no edge from that
+    /// lock, but the other locks held are edges to it (FORMAT.md, LockOrder); taking the same
+    /// (lock, mode) again counts for nothing.
+    #[test]
+    fn read_view_under_the_write_view_is_an_edge_from_the_others_only() {
+        let out = run_on(
+            "\
+1.000000000,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000001
+1.000000001,LockAcquired,0000AAAA,00002222,W,1;00000001;00000001
+1.000000002,MonitorEnter,0000AAAA,00001111,1;00000001;00000002
+1.000000003,MonitorEntered,0000AAAA,00001111,1;00000001;00000002
+1.000000004,LockAcquire,0000AAAA,00002222,R,0000AAAA,1;00000001;00000003
+1.000000005,LockAcquired,0000AAAA,00002222,R,1;00000001;00000003
+1.000000006,LockAcquire,0000AAAA,00002222,W,0000AAAA,1;00000001;00000004
+1.000000007,LockAcquired,0000AAAA,00002222,W,1;00000001;00000004
+1.000000008,LockRelease,0000AAAA,00002222,W,1;00000001;00000004
+1.000000009,LockRelease,0000AAAA,00002222,R,1;00000001;00000003
+1.000000010,MonitorExit,0000AAAA,00001111,1;00000001;00000002
+1.000000011,LockRelease,0000AAAA,00002222,W,1;00000001;00000001
+",
+            false,
+        );
+        assert!(
+            out.ends_with("2 lock-order edges, 0 potential deadlocks, 0 threads blocked at the end, 1 single-thread cycles ignored\n"),
+            "{out}"
+        );
     }
 }

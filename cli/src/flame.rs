@@ -3,17 +3,18 @@
 //! mode does; feed it to FlameGraph's `flamegraph.pl` or speedscope.
 //! Stacks are aggregated by their raw text, so memory grows with distinct
 //! stacks, not with events. `--weight held` uses the `MonitorHolds` summary
-//! lines when the log has summary lines (their one-frame site, summed totals).
+//! lines when the log has summary lines (their one-frame site, summed totals),
+//! and the `LockHolds` lines for j.u.c. locks when the log has any.
 //!
 //! j.u.c. locks are in the same graphs, their last frame `lock HASH`: `blocked` has the
 //! contended acquisitions (another thread owned the lock as the `LockAcquire` began), `held`
-//! the outermost holds (less the time in `await`), and `waiting` the condition awaits
+//! the outermost holds per lock and mode (less the time in `await`), and `waiting` the condition awaits
 //! (`condition HASH`) and parks (`park HASH`, the blocker; `park` without one).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use orca_format::{parse_stack, ConditionOp, Event, EventReader, Hash, LockOp, Metadata};
+use orca_format::{parse_stack, ConditionOp, Event, EventReader, Hash, LockMode, LockOp, Metadata};
 
 use crate::FlameWeight;
 
@@ -25,8 +26,9 @@ struct ThreadState {
     held: Vec<(Hash, u32, u64, String)>,
     /// Open j.u.c. span: (what, object, since, stack).
     juc_open: Option<(&'static str, Hash, u64, String)>,
-    /// Held j.u.c. locks: (lock, count, since, stack); since is `u64::MAX` during an await.
-    juc_held: Vec<(Hash, u32, u64, String)>,
+    /// Held j.u.c. locks: (lock, mode, count, since, stack); since is `u64::MAX` during an
+    /// await.
+    juc_held: Vec<(Hash, LockMode, u32, u64, String)>,
 }
 
 /// One collapsed stack: frames outermost first, the last one `monitor HASH`.
@@ -83,8 +85,10 @@ pub fn collapse_with<R: std::io::Read>(
     let mut weights: HashMap<(String, Hash), u64> = HashMap::new();
     let mut summary_weights: HashMap<(String, Hash), u64> = HashMap::new();
     let mut summary_lines = 0u64;
-    // j.u.c. spans, labelled by kind; never in summary lines, so kept apart from both.
+    // j.u.c. spans, labelled by kind, kept apart from both; and the holds of LockHolds lines.
     let mut juc_weights: HashMap<(String, Hash, &'static str), u64> = HashMap::new();
+    let mut juc_summary_weights: HashMap<(String, Hash, &'static str), u64> = HashMap::new();
+    let mut lock_summary_lines = 0u64;
     let mut add = |raw: String, m: Hash, ns: u64| {
         *weights.entry((raw, m)).or_default() += ns;
     };
@@ -111,6 +115,17 @@ pub fn collapse_with<R: std::io::Read>(
                     .or_default() += total;
             }
             (_, Event::LockOrder { .. }) => summary_lines += 1,
+            (
+                _,
+                Event::LockHolds {
+                    lock, total, site, ..
+                },
+            ) => {
+                lock_summary_lines += 1;
+                *juc_summary_weights
+                    .entry((site.raw().to_string(), lock, "lock"))
+                    .or_default() += total;
+            }
             (FlameWeight::Blocked, Event::MonitorContendedEnter { monitor, stack, .. })
             | (
                 FlameWeight::Waiting,
@@ -197,25 +212,29 @@ pub fn collapse_with<R: std::io::Read>(
                 Event::Lock {
                     op: LockOp::Acquired,
                     lock,
+                    mode,
                     stack,
                     ..
                 },
-            ) => match t.juc_held.iter_mut().find(|h| h.0 == lock) {
-                Some(h) => h.1 += 1,
-                None => t.juc_held.push((lock, 1, ts, stack.raw().to_string())),
+            ) => match t.juc_held.iter_mut().find(|h| h.0 == lock && h.1 == mode) {
+                Some(h) => h.2 += 1,
+                None => t
+                    .juc_held
+                    .push((lock, mode, 1, ts, stack.raw().to_string())),
             },
             (
                 FlameWeight::Held,
                 Event::Lock {
                     op: LockOp::Release,
                     lock,
+                    mode,
                     ..
                 },
             ) => {
-                if let Some(i) = t.juc_held.iter().position(|h| h.0 == lock) {
-                    t.juc_held[i].1 -= 1;
-                    if t.juc_held[i].1 == 0 {
-                        let (l, _, since, raw) = t.juc_held.swap_remove(i);
+                if let Some(i) = t.juc_held.iter().position(|h| h.0 == lock && h.1 == mode) {
+                    t.juc_held[i].2 -= 1;
+                    if t.juc_held[i].2 == 0 {
+                        let (l, _, _, since, raw) = t.juc_held.swap_remove(i);
                         if since != u64::MAX {
                             *juc_weights.entry((raw, l, "lock")).or_default() +=
                                 ts.saturating_sub(since);
@@ -224,15 +243,15 @@ pub fn collapse_with<R: std::io::Read>(
                 }
             }
             (FlameWeight::Held, Event::Condition { op, lock, .. }) => {
-                // await releases the lock: count the hold so far, resume when it returns.
-                if let Some(h) = t.juc_held.iter_mut().find(|h| h.0 == lock) {
+                // await releases the lock: count the holds so far, resume when it returns.
+                for h in t.juc_held.iter_mut().filter(|h| h.0 == lock) {
                     match op {
-                        ConditionOp::Await if h.2 != u64::MAX => {
-                            *juc_weights.entry((h.3.clone(), lock, "lock")).or_default() +=
-                                ts.saturating_sub(h.2);
-                            h.2 = u64::MAX;
+                        ConditionOp::Await if h.3 != u64::MAX => {
+                            *juc_weights.entry((h.4.clone(), lock, "lock")).or_default() +=
+                                ts.saturating_sub(h.3);
+                            h.3 = u64::MAX;
                         }
-                        ConditionOp::Awaited => h.2 = ts,
+                        ConditionOp::Awaited => h.3 = ts,
                         _ => {}
                     }
                 }
@@ -251,6 +270,9 @@ pub fn collapse_with<R: std::io::Read>(
     }
     if w == FlameWeight::Held && summary_lines > 0 && !from_events {
         weights = summary_weights;
+    }
+    if w == FlameWeight::Held && lock_summary_lines > 0 && !from_events {
+        juc_weights = juc_summary_weights;
     }
     let mut lines: Vec<(String, Hash, Vec<String>, u64)> = weights
         .into_iter()

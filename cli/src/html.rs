@@ -9,15 +9,23 @@
 //! lane's resolution are merged into one, the resolution doubling until the lane fits), at
 //! most [`MAX_LOCKS`] locks and [`MAX_STACKS`] stacks per flame graph. The page states every
 //! limit that was reached.
+//!
+//! j.u.c. locks are in the locks table (holds of both modes, from events or `LockHolds`
+//! lines, as `orca report` has them) and in the lanes (contended acquisitions blocked,
+//! awaits and parks waiting, holds; in a log summarised for j.u.c. locks, the `LockHold`
+//! events as holds).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use orca_format::{parse_stack, Event, EventReader, Frame, Hash, Metadata, OrcaError};
+use orca_format::{
+    parse_stack, ConditionOp, Event, EventReader, Frame, Hash, LockMode, LockOp, Metadata,
+    OrcaError,
+};
 
 use crate::report::{self, Analysis};
-use crate::util::json_str;
+use crate::util::{json_str, Hist};
 use crate::{deadlocks, flame, FlameWeight};
 
 /// The page: markup, styles and script, with `/*ORCA_DATA*/null` where the data goes.
@@ -228,6 +236,12 @@ struct LaneState {
     /// `MonitorHold` events (holds over the agent's threshold): drawn as holds when the log
     /// has no per-hold events (the agent's default, summary lines), so the long ones show.
     long_holds: Vec<Span>,
+    /// j.u.c. locks held: (lock, mode, count, since, site, paused by an await).
+    juc_held: Vec<(Hash, LockMode, u32, u64, u32, bool)>,
+    /// The open contended `LockAcquire`: (since, lock, owner, site).
+    juc_contended: Option<(u64, u32, u32, u32)>,
+    /// `LockHold` events, drawn as holds when the log has no `LockRelease` (the default).
+    long_lock_holds: Vec<Span>,
 }
 
 /// Interns strings (frames, IDs) so the page names each once.
@@ -286,6 +300,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
     let mut obj_ids: HashMap<Hash, u32> = HashMap::new();
     let (mut first, mut last) = (u64::MAX, 0u64);
     let mut per_hold_events = false;
+    let (mut lock_releases, mut lock_summaries) = (false, false);
     while let Some((_, rec)) = r.next_event()? {
         let Ok(rec) = rec else { continue };
         let ts = rec.timestamp.nanos();
@@ -302,6 +317,9 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
                 contended: None,
                 held: Vec::new(),
                 long_holds: Vec::new(),
+                juc_held: Vec::new(),
+                juc_contended: None,
+                long_lock_holds: Vec::new(),
             }
         });
         let mut site = || match rec.event.stack().and_then(|s| s.top()) {
@@ -356,6 +374,98 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
                 let sp = span(Kind::Holding, since, ts, obj(monitor), NONE, site());
                 t.long_holds.push(sp);
             }
+            // j.u.c. locks: a contended acquisition is blocked time, an await or a park
+            // waiting time, a hold (paused by an await on the lock's condition) a hold.
+            Event::LockAcquire { lock, owner, .. } if owner != Hash::UNKNOWN && owner != thread => {
+                t.juc_contended = Some((ts, obj(lock), obj(owner), site()));
+            }
+            Event::Lock { op, lock, mode, .. } => {
+                if op != LockOp::Release {
+                    if let Some((since, l, o, s)) = t.juc_contended.take() {
+                        t.lane.activity += ts - since.min(ts);
+                        t.lane.states.push(span(Kind::Blocked, since, ts, l, o, s));
+                    }
+                }
+                let at = t.juc_held.iter().position(|h| h.0 == lock && h.1 == mode);
+                match (op, at) {
+                    (LockOp::Acquired, Some(i)) => t.juc_held[i].2 += 1,
+                    (LockOp::Acquired, None) => {
+                        let s = site();
+                        t.juc_held.push((lock, mode, 1, ts, s, false));
+                    }
+                    (LockOp::Release, Some(i)) => {
+                        lock_releases = true;
+                        t.juc_held[i].2 -= 1;
+                        if t.juc_held[i].2 == 0 {
+                            let (l, _, _, since, s, paused) = t.juc_held.remove(i);
+                            if !paused {
+                                let mut sp = span(Kind::Holding, since, ts, obj(l), NONE, s);
+                                sp.depth = (t.held.len() + i).min(3) as u8;
+                                t.lane.activity += ts - since.min(ts);
+                                t.lane.holds.push(sp);
+                            }
+                        }
+                    }
+                    (LockOp::Release, None) => lock_releases = true,
+                    _ => {}
+                }
+            }
+            Event::Condition {
+                op: ConditionOp::Await,
+                condition,
+                lock,
+                ..
+            } => {
+                let depth = t.held.len();
+                for (i, h) in t.juc_held.iter_mut().enumerate() {
+                    if h.0 == lock && !h.5 {
+                        let mut sp = span(Kind::Holding, h.3, ts, obj(lock), NONE, h.4);
+                        sp.depth = (depth + i).min(3) as u8;
+                        t.lane.activity += ts - h.3.min(ts);
+                        t.lane.holds.push(sp);
+                        h.5 = true;
+                    }
+                }
+                t.state = Some((Kind::Waiting, ts, obj(condition), NONE, site()));
+            }
+            Event::Condition {
+                op: ConditionOp::Awaited,
+                lock,
+                ..
+            } => {
+                for h in t.juc_held.iter_mut().filter(|h| h.0 == lock && h.5) {
+                    h.3 = ts;
+                    h.5 = false;
+                }
+                close_state(t, ts);
+            }
+            Event::ThreadPark { blocker, .. } => {
+                let b = if blocker == Hash::UNKNOWN {
+                    NONE
+                } else {
+                    obj(blocker)
+                };
+                t.state = Some((Kind::Waiting, ts, b, NONE, site()));
+            }
+            Event::ThreadParked { .. } => close_state(t, ts),
+            Event::LockHolds { .. } => lock_summaries = true,
+            Event::LockHold {
+                lock,
+                nanos,
+                site: at,
+                ..
+            } => {
+                lock_summaries = true;
+                let s = match at.top() {
+                    Some(f) => *site_ids
+                        .entry(f)
+                        .or_insert_with(|| sites.id(&md.frame_to_string(f))),
+                    None => NONE,
+                };
+                let since = ts.saturating_sub(nanos);
+                let sp = span(Kind::Holding, since, ts, obj(lock), NONE, s);
+                t.long_lock_holds.push(sp);
+            }
             Event::MonitorEntered { monitor, .. } => {
                 per_hold_events = true;
                 match t.held.iter_mut().find(|h| h.0 == monitor) {
@@ -383,9 +493,15 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
             _ => {}
         }
     }
+    // In a log summarised for j.u.c. locks the releases are not written: its LockAcquired
+    // holds are not known to be open at the end.
+    let juc_summarised = lock_summaries && !lock_releases;
     // Close what is open at the end.
     for t in threads.values_mut() {
-        if let Some((since, m, o, s)) = t.contended.take() {
+        for (since, m, o, s) in [t.contended.take(), t.juc_contended.take()]
+            .into_iter()
+            .flatten()
+        {
             let mut sp = span(Kind::Blocked, since, last, m, o, s);
             sp.open = true;
             t.lane.activity += last - since.min(last);
@@ -397,12 +513,31 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
             t.lane.activity += last - since.min(last);
             t.lane.states.push(sp);
         }
-        if !per_hold_events && !t.long_holds.is_empty() {
-            for sp in std::mem::take(&mut t.long_holds) {
+        let mut long = Vec::new();
+        if !per_hold_events {
+            long.append(&mut t.long_holds);
+        }
+        if !lock_releases {
+            long.append(&mut t.long_lock_holds);
+        }
+        if !long.is_empty() {
+            for sp in long {
                 t.lane.activity += sp.end - sp.start;
                 t.lane.holds.push(sp);
             }
             t.lane.holds.spans.sort_by_key(|sp| sp.start);
+        }
+        let depth0 = t.held.len();
+        for (i, (l, _, _, since, s, paused)) in
+            std::mem::take(&mut t.juc_held).into_iter().enumerate()
+        {
+            if !paused && !juc_summarised {
+                let id = *obj_ids.entry(l).or_insert_with(|| objs.id(&l.to_string()));
+                let mut sp = span(Kind::Holding, since, last, id, NONE, s);
+                sp.open = true;
+                sp.depth = (depth0 + i).min(3) as u8;
+                t.lane.holds.push(sp);
+            }
         }
         for (i, (m, _, since, s, paused)) in std::mem::take(&mut t.held).into_iter().enumerate() {
             if !paused {
@@ -584,6 +719,29 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
     }
     let idx = |m: &HashMap<u32, u32>, x: u32| -> i64 { m.get(&x).map_or(-1, |&i| i64::from(i)) };
     let _ = write!(s, "\"objs\":{},", strs(&objs.list));
+    // Which IDs are j.u.c. locks (from the report and the lock-order graph) and park
+    // blockers, so that the page names them so.
+    let mut juc: Vec<Hash> = a
+        .locks
+        .keys()
+        .chain(inp.deadlocks.juc.iter())
+        .copied()
+        .collect();
+    juc.sort();
+    juc.dedup();
+    let _ = write!(s, "\"juc\":{},", json_list(&juc, |h| format!("\"{h}\"")));
+    let mut parks: Vec<Hash> = a
+        .parks
+        .keys()
+        .filter(|h| **h != Hash::UNKNOWN)
+        .copied()
+        .collect();
+    parks.sort();
+    let _ = write!(
+        s,
+        "\"parks\":{},",
+        json_list(&parks, |h| format!("\"{h}\""))
+    );
     let _ = write!(s, "\"sites\":{},", strs(&sites.list));
     s.push_str("\"lanes\":");
     s.push_str(&json_list(&inp.lanes.lanes, |l| {
@@ -765,19 +923,94 @@ fn stacks_at<'a>(
     v
 }
 
+/// One row of the locks table: a monitor, semaphore or wait/notify object, or a j.u.c. lock.
+struct LockRow<'a> {
+    id: Hash,
+    kind: &'static str,
+    blocked: u64,
+    contentions: u64,
+    blocked_max: u64,
+    still_blocked: u64,
+    holds: Hist,
+    open_holds: u64,
+    owners: &'a HashMap<Hash, u64>,
+    sites: &'a HashMap<Option<Frame>, (u64, u64)>,
+    hold_sites: &'a HashMap<Option<Frame>, (u64, u64)>,
+    sem: Option<&'a crate::report::ObjectStats>,
+    /// Waits, waited ns, notifies, notifyAlls (for a j.u.c. lock: its conditions' awaits,
+    /// awaited ns, signals, signalAlls).
+    waits: (u64, u64, u64, u64),
+}
+
+impl LockRow<'_> {
+    /// What ranks the rows: the time threads spent on it.
+    fn time(&self) -> u64 {
+        self.blocked + self.holds.total() + self.sem.map_or(0, |o| o.sem_time) + self.waits.1
+    }
+}
+
 fn locks_json(inp: &Inputs<'_>) -> String {
     let a = inp.analysis;
     let md = inp.md;
-    let locks = a.ranked(
-        |o| o.blocked + o.holds.total() + o.sem_time + o.waited,
-        |o| {
-            o.contentions > 0
-                || o.holds.count() > 0
-                || o.open_holds > 0
-                || o.sem_acquires + o.sem_releases > 0
-                || o.waits + o.notifies + o.notify_alls > 0
-        },
-    );
+    let mut locks: Vec<LockRow<'_>> = a
+        .ranked(
+            |o| o.blocked + o.holds.total() + o.sem_time + o.waited,
+            |o| {
+                o.contentions > 0
+                    || o.holds.count() > 0
+                    || o.open_holds > 0
+                    || o.sem_acquires + o.sem_releases > 0
+                    || o.waits + o.notifies + o.notify_alls > 0
+            },
+        )
+        .into_iter()
+        .map(|(h, o)| LockRow {
+            id: h,
+            kind: if o.sem_acquires + o.sem_releases > 0 {
+                "semaphore"
+            } else if o.contentions > 0 || o.holds.count() > 0 || o.open_holds > 0 {
+                "monitor"
+            } else {
+                "wait/notify"
+            },
+            blocked: o.blocked,
+            contentions: o.contentions,
+            blocked_max: o.blocked_max,
+            still_blocked: o.still_blocked,
+            holds: o.holds.clone(),
+            open_holds: o.open_holds,
+            owners: &o.owners,
+            sites: &o.sites,
+            hold_sites: &o.hold_sites,
+            sem: Some(o),
+            waits: (o.waits, o.waited, o.notifies, o.notify_alls),
+        })
+        .collect();
+    // j.u.c. locks: both modes' holds in one histogram (from events or LockHolds lines, as
+    // `orca report` says), contention from the LockAcquire events.
+    let mut juc: Vec<(&Hash, &report::LockStats)> = a.locks.iter().collect();
+    juc.sort_by_key(|(h, _)| **h);
+    for (h, l) in juc {
+        let mut holds = l.write_holds.clone();
+        holds.merge(&l.read_holds);
+        locks.push(LockRow {
+            id: *h,
+            kind: "j.u.c. lock",
+            blocked: l.blocked,
+            contentions: l.contentions,
+            blocked_max: l.blocked_max,
+            still_blocked: l.still_blocked,
+            holds,
+            open_holds: l.open_holds,
+            owners: &l.owners,
+            sites: &l.sites,
+            hold_sites: &l.hold_sites,
+            sem: None,
+            waits: (l.awaits, l.awaited, l.signals, l.signal_alls),
+        });
+    }
+    // Stable: the monitors keep their order among equals, j.u.c. locks after them.
+    locks.sort_by_key(|r| std::cmp::Reverse(r.time()));
     let total = locks.len();
     let sites = |h: Hash, m: &HashMap<Option<Frame>, (u64, u64)>, w: Option<FlameWeight>| {
         json_list(report::top_sites(m, MAX_SITES), |(f, c, ns)| {
@@ -802,45 +1035,51 @@ fn locks_json(inp: &Inputs<'_>) -> String {
         bytes += row.len() + 1;
         bytes <= inp.budget.lock_bytes
     };
-    let row = |(h, o): &(Hash, &crate::report::ObjectStats)| {
-        let hh = &o.holds;
-        let mut owners: Vec<(&Hash, &u64)> = o.owners.iter().collect();
+    let empty = HashMap::new();
+    let row = |r: &LockRow<'_>| {
+        let hh = &r.holds;
+        let mut owners: Vec<(&Hash, &u64)> = r.owners.iter().collect();
         owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
-        let kind = if o.sem_acquires + o.sem_releases > 0 {
-            "semaphore"
-        } else if o.contentions > 0 || hh.count() > 0 || o.open_holds > 0 {
-            "monitor"
-        } else {
-            "wait/notify"
+        let (sem_acquires, sem_time, sem_max, sem_releases, sem_sites) = match r.sem {
+            Some(o) => (
+                o.sem_acquires,
+                o.sem_time,
+                o.sem_max,
+                o.sem_releases,
+                &o.sem_sites,
+            ),
+            None => (0, 0, 0, 0, &empty),
         };
         format!(
-            "{{\"id\":\"{h}\",\"kind\":\"{kind}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"holds\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{}}}",
-            o.blocked,
-            o.contentions,
-            o.blocked_max,
-            o.still_blocked,
+            "{{\"id\":\"{}\",\"kind\":\"{}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"holds\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{}}}",
+            r.id,
+            r.kind,
+            r.blocked,
+            r.contentions,
+            r.blocked_max,
+            r.still_blocked,
             hh.count(),
             hh.total(),
             hh.percentile(50.0),
             hh.percentile(99.0),
             hh.max(),
-            o.open_holds,
+            r.open_holds,
             json_list(hh.buckets(), |(v, c)| format!("[{v},{c}]")),
             json_list(owners.iter().take(MAX_SITES), |(t, c)| format!(
                 "[{},{c}]",
                 json_str(&a.thread_label(**t))
             )),
-            sites(*h, &o.sites, Some(FlameWeight::Blocked)),
-            sites(*h, &o.hold_sites, Some(FlameWeight::Held)),
-            o.sem_acquires,
-            o.sem_time,
-            o.sem_max,
-            o.sem_releases,
-            sites(*h, &o.sem_sites, None),
-            o.waits,
-            o.waited,
-            o.notifies,
-            o.notify_alls
+            sites(r.id, r.sites, Some(FlameWeight::Blocked)),
+            sites(r.id, r.hold_sites, Some(FlameWeight::Held)),
+            sem_acquires,
+            sem_time,
+            sem_max,
+            sem_releases,
+            sites(r.id, sem_sites, None),
+            r.waits.0,
+            r.waits.1,
+            r.waits.2,
+            r.waits.3
         )
     };
     // The first row always, then rows while they fit.

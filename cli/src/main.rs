@@ -99,8 +99,9 @@ enum Cmd {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// Hold times from MonitorEntered/MonitorExit events even when the log
-        /// has MonitorHolds summary lines (a `trace=all` log has both).
+        /// Hold times from MonitorEntered/MonitorExit (and LockAcquired/LockRelease)
+        /// events even when the log has MonitorHolds (LockHolds) summary lines (a
+        /// `trace=all` log has both).
         #[arg(long)]
         from_events: bool,
     },
@@ -109,8 +110,9 @@ enum Cmd {
     Deadlocks {
         /// Dump prefix.
         prefix: PathBuf,
-        /// The lock-order graph from MonitorEnter/MonitorEntered events even
-        /// when the log has LockOrder summary lines (a `trace=all` log has both).
+        /// The lock-order graph from MonitorEnter/MonitorEntered and LockAcquire
+        /// events even when the log has LockOrder summary lines (a `trace=all` log
+        /// has both).
         #[arg(long)]
         from_events: bool,
     },
@@ -124,8 +126,8 @@ enum Cmd {
         /// Output file (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// `--weight held` from MonitorEntered/MonitorExit events even when the
-        /// log has MonitorHolds summary lines.
+        /// `--weight held` from MonitorEntered/MonitorExit (LockAcquired/LockRelease)
+        /// events even when the log has MonitorHolds (LockHolds) summary lines.
         #[arg(long)]
         from_events: bool,
     },
@@ -165,8 +167,9 @@ pub enum Mode {
 pub enum FlameWeight {
     /// ns between MonitorContendedEnter and MonitorContendedEntered.
     Blocked,
-    /// ns between MonitorEntered and MonitorExit (from MonitorHolds summary
-    /// lines when the log has any: one-frame stacks).
+    /// ns between MonitorEntered and MonitorExit, LockAcquired and LockRelease
+    /// (from MonitorHolds and LockHolds summary lines when the log has any:
+    /// one-frame stacks).
     Held,
     /// ns between ObjectWait and ObjectWaited.
     Waiting,

@@ -13,6 +13,10 @@
 //! (summed over intervals), else from `MonitorEntered`/`MonitorExit` events;
 //! never from both (a `trace=all` log has both: `--from-events` picks the
 //! events). Both sources are bucketed alike, so they give the same figures.
+//! j.u.c. hold times likewise come from `LockHolds` lines when the log has any,
+//! else from `LockAcquired`/`LockRelease`. `MonitorHold`/`LockHold` events are
+//! listed as the longest holds, never added to the hold figures (a summary line
+//! counts them already).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -74,6 +78,11 @@ pub struct LockStats {
     pub read_holds: Hist,
     pub open_holds: u64,
     pub hold_sites: HashMap<Option<Frame>, (u64, u64)>,
+    /// Holds from `LockHolds` lines (write, read, sites), moved into the fields above at the
+    /// end when they are the source.
+    sum_write_holds: Hist,
+    sum_read_holds: Hist,
+    sum_hold_sites: HashMap<Option<Frame>, (u64, u64)>,
     pub awaits: u64,
     pub awaited: u64,
     pub signals: u64,
@@ -125,14 +134,37 @@ pub struct Analysis {
     pub parks: FastMap<Hash, (u64, u64)>,
     pub unparks: u64,
     pub has_holds: bool,
-    /// Whether the log has summary lines (`MonitorHolds`, `LockOrder`).
+    /// Whether the log has summary lines (`MonitorHolds`, `LockHolds`, `LockOrder`).
     pub has_summaries: bool,
+    /// Whether the log has j.u.c. hold summaries (`LockHolds` or `LockHold` lines).
+    pub has_lock_summaries: bool,
+    /// Whether the log has a `LockRelease` (a complete trace of j.u.c. locks when it has
+    /// `LockHolds` too; without, the default mode: only contended or unsuccessful
+    /// acquisitions are events, and acquisition counts are not known).
+    pub has_lock_releases: bool,
+    /// Whether j.u.c. hold times come from `LockHolds` lines (else from events).
+    pub lock_holds_from_summaries: bool,
     /// Whether hold times come from the summary lines (else from events).
     pub holds_from_summaries: bool,
     /// Recompute hold times from events even when summary lines exist.
     pub from_events: bool,
     /// The longest `MonitorHold` events: (nanos, thread, monitor, end, stack).
     pub long_holds: Vec<LongHold>,
+    /// The longest `LockHold` events.
+    pub long_lock_holds: Vec<LongLockHold>,
+}
+
+/// One `LockHold` event: (nanos, thread, lock, mode, end timestamp, acquisition site, raw
+/// stack of the `unlock`).
+pub type LongLockHold = (u64, Hash, Hash, LockMode, u64, Option<Frame>, String);
+
+impl Analysis {
+    /// Whether the log is summarised for j.u.c. locks (FORMAT.md): `LockHolds` lines and no
+    /// `LockRelease`, so its `LockAcquired` lines are the contended acquisitions only and
+    /// their releases are not written.
+    pub fn juc_summarised(&self) -> bool {
+        self.has_lock_summaries && !self.has_lock_releases
+    }
 }
 
 /// One `MonitorHold` event: (nanos, thread, monitor, end timestamp, raw stack).
@@ -239,6 +271,45 @@ impl Analysis {
                 add_sites(&mut o.sum_hold_sites, site.top(), count, total);
             }
             Event::LockOrder { .. } => self.has_summaries = true,
+            Event::LockHolds {
+                lock,
+                mode,
+                count,
+                total,
+                max,
+                histogram,
+                site,
+                ..
+            } => {
+                self.has_summaries = true;
+                self.has_lock_summaries = true;
+                let l = self.locks.entry(lock).or_default();
+                let h = match mode {
+                    LockMode::Write => &mut l.sum_write_holds,
+                    LockMode::Read => &mut l.sum_read_holds,
+                };
+                h.add_summary(count, total, max, histogram.buckets());
+                add_sites(&mut l.sum_hold_sites, site.top(), count, total);
+            }
+            Event::LockHold {
+                lock,
+                mode,
+                nanos,
+                site,
+                stack,
+                ..
+            } => {
+                // Extra detail only: the hold is counted in a LockHolds line.
+                self.has_lock_summaries = true;
+                self.locks.entry(lock).or_default();
+                let l = &mut self.long_lock_holds;
+                if l.len() < LONG_HOLDS_KEPT || l.last().is_some_and(|x| x.0 < nanos) {
+                    let raw = stack.raw().to_string();
+                    l.push((nanos, thread, lock, mode, ts, site.top(), raw));
+                    l.sort_by(|a, b| b.0.cmp(&a.0).then(a.4.cmp(&b.4)));
+                    l.truncate(LONG_HOLDS_KEPT);
+                }
+            }
             Event::MonitorHold {
                 monitor,
                 nanos,
@@ -336,6 +407,7 @@ impl Analysis {
                     LockOp::TimedOut => l.timed_out += 1,
                     LockOp::Interrupted => l.interrupted += 1,
                     LockOp::Release => {
+                        self.has_lock_releases = true;
                         if let Some(i) = t.juc_held.iter().position(|h| h.0 == lock && h.1 == mode)
                         {
                             t.juc_held[i].2 -= 1;
@@ -464,6 +536,18 @@ impl Analysis {
     /// and picks the source of hold times.
     fn finish(&mut self) {
         self.holds_from_summaries = self.has_summaries && !self.from_events;
+        self.lock_holds_from_summaries = self.has_lock_summaries && !self.from_events;
+        let juc_summarised = self.juc_summarised();
+        for l in self.locks.values_mut() {
+            let w = std::mem::take(&mut l.sum_write_holds);
+            let r = std::mem::take(&mut l.sum_read_holds);
+            let sites = std::mem::take(&mut l.sum_hold_sites);
+            if self.lock_holds_from_summaries {
+                l.write_holds = w;
+                l.read_holds = r;
+                l.hold_sites = sites;
+            }
+        }
         for o in self.objects.values_mut() {
             let sum_holds = std::mem::take(&mut o.sum_holds);
             let sum_sites = std::mem::take(&mut o.sum_hold_sites);
@@ -520,8 +604,12 @@ impl Analysis {
                 }
                 None => {}
             }
+            // In a log summarised for j.u.c. locks the releases are not written: the holds
+            // of its LockAcquired lines are not known to be open.
             for (lock, ..) in t.juc_held.drain(..) {
-                self.locks.entry(lock).or_default().open_holds += 1;
+                if !juc_summarised {
+                    self.locks.entry(lock).or_default().open_holds += 1;
+                }
             }
         }
     }
@@ -771,15 +859,30 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
         s,
         "\nj.u.c. locks by time threads spent blocked on them (an acquisition is contended when another thread owned the lock as it began)"
     );
+    if a.lock_holds_from_summaries {
+        let _ = writeln!(
+            s,
+            "  (hold times from LockHolds summary lines{})",
+            if a.juc_summarised() {
+                "; only contended or unsuccessful acquisitions are events, so their number is not known"
+            } else {
+                ""
+            }
+        );
+    }
     for (i, (h, l)) in locks.iter().take(top).enumerate() {
         let _ = writeln!(
             s,
-            "  #{} lock {h}: {} blocked in {} contentions (max {}) of {} acquisitions{}{}",
+            "  #{} lock {h}: {} blocked in {} contentions (max {}){}{}{}",
             i + 1,
             dur(l.blocked),
             l.contentions,
             dur(l.blocked_max),
-            l.acquisitions,
+            if a.juc_summarised() {
+                String::new()
+            } else {
+                format!(" of {} acquisitions", l.acquisitions)
+            },
             if l.failed + l.timed_out + l.interrupted > 0 {
                 format!(
                     ", {} failed, {} timed out, {} interrupted",
@@ -834,6 +937,24 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
             );
         }
     }
+    if !a.long_lock_holds.is_empty() {
+        let _ = writeln!(s, "\nLongest j.u.c. lock holds (LockHold events)");
+        for (ns, t, l, mode, _, at, raw) in a.long_lock_holds.iter().take(top) {
+            let released = parse_stack(raw.as_bytes(), 0)
+                .ok()
+                .and_then(|st| st.top())
+                .map(|f| md.frame_to_string(f))
+                .unwrap_or_else(|| "(no stack)".into());
+            let _ = writeln!(
+                s,
+                "  lock {l} ({}) held {} by {}, acquired at {}, released at {released}",
+                mode_name(*mode),
+                dur(*ns),
+                a.thread_label(*t),
+                site(md, *at)
+            );
+        }
+    }
     if !a.parks.is_empty() {
         let mut parks: Vec<(Hash, (u64, u64))> = a.parks.iter().map(|(h, p)| (*h, *p)).collect();
         parks.sort_by(|x, y| y.1 .1.cmp(&x.1 .1).then(x.0.cmp(&y.0)));
@@ -874,6 +995,13 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
                 dur(t.parked.1)
             );
         }
+    }
+}
+
+fn mode_name(m: LockMode) -> &'static str {
+    match m {
+        LockMode::Write => "write/exclusive",
+        LockMode::Read => "read",
     }
 }
 
@@ -1025,6 +1153,32 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         })
         .collect();
     s.push_str(&waits.join(","));
+    s.push_str("],\"juc_locks\":[");
+    s.push_str(&juc_json(a, md, top));
+    s.push_str("],\"parks\":[");
+    let mut parks: Vec<(Hash, (u64, u64))> = a.parks.iter().map(|(h, p)| (*h, *p)).collect();
+    parks.sort_by(|x, y| y.1 .1.cmp(&x.1 .1).then(x.0.cmp(&y.0)));
+    let parks: Vec<String> = parks
+        .iter()
+        .take(top)
+        .map(|(h, (c, ns))| format!("{{\"blocker\":\"{h}\",\"parks\":{c},\"parked_ns\":{ns}}}"))
+        .collect();
+    s.push_str(&parks.join(","));
+    let long_locks: Vec<String> = a
+        .long_lock_holds
+        .iter()
+        .take(top)
+        .map(|(ns, t, l, mode, end, at, raw)| {
+            let frames: Vec<String> = parse_stack(raw.as_bytes(), 0)
+                .map(|st| st.frames().map(|f| json_str(&md.frame_to_string(f))).collect())
+                .unwrap_or_default();
+            format!(
+                "{{\"lock\":\"{l}\",\"mode\":\"{mode}\",\"thread\":\"{t}\",\"ns\":{ns},\"end_ns\":{end},\"site\":{},\"stack\":[{}]}}",
+                json_str(&site(md, *at)),
+                frames.join(",")
+            )
+        })
+        .collect();
     let long: Vec<String> = a
         .long_holds
         .iter()
@@ -1039,17 +1193,77 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
             )
         })
         .collect();
+    let source = |summaries: bool| if summaries { "summaries" } else { "events" };
     let _ = writeln!(
         s,
-        "],\"holds_source\":\"{}\",\"long_holds\":[{}]}}",
-        if a.holds_from_summaries {
-            "summaries"
-        } else {
-            "events"
-        },
-        long.join(",")
+        "],\"holds_source\":\"{}\",\"long_holds\":[{}],\"lock_holds_source\":\"{}\",\"long_lock_holds\":[{}]}}",
+        source(a.holds_from_summaries),
+        long.join(","),
+        source(a.lock_holds_from_summaries),
+        long_locks.join(",")
     );
     s
+}
+
+/// The j.u.c. locks as JSON objects (without the brackets), ranked as in the text.
+/// `acquisitions` is `null` in a log summarised for j.u.c. locks (not known).
+fn juc_json(a: &Analysis, md: &Metadata, top: usize) -> String {
+    let mut locks: Vec<(Hash, &LockStats)> = a.locks.iter().map(|(h, l)| (*h, l)).collect();
+    let held = |l: &LockStats| l.write_holds.total() + l.read_holds.total();
+    locks.sort_by(|x, y| {
+        (y.1.blocked, held(y.1))
+            .cmp(&(x.1.blocked, held(x.1)))
+            .then(x.0.cmp(&y.0))
+    });
+    let hist = |h: &Hist| {
+        format!(
+            "{{\"count\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{}}}",
+            h.count(),
+            h.total(),
+            h.percentile(50.0),
+            h.percentile(99.0),
+            h.max()
+        )
+    };
+    let v: Vec<String> = locks
+        .iter()
+        .take(top)
+        .map(|(h, l)| {
+            let owners: Vec<String> = by_count(&l.owners)
+                .into_iter()
+                .map(|(t, c)| {
+                    let name = a.threads.get(t).and_then(|t| t.name.as_deref()).map(json_str).unwrap_or_else(|| "null".into());
+                    format!("{{\"thread\":\"{t}\",\"name\":{name},\"count\":{c}}}")
+                })
+                .collect();
+            format!(
+                "{{\"id\":\"{h}\",\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
+                l.blocked,
+                l.contentions,
+                l.blocked_max,
+                l.still_blocked,
+                if a.juc_summarised() {
+                    "null".to_string()
+                } else {
+                    l.acquisitions.to_string()
+                },
+                l.failed,
+                l.timed_out,
+                l.interrupted,
+                owners.join(","),
+                sites_json(md, &l.sites, top),
+                hist(&l.write_holds),
+                hist(&l.read_holds),
+                l.open_holds,
+                sites_json(md, &l.hold_sites, top),
+                l.awaits,
+                l.awaited,
+                l.signals,
+                l.signal_alls
+            )
+        })
+        .collect();
+    v.join(",")
 }
 
 #[cfg(test)]
@@ -1184,5 +1398,104 @@ mod tests {
         );
         assert!(!e.holds_from_summaries);
         assert_eq!(e.objects[&Hash(0x1111)].holds, o.holds);
+    }
+
+    /// j.u.c. hold summaries: LockHolds lines summed per lock and mode across intervals and
+    /// threads, the LockHold listed and not added again; in the default mode's log the
+    /// contended acquisition's hold (never released in the log) is not an open hold, and the
+    /// number of acquisitions is not known.
+    #[test]
+    fn lock_holds_lines_are_summed_and_long_holds_listed() {
+        let log = "\
+1.000000000,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000010
+1.000000400,LockAcquired,0000BBBB,00002222,W,1;00000002;00000010
+1.000001000,LockHold,0000AAAA,00002222,W,20000,1;00000001;00000010,2;00000001;00000014;00000002;00000001
+1.000002000,LockHolds,0000AAAA,00002222,W,2,21000,20000,2;317;1;590;1,1;00000001;00000010
+1.000002000,LockHolds,0000AAAA,00002222,R,1,70,70,1;70;1,1;00000001;00000020
+2.000000000,LockHolds,0000AAAA,00002222,W,1,2000,2000,1;381;1,1;00000001;00000010
+2.000000000,LockHolds,0000BBBB,00002222,W,1,5000,5000,1;462;1,1;00000002;00000010
+";
+        let a = analyse(log, false);
+        assert!(a.lock_holds_from_summaries && a.juc_summarised());
+        let l = &a.locks[&Hash(0x2222)];
+        let mut w = Hist::default();
+        for v in [1000, 20000, 2000, 5000] {
+            w.add(v);
+        }
+        assert_eq!(l.write_holds, w);
+        assert_eq!((l.read_holds.count(), l.read_holds.total()), (1, 70));
+        assert_eq!(l.open_holds, 0);
+        assert_eq!((l.contentions, l.blocked), (1, 400));
+        let site = |m, loc| {
+            Some(Frame {
+                method: orca_format::MethodId(m),
+                location: loc,
+            })
+        };
+        assert_eq!(l.hold_sites[&site(1, 0x10)], (3, 23000));
+        assert_eq!(l.hold_sites[&site(1, 0x20)], (1, 70));
+        assert_eq!(l.hold_sites[&site(2, 0x10)], (1, 5000));
+        assert_eq!(a.long_lock_holds.len(), 1);
+        assert_eq!(a.long_lock_holds[0].0, 20000);
+        let md = Metadata::from_readers(
+            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
+            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
+                .as_bytes(),
+        )
+        .unwrap();
+        let out = text(&a, &md, "t", 10);
+        for want in [
+            "  (hold times from LockHolds summary lines; only contended or unsuccessful acquisitions are events, so their number is not known)\n",
+            "  #1 lock 00002222: 400 ns blocked in 1 contentions (max 400 ns)\n",
+            "      write/exclusive held 4 times, total 28.000 µs",
+            "      read held 1 times, total 70 ns",
+            "Longest j.u.c. lock holds (LockHold events)\n  lock 00002222 (write/exclusive) held 20.000 µs by [0000AAAA], acquired at T.a(T.java), released at T.a(T.java)\n",
+        ] {
+            assert!(out.contains(want), "{want}\n{out}");
+        }
+        assert!(!out.contains("still open"), "{out}");
+        let j = json(&a, &md, "t", 10);
+        for want in [
+            "\"acquisitions\":null",
+            "\"write_holds\":{\"count\":4,\"total_ns\":28000,",
+            "\"lock_holds_source\":\"summaries\"",
+            "\"long_lock_holds\":[{\"lock\":\"00002222\",\"mode\":\"W\",\"thread\":\"0000AAAA\",\"ns\":20000,",
+        ] {
+            assert!(j.contains(want), "{want}\n{j}");
+        }
+    }
+
+    /// A trace=all log of j.u.c. locks: the LockHolds lines win over the events (no double
+    /// counting) unless `from_events`, and both say the same; a log without LockHolds uses
+    /// the events as before.
+    #[test]
+    fn lock_holds_or_events_never_both() {
+        let log = "\
+1.000000000,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000010
+1.000000100,LockAcquired,0000AAAA,00002222,W,1;00000001;00000010
+1.000001100,LockRelease,0000AAAA,00002222,W,1;00000001;00000020
+1.000001100,LockHold,0000AAAA,00002222,W,1000,1;00000001;00000010,1;00000001;00000020
+1.000002000,LockHolds,0000AAAA,00002222,W,1,1000,1000,1;317;1,1;00000001;00000010
+1.000003000,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000010
+1.000003100,LockAcquired,0000AAAA,00002222,W,1;00000001;00000010
+";
+        let s = analyse(log, false);
+        assert!(s.lock_holds_from_summaries && !s.juc_summarised());
+        let l = &s.locks[&Hash(0x2222)];
+        assert_eq!((l.write_holds.count(), l.write_holds.total()), (1, 1000));
+        // A complete trace: the hold still open at the end is one.
+        assert_eq!((l.open_holds, l.acquisitions), (1, 2));
+        let e = analyse(log, true);
+        assert!(!e.lock_holds_from_summaries);
+        assert_eq!(e.locks[&Hash(0x2222)].write_holds, l.write_holds);
+        assert_eq!(e.locks[&Hash(0x2222)].hold_sites, l.hold_sites);
+        let only_events: String = log
+            .lines()
+            .filter(|l| !l.contains(",LockHold"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let o = analyse(&only_events, false);
+        assert!(!o.lock_holds_from_summaries && !o.juc_summarised());
+        assert_eq!(o.locks[&Hash(0x2222)].write_holds, l.write_holds);
     }
 }

@@ -11,7 +11,10 @@
 //! j.u.c. locks: contended acquisitions (another thread owned the lock as the
 //! `LockAcquire` began) are `blocked on lock` spans, outermost holds are
 //! `hold lock` async spans (paused during `await`), condition awaits and parks
-//! are `await` and `park` spans.
+//! are `await` and `park` spans. In a log summarised for j.u.c. locks
+//! (`LockHolds`/`LockHold` lines and no `LockRelease`: the default mode), the
+//! holds are not followed from the events (their releases are not written):
+//! the long holds of its `LockHold` events are drawn as `hold lock` spans.
 //! Events are written as they are found,
 //! so memory stays bounded; a first pass finds the earliest timestamp, which
 //! becomes 0.
@@ -92,6 +95,7 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
     let mut t0 = u64::MAX;
     let mut last = 0;
     let mut entered_events = false;
+    let (mut lock_releases, mut lock_summaries) = (false, false);
     let mut r = EventReader::open(prefix)?;
     while let Some((_, rec)) = r.next_event()? {
         if let Ok(rec) = rec {
@@ -99,6 +103,15 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
             match rec.event {
                 Event::MonitorEntered { .. } => entered_events = true,
                 Event::MonitorHold { nanos, .. } => start = start.saturating_sub(nanos),
+                Event::LockHold { nanos, .. } => {
+                    lock_summaries = true;
+                    start = start.saturating_sub(nanos)
+                }
+                Event::LockHolds { .. } => lock_summaries = true,
+                Event::Lock {
+                    op: LockOp::Release,
+                    ..
+                } => lock_releases = true,
                 _ => {}
             }
             t0 = t0.min(start);
@@ -108,6 +121,8 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
     if t0 == u64::MAX {
         t0 = 0;
     }
+    // Holds of j.u.c. locks from the events, else from the LockHold events.
+    let juc_summarised = lock_summaries && !lock_releases;
     let f = File::create(output).map_err(|e| format!("{}: {e}", output.display()))?;
     let mut out = Out {
         w: BufWriter::new(f),
@@ -276,6 +291,24 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                 );
                 out.raw(&s)?;
             }
+            Event::LockHold {
+                lock,
+                mode,
+                nanos,
+                site: at,
+                ..
+            } if !lock_releases => {
+                // A long hold that ended now; holds of one lock on one thread never overlap
+                // (a thread holding both views draws them as one lane, as from the events).
+                let begin = format!(
+                    "{{\"ph\":\"b\",\"pid\":1,\"tid\":{tid},\"name\":\"hold lock {lock}\",\"cat\":\"hold\",\"id\":\"{tid}-lock-{lock}\",\"ts\":{},\"args\":{{\"mode\":\"{mode}\",\"site\":{},\"nanos\":{nanos}}}}}",
+                    out.us(ts.saturating_sub(nanos)),
+                    json_str(&site(at.top()))
+                );
+                out.raw(&begin)?;
+                let at = out.us(ts);
+                out.raw(&juc_hold(tid, lock, 'e', &at))?;
+            }
             Event::LockAcquire { lock, owner, .. } => {
                 t.juc = Some(("blocked on lock", lock, owner, ts, top))
             }
@@ -293,6 +326,7 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                     }
                 }
                 match op {
+                    _ if juc_summarised => {}
                     LockOp::Acquired => match t.juc_held.iter_mut().find(|h| h.0 == lock) {
                         Some(h) => h.1 += 1,
                         None => {

@@ -77,6 +77,15 @@ impl Hist {
             *self.buckets.entry(b).or_default() += c;
         }
     }
+    /// Adds every sample of `o` (the holds of both modes of a j.u.c. lock, say).
+    pub fn merge(&mut self, o: &Hist) {
+        self.count += o.count;
+        self.total += o.total;
+        self.max = self.max.max(o.max);
+        for (&b, &c) in &o.buckets {
+            *self.buckets.entry(b).or_default() += c;
+        }
+    }
     /// Number of samples.
     pub fn count(&self) -> u64 {
         self.count

@@ -337,3 +337,155 @@ fn deadlocked_fixture_page_shows_the_cycle_and_the_threads_blocked_at_the_end() 
         assert!(dl.contains(want), "no {want:?} in\n{dl}");
     }
 }
+
+/// j.u.c. locks on the page: the hand-written complete trace `juc` (cli/tests/fixtures) and
+/// its default mode's log (j.u.c. summaries, tests/src/summary.rs). Both pages pass their
+/// self-test; the j.u.c. lock is a row of the locks table (holds from the events or from the
+/// LockHolds lines: the same figures), its holds are in the lanes (every hold from the
+/// events, the LockHold of the long one from the summaries), awaits are waiting spans, the
+/// contended acquisition a blocked span, and the cross-kind cycle is in the deadlocks.
+#[test]
+fn juc_locks_are_in_the_table_the_lanes_and_the_deadlocks() {
+    let dir = orca_tests::work_dir().join("runs/html-juc");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let trace = std::fs::read_to_string(fixtures.join("juc.orca")).unwrap();
+    let summary = orca_tests::summary::Summarize {
+        interval_ns: 1_000_000_000,
+        threshold_ns: 1_000_000,
+    }
+    .run(&trace)
+    .summary;
+    let mut data = Vec::new();
+    for (name, text) in [("juc-full", trace.as_str()), ("juc-summary", &summary)] {
+        let sub = dir.join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join("run.orca"), text).unwrap();
+        for ext in ["methods", "classtable"] {
+            std::fs::copy(
+                fixtures.join(format!("juc.{ext}")),
+                sub.join(format!("run.{ext}")),
+            )
+            .unwrap();
+        }
+        let r = Run {
+            prefix: sub.join("run"),
+            code: Some(0),
+            stdout: String::new(),
+            stderr: String::new(),
+        };
+        let dom = check_page(&r, name, true);
+        let dl = dom
+            .split("<div id=\"dl\">")
+            .nth(1)
+            .expect("deadlocks section");
+        for want in [
+            "Potential deadlock #1: lock-order cycle of 2 locks",
+            "holds j.u.c. lock 00002222",
+            "then takes monitor 00001111",
+            "holds monitor 00001111",
+            "then takes j.u.c. lock 00002222",
+        ] {
+            assert!(dl.contains(want), "{name}: no {want:?} in\n{dl}");
+        }
+        assert!(
+            dom.contains("j.u.c. lock 00002222"),
+            "{name}: no j.u.c. row"
+        );
+        let page = std::fs::read_to_string(sub.join(format!("{name}.html"))).unwrap();
+        let json = page
+            .split("\"locks\":{\"total\":")
+            .nth(1)
+            .unwrap()
+            .split("\"flames\":")
+            .next()
+            .unwrap()
+            .to_string();
+        data.push((name, page, json));
+    }
+    // The locks table's j.u.c. row: the same holds, contention and awaits from both logs.
+    let row = |json: &str| {
+        let r = json
+            .split("{\"id\":\"00002222\",\"kind\":\"j.u.c. lock\",")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no j.u.c. row in {json}"));
+        r.split(",\"owners\":").next().unwrap().to_string()
+    };
+    assert_eq!(row(&data[0].2), row(&data[1].2));
+    assert!(
+        row(&data[0].2).contains("\"contentions\":1,")
+            && row(&data[0].2).contains("\"holds\":3,")
+            && row(&data[0].2).contains("\"openHolds\":0,"),
+        "{}",
+        row(&data[0].2)
+    );
+    // Holds drawn in each thread's lane: from the events, one's hold of 2222 in two parts
+    // (the await between) and its hold of 1111, two's three holds; from the summaries, the
+    // LockHold only (short holds are in the LockHolds lines, not in the lanes).
+    let holds_drawn = |page: &str, thread: &str| -> u64 {
+        let lane = page
+            .split(&format!("{{\"id\":\"{thread}\",\"start\":"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no lane {thread}"));
+        let holds = lane.split("\"holds\":{").nth(1).unwrap();
+        holds
+            .split("\"original\":")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(holds_drawn(&data[0].1, "0000000A"), 3);
+    assert_eq!(holds_drawn(&data[0].1, "0000000B"), 3);
+    assert_eq!(holds_drawn(&data[1].1, "0000000A"), 1);
+    assert_eq!(holds_drawn(&data[1].1, "0000000B"), 0);
+    for (name, page, _) in &data {
+        assert!(page.contains("\"juc\":[\"00002222\"]"), "{name}");
+    }
+}
+
+/// The recorded j.u.c. traces (cli/tests/fixtures/traces: JucLocks, MixedDeadlock) and their
+/// default mode's logs: every page passes its self-test, with the j.u.c. locks in its table.
+#[test]
+fn recorded_juc_trace_pages_work_in_chromium() {
+    let traces = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
+    for name in ["juclocks", "mixed"] {
+        let trace = std::fs::read_to_string(traces.join(format!("{name}.orca"))).unwrap();
+        let summary = orca_tests::summary::Summarize {
+            interval_ns: 1_000_000_000,
+            threshold_ns: 1_000_000,
+        }
+        .run(&trace)
+        .summary;
+        for (tag, text) in [("full", trace.as_str()), ("summary", &summary)] {
+            let page = format!("{name}-{tag}");
+            let dir = orca_tests::work_dir().join("runs/html-juc").join(&page);
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("run.orca"), text).unwrap();
+            for ext in ["methods", "classtable"] {
+                std::fs::copy(
+                    traces.join(format!("{name}.{ext}")),
+                    dir.join(format!("run.{ext}")),
+                )
+                .unwrap();
+            }
+            let r = Run {
+                prefix: dir.join("run"),
+                code: Some(0),
+                stdout: String::new(),
+                stderr: String::new(),
+            };
+            // MixedDeadlock's threads block at once: no closed span for a flame graph.
+            let dom = check_page(&r, &page, name != "mixed");
+            assert!(
+                dom.contains("j.u.c. lock "),
+                "{page}: no j.u.c. lock in the page"
+            );
+        }
+    }
+}

@@ -239,8 +239,34 @@ fn report(prefix: &str, extra: &[&str]) -> Json {
     let (code, out) = orca(&args);
     assert_eq!(code, Some(0), "{out}");
     let mut j = Json::parse(&out);
-    for k in ["prefix", "events", "holds_source", "long_holds"] {
+    for k in [
+        "prefix",
+        "events",
+        "holds_source",
+        "long_holds",
+        "lock_holds_source",
+        "long_lock_holds",
+    ] {
         j.remove(k);
+    }
+    // j.u.c. locks: the number of acquisitions is not known in the default mode's log (only
+    // contended or unsuccessful ones are events), nor the holds open at the end.
+    if let Some(Json::Arr(locks)) = j.get("juc_locks").cloned() {
+        let locks: Vec<Json> = locks
+            .into_iter()
+            .map(|mut l| {
+                l.remove("acquisitions");
+                l.remove("open_holds");
+                l
+            })
+            .collect();
+        if let Json::Obj(f) = &mut j {
+            for (k, v) in f.iter_mut() {
+                if k == "juc_locks" {
+                    *v = Json::Arr(locks.clone());
+                }
+            }
+        }
     }
     if let Some(Json::Arr(mons)) = j.get("monitors").cloned() {
         let mons: Vec<Json> = mons
@@ -482,6 +508,221 @@ fn summary_lines_sum_to_the_same_per_key_at_any_interval() {
                 again.trace_all, d.trace_all,
                 "{name}, interval {interval} ns"
             );
+        }
+    }
+}
+
+/// A complete trace of j.u.c. locks and monitors, written by hand (the fixtures above predate
+/// j.u.c. summaries): thread one holds the ReentrantLock 2222 and enters synchronized
+/// (1111), awaits a condition of 2222 (while two takes the lock, contended, and signals),
+/// holds 2222 for 21 ms (a LockHold at a 1 ms threshold) and later fails a tryLock; thread
+/// two holds 1111 and takes the read view of 2222: a cross-kind lock-order cycle.
+/// The fixture `juc` (cli/tests/fixtures), a complete trace of j.u.c. locks and monitors
+/// written by hand (the traces above predate j.u.c. summaries): thread one holds the
+/// ReentrantLock 2222 and enters synchronized (1111), awaits a condition of 2222 (while two
+/// takes the lock, contended, and signals), holds 2222 for 21 ms (a LockHold at a 1 ms
+/// threshold) and later fails a tryLock; thread two holds 1111 and takes the read view of
+/// 2222: a cross-kind lock-order cycle.
+fn juc_fixture(ext: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/juc.{ext}"));
+    std::fs::read_to_string(p).unwrap()
+}
+
+fn write_juc_log(dir: &Path, tag: &str, orca_text: &str) -> String {
+    let prefix = dir.join(tag).display().to_string();
+    std::fs::write(format!("{prefix}.orca"), orca_text).unwrap();
+    std::fs::write(format!("{prefix}.methods"), juc_fixture("methods")).unwrap();
+    std::fs::write(format!("{prefix}.classtable"), juc_fixture("classtable")).unwrap();
+    prefix
+}
+
+/// The j.u.c. trace, its default mode's log and its trace=all log (tests/src/summary.rs) say
+/// the same in `orca report --json`, `orca deadlocks` and `orca flame --weight held`; the
+/// default mode's log has the LockHold, listed by the report and drawn by the timeline.
+#[test]
+fn juc_summaries_report_what_the_complete_trace_reports() {
+    let root = orca_tests::work_dir().join("summaries").join("juc");
+    let full = {
+        std::fs::create_dir_all(&root).unwrap();
+        write_juc_log(&root, "full", &juc_fixture("orca"))
+    };
+    let full_report = report(&full, &[]);
+    let full_deadlocks = deadlocks(&full, &[]);
+    assert_eq!(full_deadlocks.0, Some(1), "{}", full_deadlocks.1);
+    assert!(
+        full_deadlocks.1.contains(
+            "Potential deadlock #1: lock-order cycle of 2 locks: 00001111 -> 00002222 -> 00001111"
+        ),
+        "{}",
+        full_deadlocks.1
+    );
+    let full_flame = flame_held(&full, &[]);
+    match full_report.get("juc_locks") {
+        Some(Json::Arr(l)) => {
+            assert_eq!(l.len(), 1);
+            assert_eq!(l[0].get("write_holds").unwrap().num("count"), 2);
+            assert_eq!(l[0].get("read_holds").unwrap().num("count"), 1);
+            assert_eq!(l[0].num("contentions"), 1);
+            assert_eq!(l[0].num("failed"), 1);
+        }
+        j => panic!("{j:?}"),
+    }
+    for interval in INTERVALS {
+        let ctx = format!("j.u.c., interval {interval} ns");
+        let dir = root.join(format!("{interval}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let d = Summarize {
+            interval_ns: interval,
+            threshold_ns: THRESHOLD,
+        }
+        .run(&juc_fixture("orca"));
+        assert!(
+            !d.summary.contains(",LockRelease,") && d.summary.contains(",LockHolds,"),
+            "{ctx}"
+        );
+        assert_eq!(d.summary.matches(",LockHold,").count(), 1, "{ctx}");
+        let summary = write_juc_log(&dir, "summary", &d.summary);
+        let all = write_juc_log(&dir, "all", &d.trace_all);
+        for p in [&summary, &all] {
+            let (code, out) = orca(&["check", p]);
+            assert_eq!(code, Some(0), "{ctx}: {out}");
+            assert!(!out.contains("note:"), "{ctx}: {out}");
+        }
+        let r = report(&summary, &[]);
+        if let Some(d) = diff(&full_report, &r, "report") {
+            panic!("{ctx}: complete trace vs summarised log: {d}");
+        }
+        let r_all = report(&all, &[]);
+        if let Some(d) = diff(&r, &r_all, "report") {
+            panic!("{ctx}: summarised log vs trace=all: {d}");
+        }
+        let r_events = report(&all, &["--from-events"]);
+        if let Some(d) = diff(&full_report, &r_events, "report") {
+            panic!("{ctx}: trace vs trace=all --from-events: {d}");
+        }
+        let (_, text) = orca(&["report", "--json", &all]);
+        assert!(
+            text.contains("\"lock_holds_source\":\"summaries\""),
+            "{ctx}"
+        );
+        assert_eq!(full_deadlocks, deadlocks(&summary, &[]), "{ctx}");
+        assert_eq!(full_deadlocks, deadlocks(&all, &[]), "{ctx}");
+        assert_eq!(full_deadlocks, deadlocks(&all, &["--from-events"]), "{ctx}");
+        assert_eq!(full_flame, flame_held(&summary, &[]), "{ctx}");
+        assert_eq!(full_flame, flame_held(&all, &[]), "{ctx}");
+        assert_eq!(full_flame, flame_held(&all, &["--from-events"]), "{ctx}");
+
+        // The long hold: listed with its sites, drawn as the only j.u.c. hold span.
+        let (_, text) = orca(&["report", &summary]);
+        assert!(
+            text.contains("Longest j.u.c. lock holds (LockHold events)\n  lock 00002222 (write/exclusive) held 20.997 ms by one [0000000A], acquired at Juc.one(Juc.java:10), released at Juc.one(Juc.java:12)\n"),
+            "{ctx}: {text}"
+        );
+        let out = dir.join("timeline.json");
+        let (code, _) = orca(&["timeline", &summary, "-o", out.to_str().unwrap()]);
+        assert_eq!(code, Some(0));
+        let t = Json::parse(&std::fs::read_to_string(&out).unwrap());
+        let Some(Json::Arr(events)) = t.get("traceEvents") else {
+            panic!()
+        };
+        let holds = |ph: &str| {
+            events
+                .iter()
+                .filter(|e| {
+                    e.get("ph") == Some(&Json::Str(ph.into()))
+                        && e.get("name") == Some(&Json::Str("hold lock 00002222".into()))
+                })
+                .count()
+        };
+        assert_eq!((holds("b"), holds("e")), (1, 1), "{ctx}");
+        let b = events
+            .iter()
+            .find(|e| {
+                e.get("ph") == Some(&Json::Str("b".into()))
+                    && e.get("name") == Some(&Json::Str("hold lock 00002222".into()))
+            })
+            .unwrap();
+        assert_eq!(b.get("args").unwrap().num("nanos"), 20_996_800, "{ctx}");
+        // The contended acquisition is drawn from its events.
+        assert!(
+            events
+                .iter()
+                .any(|e| e.get("name") == Some(&Json::Str("blocked on lock 00002222".into()))),
+            "{ctx}"
+        );
+    }
+}
+
+/// Complete traces of j.u.c. locks recorded with the agent (`trace=all,juc=yes`, before
+/// j.u.c. summaries existed: every LockAcquire/LockAcquired/LockRelease is there; see
+/// tests/fixtures/traces/README.md): `juclocks` is `JucLocks 3 50 2 10 7` (every j.u.c.
+/// call the agent tracks, contended, reentrant, failed, timed out, interrupted, both views
+/// of a read-write lock, conditions, parks), `mixed` is `MixedDeadlock` (a real deadlock:
+/// one thread holds a ReentrantLock and is blocked entering a monitor whose owner is blocked
+/// in `lock()`).
+const JUC_TRACES: [&str; 2] = ["juclocks", "mixed"];
+
+/// Each recorded j.u.c. trace, its default mode's log and its trace=all log (derived by the
+/// reference aggregator at every interval) say the same in `orca report --json`,
+/// `orca deadlocks` and `orca flame --weight held`, and are valid without notes on held
+/// locks in the default mode's log.
+#[test]
+fn recorded_juc_traces_report_the_same_summarised() {
+    for name in JUC_TRACES {
+        let text = std::fs::read_to_string(format!("{}.orca", fixture(name).display())).unwrap();
+        let full = fixture(name).display().to_string();
+        let full_report = report(&full, &[]);
+        let full_deadlocks = deadlocks(&full, &[]);
+        let full_flame = flame_held(&full, &[]);
+        let once = Sums::of(
+            &Summarize {
+                interval_ns: u64::MAX,
+                threshold_ns: THRESHOLD,
+            }
+            .run(&text)
+            .summary,
+        );
+        if name == "juclocks" {
+            assert!(!once.lock_holds.is_empty() && !once.long_lock_holds.is_empty());
+        }
+        for interval in INTERVALS {
+            let ctx = format!("{name}, interval {interval} ns");
+            let dir = orca_tests::work_dir()
+                .join("summaries")
+                .join(format!("{name}-{interval}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            let d = Summarize {
+                interval_ns: interval,
+                threshold_ns: THRESHOLD,
+            }
+            .run(&text);
+            assert!(!d.summary.contains(",LockRelease,"), "{ctx}");
+            assert_eq!(Sums::of(&d.summary), once, "{ctx}");
+            assert_eq!(Sums::of(&d.trace_all), once, "{ctx}");
+            let summary = write_log(&dir, "summary", name, &d.summary);
+            let all = write_log(&dir, "all", name, &d.trace_all);
+            for p in [&summary, &all] {
+                let (code, out) = orca(&["check", "-v", p]);
+                assert_eq!(code, Some(0), "{ctx}: {out}");
+                assert!(!out.contains("holding lock"), "{ctx}: {out}");
+            }
+            let r = report(&summary, &[]);
+            if let Some(d) = diff(&full_report, &r, "report") {
+                panic!("{ctx}: complete trace vs summarised log: {d}");
+            }
+            let r_all = report(&all, &[]);
+            if let Some(d) = diff(&r, &r_all, "report") {
+                panic!("{ctx}: summarised log vs trace=all: {d}");
+            }
+            let r_events = report(&all, &["--from-events"]);
+            if let Some(d) = diff(&full_report, &r_events, "report") {
+                panic!("{ctx}: trace vs trace=all --from-events: {d}");
+            }
+            assert_eq!(full_deadlocks, deadlocks(&summary, &[]), "{ctx}");
+            assert_eq!(full_deadlocks, deadlocks(&all, &[]), "{ctx}");
+            assert_eq!(full_deadlocks, deadlocks(&all, &["--from-events"]), "{ctx}");
+            assert_eq!(full_flame, flame_held(&summary, &[]), "{ctx}");
+            assert_eq!(full_flame, flame_held(&all, &[]), "{ctx}");
         }
     }
 }

@@ -12,7 +12,7 @@
 //! - [`EventReader`] streams typed events for analyses (`orca report`).
 //! - [`Metadata`] resolves frames to `Class.method(File.java:line)`.
 //! - [`read_events`] loads a (small) log as owned [`OwnedEvent`]s for tests.
-//! - [`hist`] is the bucket scheme of the `MonitorHolds` summary lines' histograms,
+//! - [`hist`] is the bucket scheme of the `MonitorHolds`/`LockHolds` summary lines' histograms,
 //!   shared by every reader.
 //!
 //! ```no_run
@@ -209,7 +209,7 @@ pub struct OwnedEvent {
     pub owner: Option<Hash>,
     /// Decoded thread name of a `ThreadStarted`.
     pub name: Option<String>,
-    /// Count of an `EventsDropped`, `MonitorHolds` or `LockOrder`.
+    /// Count of an `EventsDropped`, `MonitorHolds`, `LockHolds` or `LockOrder`.
     pub count: Option<u64>,
     /// Stack frames, innermost first (empty when the event has no stack).
     pub frames: Vec<Frame>,
@@ -236,6 +236,7 @@ impl OwnedEvent {
             count: match *e {
                 Event::EventsDropped { count }
                 | Event::MonitorHolds { count, .. }
+                | Event::LockHolds { count, .. }
                 | Event::LockOrder { count, .. } => Some(count),
                 _ => None,
             },

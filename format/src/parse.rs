@@ -574,6 +574,55 @@ fn parse_histogram(b: &[u8], index: usize) -> Result<(Histogram<'_>, u64, u32), 
     Ok((Histogram { n, raw: b }, sum, prev.unwrap_or(0)))
 }
 
+/// The `<count>,<totalNanos>,<maxNanos>,<histogram>` of a `MonitorHolds` or `LockHolds`
+/// line, `first` being the index of `<count>`: every rule of FORMAT.md checked.
+fn parse_hold_stats(
+    [c, tot, mx, h]: [&[u8]; 4],
+    first: usize,
+) -> Result<(u64, u64, u64, Histogram<'_>), SyntaxError> {
+    let count = parse_count(c, first, "count")?;
+    let total = parse_nanos(tot, first + 1, "totalNanos")?;
+    let max = parse_nanos(mx, first + 2, "maxNanos")?;
+    if max > total {
+        return Err(field_err(
+            first + 2,
+            "maxNanos",
+            mx,
+            format!("greater than totalNanos {total}"),
+        ));
+    }
+    let mean = total.div_ceil(count);
+    if max < mean {
+        return Err(field_err(
+            first + 2,
+            "maxNanos",
+            mx,
+            format!("below the mean hold, ceil(totalNanos / count) = {mean}"),
+        ));
+    }
+    let (histogram, sum, last) = parse_histogram(h, first + 3)?;
+    if sum != count {
+        return Err(field_err(
+            first + 3,
+            "histogram",
+            h,
+            format!("counts sum to {sum}, but count is {count}"),
+        ));
+    }
+    if last != crate::hist::bucket(max) {
+        return Err(field_err(
+            first + 3,
+            "histogram",
+            h,
+            format!(
+                "the last bucket is {last}, but maxNanos {max} is in bucket {}",
+                crate::hist::bucket(max)
+            ),
+        ));
+    }
+    Ok((count, total, max, histogram))
+}
+
 /// Parses `<guards>`: distinct monitors, neither `held` nor `acquired`.
 fn parse_guards(
     b: &[u8],
@@ -952,6 +1001,8 @@ pub enum EventKind {
     MonitorHolds,
     LockOrder,
     MonitorHold,
+    LockHolds,
+    LockHold,
     LockAcquire,
     LockAcquired,
     LockFailed,
@@ -970,7 +1021,7 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 36] = [
+    pub const ALL: [EventKind; 38] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -993,6 +1044,8 @@ impl EventKind {
         EventKind::MonitorHolds,
         EventKind::LockOrder,
         EventKind::MonitorHold,
+        EventKind::LockHolds,
+        EventKind::LockHold,
         EventKind::LockAcquire,
         EventKind::LockAcquired,
         EventKind::LockFailed,
@@ -1034,6 +1087,8 @@ impl EventKind {
             EventKind::MonitorHolds => "MonitorHolds",
             EventKind::LockOrder => "LockOrder",
             EventKind::MonitorHold => "MonitorHold",
+            EventKind::LockHolds => "LockHolds",
+            EventKind::LockHold => "LockHold",
             EventKind::LockAcquire => "LockAcquire",
             EventKind::LockAcquired => "LockAcquired",
             EventKind::LockFailed => "LockFailed",
@@ -1051,10 +1106,19 @@ impl EventKind {
         }
     }
 
-    /// Whether this is a summary line (`MonitorHolds`, `LockOrder`): an
+    /// Whether this is a summary line (`MonitorHolds`, `LockHolds`, `LockOrder`): an
     /// aggregate over an interval, not one event (FORMAT.md, "Summary lines").
     pub fn is_summary(self) -> bool {
-        matches!(self, EventKind::MonitorHolds | EventKind::LockOrder)
+        matches!(
+            self,
+            EventKind::MonitorHolds | EventKind::LockHolds | EventKind::LockOrder
+        )
+    }
+
+    /// Whether this is a long-hold event (`MonitorHold`, `LockHold`): one hold that is
+    /// also counted in a summary line, so readers do not add it to hold statistics again.
+    pub fn is_long_hold(self) -> bool {
+        matches!(self, EventKind::MonitorHold | EventKind::LockHold)
     }
 
     /// Looks a kind up by its name in the file.
@@ -1084,6 +1148,8 @@ impl EventKind {
             b"MonitorHolds" => EventKind::MonitorHolds,
             b"LockOrder" => EventKind::LockOrder,
             b"MonitorHold" => EventKind::MonitorHold,
+            b"LockHolds" => EventKind::LockHolds,
+            b"LockHold" => EventKind::LockHold,
             b"LockAcquire" => EventKind::LockAcquire,
             b"LockAcquired" => EventKind::LockAcquired,
             b"LockFailed" => EventKind::LockFailed,
@@ -1296,6 +1362,29 @@ pub enum Event<'a> {
         nanos: u64,
         stack: StackTrace<'a>,
     },
+    /// Summary: `count` outermost holds of j.u.c. lock `lock` in `mode` acquired at
+    /// `site` (one frame), as [`Event::MonitorHolds`].
+    LockHolds {
+        thread: Hash,
+        lock: Hash,
+        mode: LockMode,
+        count: u64,
+        total: u64,
+        max: u64,
+        histogram: Histogram<'a>,
+        site: StackTrace<'a>,
+    },
+    /// One hold of j.u.c. lock `lock` in `mode` that lasted `nanos`, ending at the
+    /// line's timestamp (its `LockRelease`); acquired at `site` (one frame), released
+    /// at `stack` (the `unlock` call).
+    LockHold {
+        thread: Hash,
+        lock: Hash,
+        mode: LockMode,
+        nanos: u64,
+        site: StackTrace<'a>,
+        stack: StackTrace<'a>,
+    },
     /// A j.u.c. lock acquisition begins; `owner` is the synchronizer's exclusive
     /// owner then ([`Hash::UNKNOWN`]: none).
     LockAcquire {
@@ -1369,6 +1458,8 @@ impl<'a> Event<'a> {
             Event::MonitorHolds { .. } => EventKind::MonitorHolds,
             Event::LockOrder { .. } => EventKind::LockOrder,
             Event::MonitorHold { .. } => EventKind::MonitorHold,
+            Event::LockHolds { .. } => EventKind::LockHolds,
+            Event::LockHold { .. } => EventKind::LockHold,
             Event::LockAcquire { .. } => EventKind::LockAcquire,
             Event::Lock { op, .. } => match op {
                 LockOp::Acquired => EventKind::LockAcquired,
@@ -1415,6 +1506,8 @@ impl<'a> Event<'a> {
             | Event::MonitorHolds { thread, .. }
             | Event::LockOrder { thread, .. }
             | Event::MonitorHold { thread, .. }
+            | Event::LockHolds { thread, .. }
+            | Event::LockHold { thread, .. }
             | Event::LockAcquire { thread, .. }
             | Event::Lock { thread, .. }
             | Event::Condition { thread, .. }
@@ -1449,7 +1542,10 @@ impl<'a> Event<'a> {
             | Event::MonitorHolds { monitor, .. }
             | Event::MonitorHold { monitor, .. } => Some(monitor),
             Event::LockOrder { acquired, .. } => Some(acquired),
-            Event::LockAcquire { lock, .. } | Event::Lock { lock, .. } => Some(lock),
+            Event::LockAcquire { lock, .. }
+            | Event::Lock { lock, .. }
+            | Event::LockHolds { lock, .. }
+            | Event::LockHold { lock, .. } => Some(lock),
             Event::Condition { condition, .. } => Some(condition),
             Event::ThreadPark { blocker, .. } | Event::ThreadParked { blocker, .. } => {
                 Some(blocker)
@@ -1459,8 +1555,20 @@ impl<'a> Event<'a> {
         }
     }
 
-    /// The event's stack trace, if it has one: for `MonitorHolds` its site,
-    /// for `LockOrder` its acquired site (see [`Event::stacks`] for both).
+    /// The `<mode>` of a j.u.c. lock line (`LockAcquire`, `Lock*`, `LockHolds`, `LockHold`).
+    pub fn mode(&self) -> Option<LockMode> {
+        match *self {
+            Event::LockAcquire { mode, .. }
+            | Event::Lock { mode, .. }
+            | Event::LockHolds { mode, .. }
+            | Event::LockHold { mode, .. } => Some(mode),
+            _ => None,
+        }
+    }
+
+    /// The event's stack trace, if it has one: for `MonitorHolds` and `LockHolds` its
+    /// site, for `LockOrder` its acquired site, for `LockHold` the stack of its `unlock`
+    /// (see [`Event::stacks`] for every stack of a line).
     pub fn stack(&self) -> Option<&StackTrace<'a>> {
         match self {
             Event::ObjectWait { stack, .. }
@@ -1481,6 +1589,7 @@ impl<'a> Event<'a> {
             | Event::MonitorEntered { stack, .. }
             | Event::MonitorExit { stack, .. }
             | Event::MonitorHold { stack, .. }
+            | Event::LockHold { stack, .. }
             | Event::LockAcquire { stack, .. }
             | Event::Lock { stack, .. }
             | Event::Condition { stack, .. }
@@ -1488,6 +1597,7 @@ impl<'a> Event<'a> {
             | Event::ThreadParked { stack, .. }
             | Event::ThreadUnpark { stack, .. }
             | Event::MonitorHolds { site: stack, .. }
+            | Event::LockHolds { site: stack, .. }
             | Event::LockOrder {
                 acquired_site: stack,
                 ..
@@ -1496,10 +1606,12 @@ impl<'a> Event<'a> {
         }
     }
 
-    /// Every stack trace of the line: [`Event::stack`], and the held site of a `LockOrder`.
+    /// Every stack trace of the line: [`Event::stack`], the held site of a `LockOrder`
+    /// and the site of a `LockHold`.
     pub fn stacks(&self) -> impl Iterator<Item = &StackTrace<'a>> {
         let held = match self {
             Event::LockOrder { held_site, .. } => Some(held_site),
+            Event::LockHold { site, .. } => Some(site),
             _ => None,
         };
         held.into_iter().chain(self.stack())
@@ -1589,46 +1701,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             let [_, _, t, m, c, tot, mx, h, site] = split::<9>(line, name)?;
             let thread = parse_hash(t, 3, "thread", false)?;
             let monitor = parse_hash(m, 4, "monitor", false)?;
-            let count = parse_count(c, 5, "count")?;
-            let total = parse_nanos(tot, 6, "totalNanos")?;
-            let max = parse_nanos(mx, 7, "maxNanos")?;
-            if max > total {
-                return Err(field_err(
-                    7,
-                    "maxNanos",
-                    mx,
-                    format!("greater than totalNanos {total}"),
-                ));
-            }
-            let mean = total.div_ceil(count);
-            if max < mean {
-                return Err(field_err(
-                    7,
-                    "maxNanos",
-                    mx,
-                    format!("below the mean hold, ceil(totalNanos / count) = {mean}"),
-                ));
-            }
-            let (histogram, sum, last) = parse_histogram(h, 8)?;
-            if sum != count {
-                return Err(field_err(
-                    8,
-                    "histogram",
-                    h,
-                    format!("counts sum to {sum}, but count is {count}"),
-                ));
-            }
-            if last != crate::hist::bucket(max) {
-                return Err(field_err(
-                    8,
-                    "histogram",
-                    h,
-                    format!(
-                        "the last bucket is {last}, but maxNanos {max} is in bucket {}",
-                        crate::hist::bucket(max)
-                    ),
-                ));
-            }
+            let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 5)?;
             Event::MonitorHolds {
                 thread,
                 monitor,
@@ -1637,6 +1710,23 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 max,
                 histogram,
                 site: parse_site(site, 9, "site")?,
+            }
+        }
+        K::LockHolds => {
+            let [_, _, t, l, m, c, tot, mx, h, site] = split::<10>(line, name)?;
+            let thread = parse_hash(t, 3, "thread", false)?;
+            let lock = parse_hash(l, 4, "lock", false)?;
+            let mode = parse_mode(m, 5)?;
+            let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 6)?;
+            Event::LockHolds {
+                thread,
+                lock,
+                mode,
+                count,
+                total,
+                max,
+                histogram,
+                site: parse_site(site, 10, "site")?,
             }
         }
         K::LockOrder => {
@@ -1753,6 +1843,29 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 monitor,
                 nanos,
                 stack: parse_stack(s, 6)?,
+            }
+        }
+        K::LockHold => {
+            let [ts, _, t, l, m, ns, site, s] = split::<8>(line, name)?;
+            let thread = parse_hash(t, 3, "thread", false)?;
+            let lock = parse_hash(l, 4, "lock", false)?;
+            let mode = parse_mode(m, 5)?;
+            let nanos = parse_nanos(ns, 6, "nanos")?;
+            if nanos > parse_timestamp(ts, 1)?.nanos() {
+                return Err(field_err(
+                    6,
+                    "nanos",
+                    ns,
+                    "longer than the timestamp: the hold would begin before the clock's origin",
+                ));
+            }
+            Event::LockHold {
+                thread,
+                lock,
+                mode,
+                nanos,
+                site: parse_site(site, 7, "site")?,
+                stack: parse_stack(s, 8)?,
             }
         }
         _ => {

@@ -214,6 +214,9 @@ struct ThreadState {
     call_mode: Option<LockMode>,
     /// j.u.c. locks held: (lock, mode, count, line of the first `LockAcquired`).
     locks: Vec<(Hash, LockMode, u32, u64)>,
+    /// `LockHold` lines not yet counted in a `LockHolds` line of their key:
+    /// (lock, mode, site, nanos, line).
+    long_holds: Vec<(Hash, LockMode, Frame, u64, u64)>,
 }
 
 /// Dense set of method IDs (the agent counts up from 1), with a fallback.
@@ -267,6 +270,15 @@ pub struct Validator {
     start_calls: crate::FastMap<Hash, (Timestamp, u64)>,
     /// `ThreadStarted` events by thread: (timestamp, line).
     started: crate::FastMap<Hash, (Timestamp, u64)>,
+    /// Whether `.orca` has a `LockHolds` or `LockHold` line so far.
+    juc_summaries: bool,
+    /// Whether `.orca` has a `LockRelease` line so far.
+    juc_releases: bool,
+    /// Notes on j.u.c. locks held at a `ThreadEnded`: (line, message). Kept until
+    /// [`Validator::finish`], which drops them if the log is summarised for j.u.c.
+    /// locks (`LockHolds`/`LockHold` lines and no `LockRelease`: the releases of the
+    /// `LockAcquired` written were not).
+    juc_notes: Vec<(u64, String)>,
 }
 
 impl Validator {
@@ -284,6 +296,9 @@ impl Validator {
             last_orca_line: 0,
             start_calls: Default::default(),
             started: Default::default(),
+            juc_summaries: false,
+            juc_releases: false,
+            juc_notes: Vec::new(),
         }
     }
 
@@ -666,10 +681,70 @@ impl Validator {
                 )),
             }
         }
-        let mode = match *ev {
-            Event::LockAcquire { mode, .. } | Event::Lock { mode, .. } => Some(mode),
-            _ => None,
-        };
+        match *ev {
+            Event::Lock {
+                op: LockOp::Release,
+                ..
+            } => self.juc_releases = true,
+            Event::LockHold {
+                lock,
+                mode,
+                nanos,
+                site,
+                ..
+            } => {
+                self.juc_summaries = true;
+                if let Some(f) = site.top() {
+                    st.long_holds.push((lock, mode, f, nanos, n));
+                }
+            }
+            Event::LockHolds {
+                lock,
+                mode,
+                max,
+                histogram,
+                site,
+                ..
+            } => {
+                self.juc_summaries = true;
+                // Every `LockHold` of the key since its previous `LockHolds` is counted here:
+                // each within maxNanos, and no bucket with fewer holds than LockHold lines.
+                let f = site.top();
+                let mut per_bucket: Vec<(u32, u64)> = Vec::new();
+                let mut i = 0;
+                while i < st.long_holds.len() {
+                    let (l, m, s, ns, at) = st.long_holds[i];
+                    if l != lock || m != mode || Some(s) != f {
+                        i += 1;
+                        continue;
+                    }
+                    st.long_holds.swap_remove(i);
+                    let b = crate::hist::bucket(ns);
+                    let seen = match per_bucket.iter_mut().find(|x| x.0 == b) {
+                        Some(x) => {
+                            x.1 += 1;
+                            x.1
+                        }
+                        None => {
+                            per_bucket.push((b, 1));
+                            1
+                        }
+                    };
+                    let in_bucket = histogram
+                        .buckets()
+                        .find(|(hb, _)| *hb == b)
+                        .map_or(0, |x| x.1);
+                    if ns > max || seen > in_bucket {
+                        msgs.push((
+                            ViolationKind::Pairing,
+                            format!("LockHolds of thread {thread}, lock {lock}, mode {mode} does not count the {ns} ns LockHold of line {at} (maxNanos {max}, histogram {})", histogram.raw()),
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+        let mode = ev.mode();
         // Method-call pairs.
         let top = ev.stack().and_then(|s| s.top());
         match kind {
@@ -776,9 +851,16 @@ impl Validator {
                 for (m, c, l) in st.held.drain(..) {
                     notes.push(format!("thread {thread} ended holding monitor {m} ({c} MonitorEntered without MonitorExit, first at line {l}): normal only for a thread inside System.exit"));
                 }
-                // A j.u.c. lock stays locked when its thread ends: legal Java, worth a note.
+                // A j.u.c. lock stays locked when its thread ends: legal Java, worth a note
+                // (decided at the end: not in a log summarised for j.u.c. locks).
                 for (lock, mode, c, l) in st.locks.drain(..) {
-                    notes.push(format!("thread {thread} ended holding lock {lock} in mode {mode} ({c} LockAcquired without LockRelease, first at line {l})"));
+                    self.juc_notes.push((n, format!("thread {thread} ended holding lock {lock} in mode {mode} ({c} LockAcquired without LockRelease, first at line {l})")));
+                }
+                for (lock, mode, _, ns, l) in st.long_holds.drain(..) {
+                    msgs.push((
+                        ViolationKind::Pairing,
+                        format!("thread {thread} ended with its {ns} ns LockHold of lock {lock} in mode {mode} at line {l} counted in no LockHolds line"),
+                    ));
                 }
                 st.ended = Some(n);
             }
@@ -810,6 +892,22 @@ impl Validator {
     pub fn finish(mut self) -> ValidationReport {
         let file = self.orca_name.clone();
         let end = self.last_orca_line;
+        // A log summarised for j.u.c. locks (FORMAT.md: `LockHolds`/`LockHold` lines and no
+        // `LockRelease`) writes the `LockAcquired` of contended acquisitions only, never
+        // their release: its j.u.c. holds cannot be followed, so they get no notes.
+        let juc_summarised = self.juc_summaries && !self.juc_releases;
+        if !juc_summarised {
+            for (n, msg) in std::mem::take(&mut self.juc_notes) {
+                self.push(
+                    &file,
+                    FileKind::Orca,
+                    n,
+                    Severity::Note,
+                    ViolationKind::OpenAtEnd,
+                    msg,
+                );
+            }
+        }
         let mut notes = Vec::new();
         let mut threads: Vec<_> = self.threads.iter().collect();
         threads.sort_by_key(|(_, s)| s.first_line);
@@ -828,8 +926,11 @@ impl Validator {
             if let Some((m, l)) = s.enter {
                 notes.push(format!("thread {t}: MonitorEnter of {m} at line {l} not yet entered at the end of the log"));
             }
-            for (lock, mode, c, l) in &s.locks {
+            for (lock, mode, c, l) in s.locks.iter().filter(|_| !juc_summarised) {
                 notes.push(format!("thread {t}: still holds lock {lock} in mode {mode} at the end of the log ({c} open LockAcquired, first at line {l})"));
+            }
+            for (lock, mode, _, ns, l) in &s.long_holds {
+                notes.push(format!("thread {t}: its {ns} ns LockHold of lock {lock} in mode {mode} at line {l} is counted in no LockHolds line by the end of the log"));
             }
             for (m, c, l) in &s.held {
                 notes.push(format!("thread {t}: still holds monitor {m} at the end of the log ({c} open MonitorEntered, first at line {l})"));

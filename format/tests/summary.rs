@@ -143,7 +143,7 @@ fn format_md_examples_parse() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/FORMAT.md")).unwrap();
     let mut n = 0;
     for l in doc.lines() {
-        for kind in [",MonitorHolds,", ",LockOrder,"] {
+        for kind in [",MonitorHolds,", ",LockOrder,", ",LockHolds,", ",LockHold,"] {
             if let Some(ex) = l.strip_prefix("Example: `").filter(|e| e.contains(kind)) {
                 let ex = ex.trim_end_matches('`');
                 parse_event_line(ex.as_bytes()).unwrap_or_else(|e| panic!("{ex}: {e}"));
@@ -151,7 +151,7 @@ fn format_md_examples_parse() {
             }
         }
     }
-    assert_eq!(n, 2);
+    assert_eq!(n, 4);
 }
 
 #[test]

@@ -20,11 +20,14 @@ pub struct Event {
     /// The j.u.c. lock lines' `<mode>`: `R` or `W`.
     pub mode: Option<char>,
     /// (method ID, location) pairs, innermost first. Summary lines: their sites
-    /// (`LockOrder`: the held monitor's, then the acquired one's).
+    /// (`LockOrder`: the held monitor's, then the acquired one's). `LockHold`: the stack of
+    /// its `unlock`.
     pub frames: Vec<(u32, u32)>,
-    /// Summary lines' numbers: `MonitorHolds` count, total, max; `LockOrder` count;
-    /// `MonitorHold` its length.
+    /// Summary lines' numbers: `MonitorHolds` and `LockHolds` count, total, max; `LockOrder`
+    /// count; `MonitorHold` and `LockHold` its length.
     pub numbers: Vec<u64>,
+    /// `LockHold`'s one-frame acquisition site.
+    pub site: Option<(u32, u32)>,
 }
 
 /// One `.methods` line.
@@ -161,6 +164,7 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
         mode: None,
         frames: Vec::new(),
         numbers: Vec::new(),
+        site: None,
     };
     let num = |s: &str| s.parse::<u64>().map_err(|e| format!("{s:?}: {e}"));
     let stack = |s: &str| pairs(s).and_then(|p| p.ok_or_else(|| "stack depth -1".to_string()));
@@ -238,6 +242,21 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.object = Some(hex(f[3])?);
             e.numbers = vec![num(f[4])?];
             e.frames = stack(f[5])?;
+        }
+        "LockHolds" => {
+            need(10)?;
+            e.object = Some(hex(f[3])?);
+            e.mode = Some(mode(f[4])?);
+            e.numbers = vec![num(f[5])?, num(f[6])?, num(f[7])?];
+            e.frames = stack(f[9])?;
+        }
+        "LockHold" => {
+            need(8)?;
+            e.object = Some(hex(f[3])?);
+            e.mode = Some(mode(f[4])?);
+            e.numbers = vec![num(f[5])?];
+            e.site = stack(f[6])?.first().copied();
+            e.frames = stack(f[7])?;
         }
         other => return Err(format!("unknown event {other:?}")),
     }
@@ -431,5 +450,39 @@ impl Log {
                 .map(|l| l.to_string())
                 .unwrap_or("?".into())
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_juc_summary_lines() {
+        let e = parse_event(
+            1,
+            "5087.300000000,LockHolds,0000AAAA,00002222,W,2,21000,20000,2;317;1;590;1,1;00000001;00000010",
+        )
+        .unwrap();
+        assert_eq!(
+            (e.object, e.mode, &e.numbers[..], &e.frames[..]),
+            (
+                Some(0x2222),
+                Some('W'),
+                &[2, 21000, 20000][..],
+                &[(1, 0x10)][..]
+            )
+        );
+        let e = parse_event(
+            2,
+            "5087.312000000,LockHold,0000AAAA,00002222,R,20000000,1;00000001;00000010,2;00000001;00000014;00000003;00000008",
+        )
+        .unwrap();
+        assert_eq!(
+            (e.object, e.mode, &e.numbers[..], e.site),
+            (Some(0x2222), Some('R'), &[20_000_000][..], Some((1, 0x10)))
+        );
+        assert_eq!(e.frames, [(1, 0x14), (3, 8)]);
+        assert!(parse_event(3, "5087.300000000,LockHold,0000AAAA,00002222,R,1,0").is_err());
     }
 }

@@ -1,0 +1,413 @@
+//! j.u.c. lock summary lines (docs/FORMAT.md, "Summary lines (instrumentation mode)":
+//! `LockHolds`, `LockHold`, and `LockOrder` across monitors and j.u.c. locks): a hand-written
+//! valid log in the agent's default mode, and hand-broken lines with the exact
+//! `file:line: what` expected, one per rule.
+
+use orca_format::hist::bucket;
+use orca_format::{
+    parse_event_line, validate_readers, Event, EventKind, Hash, LockMode, Options, Severity,
+    ValidationReport,
+};
+
+const CLASSES: &str = "\
+5087.100000000,15DB9742,LPingPong;,PingPong.java
+";
+
+const METHODS: &str = "\
+5087.100000000,00000001,main,([Ljava/lang/String;)V,15DB9742,3;00000000;00000046;00000008;00000047;00000010;00000049
+5087.100000001,00000002,run,()V,15DB9742,1;00000000;0000000A
+";
+
+/// Default mode with j.u.c. summaries: thread BBBB's contended `lock()` of 2222 is written
+/// (LockAcquire with owner AAAA, LockAcquired), its release is not; AAAA's holds are in
+/// LockHolds only; AAAA's 20 ms hold of 2222 (W) is also a LockHold (line 6), counted in the
+/// LockHolds of line 7; a LockOrder edge from the j.u.c. lock 2222 to the monitor 1111
+/// (cross-kind) and one from 1111 to 2222 in mode R; CCCC is blocked in `lock()` at the end.
+const EVENTS: &str = "\
+5087.200000000,ThreadStarted,0000AAAA,main
+5087.200000100,ThreadStart,0000AAAA,0000BBBB,1;00000001;00000008
+5087.200000200,ThreadStarted,0000BBBB,worker
+5087.200000600,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000000
+5087.200000900,LockAcquired,0000BBBB,00002222,W,1;00000002;00000000
+5087.201000100,LockHold,0000AAAA,00002222,W,20000000,1;00000001;00000010,2;00000001;00000014;00000001;00000008
+5087.201000200,LockHolds,0000AAAA,00002222,W,3,20003000,20000000,3;317;1;381;1;1228;1,1;00000001;00000010
+5087.201000200,LockOrder,0000AAAA,00002222,00001111,2,0,1;00000001;00000010,1;00000001;00000014
+5087.201000300,LockHolds,0000BBBB,00002222,W,1,900,900,1;304;1,1;00000002;00000000
+5087.201000300,LockOrder,0000BBBB,00001111,00002222,1,0,1;00000002;00000000,1;00000002;00000000
+5087.201000400,ThreadEnded,0000BBBB
+5087.202000000,LockHolds,0000AAAA,00002222,R,1,70,70,1;70;1,1;00000001;00000008
+5087.202000100,LockAcquire,0000CCCC,00002222,W,0000AAAA,1;00000002;00000000
+5087.202000200,MonitorHolds,0000CCCC,00001111,1,80,80,1;80;1,1;00000002;00000000
+5087.202000300,ThreadEnded,0000AAAA
+";
+
+fn run_with(events: &str, opts: &Options) -> ValidationReport {
+    validate_readers(
+        ("t.classtable", CLASSES.as_bytes()),
+        ("t.methods", METHODS.as_bytes()),
+        ("t.orca", events.as_bytes()),
+        opts,
+    )
+    .unwrap()
+}
+
+fn run(events: &str) -> ValidationReport {
+    run_with(events, &Options::default())
+}
+
+fn replace_line(text: &str, n: usize, new: &str) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| if i + 1 == n { new } else { l })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The errors of EVENTS with line `n` replaced by `new`.
+fn broken(n: usize, new: &str) -> Vec<String> {
+    run(&replace_line(EVENTS, n, new)).error_lines()
+}
+
+fn notes(r: &ValidationReport) -> Vec<String> {
+    r.violations
+        .iter()
+        .filter(|v| v.severity == Severity::Note)
+        .map(|v| v.to_string())
+        .collect()
+}
+
+#[test]
+fn summarised_juc_log_is_valid_without_release_notes() {
+    let r = run(EVENTS);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    // BBBB ended after a LockAcquired without LockRelease: normal in a summarised log (its
+    // release was not written), so no note; CCCC's open lock() is one.
+    assert_eq!(
+        notes(&r),
+        ["t.orca:15: note: thread 0000CCCC: LockAcquire of line 13 still open at the end of the log"]
+    );
+    assert_eq!((r.events, r.threads), (15, 3));
+}
+
+/// The same LockAcquired without release, in a log with no j.u.c. summary lines (JVMTI mode,
+/// or before this extension), or in a complete trace (it has LockRelease lines), is noted.
+#[test]
+fn unreleased_locks_are_noted_when_the_log_is_complete() {
+    let no_summaries: String = EVENTS
+        .lines()
+        .filter(|l| !l.contains(",LockHold"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let r = run(&no_summaries);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    assert_eq!(
+        notes(&r)[0],
+        "t.orca:8: note: thread 0000BBBB ended holding lock 00002222 in mode W (1 LockAcquired without LockRelease, first at line 5)"
+    );
+    // With one LockRelease anywhere, the log is a complete trace: the note is back.
+    let with_release = replace_line(
+        EVENTS,
+        13,
+        "5087.202000100,LockRelease,0000CCCC,00003333,W,1;00000002;00000000",
+    );
+    let r = run(&with_release);
+    // ... and that release has no LockAcquired: an error in a complete trace.
+    assert_eq!(
+        r.error_lines(),
+        ["t.orca:13: unbalanced LockRelease: thread 0000CCCC does not hold lock 00003333 in mode W (no matching LockAcquired)"]
+    );
+    assert_eq!(
+        notes(&r)[0],
+        "t.orca:11: note: thread 0000BBBB ended holding lock 00002222 in mode W (1 LockAcquired without LockRelease, first at line 5)"
+    );
+}
+
+#[test]
+fn juc_summary_lines_parse_into_their_fields() {
+    match parse_event_line(EVENTS.lines().nth(6).unwrap().as_bytes())
+        .unwrap()
+        .event
+    {
+        Event::LockHolds {
+            thread,
+            lock,
+            mode,
+            count,
+            total,
+            max,
+            histogram,
+            site,
+        } => {
+            assert_eq!(
+                (thread, lock, mode),
+                (Hash(0xAAAA), Hash(0x2222), LockMode::Write)
+            );
+            assert_eq!((count, total, max), (3, 20_003_000, 20_000_000));
+            let b: Vec<_> = histogram.buckets().collect();
+            assert_eq!(
+                b,
+                vec![
+                    (bucket(1000), 1),
+                    (bucket(2000), 1),
+                    (bucket(20_000_000), 1)
+                ]
+            );
+            assert_eq!(site.top().unwrap().location, 0x10);
+        }
+        e => panic!("{e:?}"),
+    }
+    let rec = parse_event_line(EVENTS.lines().nth(5).unwrap().as_bytes()).unwrap();
+    assert_eq!(rec.event.kind(), EventKind::LockHold);
+    assert!(rec.event.kind().is_long_hold() && !rec.event.kind().is_summary());
+    assert_eq!(rec.event.object(), Some(Hash(0x2222)));
+    assert_eq!(rec.event.mode(), Some(LockMode::Write));
+    match rec.event {
+        Event::LockHold {
+            nanos, site, stack, ..
+        } => {
+            assert_eq!((nanos, site.depth(), stack.depth()), (20_000_000, 1, 2));
+            // Event::stack is the unlock's stack; stacks() has the site too.
+            assert_eq!(rec.event.stack().unwrap().depth(), 2);
+            assert_eq!(rec.event.stacks().count(), 2);
+        }
+        e => panic!("{e:?}"),
+    }
+    assert!(EventKind::LockHolds.is_summary());
+    assert_eq!(
+        EventKind::from_name(b"LockHolds"),
+        Some(EventKind::LockHolds)
+    );
+    assert_eq!(EventKind::from_name(b"LockHold"), Some(EventKind::LockHold));
+    assert!(EventKind::ALL.contains(&EventKind::LockHold));
+}
+
+#[test]
+fn lock_holds_numbers_must_agree() {
+    let site = "1;00000002;00000000";
+    let at = |fields: &str| format!("5087.201000300,LockHolds,0000BBBB,00002222,{fields},{site}");
+    let cases: &[(&str, &str)] = &[
+        ("W,2,3000,2000,2;317;2;381;1", "field 9 (histogram) `2;317;2;381;1`: counts sum to 3, but count is 2"),
+        ("W,2,3000,3001,2;317;1;413;1", "field 8 (maxNanos) `3001`: greater than totalNanos 3000"),
+        ("W,2,3000,1000,1;317;2", "field 8 (maxNanos) `1000`: below the mean hold, ceil(totalNanos / count) = 1500"),
+        ("W,2,3000,2000,2;381;1;317;1", "field 9 (histogram) `2;381;1;317;1`: pair 2: bucket 317 is not above the previous bucket 381 (buckets must be strictly increasing)"),
+        ("W,2,3000,2000,2;317;1;380;1", "field 9 (histogram) `2;317;1;380;1`: the last bucket is 380, but maxNanos 2000 is in bucket 381"),
+        ("W,2,3000,2000,3;317;1;330;0;381;1", "field 9 (histogram) `3;317;1;330;0;381;1`: pair 2: count must be > 0"),
+        ("W,0,0,0,0", "field 6 (count) `0`: must be >= 1"),
+        ("W,2,3000,2000,2;317;1;381", "field 9 (histogram) `2;317;1;381`: count 2 but 3 items follow (expected 4)"),
+        ("W,1,2000,2000,1;3776;1", "field 9 (histogram) `1;3776;1`: pair 1: the bucket must be a decimal number from 0 to 3775"),
+        ("W,1,02000,2000,1;381;1", "field 7 (totalNanos) `02000`: expected a decimal number without leading zeros"),
+        ("X,1,900,900,1;304;1", "field 5 (mode) `X`: expected `R` or `W`"),
+        ("w,1,900,900,1;304;1", "field 5 (mode) `w`: expected `R` or `W`"),
+    ];
+    for (fields, msg) in cases {
+        assert_eq!(
+            broken(9, &at(fields)),
+            [format!("t.orca:9: {msg}")],
+            "{fields}"
+        );
+    }
+    assert_eq!(
+        broken(
+            9,
+            "5087.201000300,LockHolds,0000BBBB,00000000,W,1,900,900,1;304;1,1;00000002;00000000"
+        ),
+        ["t.orca:9: field 4 (lock) `00000000`: 00000000 (unknown) is not allowed here"]
+    );
+    // The MonitorHolds shape (no mode) is not a LockHolds.
+    assert_eq!(
+        broken(
+            9,
+            "5087.201000300,LockHolds,0000BBBB,00002222,1,900,900,1;304;1,1;00000002;00000000"
+        ),
+        ["t.orca:9: LockHolds: expected 10 fields, found 9"]
+    );
+}
+
+#[test]
+fn juc_sites_are_exactly_one_known_frame() {
+    let holds = "5087.201000300,LockHolds,0000BBBB,00002222,W,1,900,900,1;304;1";
+    assert_eq!(
+        broken(9, &format!("{holds},2;00000002;00000000;00000001;00000008")),
+        ["t.orca:9: field 10 (site) `2;00000002;00000000;00000001;00000008`: a site is exactly one frame (1;<methodID>;<location>), found depth 2"]
+    );
+    assert_eq!(
+        broken(9, &format!("{holds},0")),
+        ["t.orca:9: field 10 (site) `0`: a site is exactly one frame (1;<methodID>;<location>), found depth 0"]
+    );
+    assert_eq!(
+        broken(9, &format!("{holds},1;00000009;00000000")),
+        ["t.orca:9: method ID 00000009 is not in the methods file (first use)"]
+    );
+    // LockHold: the site is one frame, both the site and the stack resolve, the stack is
+    // checked against stackdepth.
+    let hold = "5087.201000100,LockHold,0000AAAA,00002222,W,20000000";
+    assert_eq!(
+        broken(6, &format!("{hold},0,1;00000001;00000014")),
+        ["t.orca:6: field 7 (site) `0`: a site is exactly one frame (1;<methodID>;<location>), found depth 0"]
+    );
+    assert_eq!(
+        broken(6, &format!("{hold},1;0000000A;00000010,1;00000001;00000014")),
+        [
+            "t.orca:6: method ID 0000000A is not in the methods file (first use)",
+            // ... and no LockHolds has its site.
+            "t.orca:15: thread 0000AAAA ended with its 20000000 ns LockHold of lock 00002222 in mode W at line 6 counted in no LockHolds line"
+        ]
+    );
+    assert_eq!(
+        broken(
+            6,
+            &format!("{hold},1;00000001;00000010,1;0000000B;00000014")
+        ),
+        ["t.orca:6: method ID 0000000B is not in the methods file (first use)"]
+    );
+    assert_eq!(
+        broken(6, &format!("{hold},1;00000001;00000010")),
+        ["t.orca:6: LockHold: expected 8 fields, found 7"]
+    );
+    let r = run_with(
+        EVENTS,
+        &Options {
+            max_stack_depth: Some(1),
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        r.error_lines(),
+        ["t.orca:6: stack depth 2 exceeds stackdepth 1"]
+    );
+}
+
+#[test]
+fn lock_hold_rules() {
+    // Longer than the clock.
+    assert_eq!(
+        broken(6, "0.000001000,LockHold,0000AAAA,00002222,W,1001,1;00000001;00000010,0"),
+        ["t.orca:6: field 6 (nanos) `1001`: longer than the timestamp: the hold would begin before the clock's origin"]
+    );
+    assert_eq!(
+        broken(6, "5087.201000100,LockHold,0000AAAA,00002222,R,20000000,1;00000001;00000010,0"),
+        ["t.orca:15: thread 0000AAAA ended with its 20000000 ns LockHold of lock 00002222 in mode R at line 6 counted in no LockHolds line"]
+    );
+    // The next LockHolds of the key must count it: its maximum and its bucket.
+    assert_eq!(
+        broken(6, "5087.201000100,LockHold,0000AAAA,00002222,W,20000001,1;00000001;00000010,0"),
+        ["t.orca:7: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 20000001 ns LockHold of line 6 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1)"]
+    );
+    assert_eq!(
+        broken(6, "5087.201000100,LockHold,0000AAAA,00002222,W,5000,1;00000001;00000010,0"),
+        ["t.orca:7: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 5000 ns LockHold of line 6 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1)"]
+    );
+    // Two LockHold lines in a bucket the LockHolds counts once.
+    let doubled: String = EVENTS
+        .lines()
+        .enumerate()
+        .flat_map(|(i, l)| if i == 5 { vec![l, l] } else { vec![l] })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        run(&doubled).error_lines(),
+        ["t.orca:8: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 20000000 ns LockHold of line 7 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1)"]
+    );
+    // A LockHold whose thread is still alive and has not flushed by the end: a note.
+    let r = run(&format!(
+        "{EVENTS}5087.203000000,LockHold,0000CCCC,00002222,W,100,1;00000002;00000000,0\n"
+    ));
+    assert!(r.is_valid(), "{:#?}", r.error_lines());
+    assert!(notes(&r).contains(&"t.orca:16: note: thread 0000CCCC: its 100 ns LockHold of lock 00002222 in mode W at line 16 is counted in no LockHolds line by the end of the log".to_string()));
+}
+
+#[test]
+fn juc_summaries_follow_the_thread_ordering_rules() {
+    let r = run(&format!(
+        "{EVENTS}5087.203000001,LockHolds,0000BBBB,00002222,W,1,70,70,1;70;1,1;00000002;00000000\n"
+    ));
+    assert_eq!(
+        r.error_lines(),
+        ["t.orca:16: LockHolds of thread 0000BBBB after its ThreadEnded at line 11"]
+    );
+    assert_eq!(
+        broken(
+            12,
+            "5087.200000500,LockHolds,0000AAAA,00002222,R,1,70,70,1;70;1,1;00000001;00000008"
+        ),
+        ["t.orca:12: timestamp 5087.200000500 of thread 0000AAAA is before its previous event's 5087.201000200 (line 8)"]
+    );
+    let r = run(&format!(
+        "{EVENTS}5087.203000001,LockHold,0000BBBB,00002222,W,10,1;00000002;00000000,0\n"
+    ));
+    assert_eq!(
+        r.error_lines()[0],
+        "t.orca:16: LockHold of thread 0000BBBB after its ThreadEnded at line 11"
+    );
+}
+
+/// A LockOrder between a j.u.c. lock and a monitor is the same line: the kinds are not told
+/// apart, the held and acquired IDs differ.
+#[test]
+fn cross_kind_lock_order() {
+    assert_eq!(
+        broken(
+            8,
+            "5087.201000200,LockOrder,0000AAAA,00002222,00002222,2,0,1;00000001;00000010,1;00000001;00000014"
+        ),
+        ["t.orca:8: field 5 (acquiredMonitor) `00002222`: the same as heldMonitor (a reentrant acquisition is no lock order)"]
+    );
+}
+
+/// A complete trace (trace=all): the full j.u.c. events and the summary lines together.
+#[test]
+fn juc_events_and_summaries_together() {
+    let ev = "\
+5087.200000000,ThreadStarted,0000AAAA,main
+5087.200000100,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000010
+5087.200000200,LockAcquired,0000AAAA,00002222,W,1;00000001;00000010
+5087.200000300,LockAcquire,0000AAAA,00002222,R,0000AAAA,1;00000001;00000014
+5087.200000400,LockAcquired,0000AAAA,00002222,R,1;00000001;00000014
+5087.200001200,LockRelease,0000AAAA,00002222,W,1;00000001;00000010
+5087.200001300,LockRelease,0000AAAA,00002222,R,1;00000001;00000014
+5087.300000000,LockHolds,0000AAAA,00002222,W,1,1000,1000,1;317;1,1;00000001;00000010
+5087.300000000,LockHolds,0000AAAA,00002222,R,1,900,900,1;304;1,1;00000001;00000014
+5087.300000100,ThreadEnded,0000AAAA
+";
+    let r = run(ev);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    assert!(r.violations.is_empty(), "{:#?}", r.violations);
+    // Without the W release the lock is still held at ThreadEnded: noted (the log is
+    // complete, it has LockRelease lines).
+    let r = run(&replace_line(
+        ev,
+        6,
+        "5087.200001200,ThreadUnpark,0000AAAA,0000BBBB,0",
+    ));
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    assert_eq!(
+        notes(&r),
+        ["t.orca:10: note: thread 0000AAAA ended holding lock 00002222 in mode W (1 LockAcquired without LockRelease, first at line 3)"]
+    );
+}
+
+/// Every one-byte change or deletion in the j.u.c. summary lines gives a parse result, never a
+/// panic.
+#[test]
+fn juc_summary_mutations_never_panic() {
+    let mut n = 0;
+    for line in EVENTS.lines().filter(|l| l.contains(",LockHold")) {
+        let b = line.as_bytes();
+        for i in 0..b.len() {
+            for c in [b';', b',', b'0', b'1', b'9', b'A', b'R', b'W', b'x', b'-'] {
+                let mut m = b.to_vec();
+                m[i] = c;
+                if let Ok(rec) = parse_event_line(&m) {
+                    n += 1;
+                    if let Event::LockHolds { histogram, .. } = rec.event {
+                        assert!(histogram.buckets().count() == histogram.len());
+                    }
+                }
+            }
+            let mut m = b.to_vec();
+            m.remove(i);
+            let _ = parse_event_line(&m);
+        }
+    }
+    assert!(n > 0);
+}
