@@ -916,10 +916,15 @@ public final class OrcaProfilerTracker {
             return d < 64 && (quietBits & (1L << d)) != 0;
         }
 
-        /** A Condition.await returned: the thread's exclusive j.u.c. holds paused. */
+        /**
+         * A Condition.await returned: the thread's j.u.c. holds paused. (Which lock's, the
+         * tracker does not know: the agent subtracts only the awaits on the hold's own lock.
+         * Both modes: await releases the synchronizer's whole state, a read hold taken under
+         * the write lock included.)
+         */
         void awaited(long nanos) {
             for (int i = 0; i < depth; i++) {
-                if ((heldSite[i] & (OrcaEvents.S_LOCK | OrcaEvents.S_READ)) == OrcaEvents.S_LOCK) {
+                if ((heldSite[i] & OrcaEvents.S_LOCK) != 0) {
                     heldPaused[i] += nanos;
                 }
             }

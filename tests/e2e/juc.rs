@@ -37,21 +37,103 @@ type Key = (String, u32, Option<char>);
 /// The line of the event's first frame in JucLocks (the call site in the program, whatever
 /// JDK frames are above it: `countDown` unparks from inside the synchronizer).
 fn program_line(log: &Log, e: &Event) -> Option<u32> {
+    line_in(log, e, "JucLocks.")
+}
+
+/// The line of the event's first frame in the methods of a class (`prefix`: `Class.`).
+fn line_in(log: &Log, e: &Event, prefix: &str) -> Option<u32> {
     e.frames
         .iter()
-        .find(|(m, _)| log.method_name(*m).starts_with("JucLocks."))
+        .find(|(m, _)| log.method_name(*m).starts_with(prefix))
         .and_then(|(m, l)| log.line_of(*m, *l))
 }
 
 /// The events JucLocks.java's lines made, counted by (event, line, mode).
 fn counts_by_line(log: &Log) -> BTreeMap<Key, usize> {
+    let mut all = counts_in(log, "JucLocks.");
+    all.retain(|k, _| k.0 != "LockHolds");
+    all
+}
+
+/// The j.u.c. events of a class's lines, counted by (event, line, mode), and its `LockHolds`
+/// counts as `("LockHolds", line of the site, mode)`.
+fn counts_in(log: &Log, prefix: &str) -> BTreeMap<Key, usize> {
     let mut out = BTreeMap::new();
     for e in &log.events {
+        if e.name == "LockHolds" {
+            if let Some(&(m, l)) = e.frames.first() {
+                if log.method_name(m).starts_with(prefix) {
+                    let line = log.line_of(m, l).unwrap_or(0);
+                    let n = e.numbers[0] as usize;
+                    *out.entry((e.name.clone(), line, e.mode)).or_insert(0) += n;
+                }
+            }
+            continue;
+        }
         if !KINDS.contains(&e.name.as_str()) {
             continue;
         }
-        if let Some(line) = program_line(log, e) {
+        if let Some(line) = line_in(log, e, prefix) {
             *out.entry((e.name.clone(), line, e.mode)).or_insert(0) += 1;
+        }
+    }
+    out
+}
+
+/// What the default (summarised) log of a program must count, from what its complete trace
+/// must: a `LockHolds` count per acquisition line and mode equal to the `LockAcquired` lines
+/// there, the failed, timed-out and interrupted acquisitions with their `LockAcquire`, every
+/// condition and park line; no `LockRelease`. Successful acquisitions may come with a
+/// `LockAcquire`/`LockAcquired` pair of their own when they were contended (timing), which
+/// [`default_part`] sets aside.
+/// `reentrant`: the lines of reentrant acquisitions (inside a hold of the same lock and mode by
+/// the same thread: no hold of their own).
+fn default_expected(full: &BTreeMap<Key, usize>, reentrant: &[u32]) -> BTreeMap<Key, usize> {
+    let mut want = BTreeMap::new();
+    for ((name, line, mode), n) in full {
+        match name.as_str() {
+            "LockAcquired" if reentrant.contains(line) => {}
+            "LockAcquired" => {
+                *want.entry(("LockHolds".into(), *line, *mode)).or_insert(0) += n;
+            }
+            "LockRelease" | "LockAcquire" => {}
+            "LockFailed" | "LockTimedOut" | "LockInterrupted" => {
+                *want.entry((name.clone(), *line, *mode)).or_insert(0) += n;
+                *want
+                    .entry(("LockAcquire".into(), *line, *mode))
+                    .or_insert(0) += n;
+            }
+            _ => *want.entry((name.clone(), *line, *mode)).or_insert(0) += n,
+        }
+    }
+    want
+}
+
+/// A default log's counts less the contended acquisitions' own lines (a `LockAcquired` and
+/// its `LockAcquire` at the same line: as many as the contention the run happened to have),
+/// after checking they are no more than the holds there.
+fn default_part(got: &BTreeMap<Key, usize>, label: &str) -> BTreeMap<Key, usize> {
+    let mut out = got.clone();
+    for ((name, line, mode), n) in got {
+        if name != "LockAcquired" {
+            continue;
+        }
+        let holds = got
+            .get(&("LockHolds".into(), *line, *mode))
+            .copied()
+            .unwrap_or(0);
+        assert!(
+            *n <= holds,
+            "{label}: {n} contended of {holds} at line {line}"
+        );
+        out.remove(&(name.clone(), *line, *mode));
+        let acquire = ("LockAcquire".to_string(), *line, *mode);
+        let left = out.get(&acquire).copied().unwrap_or(0).checked_sub(*n);
+        let left = left.unwrap_or_else(|| panic!("{label}: LockAcquired without LockAcquire"));
+        if left == 0 {
+            out.remove(&acquire);
+        } else {
+            out.insert(acquire, left);
         }
     }
     out
@@ -124,9 +206,20 @@ fn printed(stdout: &str) -> HashMap<String, u32> {
     out
 }
 
-/// Both modes; instrumentation mode with its default summaries and with the complete trace
-/// (j.u.c. lines are complete in both: they have no summaries yet).
-const JUC_MODES: [&str; 3] = ["mode=jvmti", INSTRUMENT, "mode=instrument"];
+/// A test-name part for a mode (`instrument-all` for the complete trace).
+fn name(mode: &str) -> String {
+    if mode.contains("trace=all") {
+        format!("{}-all", tag(mode))
+    } else {
+        tag(mode).to_string()
+    }
+}
+
+/// The modes that write every j.u.c. line: JVMTI mode and instrumentation mode's complete
+/// trace. (Instrumentation mode's default summarises lock holds: [`DEFAULT`].)
+const JUC_MODES: [&str; 2] = ["mode=jvmti", INSTRUMENT];
+/// Instrumentation mode with its defaults.
+const DEFAULT: &str = "mode=instrument";
 
 fn run_juc(test: &str, jdk: &Jdk, mode: &str) -> Run {
     let args = [THREADS, PAIRS, READERS, READS, WRITES].map(|n| n.to_string());
@@ -136,20 +229,13 @@ fn run_juc(test: &str, jdk: &Jdk, mode: &str) -> Run {
     } else {
         VERIFY_ALL
     };
-    run_with(
-        test,
-        jdk,
-        &format!("{mode},juc=yes"),
-        jvm,
-        "JucLocks",
-        &args,
-    )
+    run_with(test, jdk, mode, jvm, "JucLocks", &args)
 }
 
-/// j.u.c. locks are recorded with `juc=yes` only (README: their lines have no summaries yet):
-/// without it neither mode writes one of their lines, and the program runs the same.
+/// j.u.c. locks are recorded by default; `juc=no` leaves every one of their lines out in both
+/// modes, and the program runs the same.
 #[test]
-fn juc_locks_are_recorded_only_with_the_option() {
+fn juc_locks_are_left_out_with_juc_no() {
     let args = [THREADS, PAIRS, READERS, READS, WRITES].map(|n| n.to_string());
     let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
     for jdk in jdks() {
@@ -157,7 +243,7 @@ fn juc_locks_are_recorded_only_with_the_option() {
             let run = run_with(
                 &format!("juc-off-{}", tag(mode)),
                 jdk,
-                mode,
+                &format!("{mode},juc=no"),
                 &[],
                 "JucLocks",
                 &args,
@@ -176,16 +262,22 @@ fn juc_locks_are_recorded_only_with_the_option() {
                         || kind == "ThreadUnpark"
                 })
                 .count();
-            assert_eq!(
-                juc,
-                0,
-                "{} {mode}: j.u.c. lines without juc=yes",
-                jdk.label()
+            assert_eq!(juc, 0, "{} {mode}: j.u.c. lines with juc=no", jdk.label());
+            assert!(
+                run.stdout
+                    .contains(&format!("juc done {} true", THREADS * PAIRS + WRITES)),
+                "{}",
+                run.stdout
             );
-            // The same program with the option does write them (the filter above can match).
+            // The same program by default does write them (the filter above can match).
             let with = run_juc(&format!("juc-on-{}", tag(mode)), jdk, mode);
             let text = std::fs::read_to_string(format!("{}.orca", with.prefix.display())).unwrap();
-            assert!(text.contains(",LockAcquired,"), "{} {mode}", jdk.label());
+            let line = if mode == DEFAULT {
+                ",LockHolds,"
+            } else {
+                ",LockAcquired,"
+            };
+            assert!(text.contains(line), "{} {mode}", jdk.label());
         }
     }
 }
@@ -383,9 +475,132 @@ fn stack_traces_inside_a_held_reentrant_lock_are_unchanged() {
         let plain = run_plain(jdk, "JucLocks", &args);
         let plain = trace(&String::from_utf8_lossy(&plain.stdout));
         assert!(plain.len() >= 3, "{plain:?}");
-        for mode in JUC_MODES {
-            let run = run_juc(&format!("juc-trace-{}", tag(mode)), jdk, mode);
+        for mode in JUC_MODES.into_iter().chain([DEFAULT]) {
+            let run = run_juc(&format!("juc-stack-{}", name(mode)), jdk, mode);
             assert_eq!(trace(&run.stdout), plain, "{} {mode}", jdk.label());
         }
+    }
+}
+
+/// Instrumentation mode's default: j.u.c. lock holds are counted per site exactly as the
+/// complete trace acquires them, and full lines are written only for what needs one
+/// (contended, failed, timed-out, interrupted acquisitions, conditions, parks), with the same
+/// counts on every line as the complete trace has; never a `LockRelease`.
+#[test]
+fn the_default_summarises_juc_holds_per_site() {
+    let inner = marker_line("JucLocks.java", "reentrant-inner");
+    let want = default_expected(&expected(), &[inner]);
+    for jdk in jdks() {
+        let run = run_juc("juc-default", jdk, DEFAULT);
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        let log = run.log();
+        assert_valid(&run, &log);
+        assert!(
+            !log.events.iter().any(|e| e.name == "LockRelease"),
+            "{}: a LockRelease by default",
+            jdk.label()
+        );
+        let marked: Vec<u32> = want.keys().map(|k| k.1).collect();
+        let got: BTreeMap<Key, usize> = counts_in(&log, "JucLocks.")
+            .into_iter()
+            .filter(|(k, _)| marked.contains(&k.1))
+            .collect();
+        let label = format!("{} default", jdk.label());
+        assert_eq!(default_part(&got, &label), want, "{label}");
+        // The failed acquisitions name the holder, as in the complete trace.
+        let hashes = printed(&run.stdout);
+        let h = |w: &str| *hashes.get(w).unwrap_or_else(|| panic!("{w} not printed"));
+        for marker in ["try-fails", "try-times-out"] {
+            assert_eq!(
+                at(&log, "LockAcquire", marker).owner,
+                Some(h("holder")),
+                "{marker}"
+            );
+        }
+    }
+}
+
+/// StampedLock (tests/java/JucStamped.java): its write and read locks with every way to take
+/// and release them, and its Lock views, counted exactly per line and mode in JVMTI mode and
+/// the complete trace (the same multiset), and per site by the default's summaries.
+#[test]
+fn stamped_locks_exact_counts_in_both_modes() {
+    const T: usize = 3;
+    const N: usize = 20;
+    let mut full = BTreeMap::new();
+    let mut add = |name: &str, marker: &str, mode: char, n: usize| {
+        let key = (
+            name.to_string(),
+            marker_line("JucStamped.java", marker),
+            Some(mode),
+        );
+        *full.entry(key).or_insert(0) += n;
+    };
+    let mut held = |lock: &str, unlock: &str, mode: char, n: usize| {
+        add("LockAcquire", lock, mode, n);
+        add("LockAcquired", lock, mode, n);
+        add("LockRelease", unlock, mode, n);
+    };
+    held("write-lock", "write-unlock", 'W', T * N);
+    held("read-lock", "read-unlock", 'R', T * N);
+    held("write-intr", "unlock-stamp", 'W', 1);
+    held("read-intr", "unlock-stamp-read", 'R', 1);
+    held("try-write", "try-unlock-write", 'W', 1);
+    held("try-read-timed", "try-unlock-read", 'R', 1);
+    held("view-write-lock", "view-write-unlock", 'W', 1);
+    held("view-read-lock", "view-read-unlock", 'R', 1);
+    held("holder-lock", "holder-unlock", 'W', 1);
+    add("LockAcquire", "try-read-fails", 'R', 1);
+    add("LockFailed", "try-read-fails", 'R', 1);
+    add("LockAcquire", "try-write-times-out", 'W', 1);
+    add("LockTimedOut", "try-write-times-out", 'W', 1);
+    let marked: Vec<u32> = full.keys().map(|k| k.1).collect();
+    let args = [T.to_string(), N.to_string()];
+    let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    for jdk in jdks() {
+        let mut runs = Vec::new();
+        for mode in JUC_MODES.into_iter().chain([DEFAULT]) {
+            let jvm: &[&str] = if mode == "mode=jvmti" {
+                &[]
+            } else {
+                VERIFY_ALL
+            };
+            let run = run_with(
+                &format!("juc-stamped-{}", name(mode)),
+                jdk,
+                mode,
+                jvm,
+                "JucStamped",
+                &args,
+            );
+            let label = format!("{} {mode}", jdk.label());
+            assert_eq!(run.code, Some(0), "{label}: {}", run.stderr);
+            assert_eq!(
+                run.stdout.trim(),
+                format!("stamped done {} true true 0 0", T * N),
+                "{label}"
+            );
+            let log = run.log();
+            assert_valid(&run, &log);
+            let got: BTreeMap<Key, usize> = counts_in(&log, "JucStamped.")
+                .into_iter()
+                .filter(|(k, _)| marked.contains(&k.1))
+                .collect();
+            if mode == DEFAULT {
+                assert_eq!(
+                    default_part(&got, &label),
+                    default_expected(&full, &[]),
+                    "{label}"
+                );
+            } else {
+                let events: BTreeMap<Key, usize> = got
+                    .into_iter()
+                    .filter(|(k, _)| k.0 != "LockHolds")
+                    .collect();
+                assert_eq!(events, full, "{label}");
+            }
+            runs.push(label);
+        }
+        assert_eq!(runs.len(), 3);
     }
 }

@@ -36,11 +36,31 @@ const REFERENCE: Summarize = Summarize {
     threshold_ns: 10_000_000,
 };
 
-const PROGRAMS: [(&str, &[&str]); 4] = [
+/// Hold counts of j.u.c. locks per (thread name, mode, `Class.method:line` of the site).
+fn lock_counts_by_site(log: &Log, sums: &Sums) -> BTreeMap<(String, String, String), u64> {
+    let mut out = BTreeMap::new();
+    for ((thread, _, mode, (m, loc)), (n, ..)) in &sums.lock_holds {
+        let name = log.thread_names.get(&thread.0).cloned().unwrap_or_default();
+        let site = format!(
+            "{}:{}",
+            log.method_name(*m),
+            log.line_of(*m, *loc).unwrap_or(0)
+        );
+        *out.entry((name, format!("{mode:?}"), site)).or_default() += n;
+    }
+    out
+}
+
+const PROGRAMS: [(&str, &[&str]); 7] = [
     ("Monitors", &[]),
     ("LockOrder", &["cycle"]),
     ("PingPong", &[]),
     ("Summaries", &[]),
+    // j.u.c. locks: ReentrantLock, read-write views, conditions (tests/e2e/juc.rs)
+    ("JucLocks", &["3", "50", "2", "10", "7"]),
+    ("JucStamped", &["3", "20"]),
+    // lock orders across monitors and a ReentrantLock, ending in a deadlock
+    ("MixedDeadlock", &[]),
 ];
 
 #[test]
@@ -61,7 +81,28 @@ fn summaries_are_what_the_complete_trace_adds_up_to() {
             let text = orca_text(&run);
             let agent = Sums::of(&text);
             let reference = Sums::of(&REFERENCE.run(&text).summary);
-            assert!(!reference.holds.is_empty(), "{main}: no holds in the trace");
+            // (MixedDeadlock's holds never end: its threads deadlock)
+            assert!(
+                !reference.holds.is_empty()
+                    || !reference.lock_holds.is_empty()
+                    || main == "MixedDeadlock",
+                "{main}: no holds in the trace"
+            );
+            if main.starts_with("Juc") {
+                assert!(!reference.lock_holds.is_empty(), "{main}: no j.u.c. holds");
+            }
+            assert_eq!(
+                agent.lock_holds,
+                reference.lock_holds,
+                "{main} on {}: j.u.c. holds",
+                jdk.label()
+            );
+            assert_eq!(
+                agent.long_lock_holds,
+                reference.long_lock_holds,
+                "{main} on {}: long j.u.c. holds",
+                jdk.label()
+            );
             assert_eq!(
                 agent.holds,
                 reference.holds,
@@ -76,6 +117,10 @@ fn summaries_are_what_the_complete_trace_adds_up_to() {
             );
             if main == "LockOrder" {
                 assert!(!agent.orders.is_empty(), "LockOrder: no lock-order edge");
+            }
+            if main == "MixedDeadlock" {
+                // juc-first: lock then monitor; monitor-first: monitor then lock.
+                assert_eq!(agent.orders.len(), 2, "{:?}", agent.orders);
             }
         }
     }
@@ -99,15 +144,28 @@ fn the_default_counts_what_the_complete_trace_counts() {
             let per_event = log
                 .events
                 .iter()
-                .filter(|e| e.name.starts_with("MonitorEnter") || e.name == "MonitorExit")
+                .filter(|e| {
+                    e.name.starts_with("MonitorEnter")
+                        || e.name == "MonitorExit"
+                        || e.name == "LockRelease"
+                })
                 .count();
-            assert_eq!(per_event, 0, "{main}: the default wrote monitor events");
+            assert_eq!(
+                per_event, 0,
+                "{main}: the default wrote monitor or release events"
+            );
             let want = Sums::of(&REFERENCE.run(&orca_text(&full)).summary);
             let got = Sums::of(&orca_text(&default));
             assert_eq!(
                 counts_by_site(&log, &got),
                 counts_by_site(&full_log, &want),
                 "{main} on {}",
+                jdk.label()
+            );
+            assert_eq!(
+                lock_counts_by_site(&log, &got),
+                lock_counts_by_site(&full_log, &want),
+                "{main} on {}: j.u.c. holds",
                 jdk.label()
             );
             if main == "LockOrder" {
