@@ -392,7 +392,7 @@ unsafe extern "system" fn lock_owner(
     })
 }
 
-/// `OrcaProfilerTracker.lockContended(int, Object, long, int, int)`.
+/// `OrcaProfilerTracker.lockContended(int, Object, long, long, int, int)`.
 #[export_name = "Java_java_lang_OrcaProfilerTracker_lockContended"]
 unsafe extern "system" fn lock_contended(
     env: *mut JNIEnv,
@@ -400,6 +400,7 @@ unsafe extern "system" fn lock_contended(
     report: jint,
     sync: jobject,
     t0: jlong,
+    t: jlong,
     owner: jint,
     outcome: jint,
 ) {
@@ -410,7 +411,7 @@ unsafe extern "system" fn lock_contended(
                 &a.rec,
                 unsafe { Jni::from_raw(env) },
                 (report, sync),
-                t0.max(0) as u64,
+                (t0.max(0) as u64, t.max(0) as u64),
                 owner as u32,
                 outcome,
             );

@@ -326,9 +326,10 @@ public final class OrcaProfilerTracker {
     /** The exclusive owner of the synchronizer of lock call `report` (its thread's hash; 0:
      * none, or a lock that names no owner). */
     private static native int lockOwner(int report, Object sync);
-    /** A lock call written in full: its LockAcquire (at t0, owner as read) and its outcome. */
-    private static native void lockContended(int report, Object sync, long t0, int owner,
-            int outcome);
+    /** A lock call written in full: its LockAcquire (at t0, owner as read) and its outcome
+     * (at t, when the call returned: the hold's start). */
+    private static native void lockContended(int report, Object sync, long t0, long t,
+            int owner, int outcome);
     /** trace=all: a lock call on synchronizer `sync` begins (at t0, the tracker's clock: the
      * summaries' too). */
     private static native void lockEnter(int report, Object sync, long t0);
@@ -465,7 +466,7 @@ public final class OrcaProfilerTracker {
                 lockEnd(outcome, t);
             } else if (r.lockContended || !acquired) {
                 int owner = r.lockContended ? r.lockOwner : lockOwner(report, sync);
-                lockContended(report, sync, r.lockContended ? r.lockT0 : t, owner, outcome);
+                lockContended(report, sync, r.lockContended ? r.lockT0 : t, t, owner, outcome);
             }
         } catch (Throwable t) {
         }

@@ -84,7 +84,7 @@ fn tracker_declares_every_called_method() {
             "hookExit()V",
             "callerSite()I",
             "lockOwner(ILjava/lang/Object;)I",
-            "lockContended(ILjava/lang/Object;JII)V",
+            "lockContended(ILjava/lang/Object;JJII)V",
             "lockEnter(ILjava/lang/Object;J)V",
             "lockEnd(IJ)V",
             "lockLongHold(IIJJ)V",

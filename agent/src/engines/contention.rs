@@ -88,6 +88,7 @@ fn arrival(
 ) -> Option<(u64, &mut ThreadState, u32)> {
     let nanos = now_nanos();
     let state = rec.state(thread)?;
+    state.last_contention = nanos;
     // Inside an `unlock` (whose line is stamped when it began, written when it returns) this
     // line comes first: the release's stamp moves up to it, still before the release itself.
     if let Some(stamp) = state.open.as_mut().and_then(|o| o.stamp.as_mut()) {

@@ -946,19 +946,17 @@ pub fn juc_lock_end(rec: &Recorder, state: &mut ThreadState, nanos: u64, outcome
 
 /// Instrumentation mode, by default: a lock call the tracker kept to itself until it ended
 /// contended, failed, interrupted or timed out (`lockContended`): its `LockAcquire` at `t0`
-/// with the owner read when it was contended, and its exit line now, both with the stack of
-/// the call (`skip` frames of the tracker above the caller).
-#[allow(clippy::too_many_arguments)]
+/// with the owner read when it was contended, and its exit line at `nanos` (the tracker's
+/// times), both with the stack of the call (`skip` frames of the tracker above the caller).
 pub fn juc_contended(
     rec: &Recorder,
     jni: Jni,
     (report, sync): (i32, jobject),
-    t0: u64,
+    (t0, nanos): (u64, u64),
     owner: u32,
     outcome: Outcome,
     skip: i32,
 ) {
-    let nanos = now_nanos();
     let Some(Call::Lock(class, k)) = Call::from_hook_report(report) else {
         return;
     };
@@ -970,6 +968,10 @@ pub fn juc_contended(
     }
     let lock = rec.jvmti.object_hash(sync).unwrap_or(0);
     let frames = rec.stack(jni, state, skip, false);
+    let (t0, nanos) = (
+        t0.max(state.last_contention),
+        nanos.max(state.last_contention),
+    );
     let mode = OpenExtra::Mode(class.mode());
     let line = |nanos, kind, owner| JucLine {
         nanos,

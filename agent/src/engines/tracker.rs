@@ -462,13 +462,13 @@ pub fn lock_end(rec: &Recorder, jni: Jni, outcome: i32, nanos: u64) {
     methods::juc_lock_end(rec, state, nanos, Outcome::from_i32(outcome));
 }
 
-/// `OrcaProfilerTracker.lockContended(report, sync, t0, owner, outcome)`: a lock call written
-/// in full (see [`methods::juc_contended`]).
+/// `OrcaProfilerTracker.lockContended(report, sync, t0, t, owner, outcome)`: a lock call
+/// written in full (see [`methods::juc_contended`]).
 pub fn lock_contended(
     rec: &Recorder,
     jni: Jni,
     (report, sync): (i32, jobject),
-    t0: u64,
+    times: (u64, u64),
     owner: u32,
     outcome: i32,
 ) {
@@ -477,7 +477,7 @@ pub fn lock_contended(
         rec,
         jni,
         (report, sync),
-        t0,
+        times,
         owner,
         outcome,
         LOCK_EXIT_FRAMES,

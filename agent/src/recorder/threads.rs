@@ -61,6 +61,10 @@ pub struct ThreadState {
     /// Instrumentation mode: the hash and stack taken at `MonitorEnter`, for the
     /// `MonitorEntered` that follows it at the same call site.
     pub pending_enter: Option<(u32, Frames)>,
+    /// When the thread's last contention line was written: a j.u.c. lock call the tracker
+    /// reports only at its end (`methods::juc_contended`) stamps its lines no earlier, so the
+    /// thread's lines stay in time order (a class initialization inside `lock()` contends).
+    pub last_contention: u64,
     /// Reused buffer for `GetStackTrace`, `stackdepth` frames long.
     pub scratch: Vec<MaybeUninit<jvmtiFrameInfo>>,
     /// Instrumentation mode: the thread's tracker buffer and summaries, once its first
@@ -87,6 +91,7 @@ impl ThreadState {
             inline_open: 0,
             held: Vec::new(),
             pending_enter: None,
+            last_contention: 0,
             scratch: vec![MaybeUninit::uninit(); stack_depth],
             recording: None,
         })
