@@ -14,18 +14,40 @@ fn orca_text(run: &Run) -> String {
     std::fs::read_to_string(format!("{}.orca", run.prefix.display())).unwrap()
 }
 
-/// Hold counts per (thread name, `Class.method:line` of the site): comparable across runs
-/// (hashes and method IDs are not).
-fn counts_by_site(log: &Log, sums: &Sums) -> BTreeMap<(String, String), u64> {
+/// Hold counts per (thread name, `Class.method:line` of the site, and for a j.u.c. lock its
+/// mode): comparable across runs (hashes and method IDs are not). Monitors and j.u.c. locks
+/// apart, as their summary lines are.
+type SiteCounts = BTreeMap<(String, String, String), u64>;
+
+fn counts_by_site(log: &Log, sums: &Sums) -> SiteCounts {
+    let monitors = sums
+        .holds
+        .iter()
+        .map(|((t, _, s), h)| (t.0, String::new(), *s, h.0));
+    site_counts(log, monitors)
+}
+
+fn lock_counts_by_site(log: &Log, sums: &Sums) -> SiteCounts {
+    let locks = sums
+        .lock_holds
+        .iter()
+        .map(|((t, _, mode, s), h)| (t.0, format!("{mode:?}"), *s, h.0));
+    site_counts(log, locks)
+}
+
+fn site_counts(
+    log: &Log,
+    holds: impl Iterator<Item = (u32, String, (u32, u32), u64)>,
+) -> SiteCounts {
     let mut out = BTreeMap::new();
-    for ((thread, _, (m, loc)), (n, ..)) in &sums.holds {
-        let name = log.thread_names.get(&thread.0).cloned().unwrap_or_default();
+    for (thread, mode, (m, loc), n) in holds {
+        let name = log.thread_names.get(&thread).cloned().unwrap_or_default();
         let site = format!(
             "{}:{}",
-            log.method_name(*m),
-            log.line_of(*m, *loc).unwrap_or(0)
+            log.method_name(m),
+            log.line_of(m, loc).unwrap_or(0)
         );
-        *out.entry((name, site)).or_default() += n;
+        *out.entry((name, mode, site)).or_default() += n;
     }
     out
 }
@@ -35,21 +57,6 @@ const REFERENCE: Summarize = Summarize {
     interval_ns: 1_000_000_000,
     threshold_ns: 10_000_000,
 };
-
-/// Hold counts of j.u.c. locks per (thread name, mode, `Class.method:line` of the site).
-fn lock_counts_by_site(log: &Log, sums: &Sums) -> BTreeMap<(String, String, String), u64> {
-    let mut out = BTreeMap::new();
-    for ((thread, _, mode, (m, loc)), (n, ..)) in &sums.lock_holds {
-        let name = log.thread_names.get(&thread.0).cloned().unwrap_or_default();
-        let site = format!(
-            "{}:{}",
-            log.method_name(*m),
-            log.line_of(*m, *loc).unwrap_or(0)
-        );
-        *out.entry((name, format!("{mode:?}"), site)).or_default() += n;
-    }
-    out
-}
 
 const PROGRAMS: [(&str, &[&str]); 7] = [
     ("Monitors", &[]),

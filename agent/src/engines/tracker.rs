@@ -501,7 +501,7 @@ pub fn caller_site(rec: &Recorder, jni: Jni) -> i32 {
 /// `OrcaProfilerTracker.lockLongHold(site, hash, nanos, end)`: a j.u.c. hold past the
 /// threshold, written at its release with the release's stack.
 pub fn lock_long_hold(rec: &Recorder, jni: Jni, site: u32, lock: u32, nanos: u64, end: u64) {
-    rec.rec_lock_long_hold(jni, site, lock, nanos, end, LOCK_EXIT_FRAMES);
+    rec.rec_long_hold(jni, (site, lock), nanos, end, LOCK_EXIT_FRAMES);
 }
 
 /// The stack of a `MonitorExit` from the stack of its `MonitorEntered`: the same frames,
@@ -538,7 +538,7 @@ pub fn stack(rec: &Recorder, jni: Jni, site: u32) -> i32 {
 
 /// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end)`: a hold past the threshold.
 pub fn long_hold(rec: &Recorder, jni: Jni, site: u32, monitor: u32, nanos: u64, end: u64) {
-    rec.rec_long_hold(jni, site, monitor, nanos, end, SITE_FRAMES);
+    rec.rec_long_hold(jni, (site, monitor), nanos, end, SITE_FRAMES);
 }
 
 #[cfg(test)]

@@ -473,14 +473,15 @@ impl Recorder {
         id as i32
     }
 
-    /// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end)`: a hold of at least
-    /// `holdthreshold`, written with the current stack (below the `skip` frames of the
-    /// tracker), its top frame at the acquisition.
+    /// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end)` and `lockLongHold(site,
+    /// hash, nanos, end)`: a hold of at least `holdthreshold`, written with the current stack
+    /// (below the `skip` frames of the tracker). A monitor's (`MonitorHold`) has its top frame
+    /// moved to the acquisition; a j.u.c. lock's (`LockHold`, `site` with the lock's mode bits)
+    /// keeps the release's stack and names the acquisition's site.
     pub fn rec_long_hold(
         &self,
         jni: Jni,
-        site: u32,
-        monitor: u32,
+        (site, object): (u32, u32),
         nanos: u64,
         end: u64,
         skip: i32,
@@ -489,17 +490,33 @@ impl Recorder {
             return;
         };
         self.before_event(jni, state, end);
+        let Some(acquired) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
+            return;
+        };
         let mut frames = self.stack(jni, state, skip, false);
-        if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
-            *top = f;
-        }
+        let (kind, extra) = match lock_mode(site).1 {
+            None => {
+                if let Some(top) = frames.first_mut() {
+                    *top = acquired;
+                }
+                (Kind::MonitorHold, Extra::Nanos(nanos))
+            }
+            Some(mode) => {
+                let line = LockHoldLine {
+                    mode,
+                    nanos,
+                    site: acquired,
+                };
+                (Kind::LockHold, Extra::LockHold(Box::new(line)))
+            }
+        };
         self.log.push(EventRecord {
             nanos: end,
-            kind: Kind::MonitorHold,
+            kind,
             thread: state.hash,
-            object: monitor,
+            object,
             owner: 0,
-            extra: Extra::Nanos(nanos),
+            extra,
             frames,
         });
     }
@@ -524,41 +541,6 @@ impl Recorder {
                 r.summary.wait(object, juc, nanos);
             }
         }
-    }
-
-    /// `OrcaProfilerTracker.lockLongHold(site, hash, nanos, end)`: a j.u.c. lock hold of at
-    /// least `holdthreshold`, written at its release with the release's stack (below the
-    /// `skip` frames of the tracker); `site` carries the lock's mode bits.
-    pub fn rec_lock_long_hold(
-        &self,
-        jni: Jni,
-        site: u32,
-        lock: u32,
-        nanos: u64,
-        end: u64,
-        skip: i32,
-    ) {
-        let Some(state) = self.current_state() else {
-            return;
-        };
-        self.before_event(jni, state, end);
-        let Some(acquired) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
-            return;
-        };
-        let frames = self.stack(jni, state, skip, false);
-        self.log.push(EventRecord {
-            nanos: end,
-            kind: Kind::LockHold,
-            thread: state.hash,
-            object: lock,
-            owner: 0,
-            extra: Extra::LockHold(Box::new(LockHoldLine {
-                mode: lock_mode(site).1.unwrap_or(b'W'),
-                nanos,
-                site: acquired,
-            })),
-            frames,
-        });
     }
 
     /// ThreadEnd: the thread's last records and summaries, before its `ThreadEnded`.
