@@ -260,6 +260,9 @@ public final class OrcaProfilerTracker {
             }
             r.quiet(d, false);
             if (d == 0) {
+                r.lockOuter = null;
+            }
+            if (d == 0) {
                 if (kind == OrcaEvents.K_OBJECT_WAIT) {
                     r.waitObj = subject;
                     r.waitSince = System.nanoTime();
@@ -348,12 +351,25 @@ public final class OrcaProfilerTracker {
             if (r == null) {
                 return;
             }
-            int d = r.hookDepth++;
+            int d = r.hookDepth;
+            Object outer = r.lockOuter;
+            if (d > 0 && outer != null && !(outer == sync
+                    && ((OrcaEvents.H_NESTING_CLASSES >> ((r.lockReport - OrcaEvents.H_LOCK) >> 3)) & 1) != 0)) {
+                // No lock call runs another one, but a view its own lock's: the outer call's end
+                // was lost (a StackOverflowError as its exit report was called). It is over.
+                d = 0;
+                r.inLock = false;
+                if (traceAll) {
+                    lockEnd(THREW, System.nanoTime());
+                }
+            }
+            r.hookDepth = d + 1;
             if (d > 0 || sync == null) {
                 r.quiet(d, true); // inside another tracked call: not reported, as in JVMTI mode
                 return;
             }
             r.quiet(d, false);
+            r.lockOuter = sync;
             int v = report - OrcaEvents.H_LOCK;
             boolean read = ((OrcaEvents.H_READ_CLASSES >> (v >> 3)) & 1) != 0;
             boolean release = (v & 7) >= 3;
@@ -421,6 +437,7 @@ public final class OrcaProfilerTracker {
                 return;
             }
             r.inLock = false;
+            r.lockOuter = null;
             Object sync = r.lockSync;
             r.lockSync = null;
             boolean read = r.lockRead;
@@ -816,6 +833,8 @@ public final class OrcaProfilerTracker {
         int hintSite;
         /** The outermost lock call under way, kept in Java (the agent not told). */
         boolean inLock;
+        /** The synchronizer of the outermost hooked call when it is a lock call, else null. */
+        Object lockOuter;
         int lockReport;
         Object lockSync;
         int lockHash;

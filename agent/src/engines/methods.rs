@@ -1236,6 +1236,8 @@ mod tests {
         for (ci, c) in LockClass::ALL.iter().enumerate() {
             let read = (JucReport::ReadClasses as i32 >> ci) & 1 == 1;
             assert_eq!(read, c.mode() == b'R', "{c:?}");
+            let nesting = (JucReport::NestingClasses as i32 >> ci) & 1 == 1;
+            assert_eq!(nesting, c.sync_field_name().0 == c"this$0", "{c:?}");
             for (ki, k) in LockCall::ALL.iter().enumerate() {
                 let r = Call::Lock(*c, *k).hook_report();
                 assert_eq!(r, JucReport::Lock as i32 + (ci * 8 + ki) as i32);
