@@ -1,0 +1,387 @@
+//! java.util.concurrent locks when things go wrong: exceptions thrown inside held locks and
+//! unlocks that throw (tests/java/JucExceptions.java), interrupted acquisitions and awaits
+//! (JucInterrupts.java), a StackOverflowError inside a recursion of held ReentrantLocks
+//! (JucOverflow.java), and virtual threads, which park where a platform thread blocks
+//! (tests/java21/JucVThreads.java, JDK 21+).
+//!
+//! Each program runs without the agent and under it with `juc=yes` in instrumentation mode
+//! (its default summaries, and `trace=all`, both with every class verified) and in JVMTI mode,
+//! on every JDK found. Every run must leave the program as it was: the same exit code and the
+//! same stdout, byte for byte, which holds the stack traces of every exception the program
+//! caught; and a log the strict validator accepts. Where the full j.u.c. lines are written
+//! (`trace=all` and JVMTI mode) the counts per (event, marked source line, mode) are exact.
+//! The default summary mode is about to change how j.u.c. locks are written, so only the
+//! validity of its log and the program's behaviour are checked there.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use orca_tests::*;
+
+/// The agent options each program runs with (besides the run without the agent).
+const JUC_MODES: [&str; 3] = [
+    "mode=instrument,juc=yes",
+    "mode=instrument,juc=yes,trace=all",
+    "mode=jvmti,juc=yes",
+];
+
+const KINDS: [&str; 13] = [
+    "LockAcquire",
+    "LockAcquired",
+    "LockFailed",
+    "LockTimedOut",
+    "LockInterrupted",
+    "LockRelease",
+    "ConditionAwait",
+    "ConditionAwaited",
+    "ConditionSignal",
+    "ConditionSignalAll",
+    "ThreadPark",
+    "ThreadParked",
+    "ThreadUnpark",
+];
+
+/// Whether `mode` writes every j.u.c. line (so that counts are exact).
+fn complete(mode: &str) -> bool {
+    mode.starts_with("mode=jvmti") || mode.contains("trace=all")
+}
+
+fn jvmti(mode: &str) -> bool {
+    mode.starts_with("mode=jvmti")
+}
+
+/// A short name of a mode for output folders and messages.
+fn short(mode: &str) -> &'static str {
+    if jvmti(mode) {
+        "jvmti"
+    } else if mode.contains("trace=all") {
+        "all"
+    } else {
+        "summary"
+    }
+}
+
+/// One test program: its main class, source file (for its markers), class folder, JVM flags
+/// and arguments.
+struct Program {
+    main: &'static str,
+    source: PathBuf,
+    classes: PathBuf,
+    jvm: Vec<&'static str>,
+    args: Vec<String>,
+}
+
+impl Program {
+    /// A program of tests/java, compiled with the others.
+    fn new(main: &'static str, jvm: &[&'static str], args: &[&str]) -> Program {
+        Program {
+            main,
+            source: root().join("tests/java").join(format!("{main}.java")),
+            classes: test_classes().to_path_buf(),
+            jvm: jvm.to_vec(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// The line of the source that carries `// @<marker>` (as `marker_line`, for any folder).
+    fn line(&self, marker: &str) -> u32 {
+        let src = std::fs::read_to_string(&self.source).expect("read test source");
+        let tag = format!("// @{marker}");
+        let hits: Vec<usize> = src
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| {
+                l.find(&tag).is_some_and(|i| {
+                    !l[i + tag.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '-')
+                })
+            })
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert_eq!(hits.len(), 1, "marker {tag} in {}: {hits:?}", self.main);
+        hits[0] as u32
+    }
+
+    fn command(&self, jdk: &Jdk, agent: Option<&str>) -> Command {
+        let mut c = Command::new(jdk.java());
+        if let Some(options) = agent {
+            c.arg(format!("-agentpath:{}={options}", agent_path().display()));
+            if !jvmti(options) {
+                c.args(VERIFY_ALL);
+            }
+        }
+        c.args(&self.jvm)
+            .arg("-cp")
+            .arg(&self.classes)
+            .arg(self.main)
+            .args(&self.args);
+        c
+    }
+
+    /// The run without the agent.
+    fn plain(&self, jdk: &Jdk) -> Output {
+        output_with_timeout(self.command(jdk, None), 120)
+    }
+
+    /// The run under the agent with `mode`.
+    fn run(&self, jdk: &Jdk, mode: &str) -> Run {
+        let prefix = prefix_for(&format!("jucfaults-{}-{}", self.main, short(mode)), jdk);
+        let options = format!("{},{mode}", prefix.display());
+        finish(
+            prefix,
+            output_with_timeout(self.command(jdk, Some(&options)), 300),
+        )
+    }
+
+    /// The line in this program of an event's first frame of the program's own (its call site,
+    /// whatever JDK frames are above it).
+    fn line_of(&self, log: &Log, e: &Event) -> Option<u32> {
+        let class = format!("{}.", self.main);
+        e.frames
+            .iter()
+            .find(|(m, _)| log.method_name(*m).starts_with(&class))
+            .and_then(|(m, l)| log.line_of(*m, *l))
+    }
+
+    /// The j.u.c. events this program's marked lines made.
+    fn events_at<'a>(&self, log: &'a Log, marker: &str, kind: &str) -> Vec<&'a Event> {
+        let line = self.line(marker);
+        log.events
+            .iter()
+            .filter(|e| e.name == kind && self.line_of(log, e) == Some(line))
+            .collect()
+    }
+}
+
+type Key = (String, u32, Option<char>);
+
+/// The exact j.u.c. events a program's marked lines must make.
+struct Want<'p> {
+    program: &'p Program,
+    counts: BTreeMap<Key, usize>,
+    /// Every line checked: those with expected events and those that must have none.
+    lines: BTreeSet<u32>,
+}
+
+impl<'p> Want<'p> {
+    fn new(program: &'p Program) -> Want<'p> {
+        Want {
+            program,
+            counts: BTreeMap::new(),
+            lines: BTreeSet::new(),
+        }
+    }
+
+    fn add(&mut self, kind: &str, marker: &str, mode: Option<char>, n: usize) {
+        assert!(KINDS.contains(&kind) && n > 0, "{kind} {n}");
+        let line = self.program.line(marker);
+        self.lines.insert(line);
+        *self
+            .counts
+            .entry((kind.to_string(), line, mode))
+            .or_insert(0) += n;
+    }
+
+    /// `n` acquisitions at `lock` that took the lock and their releases at `unlock`.
+    fn held(&mut self, lock: &str, unlock: &str, mode: char, n: usize) {
+        self.add("LockAcquire", lock, Some(mode), n);
+        self.add("LockAcquired", lock, Some(mode), n);
+        self.add("LockRelease", unlock, Some(mode), n);
+    }
+
+    /// A line that must make no j.u.c. event.
+    fn none(&mut self, marker: &str) {
+        self.lines.insert(self.program.line(marker));
+    }
+
+    /// Asserts the counts on the checked lines are exactly these, and that every event
+    /// counted there has the program's line as its first frame (the tracked method's caller).
+    fn check(&self, ctx: &str, log: &Log) {
+        let mut got: BTreeMap<Key, usize> = BTreeMap::new();
+        for e in log
+            .events
+            .iter()
+            .filter(|e| KINDS.contains(&e.name.as_str()))
+        {
+            let Some(line) = self.program.line_of(log, e) else {
+                continue;
+            };
+            if !self.lines.contains(&line) {
+                continue;
+            }
+            *got.entry((e.name.clone(), line, e.mode)).or_insert(0) += 1;
+            let top = e.frames[0];
+            assert!(
+                log.method_name(top.0)
+                    .starts_with(&format!("{}.", self.program.main))
+                    && log.line_of(top.0, top.1) == Some(line),
+                "{ctx}: {} at .orca line {}: first frame {}",
+                e.name,
+                e.line,
+                log.top_frame(e).unwrap_or_default()
+            );
+        }
+        assert!(!self.counts.is_empty());
+        assert_eq!(
+            got, self.counts,
+            "{ctx}: j.u.c. events per (event, line, mode)"
+        );
+    }
+}
+
+/// Asserts that the run under the agent behaved as the run without it (exit code, stdout byte
+/// for byte), that the agent ended normally, and that its log is valid; returns the log.
+fn check_run(ctx: &str, run: &Run, plain: &Output) -> Log {
+    let ctx = format!("{ctx}: stderr:\n{}", run.stderr);
+    assert_eq!(run.code, plain.status.code(), "exit code: {ctx}");
+    assert!(
+        run.stdout.as_bytes() == plain.stdout.as_slice(),
+        "stdout differs from the run without the agent: {ctx}\n--- without the agent:\n{}\n--- with:\n{}",
+        String::from_utf8_lossy(&plain.stdout),
+        run.stdout
+    );
+    assert!(
+        !run.stderr.contains("internal error") && !run.stderr.contains("# A fatal error"),
+        "{ctx}"
+    );
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l.starts_with("orca: ") && l.contains("; wrote ")),
+        "the agent's exit line is missing: {ctx}"
+    );
+    let log = run.log();
+    assert!(!log.torn, "a torn line: {ctx}");
+    assert_valid(run, &log);
+    log
+}
+
+/// The `EventsDropped` lines' total: exact counts need none.
+fn dropped(run: &Run) -> u64 {
+    std::fs::read_to_string(format!("{}.orca", run.prefix.display()))
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(",EventsDropped,"))
+        .map(|l| l.rsplit(',').next().unwrap().parse::<u64>().unwrap())
+        .sum()
+}
+
+/// Runs `program` without the agent and in each mode on `jdk`; calls `exact` with the log of
+/// each mode that writes every j.u.c. line.
+fn each_mode(
+    jdk: &Jdk,
+    program: &Program,
+    check_plain: impl Fn(&str),
+    mut exact: impl FnMut(&str, &str, &Run, &Log),
+) {
+    let plain = program.plain(jdk);
+    let plain_out = String::from_utf8_lossy(&plain.stdout).into_owned();
+    assert_eq!(
+        plain.status.code(),
+        Some(0),
+        "{} {} without the agent: {}",
+        jdk.label(),
+        program.main,
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    check_plain(&plain_out);
+    for mode in JUC_MODES {
+        let ctx = format!("{} {} {mode}", jdk.label(), program.main);
+        eprintln!("juc_faults: {ctx}");
+        let run = program.run(jdk, mode);
+        let log = check_run(&ctx, &run, &plain);
+        if complete(mode) {
+            assert_eq!(dropped(&run), 0, "{ctx}: events dropped");
+            exact(&ctx, mode, &run, &log);
+        }
+    }
+}
+
+/// The thread ID of the only event of `kind` at `marker`.
+fn only<'a>(program: &Program, log: &'a Log, marker: &str, kind: &str) -> &'a Event {
+    let v = program.events_at(log, marker, kind);
+    assert_eq!(v.len(), 1, "{kind} at @{marker}");
+    v[0]
+}
+
+#[test]
+fn exceptions_inside_held_juc_locks_and_bad_unlocks_leave_the_program_unchanged() {
+    let p = Program::new("JucExceptions", &[], &[]);
+    let mut want = Want::new(&p);
+    want.held("thread-lock", "thread-unlock", 'W', 1);
+    want.held("arith-lock", "arith-unlock", 'W', 1);
+    want.held("cause-lock", "cause-unlock", 'W', 1);
+    want.held("cause-write", "cause-write-unlock", 'W', 1);
+    want.held("cause-read", "cause-read-unlock", 'R', 1);
+    want.held("holder-lock", "holder-unlock", 'W', 1);
+    want.held("holder-write", "holder-write-unlock", 'W', 1);
+    want.held("checker-lock", "checker-unlock", 'W', 1);
+    want.held("checker-write", "checker-write-unlock", 'W', 1);
+    // An unlock that throws IllegalMonitorStateException writes nothing (docs/FORMAT.md).
+    for m in [
+        "imse-free",
+        "imse-free-write",
+        "imse-free-read",
+        "imse-other",
+        "imse-other-write",
+    ] {
+        want.none(m);
+    }
+    for jdk in jdks() {
+        each_mode(
+            jdk,
+            &p,
+            |out| {
+                for s in [
+                    "uncaught in thrower, lock held: false\njava.lang.RuntimeException: from the program, inside a ReentrantLock\n",
+                    "caught arithmetic, write lock held: false: java.lang.ArithmeticException: / by zero\n",
+                    "java.lang.IllegalStateException: three locks held\n",
+                    "Caused by: java.lang.NullPointerException",
+                    "free true true 0\ntaken by checker\nexceptions done 2\n",
+                ] {
+                    assert!(out.contains(s), "{}: {s:?} not in\n{out}", jdk.label());
+                }
+                assert_eq!(
+                    out.matches("java.lang.IllegalMonitorStateException")
+                        .count(),
+                    5,
+                    "{out}"
+                );
+                // Stack traces through the JDK's lock methods, which instrumentation mode
+                // rewrites: their line numbers must survive.
+                assert!(
+                    out.matches("\tat java.base/java.util.concurrent.locks.")
+                        .count()
+                        >= 10,
+                    "{out}"
+                );
+            },
+            |ctx, _mode, _run, log| {
+                want.check(ctx, log);
+                // Owners: none for a free lock; the thread itself for the read view taken under
+                // its own write view.
+                for m in [
+                    "thread-lock",
+                    "arith-lock",
+                    "cause-lock",
+                    "cause-write",
+                    "checker-lock",
+                ] {
+                    assert_eq!(
+                        only(&p, log, m, "LockAcquire").owner,
+                        Some(0),
+                        "{ctx}: @{m}"
+                    );
+                }
+                let read = only(&p, log, "cause-read", "LockAcquire");
+                assert_eq!(read.owner, Some(read.thread), "{ctx}");
+                // The read and write views are one lock, the ReentrantLock another.
+                let object = |m: &str| only(&p, log, m, "LockAcquired").object;
+                assert_eq!(object("cause-read"), object("cause-write"), "{ctx}");
+                assert_eq!(object("arith-lock"), object("cause-write"), "{ctx}");
+                assert_ne!(object("cause-lock"), object("cause-write"), "{ctx}");
+                assert_eq!(object("thread-lock"), object("checker-lock"), "{ctx}");
+            },
+        );
+    }
+}
