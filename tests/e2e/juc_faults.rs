@@ -385,3 +385,121 @@ fn exceptions_inside_held_juc_locks_and_bad_unlocks_leave_the_program_unchanged(
         );
     }
 }
+
+#[test]
+fn interrupted_juc_acquisitions_and_awaits_are_recorded_and_unchanged() {
+    let p = Program::new("JucInterrupts", &[], &[]);
+    for jdk in jdks() {
+        each_mode(
+            jdk,
+            &p,
+            |out| {
+                assert_eq!(
+                    out.matches("caught InterruptedException").count(),
+                    8,
+                    "{}: {out}",
+                    jdk.label()
+                );
+                for s in [
+                    "li-victim caught",
+                    "rli-victim caught",
+                    "tt-victim caught",
+                    "await-victim caught",
+                    "tawait-victim caught",
+                    "pre-victim caught InterruptedException, lock held: true",
+                    "await lock free: true\n",
+                    "timed await lock free: true\n",
+                    "pre lock free: true\n",
+                    "plain-victim acquired, interrupted: true\n",
+                    "unint-victim signalled, interrupted: true\ninterrupts done\n",
+                    "\tat java.base/java.util.concurrent.locks.ReentrantLock.lockInterruptibly(",
+                    "\tat java.base/java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await(",
+                ] {
+                    assert!(out.contains(s), "{}: {s:?} not in\n{out}", jdk.label());
+                }
+                assert!(!out.contains("?"), "{}: {out}", jdk.label());
+            },
+            |ctx, mode, _run, log| {
+                // How an interrupted timed tryLock is written: JVMTI mode sees the exception,
+                // instrumentation mode only the unchanged hold count (docs/FORMAT.md).
+                let timed = if jvmti(mode) {
+                    "LockInterrupted"
+                } else {
+                    "LockTimedOut"
+                };
+                let mut want = Want::new(&p);
+                want.held("li-main-lock", "li-main-unlock", 'W', 1);
+                want.add("LockAcquire", "li-victim", Some('W'), 1);
+                want.add("LockInterrupted", "li-victim", Some('W'), 1);
+                want.held("rli-main-lock", "rli-main-unlock", 'W', 1);
+                want.add("LockAcquire", "rli-victim", Some('R'), 1);
+                want.add("LockInterrupted", "rli-victim", Some('R'), 1);
+                want.held("tt-main-lock", "tt-main-unlock", 'W', 1);
+                want.add("LockAcquire", "tt-victim", Some('W'), 1);
+                want.add(timed, "tt-victim", Some('W'), 1);
+                for (lock, await_, unlock) in [
+                    ("await-lock", "await-victim", "await-unlock"),
+                    ("tawait-lock", "tawait-victim", "tawait-unlock"),
+                    ("pre-await-lock", "pre-await", "pre-await-unlock"),
+                    ("unint-lock", "unint-await", "unint-unlock"),
+                ] {
+                    want.held(lock, unlock, 'W', 1);
+                    want.add("ConditionAwait", await_, None, 1);
+                    want.add("ConditionAwaited", await_, None, 1);
+                }
+                want.add("LockAcquire", "pre-li", Some('W'), 1);
+                want.add("LockInterrupted", "pre-li", Some('W'), 1);
+                want.add("LockAcquire", "pre-tt", Some('W'), 1);
+                want.add(timed, "pre-tt", Some('W'), 1);
+                want.held("plain-main-lock", "plain-main-unlock", 'W', 1);
+                want.held("plain-victim", "plain-victim-unlock", 'W', 1);
+                want.held("unint-main-lock", "unint-main-unlock", 'W', 1);
+                want.add("ConditionSignal", "unint-signal", None, 1);
+                want.check(ctx, log);
+
+                // Each victim was blocked by main's hold: the owner of its LockAcquire.
+                let main = only(&p, log, "li-main-lock", "LockAcquired").thread;
+                for m in ["li-victim", "rli-victim", "tt-victim", "plain-victim"] {
+                    let a = only(&p, log, m, "LockAcquire");
+                    assert_eq!(a.owner, Some(main), "{ctx}: owner at @{m}");
+                    assert_ne!(a.thread, main, "{ctx}: @{m}");
+                }
+                // The calls made with the interrupt pending found the lock free.
+                for m in ["pre-li", "pre-tt"] {
+                    assert_eq!(
+                        only(&p, log, m, "LockAcquire").owner,
+                        Some(0),
+                        "{ctx}: @{m}"
+                    );
+                }
+                // An await names the lock its condition was made by.
+                for (lock, await_) in [
+                    ("await-lock", "await-victim"),
+                    ("tawait-lock", "tawait-victim"),
+                    ("pre-await-lock", "pre-await"),
+                    ("unint-lock", "unint-await"),
+                ] {
+                    let l = only(&p, log, lock, "LockAcquired");
+                    let a = only(&p, log, await_, "ConditionAwait");
+                    assert_eq!(a.owner, l.object, "{ctx}: @{await_}");
+                    assert_eq!(a.thread, l.thread, "{ctx}: @{await_}");
+                }
+                assert_eq!(
+                    only(&p, log, "unint-signal", "ConditionSignal").object,
+                    only(&p, log, "unint-await", "ConditionAwait").object,
+                    "{ctx}"
+                );
+                // Main released the lock only after the interrupt ended the victim's
+                // acquisition (it joined the victim first).
+                for (m, unlock) in [
+                    ("li-victim", "li-main-unlock"),
+                    ("rli-victim", "rli-main-unlock"),
+                ] {
+                    let ended = only(&p, log, m, "LockInterrupted");
+                    let release = only(&p, log, unlock, "LockRelease");
+                    assert!(ended.nanos <= release.nanos, "{ctx}: @{m}");
+                }
+            },
+        );
+    }
+}
