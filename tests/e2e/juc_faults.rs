@@ -123,9 +123,15 @@ impl Program {
         output_with_timeout(self.command(jdk, None), 120)
     }
 
-    /// The run under the agent with `mode`.
+    /// The run under the agent with `mode`, in a folder of its own (per arguments too: tests
+    /// run in parallel).
     fn run(&self, jdk: &Jdk, mode: &str) -> Run {
-        let prefix = prefix_for(&format!("jucfaults-{}-{}", self.main, short(mode)), jdk);
+        let mut name = format!("jucfaults-{}", self.main);
+        for a in &self.args {
+            name.push('-');
+            name.push_str(a);
+        }
+        let prefix = prefix_for(&format!("{name}-{}", short(mode)), jdk);
         let options = format!("{},{mode}", prefix.display());
         finish(
             prefix,
@@ -254,6 +260,35 @@ fn check_run(ctx: &str, run: &Run, plain: &Output) -> Log {
     assert!(!log.torn, "a torn line: {ctx}");
     assert_valid(run, &log);
     log
+}
+
+/// Asserts that every hold of a lock the program took (at a line of its own) was released in
+/// the log, per (thread, lock, mode): the programs end with their locks free.
+fn assert_balanced(ctx: &str, program: &Program, log: &Log) {
+    let ours: BTreeSet<u32> = log
+        .events
+        .iter()
+        .filter(|e| e.name == "LockAcquired" && program.line_of(log, e).is_some())
+        .filter_map(|e| e.object)
+        .collect();
+    assert!(!ours.is_empty(), "{ctx}: no LockAcquired of the program's");
+    let mut holds: BTreeMap<(u32, u32, Option<char>), i64> = BTreeMap::new();
+    for e in &log.events {
+        let Some(o) = e.object.filter(|o| ours.contains(o)) else {
+            continue;
+        };
+        let d = match e.name.as_str() {
+            "LockAcquired" => 1,
+            "LockRelease" => -1,
+            _ => continue,
+        };
+        *holds.entry((e.thread, o, e.mode)).or_insert(0) += d;
+    }
+    let open: Vec<_> = holds.iter().filter(|(_, n)| **n != 0).collect();
+    assert!(
+        open.is_empty(),
+        "{ctx}: (thread, lock, mode) with LockAcquired minus LockRelease not 0 at the end: {open:?}"
+    );
 }
 
 /// The `EventsDropped` lines' total: exact counts need none.
@@ -499,6 +534,124 @@ fn interrupted_juc_acquisitions_and_awaits_are_recorded_and_unchanged() {
                     let release = only(&p, log, unlock, "LockRelease");
                     assert!(ended.nanos <= release.nanos, "{ctx}: @{m}");
                 }
+            },
+        );
+    }
+}
+
+/// `taken` and `leaked` of JucOverflow's stderr line for `name`.
+fn overflow_counts(stderr: &str, name: &str) -> (usize, usize) {
+    let head = format!("JucOverflow {name} taken=");
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with(&head))
+        .unwrap_or_else(|| panic!("no {head:?} line in\n{stderr}"));
+    let (taken, leaked) = line[head.len()..].split_once(" leaked=").unwrap();
+    (taken.parse().unwrap(), leaked.parse().unwrap())
+}
+
+#[test]
+fn a_stack_overflow_inside_held_reentrant_locks_leaves_them_free_and_the_log_valid() {
+    // A small stack: a few thousand levels.
+    let p = Program::new("JucOverflow", &["-Xss512k"], &[]);
+    for jdk in jdks() {
+        let plain = p.plain(jdk);
+        for name in ["reentrant", "write"] {
+            let (taken, leaked) = overflow_counts(&String::from_utf8_lossy(&plain.stderr), name);
+            assert!(
+                taken > 100 && leaked == 0,
+                "{} {name}: {taken} {leaked}",
+                jdk.label()
+            );
+        }
+        each_mode(
+            jdk,
+            &p,
+            |out| {
+                for name in ["reentrant", "write"] {
+                    let s = format!(
+                        "{name}: caught java.lang.StackOverflowError deep: true\n\
+                         {name}: free after the overflow: true\n\
+                         {name}: taken by {name}-checker\n"
+                    );
+                    assert!(out.contains(&s), "{}: {s:?} not in\n{out}", jdk.label());
+                }
+                assert!(out.ends_with("overflow done true\n"), "{out}");
+            },
+            |ctx, _mode, run, log| {
+                let (r, r_leaked) = overflow_counts(&run.stderr, "reentrant");
+                let (w, w_leaked) = overflow_counts(&run.stderr, "write");
+                assert_eq!((r_leaked, w_leaked), (0, 0), "{ctx}");
+                let mut want = Want::new(&p);
+                // Every level that took its lock released it on the way back; nothing was
+                // left for the program to release.
+                want.held("sof-lock", "sof-unlock", 'W', r + w);
+                want.none("leak-unlock");
+                want.held("checker-lock", "checker-unlock", 'W', 2);
+                want.check(ctx, log);
+                // Two locks, each taken `taken` times, the first time free, then reentrant.
+                let acquires = p.events_at(log, "sof-lock", "LockAcquire");
+                let mut per_lock: BTreeMap<u32, usize> = BTreeMap::new();
+                for e in p.events_at(log, "sof-lock", "LockAcquired") {
+                    *per_lock.entry(e.object.unwrap()).or_insert(0) += 1;
+                }
+                let mut got: Vec<usize> = per_lock.values().copied().collect();
+                got.sort();
+                let mut expected = vec![r, w];
+                expected.sort();
+                assert_eq!(got, expected, "{ctx}: acquisitions per lock");
+                let free = acquires.iter().filter(|e| e.owner == Some(0)).count();
+                let reentrant = acquires
+                    .iter()
+                    .filter(|e| e.owner == Some(e.thread))
+                    .count();
+                assert_eq!((free, reentrant), (2, r + w - 2), "{ctx}: owners");
+                for e in p.events_at(log, "checker-lock", "LockAcquire") {
+                    assert_eq!(e.owner, Some(0), "{ctx}: the checker found the lock held");
+                }
+                assert_balanced(ctx, &p, log);
+            },
+        );
+    }
+}
+
+/// The same recursion without the probe: the StackOverflowError strikes inside `lock()` and
+/// `unlock()` themselves, and inside the agent's hooks in them. The JVM alone may leave holds
+/// behind (the program releases them); the log must still be valid and every hold in it
+/// released, and in the complete modes record at least every `lock()` that returned.
+#[test]
+#[ignore = "agent bug: an overflow inside lock()/unlock() loses or mislabels their lines (invalid log: unbalanced LockRelease), all modes"]
+fn a_stack_overflow_inside_lock_and_unlock_themselves_keeps_the_log_valid() {
+    let p = Program::new("JucOverflow", &["-Xss512k"], &["0"]);
+    for jdk in jdks() {
+        each_mode(
+            jdk,
+            &p,
+            |out| {
+                for name in ["reentrant", "write"] {
+                    let s = format!(
+                        "{name}: caught java.lang.StackOverflowError deep: true\n\
+                         {name}: free after releasing what the overflow left: true\n\
+                         {name}: taken by {name}-checker\n"
+                    );
+                    assert!(out.contains(&s), "{}: {s:?} not in\n{out}", jdk.label());
+                }
+            },
+            |ctx, _mode, run, log| {
+                let (r, r_leaked) = overflow_counts(&run.stderr, "reentrant");
+                let (w, w_leaked) = overflow_counts(&run.stderr, "write");
+                let acquired = p.events_at(log, "sof-lock", "LockAcquired").len();
+                assert!(
+                    acquired >= r + w,
+                    "{ctx}: {acquired} LockAcquired, {r} + {w} lock() returned"
+                );
+                let cleanup = p.events_at(log, "leak-unlock", "LockRelease").len();
+                assert_eq!(
+                    cleanup,
+                    r_leaked + w_leaked,
+                    "{ctx}: the program's releases of what was left"
+                );
+                assert_balanced(ctx, &p, log);
             },
         );
     }
