@@ -13,7 +13,7 @@
 //! The default summary mode is about to change how j.u.c. locks are written, so only the
 //! validity of its log and the program's behaviour are checked there.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -651,6 +651,169 @@ fn a_stack_overflow_inside_lock_and_unlock_themselves_keeps_the_log_valid() {
                     r_leaked + w_leaked,
                     "{ctx}: the program's releases of what was left"
                 );
+                assert_balanced(ctx, &p, log);
+            },
+        );
+    }
+}
+
+/// tests/java21/JucVThreads.java's arguments: virtual threads, lock/unlock pairs per thread,
+/// hand-off and park rounds.
+const VTHREADS: usize = 50;
+const VPAIRS: usize = 20;
+const VROUNDS: usize = 10;
+
+/// JucVThreads compiled for `jdk` (21+).
+fn vthreads_program(jdk: &Jdk) -> Program {
+    let source = root().join("tests/java21/JucVThreads.java");
+    let classes = work_dir().join(format!("classes21-juc-{}", jdk.label()));
+    let _ = std::fs::remove_dir_all(&classes);
+    std::fs::create_dir_all(&classes).unwrap();
+    let ok = Command::new(jdk.javac())
+        .args(["--release", "21", "-g", "-encoding", "UTF-8", "-d"])
+        .arg(&classes)
+        .arg(&source)
+        .status()
+        .expect("run javac")
+        .success();
+    assert!(
+        ok,
+        "{}: javac --release 21 failed on {}",
+        jdk.label(),
+        source.display()
+    );
+    Program {
+        main: "JucVThreads",
+        source,
+        classes,
+        jvm: Vec::new(),
+        args: [VTHREADS, VPAIRS, VROUNDS].map(|n| n.to_string()).to_vec(),
+    }
+}
+
+#[test]
+fn virtual_threads_contend_hand_off_and_park_on_juc_locks() {
+    use std::io::Write;
+    let newer: Vec<&Jdk> = jdks().iter().filter(|j| j.major >= 21).collect();
+    for jdk in jdks().iter().filter(|j| j.major < 21) {
+        // Said on the real stderr (the harness captures eprintln!): never skipped silently.
+        let _ = writeln!(
+            std::io::stderr(),
+            "orca-tests: {}: no virtual threads before JDK 21: JucVThreads NOT run on it",
+            jdk.label()
+        );
+    }
+    if newer.is_empty() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "orca-tests: no JDK 21+ found: the j.u.c. virtual-thread test did NOT run"
+        );
+        return;
+    }
+    for jdk in newer {
+        let p = vthreads_program(jdk);
+        let mut want = Want::new(&p);
+        want.held("vt-lock", "vt-unlock", 'W', VTHREADS * VPAIRS);
+        want.held("cond-consumer-lock", "cond-consumer-unlock", 'W', VROUNDS);
+        want.held("cond-producer-lock", "cond-producer-unlock", 'W', VROUNDS);
+        want.add("ConditionAwait", "cond-await", None, VROUNDS);
+        want.add("ConditionAwaited", "cond-await", None, VROUNDS);
+        want.add("ConditionSignal", "cond-signal", None, VROUNDS);
+        want.add("ThreadPark", "vt-park", None, VROUNDS);
+        want.add("ThreadParked", "vt-park", None, VROUNDS);
+        want.add("ThreadUnpark", "vt-unpark", None, VROUNDS);
+        each_mode(
+            jdk,
+            &p,
+            |out| {
+                let s = format!(
+                    "counter {} free true\nhand-offs {VROUNDS}\nparks {VROUNDS}\n",
+                    VTHREADS * VPAIRS
+                );
+                assert_eq!(out, s, "{}", jdk.label());
+            },
+            |ctx, _mode, _run, log| {
+                want.check(ctx, log);
+                // Each virtual thread is a thread of its own in the log, named, with its pairs.
+                let mut per_thread: HashMap<u32, usize> = HashMap::new();
+                for e in p.events_at(log, "vt-lock", "LockAcquired") {
+                    *per_thread.entry(e.thread).or_insert(0) += 1;
+                }
+                let mut names: Vec<String> = per_thread
+                    .keys()
+                    .map(|t| log.thread_names.get(t).cloned().unwrap_or_default())
+                    .collect();
+                names.sort();
+                let mut expected: Vec<String> =
+                    (0..VTHREADS).map(|i| format!("contender-{i}")).collect();
+                expected.sort();
+                assert_eq!(names, expected, "{ctx}: the contending threads");
+                assert!(
+                    per_thread.values().all(|n| *n == VPAIRS),
+                    "{ctx}: pairs per thread {per_thread:?}"
+                );
+                // They contended (each holds the lock across a yield): a LockAcquire with
+                // another thread as owner is one that parked, its virtual thread unmounted.
+                let contended = p
+                    .events_at(log, "vt-lock", "LockAcquire")
+                    .iter()
+                    .filter(|e| e.owner != Some(0) && e.owner != Some(e.thread))
+                    .count();
+                assert!(contended > 0, "{ctx}: no contention on the shared lock");
+                // In time order the lock never has two holders.
+                let lock = p.events_at(log, "vt-lock", "LockAcquired")[0].object;
+                let mut holds: Vec<(u64, bool, u32)> = log
+                    .events
+                    .iter()
+                    .filter(|e| e.object == lock)
+                    .filter(|e| e.name == "LockAcquired" || e.name == "LockRelease")
+                    .map(|e| (e.nanos, e.name == "LockAcquired", e.thread))
+                    .collect();
+                holds.sort();
+                assert_eq!(holds.len(), 2 * VTHREADS * VPAIRS, "{ctx}");
+                let mut holder = None;
+                for (nanos, acquired, thread) in holds {
+                    if acquired {
+                        assert_eq!(holder, None, "{ctx}: two holders at {nanos}");
+                        holder = Some(thread);
+                    } else {
+                        assert_eq!(holder, Some(thread), "{ctx}: release at {nanos}");
+                        holder = None;
+                    }
+                }
+                // Each hand-off: the await names the consumer's lock, the signal its condition.
+                let awaits = p.events_at(log, "cond-await", "ConditionAwait");
+                let consumer_locks: BTreeSet<Option<u32>> = p
+                    .events_at(log, "cond-consumer-lock", "LockAcquired")
+                    .iter()
+                    .map(|e| e.object)
+                    .collect();
+                let await_locks: BTreeSet<Option<u32>> = awaits.iter().map(|e| e.owner).collect();
+                assert_eq!(await_locks, consumer_locks, "{ctx}");
+                assert_eq!(consumer_locks.len(), VROUNDS, "{ctx}: one lock per round");
+                let conditions: BTreeSet<Option<u32>> = awaits.iter().map(|e| e.object).collect();
+                let signalled: BTreeSet<Option<u32>> = p
+                    .events_at(log, "cond-signal", "ConditionSignal")
+                    .iter()
+                    .map(|e| e.object)
+                    .collect();
+                assert_eq!(conditions, signalled, "{ctx}");
+                // Each unpark wakes a parker, each parker is woken once.
+                let parkers: BTreeSet<u32> = p
+                    .events_at(log, "vt-park", "ThreadPark")
+                    .iter()
+                    .map(|e| e.thread)
+                    .collect();
+                let woken: BTreeSet<u32> = p
+                    .events_at(log, "vt-unpark", "ThreadUnpark")
+                    .iter()
+                    .filter_map(|e| e.object)
+                    .collect();
+                assert_eq!(parkers.len(), VROUNDS, "{ctx}");
+                assert_eq!(woken, parkers, "{ctx}");
+                for e in p.events_at(log, "vt-park", "ThreadPark") {
+                    assert_ne!(e.object, Some(0), "{ctx}: the blocker");
+                }
                 assert_balanced(ctx, &p, log);
             },
         );
