@@ -332,7 +332,7 @@ fn each_mode(
     }
 }
 
-/// The thread ID of the only event of `kind` at `marker`.
+/// The only event of `kind` at `marker`.
 fn only<'a>(program: &Program, log: &'a Log, marker: &str, kind: &str) -> &'a Event {
     let v = program.events_at(log, marker, kind);
     assert_eq!(v.len(), 1, "{kind} at @{marker}");
@@ -619,8 +619,20 @@ fn a_stack_overflow_inside_held_reentrant_locks_leaves_them_free_and_the_log_val
 /// `unlock()` themselves, and inside the agent's hooks in them. The JVM alone may leave holds
 /// behind (the program releases them); the log must still be valid and every hold in it
 /// released, and in the complete modes record at least every `lock()` that returned.
+///
+/// Ignored: 27 of 30 runs (5 per JDK and mode) wrote an invalid log (`unbalanced LockRelease`
+/// at the program's release of what the overflow left). Instrumentation mode: the
+/// StackOverflowError is thrown inside `OrcaProfilerTracker.methodEntry`/`methodExit` (the
+/// native `hookEnter`/`hookExit` call needs more stack than `lock()`/`unlock()` do) and
+/// swallowed there (`-Xlog:exceptions` shows the handlers), so a `lock()` or `unlock()` that
+/// then succeeds has no line. JVMTI mode: `lock()` takes the lock inside its
+/// `@ReservedStackAccess` section and then throws the JVM's delayed StackOverflowError
+/// (the JVM warns "Potentially dangerous stack overflow in ReservedStackAccess annotated
+/// method ReentrantLock$Sync.lock()V"), which the agent writes as `LockInterrupted` although
+/// the thread holds the lock; likewise an `unlock()` that released and then threw has no
+/// `LockRelease`.
 #[test]
-#[ignore = "agent bug: an overflow inside lock()/unlock() loses or mislabels their lines (invalid log: unbalanced LockRelease), all modes"]
+#[ignore = "agent bug: an overflow in lock()/unlock() loses lines (hooks swallow it) or says LockInterrupted for a lock taken (JVMTI): unbalanced LockRelease"]
 fn a_stack_overflow_inside_lock_and_unlock_themselves_keeps_the_log_valid() {
     let p = Program::new("JucOverflow", &["-Xss512k"], &["0"]);
     for jdk in jdks() {
