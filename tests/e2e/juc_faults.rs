@@ -167,6 +167,8 @@ struct Want<'p> {
     counts: BTreeMap<Key, usize>,
     /// Every line checked: those with expected events and those that must have none.
     lines: BTreeSet<u32>,
+    /// (line, kinds): at that line, any of these kinds is counted as `a|b`.
+    either: Vec<(u32, [&'static str; 2])>,
 }
 
 impl<'p> Want<'p> {
@@ -175,7 +177,20 @@ impl<'p> Want<'p> {
             program,
             counts: BTreeMap::new(),
             lines: BTreeSet::new(),
+            either: Vec::new(),
         }
+    }
+
+    /// `n` events at `marker` that are each `kinds[0]` or `kinds[1]`.
+    fn add_either(&mut self, kinds: [&'static str; 2], marker: &str, mode: Option<char>, n: usize) {
+        assert!(kinds.iter().all(|k| KINDS.contains(k)) && n > 0);
+        let line = self.program.line(marker);
+        self.either.push((line, kinds));
+        self.lines.insert(line);
+        *self
+            .counts
+            .entry((kinds.join("|"), line, mode))
+            .or_insert(0) += n;
     }
 
     fn add(&mut self, kind: &str, marker: &str, mode: Option<char>, n: usize) {
@@ -215,7 +230,15 @@ impl<'p> Want<'p> {
             if !self.lines.contains(&line) {
                 continue;
             }
-            *got.entry((e.name.clone(), line, e.mode)).or_insert(0) += 1;
+            let name = match self
+                .either
+                .iter()
+                .find(|(l, kinds)| *l == line && kinds.contains(&e.name.as_str()))
+            {
+                Some((_, kinds)) => kinds.join("|"),
+                None => e.name.clone(),
+            };
+            *got.entry((name, line, e.mode)).or_insert(0) += 1;
             let top = e.frames[0];
             assert!(
                 log.method_name(top.0)
@@ -329,6 +352,19 @@ fn each_mode(
             assert_eq!(dropped(&run), 0, "{ctx}: events dropped");
             exact(&ctx, mode, &run, &log);
         }
+    }
+}
+
+/// The end of an interrupted timed `tryLock` at `marker`. JVMTI mode sees the exception:
+/// `LockInterrupted`. Instrumentation mode, as docs/FORMAT.md says of the hooks that tell the
+/// outcome from the hold count alone, writes `LockTimedOut`; hooks that see the exception (as on
+/// main since its j.u.c. summaries) write `LockInterrupted`, as JVMTI mode: either is accepted
+/// there, exactly once.
+fn timed_try_lock_interrupted(want: &mut Want, marker: &str, mode: &str) {
+    if jvmti(mode) {
+        want.add("LockInterrupted", marker, Some('W'), 1);
+    } else {
+        want.add_either(["LockTimedOut", "LockInterrupted"], marker, Some('W'), 1);
     }
 }
 
@@ -455,13 +491,6 @@ fn interrupted_juc_acquisitions_and_awaits_are_recorded_and_unchanged() {
                 assert!(!out.contains("?"), "{}: {out}", jdk.label());
             },
             |ctx, mode, _run, log| {
-                // How an interrupted timed tryLock is written: JVMTI mode sees the exception,
-                // instrumentation mode only the unchanged hold count (docs/FORMAT.md).
-                let timed = if jvmti(mode) {
-                    "LockInterrupted"
-                } else {
-                    "LockTimedOut"
-                };
                 let mut want = Want::new(&p);
                 want.held("li-main-lock", "li-main-unlock", 'W', 1);
                 want.add("LockAcquire", "li-victim", Some('W'), 1);
@@ -471,7 +500,7 @@ fn interrupted_juc_acquisitions_and_awaits_are_recorded_and_unchanged() {
                 want.add("LockInterrupted", "rli-victim", Some('R'), 1);
                 want.held("tt-main-lock", "tt-main-unlock", 'W', 1);
                 want.add("LockAcquire", "tt-victim", Some('W'), 1);
-                want.add(timed, "tt-victim", Some('W'), 1);
+                timed_try_lock_interrupted(&mut want, "tt-victim", mode);
                 for (lock, await_, unlock) in [
                     ("await-lock", "await-victim", "await-unlock"),
                     ("tawait-lock", "tawait-victim", "tawait-unlock"),
@@ -485,7 +514,7 @@ fn interrupted_juc_acquisitions_and_awaits_are_recorded_and_unchanged() {
                 want.add("LockAcquire", "pre-li", Some('W'), 1);
                 want.add("LockInterrupted", "pre-li", Some('W'), 1);
                 want.add("LockAcquire", "pre-tt", Some('W'), 1);
-                want.add(timed, "pre-tt", Some('W'), 1);
+                timed_try_lock_interrupted(&mut want, "pre-tt", mode);
                 want.held("plain-main-lock", "plain-main-unlock", 'W', 1);
                 want.held("plain-victim", "plain-victim-unlock", 'W', 1);
                 want.held("unint-main-lock", "unint-main-unlock", 'W', 1);
@@ -630,9 +659,14 @@ fn a_stack_overflow_inside_held_reentrant_locks_leaves_them_free_and_the_log_val
 /// (the JVM warns "Potentially dangerous stack overflow in ReservedStackAccess annotated
 /// method ReentrantLock$Sync.lock()V"), which the agent writes as `LockInterrupted` although
 /// the thread holds the lock; likewise an `unlock()` that released and then threw has no
-/// `LockRelease`.
+/// `LockRelease`. With main's Java-side j.u.c. hooks (merged for a check, not on this branch)
+/// the `trace=all` log is valid but wrong: after the first overflow the thread writes no j.u.c.
+/// line for the rest of its life (2,712 holds never released, the write lock's recursion and
+/// the program's releases missing), as if `Rec.hookDepth` stayed above 0 (a StackOverflowError
+/// between `lockEntry`'s increment and `lockDone`'s decrement, both of which swallow it, or in
+/// the call to the exit hook itself), which makes every later hook "quiet".
 #[test]
-#[ignore = "agent bug: an overflow in lock()/unlock() loses lines (hooks swallow it) or says LockInterrupted for a lock taken (JVMTI): unbalanced LockRelease"]
+#[ignore = "agent bug: a StackOverflowError inside lock()/unlock() or their hooks loses or mislabels j.u.c. lines (invalid or wrong log)"]
 fn a_stack_overflow_inside_lock_and_unlock_themselves_keeps_the_log_valid() {
     let p = Program::new("JucOverflow", &["-Xss512k"], &["0"]);
     for jdk in jdks() {
@@ -764,14 +798,7 @@ fn virtual_threads_contend_hand_off_and_park_on_juc_locks() {
                 want.add("LockInterrupted", "vt-li", Some('W'), 1);
                 want.held("vt-tt-main-lock", "vt-tt-main-unlock", 'W', 1);
                 want.add("LockAcquire", "vt-tt", Some('W'), 1);
-                // As on platform threads: instrumentation mode writes an interrupted timed
-                // tryLock as LockTimedOut (docs/FORMAT.md).
-                let timed = if jvmti(mode) {
-                    "LockInterrupted"
-                } else {
-                    "LockTimedOut"
-                };
-                want.add(timed, "vt-tt", Some('W'), 1);
+                timed_try_lock_interrupted(&mut want, "vt-tt", mode);
                 want.held("vt-await-lock", "vt-await-unlock", 'W', 1);
                 want.add("ConditionAwait", "vt-await", None, 1);
                 want.add("ConditionAwaited", "vt-await", None, 1);
