@@ -662,9 +662,10 @@ fn a_stack_overflow_inside_held_reentrant_locks_leaves_them_free_and_the_log_val
 /// `LockRelease`. With main's Java-side j.u.c. hooks (merged for a check, not on this branch)
 /// the `trace=all` log is valid but wrong: after the first overflow the thread writes no j.u.c.
 /// line for the rest of its life (2,712 holds never released, the write lock's recursion and
-/// the program's releases missing), as if `Rec.hookDepth` stayed above 0 (a StackOverflowError
-/// between `lockEntry`'s increment and `lockDone`'s decrement, both of which swallow it, or in
-/// the call to the exit hook itself), which makes every later hook "quiet".
+/// the program's releases missing): `-Xlog:exceptions` shows a StackOverflowError thrown in
+/// `ReentrantLock.unlock`, caught by the rewriter's catch-all handler, and thrown again by the
+/// call to `OrcaProfilerTracker.lockThrew` itself, so `lockDone` never ran and the
+/// `Rec.hookDepth` that `lockEntry` raised stays above 0: every later hook is "quiet".
 #[test]
 #[ignore = "agent bug: a StackOverflowError inside lock()/unlock() or their hooks loses or mislabels j.u.c. lines (invalid or wrong log)"]
 fn a_stack_overflow_inside_lock_and_unlock_themselves_keeps_the_log_valid() {
