@@ -167,8 +167,6 @@ struct Want<'p> {
     counts: BTreeMap<Key, usize>,
     /// Every line checked: those with expected events and those that must have none.
     lines: BTreeSet<u32>,
-    /// (line, kinds): at that line, any of these kinds is counted as `a|b`.
-    either: Vec<(u32, [&'static str; 2])>,
 }
 
 impl<'p> Want<'p> {
@@ -177,20 +175,7 @@ impl<'p> Want<'p> {
             program,
             counts: BTreeMap::new(),
             lines: BTreeSet::new(),
-            either: Vec::new(),
         }
-    }
-
-    /// `n` events at `marker` that are each `kinds[0]` or `kinds[1]`.
-    fn add_either(&mut self, kinds: [&'static str; 2], marker: &str, mode: Option<char>, n: usize) {
-        assert!(kinds.iter().all(|k| KINDS.contains(k)) && n > 0);
-        let line = self.program.line(marker);
-        self.either.push((line, kinds));
-        self.lines.insert(line);
-        *self
-            .counts
-            .entry((kinds.join("|"), line, mode))
-            .or_insert(0) += n;
     }
 
     fn add(&mut self, kind: &str, marker: &str, mode: Option<char>, n: usize) {
@@ -230,15 +215,7 @@ impl<'p> Want<'p> {
             if !self.lines.contains(&line) {
                 continue;
             }
-            let name = match self
-                .either
-                .iter()
-                .find(|(l, kinds)| *l == line && kinds.contains(&e.name.as_str()))
-            {
-                Some((_, kinds)) => kinds.join("|"),
-                None => e.name.clone(),
-            };
-            *got.entry((name, line, e.mode)).or_insert(0) += 1;
+            *got.entry((e.name.clone(), line, e.mode)).or_insert(0) += 1;
             let top = e.frames[0];
             assert!(
                 log.method_name(top.0)
@@ -355,17 +332,11 @@ fn each_mode(
     }
 }
 
-/// The end of an interrupted timed `tryLock` at `marker`. JVMTI mode sees the exception:
-/// `LockInterrupted`. Instrumentation mode, as docs/FORMAT.md says of the hooks that tell the
-/// outcome from the hold count alone, writes `LockTimedOut`; hooks that see the exception (as on
-/// main since its j.u.c. summaries) write `LockInterrupted`, as JVMTI mode: either is accepted
-/// there, exactly once.
-fn timed_try_lock_interrupted(want: &mut Want, marker: &str, mode: &str) {
-    if jvmti(mode) {
-        want.add("LockInterrupted", marker, Some('W'), 1);
-    } else {
-        want.add_either(["LockTimedOut", "LockInterrupted"], marker, Some('W'), 1);
-    }
+/// The end of an interrupted timed `tryLock` at `marker`: `LockInterrupted` in both modes
+/// (JVMTI mode sees the exception; instrumentation mode's lock hooks do too, their catch-all
+/// handler reports it).
+fn timed_try_lock_interrupted(want: &mut Want, marker: &str, _mode: &str) {
+    want.add("LockInterrupted", marker, Some('W'), 1);
 }
 
 /// The only event of `kind` at `marker`.
