@@ -292,8 +292,8 @@ shared_codes! {
         Lock = 1088 => "H_LOCK",
         /// Bit c set: lock class c is a read (shared) one.
         ReadClasses = 0b101_0010 => "H_READ_CLASSES",
-        /// Bit c set: a call of lock class c runs a hooked call of its own lock (a StampedLock view).
-        NestingClasses = 0b110_0000 => "H_NESTING_CLASSES",
+        /// Bit c set: a call of lock class c runs a hooked call of its own lock (AQS's, a StampedLock view's).
+        NestingClasses = 0b0110_0111 => "H_NESTING_CLASSES",
     }
 }
 

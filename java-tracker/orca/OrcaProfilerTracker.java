@@ -246,7 +246,7 @@ public final class OrcaProfilerTracker {
             int d = r.hookDepth++;
             if (kind == OrcaEvents.H_SLOW) {
                 // AQS's slow path: contention on the lock call under way, if it is this one.
-                if (r.inLock && d == 1 && subject == r.lockSync && !r.lockContended) {
+                if (r.inLock && d >= 1 && subject == r.lockSync && !r.lockContended) {
                     r.lockContended = true;
                     r.lockT0 = System.nanoTime();
                     r.lockOwner = lockOwner(r.lockReport, subject);
@@ -445,10 +445,14 @@ public final class OrcaProfilerTracker {
             int report = r.lockReport;
             if (((report - OrcaEvents.H_LOCK) & 7) >= 3) {
                 // unlock: the hold ends when unlock was called (as LockRelease's time); a
-                // tryUnlock that returned false released nothing. A StampedLock converted to
-                // the other mode (tryConvertTo*, not followed) ends the hold it has.
-                int i = outcome == THREW || outcome == FALSE ? -1 : r.findLock(sync, flags);
-                if (i < 0 && outcome != THREW && outcome != FALSE) {
+                // tryUnlock that returned false released nothing (AQS's release returns false
+                // for a release that left the lock held: one level less all the same). A
+                // StampedLock converted to the other mode (tryConvertTo*, not followed) ends
+                // the hold it has.
+                boolean none = outcome == THREW
+                        || outcome == FALSE && ((report - OrcaEvents.H_LOCK) & 7) == 4;
+                int i = none ? -1 : r.findLock(sync, flags);
+                if (i < 0 && !none) {
                     i = r.findLock(sync, flags ^ OrcaEvents.S_READ);
                 }
                 if (i >= 0) {

@@ -520,76 +520,35 @@ fn the_default_summarises_juc_holds_per_site() {
     }
 }
 
-/// StampedLock (tests/java/JucStamped.java): its write and read locks with every way to take
-/// and release them, and its Lock views, counted exactly per line and mode in JVMTI mode and
-/// the complete trace (the same multiset), and per site by the default's summaries.
-#[test]
-fn stamped_locks_exact_counts_in_both_modes() {
-    const T: usize = 3;
-    const N: usize = 20;
-    let mut full = BTreeMap::new();
-    let mut add = |name: &str, marker: &str, mode: char, n: usize| {
-        let key = (
-            name.to_string(),
-            marker_line("JucStamped.java", marker),
-            Some(mode),
-        );
-        *full.entry(key).or_insert(0) += n;
-    };
-    let mut held = |lock: &str, unlock: &str, mode: char, n: usize| {
-        add("LockAcquire", lock, mode, n);
-        add("LockAcquired", lock, mode, n);
-        add("LockRelease", unlock, mode, n);
-    };
-    held("write-lock", "write-unlock", 'W', T * N);
-    held("read-lock", "read-unlock", 'R', T * N);
-    held("write-intr", "unlock-stamp", 'W', 1);
-    held("read-intr", "unlock-stamp-read", 'R', 1);
-    held("try-write", "try-unlock-write", 'W', 1);
-    held("try-read-timed", "try-unlock-read", 'R', 1);
-    held("view-write-lock", "view-write-unlock", 'W', 1);
-    held("view-read-lock", "view-read-unlock", 'R', 1);
-    held("holder-lock", "holder-unlock", 'W', 1);
-    add("LockAcquire", "try-read-fails", 'R', 1);
-    add("LockFailed", "try-read-fails", 'R', 1);
-    add("LockAcquire", "try-write-times-out", 'W', 1);
-    add("LockTimedOut", "try-write-times-out", 'W', 1);
+/// A program's j.u.c. counts per marked line and mode, exactly, in JVMTI mode and the
+/// complete trace (the same multiset), and per site by the default's summaries; `stdout` its
+/// output.
+fn exact_counts(main: &str, args: &[&str], full: &BTreeMap<Key, usize>, stdout: &str) {
     let marked: Vec<u32> = full.keys().map(|k| k.1).collect();
-    let args = [T.to_string(), N.to_string()];
-    let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    // the program's classes, nested ones (`Main$Lock`) included
+    let prefix = main.to_string();
     for jdk in jdks() {
-        let mut runs = Vec::new();
         for mode in JUC_MODES.into_iter().chain([DEFAULT]) {
             let jvm: &[&str] = if mode == "mode=jvmti" {
                 &[]
             } else {
                 VERIFY_ALL
             };
-            let run = run_with(
-                &format!("juc-stamped-{}", name(mode)),
-                jdk,
-                mode,
-                jvm,
-                "JucStamped",
-                &args,
-            );
-            let label = format!("{} {mode}", jdk.label());
+            let test = format!("juc-{}-{}", main.to_lowercase(), name(mode));
+            let run = run_with(&test, jdk, mode, jvm, main, args);
+            let label = format!("{main} {} {mode}", jdk.label());
             assert_eq!(run.code, Some(0), "{label}: {}", run.stderr);
-            assert_eq!(
-                run.stdout.trim(),
-                format!("stamped done {} true true 0 0", T * N),
-                "{label}"
-            );
+            assert_eq!(run.stdout.trim(), stdout, "{label}");
             let log = run.log();
             assert_valid(&run, &log);
-            let got: BTreeMap<Key, usize> = counts_in(&log, "JucStamped.")
+            let got: BTreeMap<Key, usize> = counts_in(&log, &prefix)
                 .into_iter()
                 .filter(|(k, _)| marked.contains(&k.1))
                 .collect();
             if mode == DEFAULT {
                 assert_eq!(
                     default_part(&got, &label),
-                    default_expected(&full, &[]),
+                    default_expected(full, &[]),
                     "{label}"
                 );
             } else {
@@ -597,10 +556,84 @@ fn stamped_locks_exact_counts_in_both_modes() {
                     .into_iter()
                     .filter(|(k, _)| k.0 != "LockHolds")
                     .collect();
-                assert_eq!(events, full, "{label}");
+                assert_eq!(&events, full, "{label}");
             }
-            runs.push(label);
         }
-        assert_eq!(runs.len(), 3);
     }
+}
+
+/// Expected counts of a program's marked lines, built up call by call.
+struct Expect {
+    file: &'static str,
+    counts: BTreeMap<Key, usize>,
+}
+
+impl Expect {
+    fn add(&mut self, name: &str, marker: &str, mode: char, n: usize) {
+        let key = (name.to_string(), marker_line(self.file, marker), Some(mode));
+        *self.counts.entry(key).or_insert(0) += n;
+    }
+
+    /// `n` acquisitions at `lock` that took the lock, and their releases at `unlock`.
+    fn held(&mut self, lock: &str, unlock: &str, mode: char, n: usize) {
+        self.add("LockAcquire", lock, mode, n);
+        self.add("LockAcquired", lock, mode, n);
+        self.add("LockRelease", unlock, mode, n);
+    }
+}
+
+/// StampedLock (tests/java/JucStamped.java): its write and read locks with every way to take
+/// and release them, and its Lock views.
+#[test]
+fn stamped_locks_exact_counts_in_both_modes() {
+    const T: usize = 3;
+    const N: usize = 20;
+    let mut e = Expect {
+        file: "JucStamped.java",
+        counts: BTreeMap::new(),
+    };
+    e.held("write-lock", "write-unlock", 'W', T * N);
+    e.held("read-lock", "read-unlock", 'R', T * N);
+    e.held("write-intr", "unlock-stamp", 'W', 1);
+    e.held("read-intr", "unlock-stamp-read", 'R', 1);
+    e.held("try-write", "try-unlock-write", 'W', 1);
+    e.held("try-read-timed", "try-unlock-read", 'R', 1);
+    e.held("view-write-lock", "view-write-unlock", 'W', 1);
+    e.held("view-read-lock", "view-read-unlock", 'R', 1);
+    e.held("holder-lock", "holder-unlock", 'W', 1);
+    e.add("LockAcquire", "try-read-fails", 'R', 1);
+    e.add("LockFailed", "try-read-fails", 'R', 1);
+    e.add("LockAcquire", "try-write-times-out", 'W', 1);
+    e.add("LockTimedOut", "try-write-times-out", 'W', 1);
+    let (t, n) = (T.to_string(), N.to_string());
+    let done = format!("stamped done {} true true 0 0", T * N);
+    exact_counts("JucStamped", &[&t, &n], &e.counts, &done);
+}
+
+/// A program's own Lock built on AbstractQueuedSynchronizer (tests/java/JucAqs.java): its
+/// exclusive acquire, acquireInterruptibly, timed tryAcquireNanos and release, at the lines of
+/// the lock's methods that call them; a CountDownLatch (shared) is no lock.
+#[test]
+fn a_programs_own_aqs_lock_exact_counts_in_both_modes() {
+    const T: usize = 3;
+    const N: usize = 30;
+    let mut e = Expect {
+        file: "JucAqs.java",
+        counts: BTreeMap::new(),
+    };
+    // the threads' pairs and the holder's lock; every release (also after the two below)
+    e.add("LockAcquire", "mutex-lock", 'W', T * N + 1);
+    e.add("LockAcquired", "mutex-lock", 'W', T * N + 1);
+    e.add("LockRelease", "mutex-unlock", 'W', T * N + 3);
+    // a timed tryLock that took it, one that timed out
+    e.add("LockAcquire", "mutex-try-timed", 'W', 2);
+    e.add("LockAcquired", "mutex-try-timed", 'W', 1);
+    e.add("LockTimedOut", "mutex-try-timed", 'W', 1);
+    // lockInterruptibly: main's took it, the victim's was interrupted
+    e.add("LockAcquire", "mutex-lock-intr", 'W', 2);
+    e.add("LockAcquired", "mutex-lock-intr", 'W', 1);
+    e.add("LockInterrupted", "mutex-lock-intr", 'W', 1);
+    let (t, n) = (T.to_string(), N.to_string());
+    let done = format!("aqs done {} true true", T * N);
+    exact_counts("JucAqs", &[&t, &n], &e.counts, &done);
 }

@@ -196,6 +196,9 @@ fn agent_config_for(jdk: &Jdk) -> Config {
             .iter()
             .map(|n| (n.1.to_string(), n.2.to_string(), n.3))
             .collect(),
+        // j.u.c. lock calls name their site (the agent's default, juc=yes)
+        sites: Some(std::sync::Arc::new(std::sync::atomic::AtomicU32::new(1))),
+        lock_sites: true,
         ..agent_config()
     }
 }

@@ -38,10 +38,14 @@ pub enum LockClass {
     StampedWriteView,
     /// `StampedLock$ReadLockView` (`asReadLock()`).
     StampedReadView,
+    /// `AbstractQueuedSynchronizer`'s exclusive acquire and release, which every lock built on
+    /// it calls (a program's own `Lock` too; those above call them inside their own calls, not
+    /// reported twice): exclusive, its own synchronizer.
+    AqsExclusive,
 }
 
 impl LockClass {
-    const ALL: [LockClass; 7] = [
+    const ALL: [LockClass; 8] = [
         LockClass::Reentrant,
         LockClass::ReadView,
         LockClass::WriteView,
@@ -49,6 +53,7 @@ impl LockClass {
         LockClass::StampedRead,
         LockClass::StampedWriteView,
         LockClass::StampedReadView,
+        LockClass::AqsExclusive,
     ];
 
     /// The `<mode>` letter.
@@ -64,7 +69,10 @@ impl LockClass {
     fn has_owner(self) -> bool {
         matches!(
             self,
-            LockClass::Reentrant | LockClass::ReadView | LockClass::WriteView
+            LockClass::Reentrant
+                | LockClass::ReadView
+                | LockClass::WriteView
+                | LockClass::AqsExclusive
         )
     }
 
@@ -77,7 +85,9 @@ impl LockClass {
                 c"sync",
                 c"Ljava/util/concurrent/locks/ReentrantReadWriteLock$Sync;",
             ),
-            LockClass::StampedWrite | LockClass::StampedRead => (c"this", c""),
+            LockClass::StampedWrite | LockClass::StampedRead | LockClass::AqsExclusive => {
+                (c"this", c"")
+            }
             LockClass::StampedWriteView | LockClass::StampedReadView => {
                 (c"this$0", c"Ljava/util/concurrent/locks/StampedLock;")
             }
@@ -408,7 +418,8 @@ pub const JUC_HOOK_BASE: i32 = 1024;
 use LockCall::TryUnlock;
 use LockCall::{Lock as Acquire, TryLock, TryLockTimed, Unlock};
 use LockClass::{
-    ReadView, Reentrant, StampedRead, StampedReadView, StampedWrite, StampedWriteView, WriteView,
+    AqsExclusive, ReadView, Reentrant, StampedRead, StampedReadView, StampedWrite,
+    StampedWriteView, WriteView,
 };
 
 /// THE table of tracked JDK methods, for both modes. JVMTI mode filters MethodEntry and
@@ -511,6 +522,22 @@ pub static TRACKED: &[Tracked] = &[
         "(Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$Node;IZZZJ)I",
         Call::LockSlow,
     ),
+    // Any lock built on AQS: its exclusive acquisitions and releases (shared ones are
+    // latches and semaphores as often as read locks: not locks by themselves).
+    d(AQS, "acquire", "(I)V", Call::Lock(AqsExclusive, Acquire)),
+    d(
+        AQS,
+        "acquireInterruptibly",
+        "(I)V",
+        Call::Lock(AqsExclusive, Acquire),
+    ),
+    d(
+        AQS,
+        "tryAcquireNanos",
+        "(IJ)Z",
+        Call::Lock(AqsExclusive, TryLockTimed),
+    ),
+    d(AQS, "release", "(I)Z", Call::Lock(AqsExclusive, Unlock)),
     // StampedLock: its read and write locks (stamps; optimistic reads and conversions are
     // not locks of their own, README), their slow paths, and the Lock views.
     d(
@@ -1236,8 +1263,11 @@ mod tests {
         for (ci, c) in LockClass::ALL.iter().enumerate() {
             let read = (JucReport::ReadClasses as i32 >> ci) & 1 == 1;
             assert_eq!(read, c.mode() == b'R', "{c:?}");
+            // ReentrantLock and the read-write views run AQS's acquire/release of their own
+            // synchronizer, StampedLock's views its own methods
             let nesting = (JucReport::NestingClasses as i32 >> ci) & 1 == 1;
-            assert_eq!(nesting, c.sync_field_name().0 == c"this$0", "{c:?}");
+            let runs_own = !matches!(c, StampedWrite | StampedRead | AqsExclusive);
+            assert_eq!(nesting, runs_own, "{c:?}");
             for (ki, k) in LockCall::ALL.iter().enumerate() {
                 let r = Call::Lock(*c, *k).hook_report();
                 assert_eq!(r, JucReport::Lock as i32 + (ci * 8 + ki) as i32);
