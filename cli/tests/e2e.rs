@@ -771,20 +771,19 @@ fn juc_locks_in_report_flame_and_timeline() {
     }
 }
 
-/// The same real deadlock in instrumentation mode with the complete trace: the monitor's
-/// holds are events there, so both orders are edges and `orca deadlocks` finds the
-/// lock-order cycle across the two kinds, with both code paths, besides the blocked threads.
+/// The same real deadlock in instrumentation mode, with the complete trace and with the
+/// defaults (where both orders are `LockOrder` summary lines across the two kinds): both
+/// orders are edges and `orca deadlocks` finds the lock-order cycle across the two kinds,
+/// with both code paths, besides the blocked threads.
 #[test]
 fn a_reentrant_lock_and_a_monitor_in_opposite_orders_are_a_lock_order_cycle() {
     let line = |m: &str| marker_line("MixedDeadlock.java", m);
-    for jdk in jdks() {
-        let r = run(
-            "cli-mixed-cycle",
-            jdk,
-            "mode=instrument,trace=all,juc=yes",
-            "MixedDeadlock",
-            &[],
-        );
+    for (jdk, options) in jdks()
+        .iter()
+        .flat_map(|j| ["mode=instrument,trace=all", "mode=instrument"].map(|o| (j, o)))
+    {
+        let test = format!("cli-mixed-cycle-{}", options.len());
+        let r = run(&test, jdk, options, "MixedDeadlock", &[]);
         assert_eq!(r.code, Some(0), "{} MixedDeadlock: {r:?}", jdk.label());
         let (code, out, err) = orca(&["check", &prefix(&r)]);
         assert_eq!(code, Some(0), "{}: orca check:\n{out}{err}", jdk.label());
@@ -793,7 +792,7 @@ fn a_reentrant_lock_and_a_monitor_in_opposite_orders_are_a_lock_order_cycle() {
             field(&r.stdout, "monitor-first"),
         );
         let (code, out, err) = orca(&["deadlocks", &prefix(&r)]);
-        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        let ctx = format!("{} {options}:\n{out}{err}", jdk.label());
         assert_eq!(code, Some(1), "{ctx}");
         assert!(
             out.contains("Potential deadlock #1: lock-order cycle of 2 locks: ")

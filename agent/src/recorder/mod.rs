@@ -35,6 +35,32 @@ pub struct JucLine {
     pub extra: OpenExtra,
 }
 
+/// Whether a j.u.c. exit line keeps the thread's lines paired (every other line does): a
+/// `LockAcquired` is noted, a `LockRelease` is written only for a noted hold.
+fn pairs(state: &mut ThreadState, kind: Kind, open: &OpenCall) -> bool {
+    let OpenExtra::Mode(mode) = open.extra else {
+        return true;
+    };
+    let key = (open.object, mode);
+    match kind {
+        Kind::LockAcquired => {
+            if state.juc_held.len() >= threads::MAX_JUC_HELD {
+                state.juc_held.remove(0);
+            }
+            state.juc_held.push(key);
+            true
+        }
+        Kind::LockRelease => match state.juc_held.iter().rposition(|h| *h == key) {
+            Some(i) => {
+                state.juc_held.remove(i);
+                true
+            }
+            None => false,
+        },
+        _ => true,
+    }
+}
+
 /// Everything the event sources record into, for the life of the JVM.
 pub struct Recorder {
     pub jvmti: Jvmti,
@@ -126,7 +152,7 @@ impl Recorder {
         state.depth -= 1;
         if state.depth == 0 {
             if let Some(open) = state.open.take() {
-                if let Some(kind) = outcome(&open) {
+                if let Some(kind) = outcome(&open).filter(|k| pairs(state, *k, &open)) {
                     let line = JucLine {
                         nanos: open.stamp.unwrap_or(nanos),
                         kind,

@@ -12,6 +12,10 @@ use crate::events::Kind;
 use crate::jvmti::{jthread, jvmtiFrameInfo, Jvmti};
 use crate::recorder::writer::Frames;
 
+/// j.u.c. holds a thread's state remembers at most (the oldest are forgotten: a program that
+/// never releases what it takes).
+pub const MAX_JUC_HELD: usize = 256;
+
 /// A blocking call whose exit event is still to come.
 #[derive(Debug)]
 pub struct OpenCall {
@@ -61,6 +65,11 @@ pub struct ThreadState {
     /// Instrumentation mode: the hash and stack taken at `MonitorEnter`, for the
     /// `MonitorEntered` that follows it at the same call site.
     pub pending_enter: Option<(u32, Frames)>,
+    /// The j.u.c. holds whose `LockAcquired` this thread's lines have and whose `LockRelease`
+    /// they do not yet: (lock, mode), at most [`MAX_JUC_HELD`]. A release the lines cannot
+    /// pair (its acquisition was not a tracked call: a lock built on AQS taken by `tryAcquire`,
+    /// `ThreadPoolExecutor`'s worker unlocked before its first lock) is not written.
+    pub juc_held: Vec<(u32, u8)>,
     /// When the thread's last contention line was written: a j.u.c. lock call the tracker
     /// reports only at its end (`methods::juc_contended`) stamps its lines no earlier, so the
     /// thread's lines stay in time order (a class initialization inside `lock()` contends).
@@ -92,6 +101,7 @@ impl ThreadState {
             held: Vec::new(),
             pending_enter: None,
             last_contention: 0,
+            juc_held: Vec::new(),
             scratch: vec![MaybeUninit::uninit(); stack_depth],
             recording: None,
         })
