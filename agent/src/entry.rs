@@ -437,6 +437,24 @@ unsafe extern "system" fn lock_enter(
     })
 }
 
+/// `OrcaProfilerTracker.lockBlocked(int, Object, long)`.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_lockBlocked"]
+unsafe extern "system" fn lock_blocked(
+    env: *mut JNIEnv,
+    _class: jclass,
+    report: jint,
+    sync: jobject,
+    t0: jlong,
+) {
+    guard("OrcaProfilerTracker.lockBlocked", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: as above.
+            let jni = unsafe { Jni::from_raw(env) };
+            tracker::lock_blocked(&a.rec, jni, (report, sync), t0.max(0) as u64);
+        }
+    })
+}
+
 /// `OrcaProfilerTracker.lockEnd(int, long)`.
 #[export_name = "Java_java_lang_OrcaProfilerTracker_lockEnd"]
 unsafe extern "system" fn lock_end(env: *mut JNIEnv, _class: jclass, outcome: jint, t: jlong) {

@@ -247,9 +247,9 @@ public final class OrcaProfilerTracker {
             if (kind == OrcaEvents.H_SLOW) {
                 // AQS's slow path: contention on the lock call under way, if it is this one.
                 if (r.inLock && d >= 1 && subject == r.lockSync && !r.lockContended) {
+                    // written now, so that a thread blocked for good is seen blocked
                     r.lockContended = true;
-                    r.lockT0 = System.nanoTime();
-                    r.lockOwner = lockOwner(r.lockReport, subject);
+                    lockBlocked(r.lockReport, subject, System.nanoTime());
                 }
                 r.quiet(d, true); // never an event of its own
                 return;
@@ -333,6 +333,9 @@ public final class OrcaProfilerTracker {
      * (at t, when the call returned: the hold's start). */
     private static native void lockContended(int report, Object sync, long t0, long t,
             int owner, int outcome);
+    /** A lock call kept in Java turned out contended: its LockAcquire now (at t0), its exit
+     * line at lockEnd. */
+    private static native void lockBlocked(int report, Object sync, long t0);
     /** trace=all: a lock call on synchronizer `sync` begins (at t0, the tracker's clock: the
      * summaries' too). */
     private static native void lockEnter(int report, Object sync, long t0);
@@ -377,7 +380,6 @@ public final class OrcaProfilerTracker {
             r.lockSync = sync;
             r.lockRead = read;
             r.lockContended = false;
-            r.lockOwner = 0;
             if (!release) {
                 int site = r.hintObj == lock ? r.hintSite : 0;
                 if (site == 0) {
@@ -483,11 +485,10 @@ public final class OrcaProfilerTracker {
                 int site = r.lockSite | flags;
                 r.push(sync, r.lockHash, r.lockInner ? site | INNER : site, t);
             }
-            if (traceAll) {
+            if (traceAll || r.lockContended) {
                 lockEnd(outcome, t);
-            } else if (r.lockContended || !acquired) {
-                int owner = r.lockContended ? r.lockOwner : lockOwner(report, sync);
-                lockContended(report, sync, r.lockContended ? r.lockT0 : t, t, owner, outcome);
+            } else if (!acquired) {
+                lockContended(report, sync, t, t, lockOwner(report, sync), outcome);
             }
         } catch (Throwable t) {
         }
@@ -846,7 +847,6 @@ public final class OrcaProfilerTracker {
         boolean lockRead;
         boolean lockInner;
         boolean lockContended;
-        int lockOwner;
         long lockT0;
         /** The monitorenter under way: its object, hash and (trace=all) stack. */
         Object pendingObj;

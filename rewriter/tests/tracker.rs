@@ -85,6 +85,7 @@ fn tracker_declares_every_called_method() {
             "callerSite()I",
             "lockOwner(ILjava/lang/Object;)I",
             "lockContended(ILjava/lang/Object;JJII)V",
+            "lockBlocked(ILjava/lang/Object;J)V",
             "lockEnter(ILjava/lang/Object;J)V",
             "lockEnd(IJ)V",
             "lockLongHold(IIJJ)V",

@@ -449,8 +449,20 @@ pub fn lock_enter(rec: &Recorder, jni: Jni, (report, lock): (i32, jobject), t0: 
     }
 }
 
-/// `OrcaProfilerTracker.lockEnd(outcome, t)` (`trace=all`): the hooked lock call the agent
-/// was told of ended so, at `nanos` (the tracker's time).
+/// `OrcaProfilerTracker.lockBlocked(report, sync, t0)`: by default, a lock call the tracker
+/// kept to itself turned out contended (the synchronizer's slow path began): its
+/// `LockAcquire` now, with the owner now and the stack from the lock method's caller, and the
+/// call open until `lockEnd`, so that a thread blocked for good is seen blocked.
+pub fn lock_blocked(rec: &Recorder, jni: Jni, (report, sync): (i32, jobject), t0: u64) {
+    if let Some(call) = Call::from_hook_report(report) {
+        // the native itself, then the tracker's methodEntry and AQS's frames
+        let skip = rec.juc_caller_depth(jni, 1);
+        juc_hook_enter(rec, jni, (call, t0), sync, skip);
+    }
+}
+
+/// `OrcaProfilerTracker.lockEnd(outcome, t)`: the hooked lock call the agent was told of
+/// (`trace=all`, or a contended one) ended so, at `nanos` (the tracker's time).
 pub fn lock_end(rec: &Recorder, jni: Jni, outcome: i32, nanos: u64) {
     let Some(state) = rec.current_state() else {
         return;

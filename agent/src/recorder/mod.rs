@@ -42,21 +42,28 @@ fn pairs(state: &mut ThreadState, kind: Kind, open: &OpenCall) -> bool {
         return true;
     };
     let key = (open.object, mode);
-    match kind {
-        Kind::LockAcquired => {
-            if state.juc_held.len() >= threads::MAX_JUC_HELD {
-                state.juc_held.remove(0);
-            }
-            state.juc_held.push(key);
+    let held = &mut state.juc_held;
+    let at = held.iter().rposition(|h| h.0 == key);
+    match (kind, at) {
+        (Kind::LockAcquired, Some(i)) => {
+            held[i].1 += 1;
             true
         }
-        Kind::LockRelease => match state.juc_held.iter().rposition(|h| *h == key) {
-            Some(i) => {
-                state.juc_held.remove(i);
-                true
+        (Kind::LockAcquired, None) => {
+            if held.len() >= threads::MAX_JUC_HELD {
+                held.remove(0);
             }
-            None => false,
-        },
+            held.push((key, 1));
+            true
+        }
+        (Kind::LockRelease, Some(i)) => {
+            held[i].1 -= 1;
+            if held[i].1 == 0 {
+                held.remove(i);
+            }
+            true
+        }
+        (Kind::LockRelease, None) => false,
         _ => true,
     }
 }

@@ -63,6 +63,30 @@ impl Recorder {
         frames
     }
 
+    /// The depth of the first frame from `from` down whose class is neither the tracker nor in
+    /// `java.util.concurrent.locks`: the caller of the lock method whose slow path is running
+    /// (however many of the JDK's frames are between). `from` when none is found.
+    pub fn juc_caller_depth(&self, jni: Jni, from: i32) -> i32 {
+        const LOOK: usize = 24;
+        let mut frames = [std::mem::MaybeUninit::uninit(); LOOK];
+        let n = self.jvmti.stack_trace(from, &mut frames).unwrap_or(0);
+        for (i, f) in frames[..n].iter().enumerate() {
+            // SAFETY: GetStackTrace initialised the first `n` entries.
+            let f = unsafe { f.assume_init() };
+            let Ok(class) = self.jvmti.method_declaring_class(f.method) else {
+                continue;
+            };
+            let sig = self.jvmti.class_signature(class).unwrap_or_default();
+            jni.delete_local_ref(class);
+            if !sig.starts_with("Ljava/util/concurrent/locks/")
+                && !sig.starts_with("Ljava/lang/OrcaProfilerTracker")
+            {
+                return from + i as i32;
+            }
+        }
+        from
+    }
+
     /// The site of the frame `depth` frames down the current thread's stack (its method and
     /// original bytecode index), interned; 0 when there is none.
     pub fn caller_site(&self, jni: Jni, depth: i32) -> u32 {

@@ -12,8 +12,8 @@ use crate::events::Kind;
 use crate::jvmti::{jthread, jvmtiFrameInfo, Jvmti};
 use crate::recorder::writer::Frames;
 
-/// j.u.c. holds a thread's state remembers at most (the oldest are forgotten: a program that
-/// never releases what it takes).
+/// j.u.c. locks whose holds a thread's state counts at most (the oldest are forgotten: a
+/// program that never releases what it takes).
 pub const MAX_JUC_HELD: usize = 256;
 
 /// A blocking call whose exit event is still to come.
@@ -66,10 +66,11 @@ pub struct ThreadState {
     /// `MonitorEntered` that follows it at the same call site.
     pub pending_enter: Option<(u32, Frames)>,
     /// The j.u.c. holds whose `LockAcquired` this thread's lines have and whose `LockRelease`
-    /// they do not yet: (lock, mode), at most [`MAX_JUC_HELD`]. A release the lines cannot
-    /// pair (its acquisition was not a tracked call: a lock built on AQS taken by `tryAcquire`,
-    /// `ThreadPoolExecutor`'s worker unlocked before its first lock) is not written.
-    pub juc_held: Vec<(u32, u8)>,
+    /// they do not yet: ((lock, mode), count), at most [`MAX_JUC_HELD`] locks. A release the
+    /// lines cannot pair (its acquisition was not a tracked call: a lock built on AQS taken by
+    /// `tryAcquire`, `ThreadPoolExecutor`'s worker unlocked before its first lock) is not
+    /// written.
+    pub juc_held: Vec<((u32, u8), u32)>,
     /// When the thread's last contention line was written: a j.u.c. lock call the tracker
     /// reports only at its end (`methods::juc_contended`) stamps its lines no earlier, so the
     /// thread's lines stay in time order (a class initialization inside `lock()` contends).
