@@ -16,21 +16,7 @@ const READERS: usize = 2;
 const READS: usize = 10;
 const WRITES: usize = 7;
 
-const KINDS: [&str; 13] = [
-    "LockAcquire",
-    "LockAcquired",
-    "LockFailed",
-    "LockTimedOut",
-    "LockInterrupted",
-    "LockRelease",
-    "ConditionAwait",
-    "ConditionAwaited",
-    "ConditionSignal",
-    "ConditionSignalAll",
-    "ThreadPark",
-    "ThreadParked",
-    "ThreadUnpark",
-];
+use orca_tests::JUC_KINDS as KINDS;
 
 type Key = (String, u32, Option<char>);
 

@@ -26,21 +26,7 @@ const JUC_MODES: [&str; 3] = [
     "mode=jvmti,juc=yes",
 ];
 
-const KINDS: [&str; 13] = [
-    "LockAcquire",
-    "LockAcquired",
-    "LockFailed",
-    "LockTimedOut",
-    "LockInterrupted",
-    "LockRelease",
-    "ConditionAwait",
-    "ConditionAwaited",
-    "ConditionSignal",
-    "ConditionSignalAll",
-    "ThreadPark",
-    "ThreadParked",
-    "ThreadUnpark",
-];
+use orca_tests::JUC_KINDS as KINDS;
 
 /// Whether `mode` writes every j.u.c. line (so that counts are exact).
 fn complete(mode: &str) -> bool {

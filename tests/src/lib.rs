@@ -134,6 +134,23 @@ pub const MODES: [&str; 2] = ["mode=jvmti", INSTRUMENT];
 /// Instrumentation mode with the complete trace.
 pub const INSTRUMENT: &str = "mode=instrument,trace=all";
 
+/// The `java.util.concurrent` events (docs/FORMAT.md): what the j.u.c. tests count.
+pub const JUC_KINDS: [&str; 13] = [
+    "LockAcquire",
+    "LockAcquired",
+    "LockFailed",
+    "LockTimedOut",
+    "LockInterrupted",
+    "LockRelease",
+    "ConditionAwait",
+    "ConditionAwaited",
+    "ConditionSignal",
+    "ConditionSignalAll",
+    "ThreadPark",
+    "ThreadParked",
+    "ThreadUnpark",
+];
+
 /// Every (JDK, mode) pair: the end-to-end tests run each case on each.
 pub fn jdks_and_modes() -> Vec<(&'static Jdk, &'static str)> {
     jdks()
