@@ -285,25 +285,6 @@ impl Jni {
         }
     }
 
-    /// Calls an instance method `()I` by name; `None` if it threw or does not exist.
-    pub fn call_int_method(&self, obj: jobject, name: &CStr, signature: &CStr) -> Option<i32> {
-        // SAFETY: `raw` is this thread's JNIEnv and `obj` a live reference.
-        unsafe {
-            let class = (**self.raw).GetObjectClass?(self.raw, obj);
-            let id = (**self.raw).GetMethodID?(self.raw, class, name.as_ptr(), signature.as_ptr());
-            self.delete_local_ref(class);
-            if self.take_exception() || id.is_null() {
-                return None;
-            }
-            let r = (**self.raw).CallIntMethodA?(self.raw, obj, id, ptr::null());
-            if self.take_exception() {
-                None
-            } else {
-                Some(r)
-            }
-        }
-    }
-
     /// Calls a static method `()L...;` of the named class; `None` if anything failed.
     pub fn call_static_object_method(
         &self,
