@@ -69,7 +69,9 @@ pub struct Config {
     /// `@Hidden` frames there). For the natives the agent cannot hook.
     pub inline_calls: Vec<(String, String, i32)>,
     /// With [`Config::sites`]: every call `lock()V`, `lockInterruptibly()V` or `tryLock()Z`
-    /// (any owner, virtual or interface) is preceded by `dup; <site>; T.lockSite(Object, int)`.
+    /// (any owner, virtual or interface), and of `StampedLock`'s argument-less acquisitions
+    /// (`writeLock()J`, `readLock()J`, their `Interruptibly` and `try` forms), is preceded by
+    /// `dup; <site>; T.lockSite(Object, int)`.
     /// Why: the hooked lock method then knows its caller's site without a stack walk (the
     /// tracker checks that the hint names the lock it runs on, so a call that reaches no
     /// hooked method leaves nothing wrong behind).

@@ -111,6 +111,73 @@ pub(crate) static RULES: &[Rule] = &[
         "lockSite",
         "(Ljava/lang/Object;I)V"
     ),
+    // StampedLock's own acquisitions (no arguments: the receiver is on top)
+    r!(
+        Locks,
+        OBJ,
+        None,
+        "writeLock",
+        "()J",
+        false,
+        Action::SiteHint,
+        "lockSite",
+        "(Ljava/lang/Object;I)V"
+    ),
+    r!(
+        Locks,
+        OBJ,
+        None,
+        "writeLockInterruptibly",
+        "()J",
+        false,
+        Action::SiteHint,
+        "lockSite",
+        "(Ljava/lang/Object;I)V"
+    ),
+    r!(
+        Locks,
+        OBJ,
+        None,
+        "tryWriteLock",
+        "()J",
+        false,
+        Action::SiteHint,
+        "lockSite",
+        "(Ljava/lang/Object;I)V"
+    ),
+    r!(
+        Locks,
+        OBJ,
+        None,
+        "readLock",
+        "()J",
+        false,
+        Action::SiteHint,
+        "lockSite",
+        "(Ljava/lang/Object;I)V"
+    ),
+    r!(
+        Locks,
+        OBJ,
+        None,
+        "readLockInterruptibly",
+        "()J",
+        false,
+        Action::SiteHint,
+        "lockSite",
+        "(Ljava/lang/Object;I)V"
+    ),
+    r!(
+        Locks,
+        OBJ,
+        None,
+        "tryReadLock",
+        "()J",
+        false,
+        Action::SiteHint,
+        "lockSite",
+        "(Ljava/lang/Object;I)V"
+    ),
     r!(
         Object,
         OBJ,
@@ -395,7 +462,15 @@ pub(crate) fn interesting_name(s: &[u8], cfg: &Config) -> bool {
         b"wait" | b"notify" | b"notifyAll" => cfg.object_calls,
         b"start" | b"join" | b"sleep" => cfg.thread_calls,
         b"acquire" | b"acquireUninterruptibly" | b"tryAcquire" | b"release" => cfg.semaphore_calls,
-        b"lock" | b"lockInterruptibly" | b"tryLock" => group_on(Group::Locks, cfg),
+        b"lock"
+        | b"lockInterruptibly"
+        | b"tryLock"
+        | b"writeLock"
+        | b"writeLockInterruptibly"
+        | b"tryWriteLock"
+        | b"readLock"
+        | b"readLockInterruptibly"
+        | b"tryReadLock" => group_on(Group::Locks, cfg),
         _ => false,
     }
 }

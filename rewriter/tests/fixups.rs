@@ -1120,3 +1120,47 @@ fn lock_hooks_pass_the_synchronizer_and_the_outcome() {
     assert!(text[z - 1].contains("Dup"), "{text:#?}");
     assert!(text[z + 1].contains("Ireturn"), "{text:#?}");
 }
+
+/// `StampedLock`'s argument-less acquisitions name their site too; its releases do not.
+#[test]
+fn stamped_lock_calls_name_their_site() {
+    let mut b = ClassBuilder::new("t/Stamped", 52);
+    let write = b.method_ref("java/util/concurrent/locks/StampedLock", "writeLock", "()J");
+    let unlock = b.method_ref(
+        "java/util/concurrent/locks/StampedLock",
+        "unlockWrite",
+        "(J)V",
+    );
+    let h = |i: u16| i.to_be_bytes();
+    // 0: aload_0 invokevirtual writeLock lstore_1 | 5: aload_0 lload_1 invokevirtual unlockWrite
+    // 10: return
+    let mut code = vec![0x2a, 0xb6, h(write)[0], h(write)[1], 0x40];
+    code.extend_from_slice(&[0x2a, 0x1f, 0xb6, h(unlock)[0], h(unlock)[1], 0xb1]);
+    b.method(
+        ACC_STATIC,
+        "c",
+        "(Ljava/util/concurrent/locks/StampedLock;)V",
+        Some(Code {
+            max_stack: 3,
+            max_locals: 3,
+            code,
+            exc: vec![],
+            attrs: vec![],
+        }),
+    );
+    let config = Config {
+        sites: Some(std::sync::Arc::new(std::sync::atomic::AtomicU32::new(1))),
+        lock_sites: true,
+        ..Config::default()
+    };
+    let (out, maps) = rewritten(&b.build(), &config);
+    let text: Vec<String> = ops(&out, "c").into_iter().map(|x| x.1).collect();
+    assert_eq!(
+        text.iter().filter(|t| t.contains("lockSite")).count(),
+        1,
+        "{text:#?}"
+    );
+    let p = reparse(&out, "c");
+    assert_eq!(&p.code[..5], &[0x2a, 0x59, 0x11, 0, 1]);
+    assert_eq!(maps[0].sites, vec![(1, 1)]);
+}
