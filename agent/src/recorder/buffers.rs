@@ -343,12 +343,16 @@ impl Recorder {
                     .iter()
                     .rposition(|e| e.monitor == monitor)
                     .map(|i| r.trace_held.remove(i));
-                if let Some(e) = &entry {
-                    if !r.trace_held.iter().any(|h| h.monitor == monitor) {
-                        r.summary.hold(monitor, e.site, e.since, nanos, true);
-                    }
+                let Some(e) = entry else {
+                    // Neither its enter nor its entered record was written (a
+                    // StackOverflowError as the tracker was called, both times): the lines
+                    // cannot pair this release, which is left out, as its hold is.
+                    return RECORD;
+                };
+                if !r.trace_held.iter().any(|h| h.monitor == monitor) {
+                    r.summary.hold(monitor, e.site, e.since, nanos, true);
                 }
-                let mut frames = self.frames_of(jni, r, entry.map_or(0, |e| e.stack), site);
+                let mut frames = self.frames_of(jni, r, e.stack, site);
                 if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
                     *top = f;
                 }
