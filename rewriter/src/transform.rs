@@ -75,109 +75,38 @@ macro_rules! r {
     };
 }
 
+/// A [`Action::SiteHint`] rule for `name`/`desc` on any owner.
+macro_rules! hint {
+    ($name:expr, $desc:expr) => {
+        r!(
+            Locks,
+            OBJ,
+            None,
+            $name,
+            $desc,
+            false,
+            Action::SiteHint,
+            "lockSite",
+            "(Ljava/lang/Object;I)V"
+        )
+    };
+}
+
 /// Every call site the rewriter instruments. The table is the single source
 /// of truth for the tracker's Java API (see `java-tracker/`).
 pub(crate) static RULES: &[Rule] = &[
-    r!(
-        Locks,
-        OBJ,
-        None,
-        "lock",
-        "()V",
-        false,
-        Action::SiteHint,
-        "lockSite",
-        "(Ljava/lang/Object;I)V"
-    ),
-    r!(
-        Locks,
-        OBJ,
-        None,
-        "lockInterruptibly",
-        "()V",
-        false,
-        Action::SiteHint,
-        "lockSite",
-        "(Ljava/lang/Object;I)V"
-    ),
-    r!(
-        Locks,
-        OBJ,
-        None,
-        "tryLock",
-        "()Z",
-        false,
-        Action::SiteHint,
-        "lockSite",
-        "(Ljava/lang/Object;I)V"
-    ),
-    // StampedLock's own acquisitions (no arguments: the receiver is on top)
-    r!(
-        Locks,
-        OBJ,
-        None,
-        "writeLock",
-        "()J",
-        false,
-        Action::SiteHint,
-        "lockSite",
-        "(Ljava/lang/Object;I)V"
-    ),
-    r!(
-        Locks,
-        OBJ,
-        None,
-        "writeLockInterruptibly",
-        "()J",
-        false,
-        Action::SiteHint,
-        "lockSite",
-        "(Ljava/lang/Object;I)V"
-    ),
-    r!(
-        Locks,
-        OBJ,
-        None,
-        "tryWriteLock",
-        "()J",
-        false,
-        Action::SiteHint,
-        "lockSite",
-        "(Ljava/lang/Object;I)V"
-    ),
-    r!(
-        Locks,
-        OBJ,
-        None,
-        "readLock",
-        "()J",
-        false,
-        Action::SiteHint,
-        "lockSite",
-        "(Ljava/lang/Object;I)V"
-    ),
-    r!(
-        Locks,
-        OBJ,
-        None,
-        "readLockInterruptibly",
-        "()J",
-        false,
-        Action::SiteHint,
-        "lockSite",
-        "(Ljava/lang/Object;I)V"
-    ),
-    r!(
-        Locks,
-        OBJ,
-        None,
-        "tryReadLock",
-        "()J",
-        false,
-        Action::SiteHint,
-        "lockSite",
-        "(Ljava/lang/Object;I)V"
-    ),
+    // j.u.c. lock calls name their site (Config::lock_sites): Lock's acquisitions, and
+    // StampedLock's own argument-less ones (the receiver is on top of the stack). Their names
+    // are in `interesting_name` too (a test checks).
+    hint!("lock", "()V"),
+    hint!("lockInterruptibly", "()V"),
+    hint!("tryLock", "()Z"),
+    hint!("writeLock", "()J"),
+    hint!("writeLockInterruptibly", "()J"),
+    hint!("tryWriteLock", "()J"),
+    hint!("readLock", "()J"),
+    hint!("readLockInterruptibly", "()J"),
+    hint!("tryReadLock", "()J"),
     r!(
         Object,
         OBJ,
@@ -1043,4 +972,28 @@ pub(crate) fn stores_slot0(code: &[u8], insns: &[Insn]) -> bool {
             _ => false,
         }
     })
+}
+
+#[cfg(test)]
+mod rule_tests {
+    use super::*;
+
+    /// The class-load hook's fast path matches names with `interesting_name`, not by walking
+    /// RULES: every rule's name must be interesting when its group is on, and no other name.
+    #[test]
+    fn interesting_names_are_the_rules_names() {
+        let cfg = Config {
+            sites: Some(std::sync::Arc::new(std::sync::atomic::AtomicU32::new(1))),
+            lock_sites: true,
+            ..Config::default()
+        };
+        for r in RULES {
+            assert!(interesting_name(r.name.as_bytes(), &cfg), "{}", r.name);
+        }
+        for other in ["lockSite", "unlock", "unlockWrite", "getState", "run"] {
+            assert!(!interesting_name(other.as_bytes(), &cfg), "{other}");
+        }
+        let off = Config::default();
+        assert!(!interesting_name(b"writeLock", &off));
+    }
 }
