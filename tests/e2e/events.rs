@@ -386,3 +386,66 @@ fn receivers_are_exact_with_several_monitors_owned() {
         assert_eq!(main[3].object, Some(hex("b")));
     }
 }
+
+/// Instrumentation mode names the owner of a contended monitor from the tracker's own
+/// record of holds, with no safepoint, also when the owner released it between the JVM's
+/// seeing the contention and the agent's handling it (which is when the JVM, asked then,
+/// answers "nobody"): in `Owners`, main releases the lock the moment the other thread
+/// blocks on it, 100 times, so every one of the 100 contentions is main's.
+#[test]
+fn contention_owners_in_instrumentation_mode_are_exact_when_released_at_once() {
+    for jdk in jdks() {
+        // About 30,000 events: fewer than the agent's queue holds, so none is dropped.
+        let run = run(
+            "owners",
+            jdk,
+            "mode=instrument,trace=all,stackdepth=1",
+            "Owners",
+            &["100"],
+        );
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        let field = |k: &str| {
+            run.stdout
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix(&format!("{k}=")))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .expect("the program prints its hashes")
+        };
+        let (lock, main, taker) = (field("lock"), field("main"), field("taker"));
+        let log = run.log();
+        assert_valid(&run, &log);
+        let contended: Vec<&Event> = log
+            .events
+            .iter()
+            .filter(|e| e.name == "MonitorContendedEnter" && e.object == Some(lock))
+            .collect();
+        assert!(
+            !log.events.iter().any(|e| e.name == "EventsDropped"),
+            "{}: events were dropped",
+            jdk.label()
+        );
+        assert_eq!(
+            contended.len(),
+            100,
+            "{}: one contention a round",
+            jdk.label()
+        );
+        let site = format!(
+            "Owners.lambda$main$0:{}",
+            marker_line("Owners.java", "taker-enter")
+        );
+        for c in &contended {
+            assert_eq!(c.thread, taker, "{}: line {}", jdk.label(), c.line);
+            assert_eq!(top(&log, c), site, "{}: line {}", jdk.label(), c.line);
+        }
+        let owners: Vec<u32> = contended.iter().filter_map(|c| c.owner).collect();
+        let not_main = owners.iter().filter(|&&o| o != main).count();
+        assert_eq!(
+            not_main,
+            0,
+            "{}: {not_main} of 100 contentions do not name main ({main:08X}) as the owner: {:08X?}",
+            jdk.label(),
+            owners
+        );
+    }
+}
