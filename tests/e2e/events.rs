@@ -449,3 +449,72 @@ fn contention_owners_in_instrumentation_mode_are_exact_when_released_at_once() {
         );
     }
 }
+
+/// The fast stack walker (HotSpot's `AsyncGetCallTrace`, the default) gives exactly the frames
+/// JVMTI's `GetStackTrace` gives (`stackwalk=jvmti`): every event of PingPong with its whole
+/// stack, by thread name, in both modes, and it did walk most of them (the exit line says how
+/// many).
+#[test]
+fn fast_stack_walker_gives_the_frames_jvmti_gives() {
+    for (jdk, mode) in jdks_and_modes() {
+        let stacks = |walker: &str| {
+            let run = run(
+                &format!("walker-{}-{walker}", tag(mode)),
+                jdk,
+                &format!("{mode},stackwalk={walker}"),
+                "PingPong",
+                &[],
+            );
+            assert_eq!(run.code, Some(0), "{} {mode}: {}", jdk.label(), run.stderr);
+            let log = run.log();
+            assert_valid(&run, &log);
+            let mut all: Vec<String> = log
+                .events
+                .iter()
+                .filter(|e| {
+                    !e.frames.is_empty()
+                        && !e.name.starts_with("MonitorContended")
+                        && !e.name.ends_with("Holds")
+                        && !matches!(e.name.as_str(), "LockOrder" | "MonitorHold" | "LockHold")
+                })
+                .filter_map(|e| {
+                    let thread = log.thread_names.get(&e.thread)?;
+                    let frames: Vec<String> = e
+                        .frames
+                        .iter()
+                        .map(|&(m, loc)| {
+                            format!("{}@{loc}", without_addresses(&log.method_name(m)))
+                        })
+                        .collect();
+                    Some(format!("{thread} {} {}", e.name, frames.join(" ")))
+                })
+                .collect();
+            all.sort();
+            (all, run.stderr)
+        };
+        let (fast, stderr) = stacks("fast");
+        let (slow, _) = stacks("jvmti");
+        assert!(
+            fast.len() >= 20,
+            "{} {mode}: {} events",
+            jdk.label(),
+            fast.len()
+        );
+        assert_eq!(fast, slow, "{} {mode}", jdk.label());
+        let walked = stderr
+            .lines()
+            .find_map(|l| {
+                let (head, _) = l.split_once(" stacks walked fast")?;
+                let (fast, all) = head.rsplit(", ").next()?.split_once(" of ")?;
+                Some((fast.parse::<u64>().ok()?, all.parse::<u64>().ok()?))
+            })
+            .unwrap_or_else(|| panic!("{} {mode}: no walker count in {stderr}", jdk.label()));
+        assert!(
+            walked.0 * 2 > walked.1,
+            "{} {mode}: only {} of {} stacks walked fast",
+            jdk.label(),
+            walked.0,
+            walked.1
+        );
+    }
+}

@@ -462,10 +462,7 @@ impl Recorder {
         let Some(recording) = state.recording.clone() else {
             return 0;
         };
-        let n = self
-            .jvmti
-            .stack_trace(skip, &mut state.scratch)
-            .unwrap_or(0);
+        let n = self.walk(jni, skip, &mut state.scratch);
         let mut h = FastHasher::default();
         for f in &state.scratch[..n] {
             // SAFETY: GetStackTrace initialised the first `n` entries.
