@@ -89,6 +89,28 @@ const WALK_EXPECTED: &str = "valid values: fast, jvmti";
 const THRESHOLD_EXPECTED: &str =
     "expected a duration such as 10ms, 500us, 2s, 0 (every hold), or off";
 
+/// An option with two values: true for `values[0]`, false for `values[1]`.
+fn two_way(
+    key: &str,
+    value: &str,
+    values: [&str; 2],
+    expected: &'static str,
+) -> Result<bool, StartError> {
+    match value {
+        "" => Err(StartError::Empty {
+            key: key.into(),
+            expected,
+        }),
+        v if v == values[0] => Ok(true),
+        v if v == values[1] => Ok(false),
+        _ => Err(StartError::BadValue {
+            key: key.into(),
+            value: value.into(),
+            expected,
+        }),
+    }
+}
+
 /// `10ms`, `500us`, `250ns`, `2s`, `0`, or `off` (None).
 fn parse_duration(v: &str) -> Option<Option<u64>> {
     if v == "off" {
@@ -193,67 +215,13 @@ impl Options {
                             expected: DEPTH_EXPECTED,
                         })?;
                 }
-                "jdk" | "juc" => {
-                    let on = match value {
-                        "yes" => true,
-                        "no" => false,
-                        "" => {
-                            return Err(StartError::Empty {
-                                key: key.into(),
-                                expected: JDK_EXPECTED,
-                            })
-                        }
-                        _ => {
-                            return Err(StartError::BadValue {
-                                key: key.into(),
-                                value: value.into(),
-                                expected: JDK_EXPECTED,
-                            })
-                        }
-                    };
-                    if key == "jdk" {
-                        opts.jdk = on;
-                    } else {
-                        opts.juc = on;
-                    }
-                }
+                "jdk" => opts.jdk = two_way(key, value, ["yes", "no"], JDK_EXPECTED)?,
+                "juc" => opts.juc = two_way(key, value, ["yes", "no"], JDK_EXPECTED)?,
                 "trace" => {
-                    opts.trace_all = match value {
-                        "all" => true,
-                        "summary" => false,
-                        "" => {
-                            return Err(StartError::Empty {
-                                key: key.into(),
-                                expected: TRACE_EXPECTED,
-                            })
-                        }
-                        _ => {
-                            return Err(StartError::BadValue {
-                                key: key.into(),
-                                value: value.into(),
-                                expected: TRACE_EXPECTED,
-                            })
-                        }
-                    }
+                    opts.trace_all = two_way(key, value, ["all", "summary"], TRACE_EXPECTED)?
                 }
                 "stackwalk" => {
-                    opts.fast_walk = match value {
-                        "fast" => true,
-                        "jvmti" => false,
-                        "" => {
-                            return Err(StartError::Empty {
-                                key: key.into(),
-                                expected: WALK_EXPECTED,
-                            })
-                        }
-                        _ => {
-                            return Err(StartError::BadValue {
-                                key: key.into(),
-                                value: value.into(),
-                                expected: WALK_EXPECTED,
-                            })
-                        }
-                    }
+                    opts.fast_walk = two_way(key, value, ["fast", "jvmti"], WALK_EXPECTED)?
                 }
                 "holdthreshold" => {
                     if value.is_empty() {
