@@ -518,21 +518,33 @@ impl Recorder {
         let Some(state) = self.current_state() else {
             return 0;
         };
-        let Some(recording) = state.recording.clone() else {
+        let Some(recording) = state.recording.as_ref() else {
             return 0;
+        };
+        let mut r = lock(recording);
+        // The top frame is the block's own, which its site names: the walk starts below it.
+        // Each frame walked costs JVMTI a copy of a 4 KB register map (`vframe::sender`), and
+        // the walk is most of a block's cost at the default depth.
+        let top = match state.scratch.len() {
+            0 | 1 => None,
+            _ => self.cached_site_frame(jni, &mut r, site),
+        };
+        let (start, room) = match top {
+            Some(_) => (skip + 1, state.scratch.len() - 1),
+            None => (skip, state.scratch.len()),
         };
         let n = self
             .jvmti
-            .stack_trace(skip, &mut state.scratch)
+            .stack_trace(start, &mut state.scratch[..room])
             .unwrap_or(0);
         let mut h = FastHasher::default();
+        top.map(|f| (f.method, f.location)).hash(&mut h);
         for f in &state.scratch[..n] {
             // SAFETY: GetStackTrace initialised the first `n` entries.
             let f = unsafe { f.assume_init() };
             (f.method as usize, f.location).hash(&mut h);
         }
         let key = h.finish();
-        let mut r = lock(&recording);
         if let Some(&id) = r.stack_ids.get(&key) {
             return id as i32;
         }
@@ -543,10 +555,18 @@ impl Recorder {
             r.stack_in_batch.clear();
             r.stack_ids.clear();
         }
-        let mut frames = self.frames_from_scratch(jni, state, n, false);
-        if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
-            *top = f;
-        }
+        let below = self.frames_from_scratch(jni, state, n, false);
+        let frames = match top {
+            Some(top) => {
+                let mut frames = Frames::with_capacity(n + 1);
+                frames.push(top);
+                for &f in below.iter() {
+                    frames.push(f);
+                }
+                frames
+            }
+            None => below,
+        };
         r.stacks.push(Arc::new(StackText::new(&frames)));
         // Not in any batch yet: drains only count up.
         r.stack_in_batch.push((u64::MAX, 0));
