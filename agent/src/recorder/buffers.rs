@@ -521,13 +521,12 @@ impl Recorder {
         let Some(recording) = state.recording.as_ref() else {
             return 0;
         };
-        let mut r = lock(recording);
         // The top frame is the block's own, which its site names: the walk starts below it.
         // Each frame walked costs JVMTI a copy of a 4 KB register map (`vframe::sender`), and
         // the walk is most of a block's cost at the default depth.
         let top = match state.scratch.len() {
             0 | 1 => None,
-            _ => self.cached_site_frame(jni, &mut r, site),
+            _ => self.site_frame(jni, site),
         };
         let (start, room) = match top {
             Some(_) => (skip + 1, state.scratch.len() - 1),
@@ -545,6 +544,9 @@ impl Recorder {
             (f.method as usize, f.location).hash(&mut h);
         }
         let key = h.finish();
+        // Locked only now, not during the walk: `tracked_owner` skips a thread whose recording
+        // is locked, and this thread may hold the monitor another thread contends for.
+        let mut r = lock(recording);
         if let Some(&id) = r.stack_ids.get(&key) {
             return id as i32;
         }
