@@ -15,7 +15,7 @@ use crate::engines::tracker::TrackerSettings;
 use crate::engines::LOCAL_FRAME;
 use crate::error::StartError;
 use crate::events::Kind;
-use crate::jvmti::{jthread, Capability, Event, EventCallbacks, Jni, Jvmti};
+use crate::jvmti::{jthread, Capability, Event, EventCallbacks, FastWalker, Jni, Jvmti};
 use crate::options::{Mode, Options};
 use crate::recorder::clock::now_nanos;
 use crate::recorder::threads;
@@ -149,7 +149,12 @@ impl Agent {
             path: path.display().to_string(),
             source,
         })?;
-        let rec = Recorder::new(jvmti, options.stack_depth, options.trace_all);
+        let walker = if options.fast_walk {
+            FastWalker::find()
+        } else {
+            None
+        };
+        let rec = Recorder::new(jvmti, options.stack_depth, options.trace_all, walker);
         crate::engines::methods::set_juc(options.juc);
         let (methods, instrument) = match options.mode {
             Mode::Jvmti => (Some(Methods::default()), None),
@@ -205,6 +210,9 @@ impl Agent {
             jvmti.set_event(true, e)?;
         }
         self.contention.start(jvmti)?;
+        if self.rec.walker.is_some() {
+            jvmti.set_event(true, Event::ClassLoad)?;
+        }
         // JDK 21+: virtual threads have start and end events of their own, so that each gets a
         // ThreadStarted/ThreadEnded and its per-thread state is freed when it ends.
         if pending.virtual_threads {
@@ -333,6 +341,13 @@ impl Agent {
                         h.methods_left
                     ));
                 }
+            }
+            if self.rec.walker.is_some() {
+                extra.push_str(&format!(
+                    ", {} of {} stacks walked fast",
+                    self.rec.fast_walks.load(Ordering::Relaxed),
+                    self.rec.walks.load(Ordering::Relaxed)
+                ));
             }
             if t.lost_to_io > 0 {
                 extra.push_str(&format!(", {} lines lost to write errors", t.lost_to_io));

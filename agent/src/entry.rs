@@ -86,6 +86,16 @@ unsafe extern "C" fn class_prepare(
     with_agent("ClassPrepare", jni, |a, jni| a.class_prepare(jni, class));
 }
 
+/// ClassLoad: on only because the fast stack walker needs it (see
+/// [`FastWalker`](crate::jvmti::FastWalker)); nothing to do.
+unsafe extern "C" fn class_load(
+    _: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    _thread: jthread,
+    _class: jclass,
+) {
+}
+
 /// ObjectFree: a tagged class loader was collected. No JNI here (the JVM forbids it).
 unsafe extern "C" fn object_free(_: *mut jvmtiEnv, tag: jlong) {
     guard("ObjectFree", (), || {
@@ -203,6 +213,7 @@ pub fn table() -> EventCallbacks {
         ThreadStart: Some(thread_start),
         ThreadEnd: Some(thread_end),
         ClassPrepare: Some(class_prepare),
+        ClassLoad: Some(class_load),
         MethodEntry: Some(method_entry),
         MethodExit: Some(method_exit),
         MonitorContendedEnter: Some(contended_enter),

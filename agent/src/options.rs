@@ -59,6 +59,10 @@ pub struct Options {
     /// Both modes, `juc=yes` (the default): `java.util.concurrent` locks, conditions and parks
     /// are recorded; instrumentation mode summarises lock holds per site as it does monitors'.
     pub juc: bool,
+    /// `stackwalk=fast` (the default): stacks are walked with HotSpot's `AsyncGetCallTrace`
+    /// where it can, JVMTI `GetStackTrace` otherwise ([`crate::jvmti::FastWalker`]);
+    /// `stackwalk=jvmti`: always JVMTI, for a JVM where the fast walker misbehaves.
+    pub fast_walk: bool,
 }
 
 impl Default for Options {
@@ -71,6 +75,7 @@ impl Default for Options {
             trace_all: false,
             hold_threshold: Some(DEFAULT_HOLD_THRESHOLD),
             juc: true,
+            fast_walk: true,
         }
     }
 }
@@ -80,8 +85,31 @@ const MODE_EXPECTED: &str = "valid values: jvmti, instrument";
 const DEPTH_EXPECTED: &str = "expected a whole number of frames from 0 to 1024";
 const JDK_EXPECTED: &str = "valid values: yes, no";
 const TRACE_EXPECTED: &str = "valid values: summary, all";
+const WALK_EXPECTED: &str = "valid values: fast, jvmti";
 const THRESHOLD_EXPECTED: &str =
     "expected a duration such as 10ms, 500us, 2s, 0 (every hold), or off";
+
+/// An option with two values: true for `values[0]`, false for `values[1]`.
+fn two_way(
+    key: &str,
+    value: &str,
+    values: [&str; 2],
+    expected: &'static str,
+) -> Result<bool, StartError> {
+    match value {
+        "" => Err(StartError::Empty {
+            key: key.into(),
+            expected,
+        }),
+        v if v == values[0] => Ok(true),
+        v if v == values[1] => Ok(false),
+        _ => Err(StartError::BadValue {
+            key: key.into(),
+            value: value.into(),
+            expected,
+        }),
+    }
+}
 
 /// `10ms`, `500us`, `250ns`, `2s`, `0`, or `off` (None).
 fn parse_duration(v: &str) -> Option<Option<u64>> {
@@ -187,48 +215,13 @@ impl Options {
                             expected: DEPTH_EXPECTED,
                         })?;
                 }
-                "jdk" | "juc" => {
-                    let on = match value {
-                        "yes" => true,
-                        "no" => false,
-                        "" => {
-                            return Err(StartError::Empty {
-                                key: key.into(),
-                                expected: JDK_EXPECTED,
-                            })
-                        }
-                        _ => {
-                            return Err(StartError::BadValue {
-                                key: key.into(),
-                                value: value.into(),
-                                expected: JDK_EXPECTED,
-                            })
-                        }
-                    };
-                    if key == "jdk" {
-                        opts.jdk = on;
-                    } else {
-                        opts.juc = on;
-                    }
-                }
+                "jdk" => opts.jdk = two_way(key, value, ["yes", "no"], JDK_EXPECTED)?,
+                "juc" => opts.juc = two_way(key, value, ["yes", "no"], JDK_EXPECTED)?,
                 "trace" => {
-                    opts.trace_all = match value {
-                        "all" => true,
-                        "summary" => false,
-                        "" => {
-                            return Err(StartError::Empty {
-                                key: key.into(),
-                                expected: TRACE_EXPECTED,
-                            })
-                        }
-                        _ => {
-                            return Err(StartError::BadValue {
-                                key: key.into(),
-                                value: value.into(),
-                                expected: TRACE_EXPECTED,
-                            })
-                        }
-                    }
+                    opts.trace_all = two_way(key, value, ["all", "summary"], TRACE_EXPECTED)?
+                }
+                "stackwalk" => {
+                    opts.fast_walk = two_way(key, value, ["fast", "jvmti"], WALK_EXPECTED)?
                 }
                 "holdthreshold" => {
                     if value.is_empty() {
@@ -307,6 +300,8 @@ mod tests {
             "holdthreshold=ms",
             "holdthreshold=5min",
             "holdthreshold=-1ms",
+            "stackwalk=",
+            "stackwalk=asgct",
         ] {
             assert!(Options::parse(Some(bad)).is_err(), "accepted {bad:?}");
         }
@@ -332,6 +327,13 @@ mod tests {
             Some(2_000_000_000)
         );
         assert!(!Options::default().trace_all);
+    }
+
+    #[test]
+    fn stack_walker() {
+        assert!(Options::default().fast_walk);
+        assert!(Options::parse(Some("stackwalk=fast")).unwrap().fast_walk);
+        assert!(!Options::parse(Some("stackwalk=jvmti")).unwrap().fast_walk);
     }
 
     #[test]

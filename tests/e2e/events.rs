@@ -386,3 +386,135 @@ fn receivers_are_exact_with_several_monitors_owned() {
         assert_eq!(main[3].object, Some(hex("b")));
     }
 }
+
+/// Instrumentation mode names the owner of a contended monitor from the tracker's own
+/// record of holds, with no safepoint, also when the owner released it between the JVM's
+/// seeing the contention and the agent's handling it (which is when the JVM, asked then,
+/// answers "nobody"): in `Owners`, main releases the lock the moment the other thread
+/// blocks on it, 100 times, so every one of the 100 contentions is main's.
+#[test]
+fn contention_owners_in_instrumentation_mode_are_exact_when_released_at_once() {
+    for jdk in jdks() {
+        // About 30,000 events: fewer than the agent's queue holds, so none is dropped.
+        let run = run(
+            "owners",
+            jdk,
+            "mode=instrument,trace=all,stackdepth=1",
+            "Owners",
+            &["100"],
+        );
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        let field = |k: &str| {
+            run.stdout
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix(&format!("{k}=")))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .expect("the program prints its hashes")
+        };
+        let (lock, main, taker) = (field("lock"), field("main"), field("taker"));
+        let log = run.log();
+        assert_valid(&run, &log);
+        let contended: Vec<&Event> = log
+            .events
+            .iter()
+            .filter(|e| e.name == "MonitorContendedEnter" && e.object == Some(lock))
+            .collect();
+        assert!(
+            !log.events.iter().any(|e| e.name == "EventsDropped"),
+            "{}: events were dropped",
+            jdk.label()
+        );
+        assert_eq!(
+            contended.len(),
+            100,
+            "{}: one contention a round",
+            jdk.label()
+        );
+        let site = format!(
+            "Owners.lambda$main$0:{}",
+            marker_line("Owners.java", "taker-enter")
+        );
+        for c in &contended {
+            assert_eq!(c.thread, taker, "{}: line {}", jdk.label(), c.line);
+            assert_eq!(top(&log, c), site, "{}: line {}", jdk.label(), c.line);
+        }
+        let owners: Vec<u32> = contended.iter().filter_map(|c| c.owner).collect();
+        let not_main = owners.iter().filter(|&&o| o != main).count();
+        assert_eq!(
+            not_main,
+            0,
+            "{}: {not_main} of 100 contentions do not name main ({main:08X}) as the owner: {:08X?}",
+            jdk.label(),
+            owners
+        );
+    }
+}
+
+/// The fast stack walker (HotSpot's `AsyncGetCallTrace`, the default) gives exactly the frames
+/// JVMTI's `GetStackTrace` gives (`stackwalk=jvmti`): every event of PingPong with its whole
+/// stack, by thread name, in both modes, and it did walk most of them (the exit line says how
+/// many).
+#[test]
+fn fast_stack_walker_gives_the_frames_jvmti_gives() {
+    for (jdk, mode) in jdks_and_modes() {
+        let stacks = |walker: &str| {
+            let run = run(
+                &format!("walker-{}-{walker}", tag(mode)),
+                jdk,
+                &format!("{mode},stackwalk={walker}"),
+                "PingPong",
+                &[],
+            );
+            assert_eq!(run.code, Some(0), "{} {mode}: {}", jdk.label(), run.stderr);
+            let log = run.log();
+            assert_valid(&run, &log);
+            let mut all: Vec<String> = log
+                .events
+                .iter()
+                .filter(|e| {
+                    !e.frames.is_empty()
+                        && !e.name.starts_with("MonitorContended")
+                        && !e.name.ends_with("Holds")
+                        && !matches!(e.name.as_str(), "LockOrder" | "MonitorHold" | "LockHold")
+                })
+                .filter_map(|e| {
+                    let thread = log.thread_names.get(&e.thread)?;
+                    let frames: Vec<String> = e
+                        .frames
+                        .iter()
+                        .map(|&(m, loc)| {
+                            format!("{}@{loc}", without_addresses(&log.method_name(m)))
+                        })
+                        .collect();
+                    Some(format!("{thread} {} {}", e.name, frames.join(" ")))
+                })
+                .collect();
+            all.sort();
+            (all, run.stderr)
+        };
+        let (fast, stderr) = stacks("fast");
+        let (slow, _) = stacks("jvmti");
+        assert!(
+            fast.len() >= 20,
+            "{} {mode}: {} events",
+            jdk.label(),
+            fast.len()
+        );
+        assert_eq!(fast, slow, "{} {mode}", jdk.label());
+        let walked = stderr
+            .lines()
+            .find_map(|l| {
+                let (head, _) = l.split_once(" stacks walked fast")?;
+                let (fast, all) = head.rsplit(", ").next()?.split_once(" of ")?;
+                Some((fast.parse::<u64>().ok()?, all.parse::<u64>().ok()?))
+            })
+            .unwrap_or_else(|| panic!("{} {mode}: no walker count in {stderr}", jdk.label()));
+        assert!(
+            walked.0 * 2 > walked.1,
+            "{} {mode}: only {} of {} stacks walked fast",
+            jdk.label(),
+            walked.0,
+            walked.1
+        );
+    }
+}

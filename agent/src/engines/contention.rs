@@ -38,7 +38,7 @@ impl Contention {
         };
         // Instrumented code's holds are known without asking the JVM (whose answer is a
         // safepoint, and often comes after the owner has released the monitor).
-        let owner = match rec.tracked_owner(jni, monitor, state.hash) {
+        let owner = match rec.tracked_owner(jni, monitor, state.hash, nanos) {
             Some(h) => h,
             None => match rec.jvmti.monitor_owner(object) {
                 Ok(t) if !t.is_null() => {

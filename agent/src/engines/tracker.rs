@@ -128,6 +128,9 @@ pub fn install(
         pos: field(rec, c"pos", c"I", false)?,
         depth: field(rec, c"depth", c"I", false)?,
         held_hash: field(rec, c"heldHash", c"[I", false)?,
+        rel_hash: field(rec, c"relHash", c"[I", false)?,
+        rel_start: field(rec, c"relStart", c"[J", false)?,
+        rel_end: field(rec, c"relEnd", c"[J", false)?,
     });
     jni.set_static_boolean(
         class,

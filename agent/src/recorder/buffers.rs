@@ -56,7 +56,7 @@ struct TraceHeld {
 }
 
 /// A JNI global reference to the thread's `Rec`.
-struct RecRef(jobject);
+pub struct RecRef(jobject);
 // SAFETY: a JNI global reference is valid on every thread.
 unsafe impl Send for RecRef {}
 
@@ -108,6 +108,10 @@ pub struct RecFields {
     pub pos: jni_sys::jfieldID,
     pub depth: jni_sys::jfieldID,
     pub held_hash: jni_sys::jfieldID,
+    /// The ring of the thread's last monitor releases: hashes, starts and ends.
+    pub rel_hash: jni_sys::jfieldID,
+    pub rel_start: jni_sys::jfieldID,
+    pub rel_end: jni_sys::jfieldID,
 }
 // SAFETY: field IDs are valid on every thread for as long as the class is loaded (the
 // tracker, in the boot loader, is never unloaded).
@@ -119,6 +123,12 @@ unsafe impl Sync for RecFields {}
 #[derive(Default)]
 pub struct Buffers {
     pub registry: Registry,
+    /// Every registered thread's hash and `Rec`, by the same key as `registry`, for reading
+    /// its holds from another thread ([`Recorder::tracked_owner`]). Apart from the
+    /// recordings so that a thread busy writing out its buffer (its recording locked) can
+    /// still be named the owner of the monitor another thread blocks on. An entry leaves
+    /// before its global reference is deleted.
+    pub holders: Mutex<HashMap<usize, (u32, RecRef)>>,
     pub fields: OnceLock<RecFields>,
 }
 
@@ -168,11 +178,17 @@ impl Recorder {
             last_nanos: 0,
             last_event: 0,
         }));
+        let key = Arc::as_ptr(&r) as usize;
+        self.buffers
+            .holders
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, (state.hash, RecRef(global)));
         self.buffers
             .registry
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(Arc::as_ptr(&r) as usize, r.clone());
+            .insert(key, r.clone());
         state.recording = Some(r);
     }
 
@@ -522,8 +538,7 @@ impl Recorder {
             return 0;
         };
         // The top frame is the block's own, which its site names: the walk starts below it.
-        // Each frame walked costs JVMTI a copy of a 4 KB register map (`vframe::sender`), and
-        // the walk is most of a block's cost at the default depth.
+        // The walk is most of a block's cost at the default depth.
         let top = match state.scratch.len() {
             0 | 1 => None,
             _ => self.site_frame(jni, site),
@@ -532,10 +547,7 @@ impl Recorder {
             Some(_) => (skip + 1, state.scratch.len() - 1),
             None => (skip, state.scratch.len()),
         };
-        let n = self
-            .jvmti
-            .stack_trace(start, &mut state.scratch[..room])
-            .unwrap_or(0);
+        let n = self.walk(jni, start, &mut state.scratch[..room]);
         let mut h = FastHasher::default();
         top.map(|f| (f.method, f.location)).hash(&mut h);
         for f in &state.scratch[..n] {
@@ -544,8 +556,7 @@ impl Recorder {
             (f.method as usize, f.location).hash(&mut h);
         }
         let key = h.finish();
-        // Locked only now, not during the walk: `tracked_owner` skips a thread whose recording
-        // is locked, and this thread may hold the monitor another thread contends for.
+        // Locked only after the walk, the long part.
         let mut r = lock(recording);
         if let Some(&id) = r.stack_ids.get(&key) {
             return id as i32;
@@ -652,6 +663,11 @@ impl Recorder {
         let Some(recording) = state.recording.take() else {
             return;
         };
+        self.buffers
+            .holders
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(Arc::as_ptr(&recording) as usize));
         {
             let mut r = lock(&recording);
             // After the exit drain, this only counts the records since as late.
@@ -749,41 +765,106 @@ impl Recorder {
         }
     }
 
-    /// The thread that holds `monitor`, from the tracker's own record of holds (exact, and no
-    /// safepoint): `None` when no instrumented code holds it.
-    pub fn tracked_owner(&self, jni: Jni, monitor: u32, me: u32) -> Option<u32> {
+    /// The thread that holds `monitor` as another thread blocks on it at `now`, from the
+    /// tracker's own record of holds (exact, and no safepoint): the thread whose held stack
+    /// has it, or else the thread whose hold of it ended last, provided that hold began by
+    /// `now` and ended at most [`RELEASED_WINDOW`] before it. Why the second: the owner
+    /// usually releases within microseconds of the JVM seeing the contention, before this
+    /// callback runs; the JVM, asked then (a safepoint that stops every thread), answered
+    /// "nobody" for most contentions of a busy server. `None` when no instrumented code held
+    /// it then: the caller asks the JVM.
+    pub fn tracked_owner(&self, jni: Jni, monitor: u32, me: u32, now: u64) -> Option<u32> {
         let f: &RecFields = self.buffers.fields.get()?;
         let all = self
             .buffers
-            .registry
+            .holders
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        for recording in all.values() {
-            // A thread flushing right now is not blocking anyone on this monitor's behalf
-            // for long; never wait for it.
-            let Ok(r) = recording.try_lock() else {
-                continue;
-            };
-            if r.hash == me || r.rec.0.is_null() {
+        // (whether the hold surely began first, its end; its thread)
+        let mut last: Option<((bool, u64), u32)> = None;
+        for &(thread, RecRef(rec)) in all.values() {
+            if thread == me || rec.is_null() {
                 continue;
             }
-            let depth = jni.int_field(r.rec.0, f.depth).clamp(0, 64) as usize;
-            if depth == 0 {
-                continue;
+            if holds(jni, f, rec, monitor) {
+                return Some(thread);
             }
-            let arr = jni.object_field(r.rec.0, f.held_hash);
-            if arr.is_null() {
-                continue;
-            }
-            let mut held = [0i32; 64];
-            let n = depth.min(jni.int_array_length(arr));
-            let found = jni.int_array_region(arr, &mut held[..n])
-                && held[..n].iter().any(|&h| h as u32 == monitor);
-            jni.delete_local_ref(arr);
-            if found {
-                return Some(r.hash);
+            if let Some(key) = released(jni, f, rec, monitor, now) {
+                if last.is_none_or(|(k, _)| key > k) {
+                    last = Some((key, thread));
+                }
             }
         }
-        None
+        last.map(|(_, thread)| thread)
     }
+}
+
+/// How long before a contention was seen a release of the monitor by instrumented code may
+/// have ended for its thread to count as the owner. The contending thread reads the clock when
+/// its JVMTI callback runs, after the JVM gave up spinning; on a loaded machine it may be
+/// preempted in between, and a release a few milliseconds old is still the one it waited for
+/// far more often than a hold by code that was not instrumented.
+const RELEASED_WINDOW: u64 = 10_000_000;
+
+/// How long after a contention was seen the hold it waited for may have been stamped as
+/// begun (the tracker reads the clock after `monitorenter`; the contending thread's callback
+/// may read it first).
+const STARTED_SLACK: u64 = 1_000_000;
+
+/// Whether the tracker's held stack of `rec` has `monitor`.
+fn holds(jni: Jni, f: &RecFields, rec: jobject, monitor: u32) -> bool {
+    let depth = jni.int_field(rec, f.depth).clamp(0, 64) as usize;
+    if depth == 0 {
+        return false;
+    }
+    let arr = jni.object_field(rec, f.held_hash);
+    if arr.is_null() {
+        return false;
+    }
+    let mut held = [0i32; 64];
+    let n = depth.min(jni.int_array_length(arr));
+    let found =
+        jni.int_array_region(arr, &mut held[..n]) && held[..n].iter().any(|&h| h as u32 == monitor);
+    jni.delete_local_ref(arr);
+    found
+}
+
+/// The last hold of `monitor` that `rec`'s thread released and that could be the one a
+/// thread blocking at `now` waited for (see [`Recorder::tracked_owner`]): whether it surely
+/// began before `now`, and its end.
+fn released(jni: Jni, f: &RecFields, rec: jobject, monitor: u32, now: u64) -> Option<(bool, u64)> {
+    const RING: usize = 64;
+    let mut hashes = [0i32; RING];
+    let mut starts = [0i64; RING];
+    let mut ends = [0i64; RING];
+    let read = |field, fill: &mut dyn FnMut(jobject) -> bool| {
+        let arr = jni.object_field(rec, field);
+        if arr.is_null() {
+            return false;
+        }
+        let ok = fill(arr);
+        jni.delete_local_ref(arr);
+        ok
+    };
+    let ok = read(f.rel_hash, &mut |a| {
+        jni.int_array_length(a) >= RING && jni.int_array_region(a, &mut hashes)
+    }) && read(f.rel_start, &mut |a| {
+        jni.array_length(a) >= RING && jni.long_array_region(a, &mut starts)
+    }) && read(f.rel_end, &mut |a| {
+        jni.array_length(a) >= RING && jni.long_array_region(a, &mut ends)
+    });
+    if !ok {
+        return None;
+    }
+    // A hold's start is read after the monitor was taken: one that the contending thread
+    // waited for may have started a little after that thread read its clock. Holds that
+    // surely began before are preferred.
+    (0..RING)
+        .filter(|&k| hashes[k] as u32 == monitor && starts[k] > 0)
+        .map(|k| (starts[k] as u64, ends[k] as u64))
+        .filter(|&(start, end)| {
+            start <= now + STARTED_SLACK && end.saturating_add(RELEASED_WINDOW) >= now
+        })
+        .map(|(start, end)| (start <= now, end))
+        .max()
 }

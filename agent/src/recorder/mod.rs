@@ -16,8 +16,10 @@ pub mod summary;
 pub mod threads;
 pub mod writer;
 
+use std::sync::atomic::AtomicU64;
+
 use crate::events::Kind;
-use crate::jvmti::{jthread, Jvmti};
+use crate::jvmti::{jthread, FastWalker, Jvmti};
 use buffers::Buffers;
 use metadata::Metadata;
 use sites::Sites;
@@ -82,15 +84,29 @@ pub struct Recorder {
     /// Instrumentation mode: every thread's tracker buffer, for the drain at exit and the
     /// owner of a contended monitor.
     pub buffers: Buffers,
+    /// The stack walker tried before JVMTI's (option `stackwalk=fast`, when the JVM has one).
+    pub walker: Option<FastWalker>,
+    /// Stacks walked, and of them by the fast walker: for the exit line, so that a user (and
+    /// the tests) can see which walker did the work.
+    pub walks: AtomicU64,
+    pub fast_walks: AtomicU64,
 }
 
 impl Recorder {
     /// An empty recorder; its writer thread starts with [`LogWriter::start`].
-    pub fn new(jvmti: Jvmti, stack_depth: usize, trace_all: bool) -> Recorder {
+    pub fn new(
+        jvmti: Jvmti,
+        stack_depth: usize,
+        trace_all: bool,
+        walker: Option<FastWalker>,
+    ) -> Recorder {
         Recorder {
             jvmti,
             stack_depth,
             trace_all,
+            walker,
+            walks: AtomicU64::new(0),
+            fast_walks: AtomicU64::new(0),
             log: LogWriter::new(),
             meta: Default::default(),
             sites: Default::default(),

@@ -8,7 +8,10 @@
 //! statement, in every mode: hence just enough bytecode decoding to find instruction
 //! boundaries.
 
-use crate::jvmti::Jni;
+use std::mem::MaybeUninit;
+use std::sync::atomic::Ordering;
+
+use crate::jvmti::{jvmtiFrameInfo, Jni};
 use crate::recorder::threads::ThreadState;
 use crate::recorder::writer::{Frame, Frames};
 use crate::recorder::Recorder;
@@ -26,11 +29,28 @@ impl Recorder {
         start_depth: i32,
         monitor_top: bool,
     ) -> Frames {
-        let n = self
-            .jvmti
-            .stack_trace(start_depth, &mut state.scratch)
-            .unwrap_or(0);
+        let n = self.walk(jni, start_depth, &mut state.scratch);
         self.frames_from_scratch(jni, state, n, monitor_top)
+    }
+
+    /// The current thread's raw frames from `start_depth` down: by the fast walker where it
+    /// can, else by JVMTI (0 frames when neither can).
+    pub fn walk(
+        &self,
+        jni: Jni,
+        start_depth: i32,
+        frames: &mut [MaybeUninit<jvmtiFrameInfo>],
+    ) -> usize {
+        self.walks.fetch_add(1, Ordering::Relaxed);
+        if let Some(n) = self
+            .walker
+            .as_ref()
+            .and_then(|w| w.stack_trace(jni, start_depth, frames))
+        {
+            self.fast_walks.fetch_add(1, Ordering::Relaxed);
+            return n;
+        }
+        self.jvmti.stack_trace(start_depth, frames).unwrap_or(0)
     }
 
     /// The first `n` frames of the thread's last stack walk, translated.
@@ -68,8 +88,8 @@ impl Recorder {
     /// (however many of the JDK's frames are between). `from` when none is found.
     pub fn juc_caller_depth(&self, jni: Jni, from: i32) -> i32 {
         const LOOK: usize = 24;
-        let mut frames = [std::mem::MaybeUninit::uninit(); LOOK];
-        let n = self.jvmti.stack_trace(from, &mut frames).unwrap_or(0);
+        let mut frames = [MaybeUninit::uninit(); LOOK];
+        let n = self.walk(jni, from, &mut frames);
         for (i, f) in frames[..n].iter().enumerate() {
             // SAFETY: GetStackTrace initialised the first `n` entries.
             let f = unsafe { f.assume_init() };
