@@ -21,7 +21,10 @@ use crate::jvmti::Jni;
 use crate::recorder::clock::now_nanos;
 use crate::recorder::summary::{FastHasher, FastMap, Summary};
 use crate::recorder::threads::ThreadState;
-use crate::recorder::writer::{EventRecord, Extra, Frames, HoldsLine, LockHoldLine, OrderLine};
+use crate::recorder::writer::{
+    EventRecord, Extra, Frame, Frames, HoldsLine, LockHoldLine, OrderLine, StackText, TraceBatch,
+    TraceLine,
+};
 use crate::recorder::Recorder;
 
 /// Longs per record.
@@ -39,19 +42,9 @@ const MAX_PENDING_LINES: usize = 8192;
 /// Frames (interned stacks) a thread keeps before its table starts over.
 const MAX_STACKS: usize = 4096;
 
-/// A `trace=all` event of a drain, queued with the rest of the drain's.
-fn trace_event(r: &mut Recording, nanos: u64, kind: Kind, monitor: u32, frames: Frames) {
-    let thread = r.hash;
-    r.trace_batch.push(EventRecord {
-        nanos,
-        kind,
-        thread,
-        object: monitor,
-        owner: 0,
-        extra: Extra::None,
-        frames,
-    });
-}
+/// Sites a thread keeps resolved to frames (direct-mapped): a trace line names one or two,
+/// and the look-up through the method table was a tenth of the program thread's time.
+const SITE_CACHE: usize = 256;
 
 /// `trace=all`: a monitor entered and not yet exited, as its events need it.
 struct TraceHeld {
@@ -73,14 +66,20 @@ pub struct Recording {
     /// The thread's hash (`<thread>` of its lines).
     hash: u32,
     summary: Summary,
-    /// `trace=all`: interned stacks, ID = index + 1.
-    stacks: Vec<Frames>,
+    /// `trace=all`: interned stacks, ID = index + 1, formatted once each.
+    stacks: Vec<Arc<StackText>>,
+    /// Per interned stack: the drain that last put it in its batch, and where.
+    stack_in_batch: Vec<(u64, u32)>,
+    /// Drains so far (the batch a `stack_in_batch` entry is of).
+    drains: u64,
+    /// `trace=all`: site -> frame, direct-mapped (site 0: empty slot).
+    site_frames: Box<[(u32, Frame)]>,
     /// Hash of a walked stack's raw frames -> its ID.
     stack_ids: FastMap<u64, u32>,
     /// `trace=all`: each monitor entered and not yet exited.
     trace_held: Vec<TraceHeld>,
-    /// `trace=all`: the events of the drain under way, queued as one record at its end.
-    trace_batch: Vec<EventRecord>,
+    /// `trace=all`: the lines of the drain under way, queued as one record at its end.
+    trace_batch: TraceBatch,
     /// `trace=all`: the last enter with no entered after it yet (monitor, stack, site).
     trace_entering: Option<(u32, u32, u32)>,
     /// Reused copy of the tracker's buffer.
@@ -166,9 +165,12 @@ impl Recorder {
             hash: state.hash,
             summary: Summary::starting(now_nanos()),
             stacks: Vec::new(),
+            stack_in_batch: Vec::new(),
+            drains: 0,
+            site_frames: Box::default(),
             stack_ids: Default::default(),
             trace_held: Vec::new(),
-            trace_batch: Vec::new(),
+            trace_batch: TraceBatch::default(),
             trace_entering: None,
             scratch: Vec::new(),
             closed: false,
@@ -284,11 +286,18 @@ impl Recorder {
 
     /// The records of one drain; with `trace=all` their events go to the writer together.
     fn records(&self, jni: Jni, r: &mut Recording, recs: &[i64]) {
+        if self.trace_all {
+            r.drains += 1;
+            r.trace_batch.thread = r.hash;
+            r.trace_batch.lines.reserve(recs.len() / RECORD);
+        }
         let mut i = 0;
         while i + RECORD <= recs.len() {
             i += self.record(jni, r, &recs[i..]);
         }
-        self.log.push_trace(std::mem::take(&mut r.trace_batch));
+        if !r.trace_batch.lines.is_empty() {
+            self.log.push_trace(std::mem::take(&mut r.trace_batch));
+        }
     }
 
     /// The tracker record at the start of `recs` (more records may follow); how many longs it
@@ -322,19 +331,25 @@ impl Recorder {
             }
             Some(RecordKind::Enter) if trace => {
                 r.trace_entering = Some((monitor, stack, site));
-                let frames = self.frames_of(jni, r, stack, site);
-                trace_event(r, nanos, Kind::MonitorEnter, monitor, frames);
+                self.trace_line(
+                    jni,
+                    r,
+                    (nanos, Kind::MonitorEnter, monitor),
+                    stack,
+                    site,
+                    false,
+                );
             }
             Some(RecordKind::Entered) if trace => {
                 r.trace_entering = None;
-                let frames = self.frames_of(jni, r, stack, site);
                 r.trace_held.push(TraceHeld {
                     monitor,
                     stack,
                     site,
                     since: nanos,
                 });
-                trace_event(r, nanos, Kind::MonitorEntered, monitor, frames);
+                let line = (nanos, Kind::MonitorEntered, monitor);
+                self.trace_line(jni, r, line, stack, site, false);
             }
             Some(RecordKind::Exit) if trace => {
                 if let Some((m, st, s)) = r.trace_entering.take() {
@@ -349,8 +364,8 @@ impl Recorder {
                             site: s,
                             since: nanos,
                         });
-                        let frames = self.frames_of(jni, r, st, s);
-                        trace_event(r, nanos, Kind::MonitorEntered, monitor, frames);
+                        let line = (nanos, Kind::MonitorEntered, monitor);
+                        self.trace_line(jni, r, line, st, s, false);
                     }
                 }
                 // The entry's stack, its top frame moved to the release.
@@ -368,11 +383,14 @@ impl Recorder {
                 if !r.trace_held.iter().any(|h| h.monitor == monitor) {
                     r.summary.hold(monitor, e.site, e.since, nanos, true);
                 }
-                let mut frames = self.frames_of(jni, r, e.stack, site);
-                if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
-                    *top = f;
-                }
-                trace_event(r, nanos, Kind::MonitorExit, monitor, frames);
+                self.trace_line(
+                    jni,
+                    r,
+                    (nanos, Kind::MonitorExit, monitor),
+                    e.stack,
+                    site,
+                    true,
+                );
             }
             // A torn record (read at exit while its thread was writing it), or a trace record
             // without trace=all (none is written).
@@ -381,21 +399,78 @@ impl Recorder {
         RECORD
     }
 
-    /// The frames of a trace event: the interned stack `stack` when there is one, else the
-    /// site alone (stackdepth 1) or nothing (stackdepth 0).
-    fn frames_of(&self, jni: Jni, r: &Recording, stack: u32, site: u32) -> Frames {
-        if stack > 0 {
-            if let Some(f) = r.stacks.get(stack as usize - 1) {
-                return f.clone();
+    /// Adds a trace line to the drain's batch. Its frames: the interned stack `stack` when
+    /// there is one (its top frame moved to `site` for a release, `at_site`), else the site
+    /// alone (stackdepth 1) or nothing (stackdepth 0).
+    fn trace_line(
+        &self,
+        jni: Jni,
+        r: &mut Recording,
+        (nanos, kind, monitor): (u64, Kind, u32),
+        stack: u32,
+        site: u32,
+        at_site: bool,
+    ) {
+        let mut line = TraceLine {
+            nanos,
+            monitor,
+            stack: 0,
+            top: Frame {
+                method: 0,
+                location: 0,
+            },
+            kind,
+            has_top: false,
+        };
+        let i = (stack as usize).wrapping_sub(1);
+        if let Some(st) = r.stacks.get(i) {
+            let (drain, at) = r.stack_in_batch[i];
+            line.stack = if drain == r.drains {
+                at
+            } else {
+                r.trace_batch.stacks.push(st.clone());
+                let at = r.trace_batch.stacks.len() as u32;
+                r.stack_in_batch[i] = (r.drains, at);
+                at
+            };
+            line.top = st.top;
+            line.has_top = true;
+            if at_site {
+                if let Some(f) = self.cached_site_frame(jni, r, site) {
+                    line.top = f;
+                }
+            }
+        } else if self.stack_depth > 0 {
+            if let Some(f) = self.cached_site_frame(jni, r, site) {
+                line.top = f;
+                line.has_top = true;
             }
         }
-        let mut frames = Frames::new();
-        if self.stack_depth > 0 {
-            if let Some(f) = self.site_frame(jni, site) {
-                frames.push(f);
-            }
+        r.trace_batch.lines.push(line);
+    }
+
+    /// [`Recorder::site_frame`] through the thread's cache.
+    fn cached_site_frame(&self, jni: Jni, r: &mut Recording, site: u32) -> Option<Frame> {
+        if r.site_frames.is_empty() {
+            r.site_frames = vec![
+                (
+                    0,
+                    Frame {
+                        method: 0,
+                        location: 0
+                    }
+                );
+                SITE_CACHE
+            ]
+            .into();
         }
-        frames
+        let slot = &mut r.site_frames[site as usize % SITE_CACHE];
+        if slot.0 == site && site != 0 {
+            return Some(slot.1);
+        }
+        let f = self.site_frame(jni, site)?;
+        *slot = (site, f);
+        Some(f)
     }
 
     /// Writes the thread's summaries of the interval ending `now`; the tables start over.
@@ -459,18 +534,30 @@ impl Recorder {
         let Some(state) = self.current_state() else {
             return 0;
         };
-        let Some(recording) = state.recording.clone() else {
+        let Some(recording) = state.recording.as_ref() else {
             return 0;
         };
-        let n = self.walk(jni, skip, &mut state.scratch);
+        // The top frame is the block's own, which its site names: the walk starts below it.
+        // The walk is most of a block's cost at the default depth.
+        let top = match state.scratch.len() {
+            0 | 1 => None,
+            _ => self.site_frame(jni, site),
+        };
+        let (start, room) = match top {
+            Some(_) => (skip + 1, state.scratch.len() - 1),
+            None => (skip, state.scratch.len()),
+        };
+        let n = self.walk(jni, start, &mut state.scratch[..room]);
         let mut h = FastHasher::default();
+        top.map(|f| (f.method, f.location)).hash(&mut h);
         for f in &state.scratch[..n] {
             // SAFETY: GetStackTrace initialised the first `n` entries.
             let f = unsafe { f.assume_init() };
             (f.method as usize, f.location).hash(&mut h);
         }
         let key = h.finish();
-        let mut r = lock(&recording);
+        // Locked only after the walk, the long part.
+        let mut r = lock(recording);
         if let Some(&id) = r.stack_ids.get(&key) {
             return id as i32;
         }
@@ -478,13 +565,24 @@ impl Recorder {
             // Records in the buffer may name the old IDs: drain them first.
             self.drain(jni, &mut r);
             r.stacks.clear();
+            r.stack_in_batch.clear();
             r.stack_ids.clear();
         }
-        let mut frames = self.frames_from_scratch(jni, state, n, false);
-        if let (Some(top), Some(f)) = (frames.first_mut(), self.site_frame(jni, site)) {
-            *top = f;
-        }
-        r.stacks.push(frames);
+        let below = self.frames_from_scratch(jni, state, n, false);
+        let frames = match top {
+            Some(top) => {
+                let mut frames = Frames::with_capacity(n + 1);
+                frames.push(top);
+                for &f in below.iter() {
+                    frames.push(f);
+                }
+                frames
+            }
+            None => below,
+        };
+        r.stacks.push(Arc::new(StackText::new(&frames)));
+        // Not in any batch yet: drains only count up.
+        r.stack_in_batch.push((u64::MAX, 0));
         let id = r.stacks.len() as u32;
         r.stack_ids.insert(key, id);
         id as i32

@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_queue::{ArrayQueue, SegQueue};
@@ -22,7 +22,7 @@ use crossbeam_queue::{ArrayQueue, SegQueue};
 use crate::escape::{push_escaped, TextKind};
 use crate::events::Kind;
 use crate::jvmti::LineEntry;
-use crate::recorder::clock::{now_nanos, push_timestamp};
+use crate::recorder::clock::{now_nanos, push_dec, push_timestamp};
 
 /// Events held in memory at most; a record holds up to [`INLINE_FRAMES`] frames inline (the
 /// default stack depth) in at most 128 bytes, so the queue is bounded to about 8 MB (plus the
@@ -37,9 +37,11 @@ const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
 /// Longest time JVM exit waits for the writer to drain: a hung file system (a stalled network
 /// mount, a pipe nobody reads) must not hang the program's exit.
 const FINISH_TIMEOUT: Duration = Duration::from_secs(10);
-/// Trace events queued in batches at most (about 40 MB), beyond which a batch is dropped: as
-/// many as the queue holds single events, four times over.
-const MAX_TRACED: u64 = 4 * EVENT_QUEUE_CAPACITY as u64;
+/// Trace events queued in batches at most, beyond which a batch is dropped: 32 MB of
+/// [`TraceLine`]s (their stacks are shared). When a line was a 128-byte record the bound was a
+/// quarter of this many lines, and a writer descheduled for 20 ms on a busy 2-core machine
+/// (the JIT compiling) made a thread of `PerEvent` drop 120,000 of its 600,000 events.
+const MAX_TRACED: u64 = 16 * EVENT_QUEUE_CAPACITY as u64;
 /// Longest time exit waits for producers in the middle of a push.
 const PUSH_WAIT: Duration = Duration::from_millis(200);
 
@@ -163,7 +165,99 @@ pub enum Extra {
     /// `trace=all`: the events of one drain of a thread's buffer (up to 1,024 records), queued
     /// as one record. One push per event cost each of them two atomic read-modify-writes on
     /// lines every thread writes, and the queue's 65,536 slots filled with single events.
-    Trace(Box<[EventRecord]>),
+    Trace(Box<TraceBatch>),
+}
+
+/// `trace=all`: the lines of one drain, resolved (every ID a line names is known to the
+/// writer) but not formatted. The program's thread only fills a 32-byte entry per line and
+/// the writer copies each interned stack's text, formatted once: an [`EventRecord`] with its
+/// frames per line, and the frames formatted per line, were most of the complete trace's
+/// cost.
+#[derive(Debug, Default)]
+pub struct TraceBatch {
+    pub thread: u32,
+    pub lines: Vec<TraceLine>,
+    /// The interned stacks the lines name (`TraceLine::stack` - 1).
+    pub stacks: Vec<Arc<StackText>>,
+}
+
+/// One `MonitorEnter`, `MonitorEntered` or `MonitorExit` line of a [`TraceBatch`].
+#[derive(Clone, Copy, Debug)]
+pub struct TraceLine {
+    pub nanos: u64,
+    pub monitor: u32,
+    /// The batch's stack (index + 1) below `top`; 0: `top` alone, or no frame.
+    pub stack: u32,
+    /// The top frame (an interned stack's own, or the release's site).
+    pub top: Frame,
+    pub kind: Kind,
+    /// Whether the line has `top` (stackdepth 0 and unknown sites have no frame).
+    pub has_top: bool,
+}
+
+/// An interned stack (stackdepth above 1), formatted once: its frame count, its top frame
+/// (which a release's line replaces with its own site), and the text of the frames below.
+#[derive(Debug)]
+pub struct StackText {
+    pub frames: u32,
+    pub top: Frame,
+    /// `;<method>;<location>` of every frame but the top.
+    pub below: Box<[u8]>,
+}
+
+impl StackText {
+    pub fn new(frames: &[Frame]) -> StackText {
+        let mut below = Vec::with_capacity(18 * frames.len().saturating_sub(1));
+        for f in frames.iter().skip(1) {
+            below.push(b';');
+            push_hex(&mut below, f.method);
+            below.push(b';');
+            push_hex(&mut below, f.location);
+        }
+        StackText {
+            frames: frames.len() as u32,
+            top: frames.first().copied().unwrap_or(Frame::NONE),
+            below: below.into_boxed_slice(),
+        }
+    }
+}
+
+/// Formats the lines of a trace batch, each as [`format_event`] would the same event.
+pub fn format_trace(out: &mut Vec<u8>, b: &TraceBatch) {
+    let thread = hex(b.thread);
+    for l in &b.lines {
+        push_timestamp(out, l.nanos);
+        out.push(b',');
+        out.extend_from_slice(l.kind.name().as_bytes());
+        out.push(b',');
+        out.extend_from_slice(&thread);
+        out.push(b',');
+        push_hex(out, l.monitor);
+        let stack = (l.stack as usize)
+            .checked_sub(1)
+            .and_then(|i| b.stacks.get(i));
+        match stack {
+            Some(st) if st.frames > 0 => {
+                out.push(b',');
+                push_dec(out, st.frames.into());
+                push_frame(out, l.top);
+                out.extend_from_slice(&st.below);
+            }
+            _ if l.has_top && l.stack == 0 => {
+                out.extend_from_slice(b",1");
+                push_frame(out, l.top);
+            }
+            _ => out.extend_from_slice(b",0"),
+        }
+        out.push(b'\n');
+    }
+}
+
+fn push_frame(out: &mut Vec<u8>, f: Frame) {
+    let mut b = [b';'; 18];
+    b[1..9].copy_from_slice(&hex(f.method));
+    b[10..18].copy_from_slice(&hex(f.location));
+    out.extend_from_slice(&b);
 }
 
 /// A frame that stands for a call site (`1;<method>;<location>` in the format).
@@ -374,8 +468,8 @@ impl LogWriter {
     /// Queues the trace events of one drain as one record; like [`LogWriter::push`] it never
     /// waits: past [`MAX_TRACED`] queued events, or with the queue full, they are dropped and
     /// counted.
-    pub fn push_trace(&self, lines: Vec<EventRecord>) {
-        let n = lines.len() as u64;
+    pub fn push_trace(&self, batch: TraceBatch) {
+        let n = batch.lines.len() as u64;
         if n == 0 {
             return;
         }
@@ -388,12 +482,12 @@ impl LogWriter {
             return;
         }
         let record = EventRecord {
-            nanos: lines[0].nanos,
-            kind: lines[0].kind,
-            thread: lines[0].thread,
+            nanos: batch.lines[0].nanos,
+            kind: batch.lines[0].kind,
+            thread: batch.thread,
             object: 0,
             owner: 0,
-            extra: Extra::Trace(lines.into_boxed_slice()),
+            extra: Extra::Trace(Box::new(batch)),
             frames: Frames::new(),
         };
         // The same protocol with `finish` as `push`.
@@ -530,7 +624,8 @@ impl LogWriter {
             // Only a producer that outwaited PUSH_WAIT leaves anything here.
             while let Some(e) = self.events.pop() {
                 let n = match &e.extra {
-                    Extra::Batch(lines) | Extra::Trace(lines) => lines.len() as u64,
+                    Extra::Batch(lines) => lines.len() as u64,
+                    Extra::Trace(b) => b.lines.len() as u64,
                     _ => 1,
                 };
                 self.late.fetch_add(n, Ordering::SeqCst);
@@ -567,19 +662,24 @@ impl LogWriter {
                 out.flush_file(METHODS);
                 out.flush_file(CLASSES);
             }
+            // Lines, not records: a trace batch is up to 1,024 lines.
             let mut written = 0usize;
-            for _ in 0..PASS {
+            while written < PASS {
                 let Some(e) = self.events.pop() else { break };
                 busy = true;
-                written += 1;
                 let lines = match &e.extra {
                     Extra::Batch(lines) => &lines[..],
-                    Extra::Trace(lines) => {
-                        self.traced.fetch_sub(lines.len() as u64, Ordering::Relaxed);
-                        &lines[..]
+                    Extra::Trace(b) => {
+                        let n = b.lines.len();
+                        self.traced.fetch_sub(n as u64, Ordering::Relaxed);
+                        out.write_with(ORCA, n as u64, |buf| format_trace(buf, b));
+                        out.events += n as u64;
+                        written += n;
+                        continue;
                     }
                     _ => std::slice::from_ref(&e),
                 };
+                written += lines.len();
                 for e in lines {
                     line.clear();
                     format_event(&mut line, e);
@@ -612,7 +712,7 @@ impl LogWriter {
             // for a trickle of events cost a tenth of a core in system calls (a web server's
             // per-request notify). A full pass goes on at once; the queue holds 65,536 events,
             // far more than arrive in a pause.
-            if written == PASS {
+            if written >= PASS {
                 idle_sleep = Duration::from_millis(1);
             } else if written >= PASS / 16 {
                 std::thread::sleep(Duration::from_micros(100));
@@ -698,6 +798,20 @@ impl Output {
         }
         self.buffers[file].extend_from_slice(line);
         self.pending[file] += 1;
+        if self.buffers[file].len() >= BUFFER {
+            self.flush_file(file);
+        }
+    }
+
+    /// Appends `lines` complete lines that `format` writes straight into the file's buffer
+    /// (a trace batch's: no copy through a line buffer).
+    fn write_with(&mut self, file: usize, lines: u64, format: impl FnOnce(&mut Vec<u8>)) {
+        if self.files[file].is_none() {
+            self.lost += lines;
+            return;
+        }
+        format(&mut self.buffers[file]);
+        self.pending[file] += lines;
         if self.buffers[file].len() >= BUFFER {
             self.flush_file(file);
         }
@@ -829,15 +943,19 @@ fn thread_cpu_nanos() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-fn push_hex(out: &mut Vec<u8>, v: u32) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    for shift in (0..8).rev() {
-        out.push(HEX[((v >> (shift * 4)) & 15) as usize]);
-    }
+/// Appends `v` as 8 upper-case hex digits, in one copy (a push per digit checked the
+/// capacity eight times).
+pub fn push_hex(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&hex(v));
 }
 
-fn push_dec(out: &mut Vec<u8>, v: u64) {
-    let _ = write!(out, "{v}");
+fn hex(v: u32) -> [u8; 8] {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut b = [0u8; 8];
+    for (i, d) in b.iter_mut().enumerate() {
+        *d = HEX[((v >> (28 - 4 * i)) & 15) as usize];
+    }
+    b
 }
 
 fn push_site(out: &mut Vec<u8>, s: &Site) {
@@ -867,16 +985,15 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
                 out.push(b',');
                 out.push(m);
             }
-            let _ = write!(
-                out,
-                ",{},{},{},{}",
-                h.count,
-                h.total,
-                h.max,
-                h.histogram.len()
-            );
-            for (b, c) in &h.histogram {
-                let _ = write!(out, ";{b};{c}");
+            for v in [h.count, h.total, h.max, h.histogram.len() as u64] {
+                out.push(b',');
+                push_dec(out, v);
+            }
+            for &(b, c) in &h.histogram {
+                out.push(b';');
+                push_dec(out, b.into());
+                out.push(b';');
+                push_dec(out, c);
             }
             out.push(b',');
             push_site(out, &h.site);
@@ -888,7 +1005,9 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             push_hex(out, e.object);
             out.push(b',');
             out.push(l.mode);
-            let _ = write!(out, ",{},", l.nanos);
+            out.push(b',');
+            push_dec(out, l.nanos);
+            out.push(b',');
             push_site(out, &l.site);
             push_stack(out, &e.frames);
             out.push(b'\n');
@@ -899,7 +1018,10 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             push_hex(out, o.held);
             out.push(b',');
             push_hex(out, o.acquired);
-            let _ = write!(out, ",{},{}", o.count, o.guards.len());
+            out.push(b',');
+            push_dec(out, o.count);
+            out.push(b',');
+            push_dec(out, o.guards.len() as u64);
             for g in &o.guards {
                 out.push(b';');
                 push_hex(out, *g);
@@ -933,7 +1055,8 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
         push_hex(out, e.owner);
     }
     if let Extra::Nanos(n) = e.extra {
-        let _ = write!(out, ",{n}");
+        out.push(b',');
+        push_dec(out, n);
     }
     if e.kind.has_stack() {
         push_stack(out, &e.frames);
@@ -1164,6 +1287,56 @@ mod tests {
         );
     }
 
+    /// A trace batch's lines are those of the same events as records.
+    #[test]
+    fn trace_lines_are_event_lines() {
+        let f = |m: u32, l: u32| Frame {
+            method: m,
+            location: l,
+        };
+        let stack = vec![f(1, 0x2A), f(2, 7), f(0xABC, u32::MAX)];
+        let exit_site = f(1, 0x30);
+        let batch = TraceBatch {
+            thread: 0xAB,
+            stacks: vec![
+                Arc::new(StackText::new(&stack)),
+                Arc::new(StackText::new(&[])),
+            ],
+            lines: vec![
+                (Kind::MonitorEnter, 1, stack[0], true),
+                (Kind::MonitorExit, 1, exit_site, true),
+                (Kind::MonitorEntered, 0, exit_site, true),
+                (Kind::MonitorExit, 0, exit_site, false),
+                (Kind::MonitorExit, 2, exit_site, true),
+            ]
+            .into_iter()
+            .map(|(kind, stack, top, has_top)| TraceLine {
+                nanos: 12_000_000_345,
+                monitor: 0x1234_5678,
+                stack,
+                top,
+                kind,
+                has_top,
+            })
+            .collect(),
+        };
+        let mut exit = stack.clone();
+        exit[0] = exit_site;
+        let want = [
+            ev(Kind::MonitorEnter, stack),
+            ev(Kind::MonitorExit, exit),
+            ev(Kind::MonitorEntered, vec![exit_site]),
+            ev(Kind::MonitorExit, vec![]),
+            ev(Kind::MonitorExit, vec![]),
+        ]
+        .iter()
+        .map(line)
+        .collect::<String>();
+        let mut out = Vec::new();
+        format_trace(&mut out, &batch);
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+    }
+
     #[test]
     fn frames_spill_to_the_heap_past_the_inline_ones() {
         let f = |i: u32| Frame {
@@ -1184,8 +1357,10 @@ mod tests {
         assert_eq!(copy[0].location, 0);
         assert!(Frames::new().is_empty());
         assert_eq!(&Frames::from(vec![f(1), f(2)])[..], &[f(1), f(2)]);
-        // The queue's memory bound (EVENT_QUEUE_CAPACITY records) rests on this.
+        // The queue's memory bound (EVENT_QUEUE_CAPACITY records) rests on this, and
+        // MAX_TRACED's on the second.
         assert!(std::mem::size_of::<EventRecord>() <= 128);
+        assert!(std::mem::size_of::<TraceLine>() <= 32);
     }
 
     #[test]
