@@ -37,11 +37,13 @@ const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
 /// Longest time JVM exit waits for the writer to drain: a hung file system (a stalled network
 /// mount, a pipe nobody reads) must not hang the program's exit.
 const FINISH_TIMEOUT: Duration = Duration::from_secs(10);
-/// Trace events queued in batches at most, beyond which a batch is dropped: 32 MB of
-/// [`TraceLine`]s (their stacks are shared). When a line was a 128-byte record the bound was a
-/// quarter of this many lines, and a writer descheduled for 20 ms on a busy 2-core machine
-/// (the JIT compiling) made a thread of `PerEvent` drop 120,000 of its 600,000 events.
-const MAX_TRACED: u64 = 16 * EVENT_QUEUE_CAPACITY as u64;
+/// Trace events queued in batches at most, beyond which a batch is dropped: 8 MB of
+/// [`TraceLine`]s (their stacks are shared). Why not more: with a slow disk the queue stays
+/// full, so its size is the agent's memory (`scripts/stress`: +51 MiB with four times this
+/// bound, against about +9 MiB before) and what JVM exit waits to write (up to its 10 s limit).
+/// A writer descheduled for 20 ms on a busy 2-core machine can make a thread of `PerEvent`
+/// drop events at this bound; they are counted.
+const MAX_TRACED: u64 = 4 * EVENT_QUEUE_CAPACITY as u64;
 /// Longest time exit waits for producers in the middle of a push.
 const PUSH_WAIT: Duration = Duration::from_millis(200);
 
