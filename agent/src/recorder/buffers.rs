@@ -846,9 +846,15 @@ fn released(jni: Jni, f: &RecFields, rec: jobject, monitor: u32, now: u64) -> Op
         jni.delete_local_ref(arr);
         ok
     };
-    let ok = read(f.rel_hash, &mut |a| {
+    // The hashes first: a contention with thousands of (virtual) threads reads the times of
+    // only those that released this monitor lately.
+    let mentioned = read(f.rel_hash, &mut |a| {
         jni.int_array_length(a) >= RING && jni.int_array_region(a, &mut hashes)
-    }) && read(f.rel_start, &mut |a| {
+    }) && hashes.iter().any(|&h| h as u32 == monitor);
+    if !mentioned {
+        return None;
+    }
+    let ok = read(f.rel_start, &mut |a| {
         jni.array_length(a) >= RING && jni.long_array_region(a, &mut starts)
     }) && read(f.rel_end, &mut |a| {
         jni.array_length(a) >= RING && jni.long_array_region(a, &mut ends)
