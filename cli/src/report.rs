@@ -758,6 +758,20 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
             "      owners at contention: {}",
             owners_text(a, &o.owners, top)
         );
+        if a.has_holds {
+            // Instrumentation mode names the owner of a monitor instrumented code takes from
+            // its own record of holds; it asks the JVM only about the others (FORMAT.md,
+            // "Monitor events").
+            let _ = writeln!(
+                s,
+                "      owners from: {}",
+                if o.holds.count() > 0 || o.open_holds > 0 {
+                    "the tracker (instrumented code takes this monitor)"
+                } else {
+                    "the JVM (no instrumented code took this monitor)"
+                }
+            );
+        }
         for (f, c, ns) in top_sites(&o.sites, top) {
             let _ = writeln!(s, "      blocked at {} x{c} {}", site(md, f), dur(ns));
         }
@@ -1308,6 +1322,52 @@ mod tests {
         assert_eq!(o.hold_sites[&site(1, 0x10)], (5, 10000));
         assert_eq!(o.hold_sites[&site(2, 4)], (1, 70));
         assert_eq!(o.hold_sites.len(), 2);
+    }
+
+    /// An instrumentation-mode log says where each monitor's contention owners came from: the
+    /// tracker for a monitor instrumented code takes (it has holds), the JVM for one it does
+    /// not; a log without holds (JVMTI mode) says nothing of it.
+    #[test]
+    fn owners_source_is_named_in_instrumentation_mode() {
+        let contended = "\
+1.000000000,MonitorContendedEnter,0000BBBB,00001111,0000AAAA,1;00000001;00000010
+1.000001000,MonitorContendedEntered,0000BBBB,00001111,1;00000001;00000010
+1.000002000,MonitorContendedEnter,0000BBBB,00002222,00000000,1;00000001;00000010
+1.000003000,MonitorContendedEntered,0000BBBB,00002222,1;00000001;00000010
+";
+        let md = Metadata::from_readers(
+            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
+            "1.000000000,00000001,a,()V,15DB9742,0\n".as_bytes(),
+        )
+        .unwrap();
+        let holds =
+            "2.000000000,MonitorHolds,0000AAAA,00001111,1,1000,1000,1;317;1,1;00000001;00000010\n";
+        let out = text(
+            &analyse(&(contended.to_string() + holds), false),
+            &md,
+            "t",
+            10,
+        );
+        let entry = |m: &str| {
+            let i = out
+                .find(&format!(" monitor {m}: "))
+                .unwrap_or_else(|| panic!("{out}"));
+            let e = &out[i..];
+            e[..e[1..].find("  #").map_or(e.len(), |j| j + 1)].to_string()
+        };
+        assert!(
+            entry("00001111").contains(
+                "      owners from: the tracker (instrumented code takes this monitor)\n"
+            ),
+            "{out}"
+        );
+        assert!(
+            entry("00002222")
+                .contains("      owners from: the JVM (no instrumented code took this monitor)\n"),
+            "{out}"
+        );
+        let out = text(&analyse(contended, false), &md, "t", 10);
+        assert!(!out.contains("owners from:"), "{out}");
     }
 
     /// j.u.c. locks: a contention names its owner and site, holds are outermost per lock and
