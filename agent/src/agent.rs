@@ -343,11 +343,9 @@ impl Agent {
                 }
             }
             if self.rec.walker.is_some() {
-                extra.push_str(&format!(
-                    ", {} of {} stacks walked fast",
-                    self.rec.fast_walks.load(Ordering::Relaxed),
-                    self.rec.walks.load(Ordering::Relaxed)
-                ));
+                let fast = self.rec.fast_walks.load(Ordering::Relaxed);
+                let slow = self.rec.jvmti_walks.load(Ordering::Relaxed);
+                extra.push_str(&format!(", {fast} of {} stacks walked fast", fast + slow));
             }
             if t.lost_to_io > 0 {
                 extra.push_str(&format!(", {} lines lost to write errors", t.lost_to_io));

@@ -297,6 +297,14 @@ shared_codes! {
     }
 }
 
+shared_codes! {
+    /// Sizes the tracker's buffers and the agent's reads of them must agree on.
+    pub enum Sizes {
+        /// Monitor releases each thread's tracker remembers (hash, start, end) for contention owners (a power of two).
+        Released = 64 => "RELEASED",
+    }
+}
+
 /// The text of `orca/OrcaEvents.java`: every [`ReportCode`] and [`RecordKind`] as a Java
 /// compile-time constant.
 pub fn java_source() -> String {
@@ -324,6 +332,11 @@ pub fn java_source() -> String {
         )
         .chain(
             JucReport::ALL
+                .iter()
+                .map(|r| (r.java_name(), r.java_doc(), *r as i32)),
+        )
+        .chain(
+            Sizes::ALL
                 .iter()
                 .map(|r| (r.java_name(), r.java_doc(), *r as i32)),
         );

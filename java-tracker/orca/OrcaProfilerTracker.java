@@ -807,9 +807,6 @@ public final class OrcaProfilerTracker {
      * One thread's buffer and held monitors. Only its own thread writes it; the agent reads
      * it on that thread (flush) and, at JVM exit, from the exiting thread.
      */
-    /** Monitor releases each thread remembers for contention owners (a power of two). */
-    private static final int RELEASED = 64;
-
     static final class Rec {
         /**
          * Records of 3 longs: site << 32 | hash; nanos << 3 | kind; a third word whose meaning
@@ -858,17 +855,18 @@ public final class OrcaProfilerTracker {
         int pendingStack;
         boolean pendingInner;
         /**
-         * The thread's last RELEASED monitor holds (hash, start, end), a ring read by the agent
-         * when another thread blocks on a monitor nobody holds any more: its owner was the
-         * thread that released it just then, known without asking the JVM (a safepoint).
+         * The thread's last OrcaEvents.RELEASED monitor holds (hash, start, end), a ring read
+         * by the agent when another thread blocks on a monitor nobody holds any more: its owner
+         * was the thread that released it just then, known without asking the JVM (a
+         * safepoint).
          */
-        final int[] relHash = new int[RELEASED];
-        final long[] relStart = new long[RELEASED];
-        final long[] relEnd = new long[RELEASED];
+        final int[] relHash = new int[OrcaEvents.RELEASED];
+        final long[] relStart = new long[OrcaEvents.RELEASED];
+        final long[] relEnd = new long[OrcaEvents.RELEASED];
         int relPos;
 
         void released(int hash, long start, long end) {
-            int k = relPos++ & (RELEASED - 1);
+            int k = relPos++ & (OrcaEvents.RELEASED - 1);
             relHash[k] = hash;
             relStart[k] = start;
             relEnd[k] = end;

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use jni_sys::jobject;
 
-use crate::events::{Kind, RecordKind, SiteBits};
+use crate::events::{Kind, RecordKind, SiteBits, Sizes};
 use crate::jvmti::Jni;
 use crate::recorder::clock::now_nanos;
 use crate::recorder::summary::{FastHasher, FastMap, Summary};
@@ -833,7 +833,7 @@ fn holds(jni: Jni, f: &RecFields, rec: jobject, monitor: u32) -> bool {
 /// thread blocking at `now` waited for (see [`Recorder::tracked_owner`]): whether it surely
 /// began before `now`, and its end.
 fn released(jni: Jni, f: &RecFields, rec: jobject, monitor: u32, now: u64) -> Option<(bool, u64)> {
-    const RING: usize = 64;
+    const RING: usize = Sizes::Released as usize;
     let mut hashes = [0i32; RING];
     let mut starts = [0i64; RING];
     let mut ends = [0i64; RING];

@@ -86,10 +86,10 @@ pub struct Recorder {
     pub buffers: Buffers,
     /// The stack walker tried before JVMTI's (option `stackwalk=fast`, when the JVM has one).
     pub walker: Option<FastWalker>,
-    /// Stacks walked, and of them by the fast walker: for the exit line, so that a user (and
-    /// the tests) can see which walker did the work.
-    pub walks: AtomicU64,
+    /// Stacks walked by the fast walker and by JVMTI: for the exit line, so that a user (and
+    /// the tests) can see which walker did the work. One count per walk, on the event path.
     pub fast_walks: AtomicU64,
+    pub jvmti_walks: AtomicU64,
 }
 
 impl Recorder {
@@ -105,8 +105,8 @@ impl Recorder {
             stack_depth,
             trace_all,
             walker,
-            walks: AtomicU64::new(0),
             fast_walks: AtomicU64::new(0),
+            jvmti_walks: AtomicU64::new(0),
             log: LogWriter::new(),
             meta: Default::default(),
             sites: Default::default(),

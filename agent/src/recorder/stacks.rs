@@ -41,7 +41,6 @@ impl Recorder {
         start_depth: i32,
         frames: &mut [MaybeUninit<jvmtiFrameInfo>],
     ) -> usize {
-        self.walks.fetch_add(1, Ordering::Relaxed);
         if let Some(n) = self
             .walker
             .as_ref()
@@ -50,6 +49,7 @@ impl Recorder {
             self.fast_walks.fetch_add(1, Ordering::Relaxed);
             return n;
         }
+        self.jvmti_walks.fetch_add(1, Ordering::Relaxed);
         self.jvmti.stack_trace(start_depth, frames).unwrap_or(0)
     }
 
