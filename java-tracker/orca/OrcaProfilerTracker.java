@@ -144,8 +144,11 @@ public final class OrcaProfilerTracker {
             r.pendingInner = r.depth > 0 && r.nested(monitor, site, h);
             if (traceAll) {
                 int st = deepStacks ? stack(r, site) : 0;
+                long t = System.nanoTime();
                 r.pendingStack = st;
-                r.put(OrcaEvents.R_ENTER, site, h, System.nanoTime(), st);
+                r.pendingTime = t;
+                r.blocked = 0;
+                r.put(OrcaEvents.R_ENTER, site, h, t, st);
             }
         } catch (Throwable t) {
             // never throw into application code (StackOverflowError included)
@@ -162,10 +165,17 @@ public final class OrcaProfilerTracker {
             int h;
             int st = 0;
             boolean inner;
+            // trace=all: an acquisition that did not block was entered when it was attempted
+            // (a clock read is a third of a block's cost); one that blocked (the agent's
+            // MonitorContendedEnter set r.blocked) reads the clock again.
+            long t = 0;
             if (r.pendingObj == monitor && monitor != null) {
                 h = r.pendingHash;
                 st = r.pendingStack;
                 inner = r.pendingInner;
+                if (traceAll && r.blocked == 0) {
+                    t = r.pendingTime;
+                }
             } else {
                 // a synchronized method: no monitorenter before it
                 h = System.identityHashCode(monitor);
@@ -176,7 +186,10 @@ public final class OrcaProfilerTracker {
             }
             r.pendingObj = null;
             r.pendingStack = 0;
-            long t = System.nanoTime();
+            if (t == 0 && (traceAll || !inner)) {
+                // (a reentrant acquisition starts no hold: its time is needed by trace=all only)
+                t = System.nanoTime();
+            }
             // A reentrant acquisition's entry is marked: its release ends no hold.
             r.push(monitor, h, inner ? site | INNER : site, t);
             if (traceAll) {
@@ -193,8 +206,9 @@ public final class OrcaProfilerTracker {
             if (r == null) {
                 return;
             }
-            long t = System.nanoTime();
             int i = r.find(monitor);
+            // A reentrant release ends no hold: it reads the clock for trace=all only.
+            long t = traceAll || i < 0 || r.heldSite[i] >= 0 ? System.nanoTime() : 0;
             int h;
             if (i >= 0) {
                 h = r.heldHash[i];
@@ -854,6 +868,9 @@ public final class OrcaProfilerTracker {
         int pendingHash;
         int pendingStack;
         boolean pendingInner;
+        /** trace=all: the monitorenter under way's time, and 1 once the agent saw it block. */
+        long pendingTime;
+        int blocked;
         /**
          * The thread's last OrcaEvents.RELEASED monitor holds (hash, start, end), a ring read
          * by the agent when another thread blocks on a monitor nobody holds any more: its owner
