@@ -536,7 +536,7 @@ impl Recorder {
                     held: k.held,
                     acquired: k.acquired,
                     count,
-                    guards: k.guards,
+                    guards: k.guards.as_slice().to_vec(),
                     held_site,
                     acquired_site,
                 })),
