@@ -447,7 +447,68 @@ fn contention_owners_in_instrumentation_mode_are_exact_when_released_at_once() {
             jdk.label(),
             owners
         );
+        // The same run's timestamps (docs/FORMAT.md): an acquisition that did not block has
+        // its MonitorEntered at its MonitorEnter's time; one that blocked, after the
+        // contention's end.
+        let (blocked, free) = entered_times(&log, &jdk.label());
+        assert!(
+            blocked >= 100,
+            "{}: {blocked} blocked acquisitions",
+            jdk.label()
+        );
+        assert!(free >= 10_000, "{}: {free} free acquisitions", jdk.label());
     }
+}
+
+/// Checks every MonitorEntered that follows its thread's MonitorEnter against it: the same
+/// time when no MonitorContendedEnter came between them, else not before the contention's
+/// MonitorContendedEntered. How many blocked and how many did not.
+fn entered_times(log: &Log, jdk: &str) -> (usize, usize) {
+    use std::collections::HashMap;
+    // Per thread: the MonitorEnter under way, and the end of its contention if it blocked.
+    let mut pending: HashMap<u32, (&Event, Option<u64>, bool)> = HashMap::new();
+    let (mut blocked, mut free) = (0, 0);
+    for e in &log.events {
+        match e.name.as_str() {
+            "MonitorEnter" => {
+                pending.insert(e.thread, (e, None, false));
+            }
+            "MonitorContendedEnter" => {
+                if let Some(p) = pending.get_mut(&e.thread) {
+                    p.2 = true;
+                }
+            }
+            "MonitorContendedEntered" => {
+                if let Some(p) = pending.get_mut(&e.thread) {
+                    p.1 = Some(e.nanos);
+                }
+            }
+            "MonitorEntered" => {
+                let Some((enter, contention_end, contended)) = pending.remove(&e.thread) else {
+                    continue; // a synchronized method: no MonitorEnter before it
+                };
+                assert_eq!(enter.object, e.object, "{jdk}: line {}", e.line);
+                if contended {
+                    let end = contention_end.expect("a contention ends before its entered");
+                    assert!(
+                        e.nanos >= end && e.nanos > enter.nanos,
+                        "{jdk}: line {}: a blocked acquisition entered before its contention ended",
+                        e.line
+                    );
+                    blocked += 1;
+                } else {
+                    assert_eq!(
+                        e.nanos, enter.nanos,
+                        "{jdk}: line {}: an acquisition that did not block is entered at its attempt",
+                        e.line
+                    );
+                    free += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    (blocked, free)
 }
 
 /// The fast stack walker (HotSpot's `AsyncGetCallTrace`, the default) gives exactly the frames
