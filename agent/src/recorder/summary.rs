@@ -172,7 +172,7 @@ const INLINE_GUARDS: usize = 3;
 
 /// The guards of an edge occurrence. Why not a `Vec`: every nested acquisition looks its edges
 /// up, and comparing keys that point to heap arrays (a `memcmp` call and a cache miss per
-/// probe) was a tenth of the agent's time on a web server whose socket locks nest.
+/// probe) was 2.5% of a Jetty server's samples (its socket locks nest).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Guards {
     /// The count, then the guards (the slots after them zero, so that derived `Eq` and
