@@ -434,10 +434,7 @@ impl Recorder {
             nanos,
             monitor,
             stack: 0,
-            top: Frame {
-                method: 0,
-                location: 0,
-            },
+            top: Frame::NONE,
             kind,
             has_top: false,
         };
@@ -471,17 +468,7 @@ impl Recorder {
     /// [`Recorder::site_frame`] through the thread's cache.
     fn cached_site_frame(&self, jni: Jni, r: &mut Recording, site: u32) -> Option<Frame> {
         if r.site_frames.is_empty() {
-            r.site_frames = vec![
-                (
-                    0,
-                    Frame {
-                        method: 0,
-                        location: 0
-                    }
-                );
-                SITE_CACHE
-            ]
-            .into();
+            r.site_frames = vec![(0, Frame::NONE); SITE_CACHE].into();
         }
         let slot = &mut r.site_frames[site as usize % SITE_CACHE];
         if slot.0 == site && site != 0 {
@@ -570,7 +557,7 @@ impl Recorder {
         let mut h = FastHasher::default();
         top.map(|f| (f.method, f.location)).hash(&mut h);
         for f in &state.scratch[..n] {
-            // SAFETY: GetStackTrace initialised the first `n` entries.
+            // SAFETY: the walk initialised the first `n` entries.
             let f = unsafe { f.assume_init() };
             (f.method as usize, f.location).hash(&mut h);
         }

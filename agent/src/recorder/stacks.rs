@@ -63,7 +63,7 @@ impl Recorder {
     ) -> Frames {
         let mut frames = Frames::with_capacity(n);
         for (i, f) in state.scratch[..n].iter().enumerate() {
-            // SAFETY: GetStackTrace initialised the first `n` entries.
+            // SAFETY: the walk initialised the first `n` entries.
             let f = unsafe { f.assume_init() };
             let method = self.meta.method_id(&self.jvmti, jni, &self.log, f.method);
             let location = if f.location < 0 {
@@ -91,7 +91,7 @@ impl Recorder {
         let mut frames = [MaybeUninit::uninit(); LOOK];
         let n = self.walk(jni, from, &mut frames);
         for (i, f) in frames[..n].iter().enumerate() {
-            // SAFETY: GetStackTrace initialised the first `n` entries.
+            // SAFETY: the walk initialised the first `n` entries.
             let f = unsafe { f.assume_init() };
             let Ok(class) = self.jvmti.method_declaring_class(f.method) else {
                 continue;

@@ -55,7 +55,7 @@ pub struct Frame {
 }
 
 impl Frame {
-    const NONE: Frame = Frame {
+    pub const NONE: Frame = Frame {
         method: 0,
         location: 0,
     };
@@ -210,11 +210,8 @@ pub struct StackText {
 impl StackText {
     pub fn new(frames: &[Frame]) -> StackText {
         let mut below = Vec::with_capacity(18 * frames.len().saturating_sub(1));
-        for f in frames.iter().skip(1) {
-            below.push(b';');
-            push_hex(&mut below, f.method);
-            below.push(b';');
-            push_hex(&mut below, f.location);
+        for &f in frames.iter().skip(1) {
+            push_frame(&mut below, f);
         }
         StackText {
             frames: frames.len() as u32,
@@ -255,6 +252,7 @@ pub fn format_trace(out: &mut Vec<u8>, b: &TraceBatch) {
     }
 }
 
+/// Appends `;<method>;<location>`, one frame of a stack.
 fn push_frame(out: &mut Vec<u8>, f: Frame) {
     let mut b = [b';'; 18];
     b[1..9].copy_from_slice(&hex(f.method));
@@ -1070,11 +1068,8 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
 fn push_stack(out: &mut Vec<u8>, frames: &Frames) {
     out.push(b',');
     push_dec(out, frames.len() as u64);
-    for f in frames.iter() {
-        out.push(b';');
-        push_hex(out, f.method);
-        out.push(b';');
-        push_hex(out, f.location);
+    for &f in frames.iter() {
+        push_frame(out, f);
     }
 }
 
