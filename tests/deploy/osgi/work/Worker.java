@@ -1,12 +1,18 @@
 package work;
 
 /**
- * Two threads taking turns through a monitor: synchronized blocks and a synchronized
- * method, wait and notifyAll, start and join. Its output is the same every run.
+ * Two threads meeting five times at a barrier made of one monitor: synchronized blocks and a
+ * synchronized method, wait and notifyAll, start and join. The calls are forced, not left to
+ * the scheduler: in every round the first thread to arrive must wait (the round advances only
+ * when the other arrives, which it cannot do while the first holds the monitor) and the second
+ * must call notifyAll. So every run makes the same calls at the same lines, in both modes, and
+ * prints the same output.
  */
 public class Worker {
     private final Object lock = new Object();
     private int turn;
+    private int arrived;
+    private int round;
 
     synchronized void bump() {
         turn++;
@@ -14,22 +20,28 @@ public class Worker {
 
     public static String run() throws InterruptedException {
         Worker w = new Worker();
-        Thread other = new Thread(() -> w.take(1), "worker-pong");
+        Thread other = new Thread(w::meet, "worker-pong");
         other.start();
-        w.take(0);
+        w.meet();
         other.join();
         return "done " + w.turn;
     }
 
-    void take(int parity) {
+    void meet() {
         try {
             for (int i = 0; i < 5; i++) {
                 synchronized (lock) {
-                    while (turn % 2 != parity) {
-                        lock.wait();
+                    int r = round;
+                    if (++arrived == 2) {
+                        arrived = 0;
+                        round++;
+                        lock.notifyAll();
+                    } else {
+                        while (round == r) {
+                            lock.wait();
+                        }
                     }
                     bump();
-                    lock.notifyAll();
                 }
             }
         } catch (InterruptedException e) {
