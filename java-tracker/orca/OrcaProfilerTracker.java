@@ -219,15 +219,17 @@ public final class OrcaProfilerTracker {
                 r.remove(i);
                 if (enterSite >= 0) {
                     r.released(h, start, t);
-                    // The outermost release: one record per hold is all a summary needs.
-                    if (!traceAll) {
-                        r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD,
-                                enterSite, h, t, start);
-                    }
+                    // The long hold's line first: its hold record, put after it, is counted in
+                    // a summary line written after it (a put may write the summaries).
                     long held = t - start - paused;
                     long threshold = holdThreshold;
                     if (threshold >= 0 && held >= threshold) {
                         longHold(r, enterSite, h, held, t);
+                    }
+                    // The outermost release: one record per hold is all a summary needs.
+                    if (!traceAll) {
+                        r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD,
+                                enterSite, h, t, start);
                     }
                 }
             } else {
@@ -481,13 +483,15 @@ public final class OrcaProfilerTracker {
                     r.remove(i);
                     if (enterSite >= 0) {
                         long end = r.lockT0;
-                        r.put(OrcaEvents.R_LOCK_HOLD,
-                                enterSite | (paused > 0 ? OrcaEvents.S_WAITED : 0), h, end, start);
+                        // The LockHold line first: the LockHolds line that counts it must come
+                        // after it (FORMAT.md), and putting the record may write the summaries.
                         long held = end - start - paused;
                         long threshold = holdThreshold;
                         if (threshold >= 0 && held >= threshold) {
                             lockLongHold(enterSite, h, held, end);
                         }
+                        r.put(OrcaEvents.R_LOCK_HOLD,
+                                enterSite | (paused > 0 ? OrcaEvents.S_WAITED : 0), h, end, start);
                     }
                 }
                 if (traceAll) {
