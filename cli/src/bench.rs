@@ -74,6 +74,13 @@ pub struct BenchArgs {
     /// one (the JIT's warm-up; their requests count in the CPU per request).
     #[arg(long, requires = "load", default_value_t = 0, value_name = "N")]
     load_warmup: u32,
+    /// The program measures itself in steady state: it prints a line `throughput: N ops/s`
+    /// (after its own warm-up, over a window it chooses), and that is the figure compared, as a
+    /// fraction of the same round's no-agent run (higher is better), as a server's requests/s
+    /// are. A program that runs for days is slowed by what a profiler costs its compiled
+    /// code, not by its first second under the JIT, which a wall time mostly measures.
+    #[arg(long, conflicts_with = "load")]
+    rate: bool,
     /// The program: `-- java ARGS...`.
     #[arg(last = true, required = true, num_args = 1..)]
     command: Vec<String>,
@@ -194,6 +201,13 @@ struct LoadResult {
     warmup_requests: u64,
     /// Socket errors and non-2xx/3xx responses.
     errors: u64,
+}
+
+/// A steady-state program's own figure (`--rate`): its line `throughput: N ops/s`.
+fn parse_rate(out: &str) -> Option<f64> {
+    out.lines()
+        .filter_map(|l| l.trim().strip_prefix("throughput:"))
+        .find_map(|v| v.trim().strip_suffix("ops/s")?.trim().parse().ok())
 }
 
 /// wrk's summary: `N requests in 5.00s, ...`, `Requests/sec: X`, and the error lines
@@ -367,8 +381,17 @@ fn drive_server(
 
 /// Runs one command, reaping it with wait4 for its own rusage; a server (`srv`) is driven
 /// by [`drive_server`] between start and exit, and may end by SIGTERM.
-fn run_child(argv: &[String], stderr_path: &Path, srv: Option<&Server>) -> Result<Sample, String> {
+fn run_child(
+    argv: &[String],
+    stderr_path: &Path,
+    srv: Option<&Server>,
+    stdout_path: Option<&Path>,
+) -> Result<Sample, String> {
     let err = File::create(stderr_path).map_err(|e| format!("{}: {e}", stderr_path.display()))?;
+    let out = match stdout_path {
+        Some(p) => Stdio::from(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?),
+        None => Stdio::null(),
+    };
     if let Some(srv) = srv {
         if listening(srv.port) {
             return Err(format!(
@@ -382,7 +405,7 @@ fn run_child(argv: &[String], stderr_path: &Path, srv: Option<&Server>) -> Resul
     let child = Command::new(&argv[0])
         .args(&argv[1..])
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(out)
         .stderr(Stdio::from(err))
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
@@ -509,6 +532,8 @@ struct Ctx {
     jfc: PathBuf,
     dir: PathBuf,
     server: Option<Server>,
+    /// `--rate`: the program prints its own steady-state throughput.
+    rate: bool,
 }
 
 impl Ctx {
@@ -532,7 +557,26 @@ impl Ctx {
         }
         argv.extend(self.rest.iter().cloned());
         let err_path = self.dir.join(format!("{tag}.stderr"));
-        let mut s = run_child(&argv, &err_path, self.server.as_ref())?;
+        let out_path = self.dir.join(format!("{tag}.stdout"));
+        let mut s = run_child(
+            &argv,
+            &err_path,
+            self.server.as_ref(),
+            self.rate.then_some(out_path.as_path()),
+        )?;
+        if self.rate {
+            let text = std::fs::read_to_string(&out_path).unwrap_or_default();
+            let rps = parse_rate(&text).ok_or_else(|| {
+                format!(
+                    "--rate: no `throughput: N ops/s` line in the output of {}:\n{text}",
+                    argv.join(" ")
+                )
+            })?;
+            s.load = Some(LoadResult {
+                rps,
+                ..LoadResult::default()
+            });
+        }
         match &mode.kind {
             Kind::None => {}
             Kind::Agent(_) => {
@@ -647,7 +691,8 @@ fn summarize(modes: &[Mode], rounds: &[Vec<Sample>]) -> Vec<Summary> {
                 }
                 _ => None,
             };
-            let cpu_us_per_request = is_load.then(|| {
+            let served = loads.iter().any(|l| l.requests > 0);
+            let cpu_us_per_request = (is_load && served).then(|| {
                 median(
                     &col.iter()
                         .map(|s| {
@@ -707,7 +752,11 @@ fn markdown(label: &str, sums: &[Summary], runs: usize) -> String {
     };
     let writer = |m: &Summary| m.writer_cpu.map_or(String::new(), |w| format!("{w:.3}"));
     if sums.iter().any(|m| m.rps.is_some()) {
-        s.push_str("Server under load: throughput of the measured load run as a fraction of the same round's no-agent run (higher is better); CPU is the server's, start-up to exit, per request served (warm-up load runs, if any, included).\n\n");
+        if sums.iter().any(|m| m.cpu_us_per_request.is_some()) {
+            s.push_str("Server under load: throughput of the measured load run as a fraction of the same round's no-agent run (higher is better); CPU is the server's, start-up to exit, per request served (warm-up load runs, if any, included).\n\n");
+        } else {
+            s.push_str("Steady state: the program's own throughput after its warm-up (operations/s, in the requests/s column) as a fraction of the same round's no-agent run (higher is better).\n\n");
+        }
         s.push_str("| mode | requests/s | fraction of no-agent throughput | server CPU per request (µs) | CPU user+sys (s) | start-up (s) | stop (s) | peak RSS (MB) | events | dropped | writer CPU (s) | load errors | log bytes |\n");
         s.push_str(
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
@@ -878,6 +927,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         jfc,
         dir: dir.clone(),
         server,
+        rate: a.rate,
     };
     let label = a.label.clone().unwrap_or_else(|| {
         std::iter::once(java.as_str())
@@ -893,6 +943,9 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     );
     if let Some(ag) = &ctx.agent {
         println!("  agent {}", ag.display());
+    }
+    if ctx.rate {
+        println!("  steady state: the figure is the program's own `throughput: N ops/s` line");
     }
     if let Some(srv) = &ctx.server {
         println!(
@@ -983,6 +1036,14 @@ mod tests {
         assert!(parse_modes("none,bogus").is_err());
         assert!(parse_modes("none,none").is_err());
         assert!(parse_modes("jfr:x=1").is_err());
+    }
+
+    #[test]
+    fn a_steady_state_program_gives_its_own_rate() {
+        let out = "warming up\nthroughput: 48213.5 ops/s\nderby: 900000 transactions\n";
+        assert_eq!(parse_rate(out), Some(48213.5));
+        assert_eq!(parse_rate("throughput: fast\n"), None);
+        assert_eq!(parse_rate("done in 3 s\n"), None);
     }
 
     #[test]

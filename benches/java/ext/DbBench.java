@@ -15,6 +15,12 @@ import java.sql.Statement;
  * transaction first reads 10 more accounts. A transaction the database rolls back (deadlock,
  * lock timeout) is retried. At the end the total balance is checked.
  * Usage: java -cp classes:DRIVER_JAR DbBench derby|h2 THREADS TXNS
+ *
+ * Steady state: java ... DbBench derby|h2 THREADS steady WARMUP_S MEASURE_S. The clients run
+ * transactions for WARMUP_S seconds (the JIT and the caches settle), then for MEASURE_S more,
+ * and the program prints the transactions completed in that second window per second, as
+ * `throughput: N ops/s` (the line `orca bench --rate` reads). A server runs for days: its
+ * steady state is what a profiler costs it, not the first seconds under the JIT.
  */
 public class DbBench {
     static final int ACCOUNTS = 1000;
@@ -34,7 +40,13 @@ public class DbBench {
     public static void main(String[] args) throws Exception {
         String db = args[0];
         int threads = Integer.parseInt(args[1]);
-        int txns = Integer.parseInt(args[2]);
+        boolean steady = args[2].equals("steady");
+        int txns = steady ? 0 : Integer.parseInt(args[2]);
+        if (steady) {
+            long now = System.nanoTime();
+            warmupEnd = now + (long) (Double.parseDouble(args[3]) * 1e9);
+            measureEnd = warmupEnd + (long) (Double.parseDouble(args[4]) * 1e9);
+        }
         // Derby writes derby.log into the working directory unless told otherwise.
         System.setProperty("derby.stream.error.file", "/dev/null");
         // A wait that is not a detected deadlock fails after 20 s rather than hanging.
@@ -59,7 +71,7 @@ public class DbBench {
         Throwable[] failed = new Throwable[1];
         for (int t = 0; t < threads; t++) {
             final int id = t;
-            final int n = txns / threads + (t < txns % threads ? 1 : 0);
+            final int n = steady ? Integer.MAX_VALUE : txns / threads + (t < txns % threads ? 1 : 0);
             ts[t] = new Thread(() -> {
                 try {
                     retries[id] = client(url, id, n);
@@ -84,12 +96,23 @@ public class DbBench {
                 rows = r.getLong(1);
             }
         }
-        if (total != START * ACCOUNTS || rows != txns) {
+        long done = 0;
+        for (long x : completed) done += x;
+        if (total != START * ACCOUNTS || rows != (steady ? done : txns)) {
             throw new AssertionError("total " + total + ", history rows " + rows);
         }
         long r = 0;
         for (long x : retries) r += x;
-        System.out.println(db + ": " + txns + " transactions, " + threads + " threads, " + r + " retried");
+        if (steady) {
+            long measured = 0;
+            for (long x : inWindow) measured += x;
+            double secs = (measureEnd - warmupEnd) / 1e9;
+            System.out.printf("throughput: %.1f ops/s%n", measured / secs);
+            System.out.println(db + ": " + done + " transactions, " + threads + " threads, " + r
+                    + " retried, " + measured + " in the measured " + secs + " s");
+        } else {
+            System.out.println(db + ": " + txns + " transactions, " + threads + " threads, " + r + " retried");
+        }
         if (db.equals("derby")) {
             try {
                 DriverManager.getConnection("jdbc:derby:;shutdown=true");
@@ -98,6 +121,11 @@ public class DbBench {
             }
         }
     }
+
+    /** Steady state: when the warm-up and the measured window end (System.nanoTime). */
+    static long warmupEnd, measureEnd;
+    static final long[] completed = new long[16 * 64];
+    static final long[] inWindow = new long[16 * 64];
 
     static long client(String url, int id, int n) throws SQLException {
         long retried = 0;
@@ -109,6 +137,12 @@ public class DbBench {
             PreparedStatement upd = c.prepareStatement("UPDATE account SET balance = balance + ? WHERE id = ?");
             PreparedStatement ins = c.prepareStatement("INSERT INTO history VALUES (?, ?, ?, ?, ?)");
             for (int i = 0; i < n; i++) {
+                if (n == Integer.MAX_VALUE) {
+                    long now = System.nanoTime();
+                    if (now >= measureEnd) {
+                        break;
+                    }
+                }
                 seed = seed * 6364136223846793005L + 1442695040888963407L;
                 int a = (int) ((seed >>> 33) % ACCOUNTS);
                 int b = (int) ((seed >>> 13) % ACCOUNTS);
@@ -134,6 +168,14 @@ public class DbBench {
                         ins.setString(5, "t" + id + " " + (ba + bb));
                         ins.executeUpdate();
                         c.commit();
+                        // One cache line per client (16 longs apart): no false sharing.
+                        completed[id * 16]++;
+                        if (n == Integer.MAX_VALUE) {
+                            long t = System.nanoTime();
+                            if (t >= warmupEnd && t < measureEnd) {
+                                inWindow[id * 16]++;
+                            }
+                        }
                         break;
                     } catch (SQLTransactionRollbackException e) {
                         c.rollback();
