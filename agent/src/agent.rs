@@ -154,7 +154,8 @@ impl Agent {
         } else {
             None
         };
-        let rec = Recorder::new(jvmti, options.stack_depth, options.trace_all, walker);
+        let mut rec = Recorder::new(jvmti, options.stack_depth, options.trace_all, walker);
+        rec.count_notifies = options.count_notifies && !options.trace_all;
         crate::engines::methods::set_juc(options.juc);
         let (methods, instrument) = match options.mode {
             Mode::Jvmti => (Some(Methods::default()), None),

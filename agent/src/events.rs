@@ -52,6 +52,9 @@ pub enum Kind {
     /// Instrumentation mode: one j.u.c. lock hold at least `holdthreshold` long, ending now
     /// (the writer's `Extra::LockHold`).
     LockHold,
+    /// Instrumentation mode: one thread's `notify` or `notifyAll` calls at one site that found
+    /// no thread waiting, counted over an interval (the writer's `Extra::Notifies`).
+    Notifies,
     /// j.u.c.: a lock acquisition begins (`<lock>,<mode>,<ownerThread>` follow the thread).
     LockAcquire,
     /// j.u.c.: the acquisition succeeded; the thread holds the lock.
@@ -108,6 +111,7 @@ impl Kind {
             Kind::MonitorHold => "MonitorHold",
             Kind::LockHolds => "LockHolds",
             Kind::LockHold => "LockHold",
+            Kind::Notifies => "Notifies",
             Kind::LockAcquire => "LockAcquire",
             Kind::LockAcquired => "LockAcquired",
             Kind::LockFailed => "LockFailed",

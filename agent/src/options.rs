@@ -63,6 +63,10 @@ pub struct Options {
     /// where it can, JVMTI `GetStackTrace` otherwise ([`crate::jvmti::FastWalker`]);
     /// `stackwalk=jvmti`: always JVMTI, for a JVM where the fast walker misbehaves.
     pub fast_walk: bool,
+    /// Instrumentation mode, `notifies=counted` (the default): a `notify`/`notifyAll` that
+    /// finds no thread waiting is counted per site (`Notifies` lines) instead of written as an
+    /// event with its stack; `notifies=events`: every call an event (as `trace=all` does).
+    pub count_notifies: bool,
 }
 
 impl Default for Options {
@@ -76,6 +80,7 @@ impl Default for Options {
             hold_threshold: Some(DEFAULT_HOLD_THRESHOLD),
             juc: true,
             fast_walk: true,
+            count_notifies: true,
         }
     }
 }
@@ -86,6 +91,7 @@ const DEPTH_EXPECTED: &str = "expected a whole number of frames from 0 to 1024";
 const JDK_EXPECTED: &str = "valid values: yes, no";
 const TRACE_EXPECTED: &str = "valid values: summary, all";
 const WALK_EXPECTED: &str = "valid values: fast, jvmti";
+const NOTIFIES_EXPECTED: &str = "valid values: counted, events";
 const THRESHOLD_EXPECTED: &str =
     "expected a duration such as 10ms, 500us, 2s, 0 (every hold), or off";
 
@@ -223,6 +229,10 @@ impl Options {
                 "stackwalk" => {
                     opts.fast_walk = two_way(key, value, ["fast", "jvmti"], WALK_EXPECTED)?
                 }
+                "notifies" => {
+                    opts.count_notifies =
+                        two_way(key, value, ["counted", "events"], NOTIFIES_EXPECTED)?
+                }
                 "holdthreshold" => {
                     if value.is_empty() {
                         return Err(StartError::Empty {
@@ -334,6 +344,13 @@ mod tests {
         assert!(Options::default().fast_walk);
         assert!(Options::parse(Some("stackwalk=fast")).unwrap().fast_walk);
         assert!(!Options::parse(Some("stackwalk=jvmti")).unwrap().fast_walk);
+        assert!(Options::default().count_notifies);
+        assert!(
+            !Options::parse(Some("notifies=events"))
+                .unwrap()
+                .count_notifies
+        );
+        assert!(Options::parse(Some("notifies=bell")).is_err());
     }
 
     #[test]

@@ -152,6 +152,11 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 ..
             } => {
                 summary_lines += 1;
+                if held == Hash(0) {
+                    // Occurrences between other monitors (FORMAT.md): counted, no edge of the
+                    // instance graph.
+                    continue;
+                }
                 lock_order_ids.insert(held);
                 lock_order_ids.insert(acquired);
                 let guards: Vec<Hash> = guards.iter().collect();

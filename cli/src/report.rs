@@ -119,6 +119,9 @@ pub struct ObjectStats {
 /// Everything `orca report` prints.
 #[derive(Debug, Default)]
 pub struct Analysis {
+    /// `notify`/`notifyAll` calls that found nobody waiting (`Notifies` lines), per (whether
+    /// `notifyAll`, site).
+    pub unwaited_notifies: HashMap<(bool, Frame), u64>,
     pub events: u64,
     pub malformed: u64,
     pub torn: bool,
@@ -379,6 +382,16 @@ impl Analysis {
             }
             Event::ObjectNotify { object, .. } => {
                 self.objects.entry(object).or_default().notifies += 1
+            }
+            Event::Notifies {
+                all,
+                count,
+                ref site,
+                ..
+            } => {
+                if let Some(f) = site.top() {
+                    *self.unwaited_notifies.entry((all, f)).or_default() += count;
+                }
             }
             Event::ObjectNotifyAll { object, .. } => {
                 self.objects.entry(object).or_default().notify_alls += 1
@@ -795,7 +808,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
             }
         );
         for (h, o) in held.iter().take(top) {
-            let _ = writeln!(s, "  monitor {h}: {}", holds_line(o));
+            let _ = writeln!(s, "  {}: {}", monitor_label(*h), holds_line(o));
             for (f, c, ns) in top_sites(&o.hold_sites, 3) {
                 let _ = writeln!(s, "      held from {} x{c} {}", site(md, f), dur(ns));
             }
@@ -841,8 +854,27 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
 
     let waits = a.ranked(|o| o.waited, |o| o.waits + o.notifies + o.notify_alls > 0);
     let _ = writeln!(s, "\nWait/notify");
-    if waits.is_empty() {
+    if waits.is_empty() && a.unwaited_notifies.is_empty() {
         let _ = writeln!(s, "  (none)");
+    }
+    // Calls that woke nobody, counted per site by the agent (a notify with nobody waiting
+    // before a wait began is how a wake-up is missed).
+    let mut unwaited: Vec<_> = a.unwaited_notifies.iter().collect();
+    unwaited.sort_by(|x, y| {
+        (y.1, x.0 .0, x.0 .1.method.0, x.0 .1.location).cmp(&(
+            x.1,
+            y.0 .0,
+            y.0 .1.method.0,
+            y.0 .1.location,
+        ))
+    });
+    for ((all, f), n) in unwaited.iter().take(top) {
+        let _ = writeln!(
+            s,
+            "  {} at {} x{n} with nobody waiting",
+            if *all { "notifyAll" } else { "notify" },
+            site(md, Some(*f))
+        );
     }
     for (h, o) in waits.iter().take(top) {
         let _ = writeln!(
@@ -855,6 +887,16 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         );
     }
     s
+}
+
+/// How a monitor of the hold table is named: monitor 0 is a summary row of the monitors that
+/// had no row of their own at a site (docs/FORMAT.md, "other monitors").
+fn monitor_label(h: Hash) -> String {
+    if h == Hash(0) {
+        "other monitors (summarised together)".to_string()
+    } else {
+        format!("monitor {h}")
+    }
 }
 
 /// The j.u.c. sections, when the log has j.u.c. lock, condition or park events.
@@ -887,8 +929,13 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
     for (i, (h, l)) in locks.iter().take(top).enumerate() {
         let _ = writeln!(
             s,
-            "  #{} lock {h}: {} blocked in {} contentions (max {}){}{}{}",
+            "  #{} {}: {} blocked in {} contentions (max {}){}{}{}",
             i + 1,
+            if *h == Hash(0) {
+                "other locks (summarised together)".to_string()
+            } else {
+                format!("lock {h}")
+            },
             dur(l.blocked),
             l.contentions,
             dur(l.blocked_max),

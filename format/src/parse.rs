@@ -1003,6 +1003,7 @@ pub enum EventKind {
     MonitorHold,
     LockHolds,
     LockHold,
+    Notifies,
     LockAcquire,
     LockAcquired,
     LockFailed,
@@ -1021,7 +1022,7 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 38] = [
+    pub const ALL: [EventKind; 39] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -1046,6 +1047,7 @@ impl EventKind {
         EventKind::MonitorHold,
         EventKind::LockHolds,
         EventKind::LockHold,
+        EventKind::Notifies,
         EventKind::LockAcquire,
         EventKind::LockAcquired,
         EventKind::LockFailed,
@@ -1089,6 +1091,7 @@ impl EventKind {
             EventKind::MonitorHold => "MonitorHold",
             EventKind::LockHolds => "LockHolds",
             EventKind::LockHold => "LockHold",
+            EventKind::Notifies => "Notifies",
             EventKind::LockAcquire => "LockAcquire",
             EventKind::LockAcquired => "LockAcquired",
             EventKind::LockFailed => "LockFailed",
@@ -1106,12 +1109,15 @@ impl EventKind {
         }
     }
 
-    /// Whether this is a summary line (`MonitorHolds`, `LockHolds`, `LockOrder`): an
-    /// aggregate over an interval, not one event (FORMAT.md, "Summary lines").
+    /// Whether this is a summary line (`MonitorHolds`, `LockHolds`, `LockOrder`,
+    /// `Notifies`): an aggregate over an interval, not one event (FORMAT.md, "Summary lines").
     pub fn is_summary(self) -> bool {
         matches!(
             self,
-            EventKind::MonitorHolds | EventKind::LockHolds | EventKind::LockOrder
+            EventKind::MonitorHolds
+                | EventKind::LockHolds
+                | EventKind::LockOrder
+                | EventKind::Notifies
         )
     }
 
@@ -1150,6 +1156,7 @@ impl EventKind {
             b"MonitorHold" => EventKind::MonitorHold,
             b"LockHolds" => EventKind::LockHolds,
             b"LockHold" => EventKind::LockHold,
+            b"Notifies" => EventKind::Notifies,
             b"LockAcquire" => EventKind::LockAcquire,
             b"LockAcquired" => EventKind::LockAcquired,
             b"LockFailed" => EventKind::LockFailed,
@@ -1385,6 +1392,14 @@ pub enum Event<'a> {
         site: StackTrace<'a>,
         stack: StackTrace<'a>,
     },
+    /// Summary: `count` calls of `notify` (`all`: `notifyAll`) at `site` (one frame) that
+    /// found no thread waiting on their object.
+    Notifies {
+        thread: Hash,
+        all: bool,
+        count: u64,
+        site: StackTrace<'a>,
+    },
     /// A j.u.c. lock acquisition begins; `owner` is the synchronizer's exclusive
     /// owner then ([`Hash::UNKNOWN`]: none).
     LockAcquire {
@@ -1460,6 +1475,7 @@ impl<'a> Event<'a> {
             Event::MonitorHold { .. } => EventKind::MonitorHold,
             Event::LockHolds { .. } => EventKind::LockHolds,
             Event::LockHold { .. } => EventKind::LockHold,
+            Event::Notifies { .. } => EventKind::Notifies,
             Event::LockAcquire { .. } => EventKind::LockAcquire,
             Event::Lock { op, .. } => match op {
                 LockOp::Acquired => EventKind::LockAcquired,
@@ -1508,6 +1524,7 @@ impl<'a> Event<'a> {
             | Event::MonitorHold { thread, .. }
             | Event::LockHolds { thread, .. }
             | Event::LockHold { thread, .. }
+            | Event::Notifies { thread, .. }
             | Event::LockAcquire { thread, .. }
             | Event::Lock { thread, .. }
             | Event::Condition { thread, .. }
@@ -1598,6 +1615,7 @@ impl<'a> Event<'a> {
             | Event::ThreadUnpark { stack, .. }
             | Event::MonitorHolds { site: stack, .. }
             | Event::LockHolds { site: stack, .. }
+            | Event::Notifies { site: stack, .. }
             | Event::LockOrder {
                 acquired_site: stack,
                 ..
@@ -1700,7 +1718,8 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
         K::MonitorHolds => {
             let [_, _, t, m, c, tot, mx, h, site] = split::<9>(line, name)?;
             let thread = parse_hash(t, 3, "thread", false)?;
-            let monitor = parse_hash(m, 4, "monitor", false)?;
+            // 0: the holds of other monitors at this site (FORMAT.md).
+            let monitor = parse_hash(m, 4, "monitor", true)?;
             let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 5)?;
             Event::MonitorHolds {
                 thread,
@@ -1715,7 +1734,8 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
         K::LockHolds => {
             let [_, _, t, l, m, c, tot, mx, h, site] = split::<10>(line, name)?;
             let thread = parse_hash(t, 3, "thread", false)?;
-            let lock = parse_hash(l, 4, "lock", false)?;
+            // 0: the holds of other locks in this mode at this site (FORMAT.md).
+            let lock = parse_hash(l, 4, "lock", true)?;
             let mode = parse_mode(m, 5)?;
             let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 6)?;
             Event::LockHolds {
@@ -1729,12 +1749,42 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 site: parse_site(site, 10, "site")?,
             }
         }
+        K::Notifies => {
+            let [_, _, t, call, c, site] = split::<6>(line, name)?;
+            let all = match call {
+                b"notify" => false,
+                b"notifyAll" => true,
+                _ => {
+                    return Err(field_err(
+                        4,
+                        "call",
+                        call,
+                        "expected `notify` or `notifyAll`",
+                    ))
+                }
+            };
+            Event::Notifies {
+                thread: parse_hash(t, 3, "thread", false)?,
+                all,
+                count: parse_count(c, 5, "count")?,
+                site: parse_site(site, 6, "site")?,
+            }
+        }
         K::LockOrder => {
             let [_, _, t, hm, am, c, g, hs, asite] = split::<9>(line, name)?;
             let thread = parse_hash(t, 3, "thread", false)?;
-            let held = parse_hash(hm, 4, "heldMonitor", false)?;
-            let acquired = parse_hash(am, 5, "acquiredMonitor", false)?;
-            if acquired == held {
+            // 0 and 0: the occurrences between other monitors at these sites (FORMAT.md).
+            let held = parse_hash(hm, 4, "heldMonitor", true)?;
+            let acquired = parse_hash(am, 5, "acquiredMonitor", true)?;
+            if (held == Hash(0)) != (acquired == Hash(0)) {
+                return Err(field_err(
+                    5,
+                    "acquiredMonitor",
+                    am,
+                    "0 with a heldMonitor other than 0, or the reverse (0 names other monitors on both ends or neither)",
+                ));
+            }
+            if acquired == held && held != Hash(0) {
                 return Err(field_err(
                     5,
                     "acquiredMonitor",
@@ -1744,6 +1794,14 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             }
             let count = parse_count(c, 6, "count")?;
             let guards = parse_guards(g, 7, held, acquired)?;
+            if held == Hash(0) && !guards.is_empty() {
+                return Err(field_err(
+                    7,
+                    "guards",
+                    g,
+                    "guards on a line of other monitors (heldMonitor 0): it has none",
+                ));
+            }
             Event::LockOrder {
                 thread,
                 held,

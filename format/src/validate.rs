@@ -714,7 +714,9 @@ impl Validator {
                 let mut i = 0;
                 while i < st.long_holds.len() {
                     let (l, m, s, ns, at) = st.long_holds[i];
-                    if l != lock || m != mode || Some(s) != f {
+                    // Lock 0 is the site's row of other locks: it counts the long holds of
+                    // the locks without a row of their own (those rows come before it).
+                    if (l != lock && lock != Hash(0)) || m != mode || Some(s) != f {
                         i += 1;
                         continue;
                     }

@@ -206,13 +206,12 @@ fn lock_holds_numbers_must_agree() {
             "{fields}"
         );
     }
-    assert_eq!(
-        broken(
-            9,
-            "5087.201000300,LockHolds,0000BBBB,00000000,W,1,900,900,1;304;1,1;00000002;00000000"
-        ),
-        ["t.orca:9: field 4 (lock) `00000000`: 00000000 (unknown) is not allowed here"]
-    );
+    // Lock 0: the row of other locks of its site and mode (FORMAT.md).
+    assert!(broken(
+        9,
+        "5087.201000300,LockHolds,0000BBBB,00000000,W,1,900,900,1;304;1,1;00000002;00000000"
+    )
+    .is_empty());
     // The MonitorHolds shape (no mode) is not a LockHolds.
     assert_eq!(
         broken(
@@ -410,4 +409,17 @@ fn juc_summary_mutations_never_panic() {
         }
     }
     assert!(n > 0);
+}
+
+/// A lock without a row of its own at its site has its holds in the site's row of other locks
+/// (lock 0): that row counts its LockHold, and the row of another site does not.
+#[test]
+fn a_long_hold_may_be_counted_in_its_sites_row_of_other_locks() {
+    let other = "5087.201000200,LockHolds,0000AAAA,00000000,W,3,20003000,20000000,3;317;1;381;1;1228;1,1;00000001;00000010";
+    assert!(broken(7, other).is_empty(), "{:?}", broken(7, other));
+    let elsewhere = other.replace(",1;00000001;00000010", ",1;00000001;00000014");
+    assert_eq!(
+        broken(7, &elsewhere),
+        ["t.orca:15: thread 0000AAAA ended with its 20000000 ns LockHold of lock 00002222 in mode W at line 6 counted in no LockHolds line"]
+    );
 }

@@ -296,6 +296,20 @@ fn lock_order_monitors_and_guards() {
         ),
         ["t.orca:7: LockOrder: expected 9 fields, found 8"]
     );
+    // The row of other monitors of a pair of sites: 0 on both ends, no guards.
+    assert!(broken(7, &lo("00000000,00000000,997,0")).is_empty());
+    assert_eq!(
+        broken(7, &lo("00000000,00002222,2,0")),
+        ["t.orca:7: field 5 (acquiredMonitor) `00002222`: 0 with a heldMonitor other than 0, or the reverse (0 names other monitors on both ends or neither)"]
+    );
+    assert_eq!(
+        broken(7, &lo("00001111,00000000,2,0")),
+        ["t.orca:7: field 5 (acquiredMonitor) `00000000`: 0 with a heldMonitor other than 0, or the reverse (0 names other monitors on both ends or neither)"]
+    );
+    assert_eq!(
+        broken(7, &lo("00000000,00000000,2,1;00003333")),
+        ["t.orca:7: field 7 (guards) `1;00003333`: guards on a line of other monitors (heldMonitor 0): it has none"]
+    );
 }
 
 #[test]

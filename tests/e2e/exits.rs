@@ -8,6 +8,11 @@ use orca_tests::*;
 
 const NOTIFIES: usize = 2000;
 
+/// Every `notify` an event: the program's notifies (nobody waits) are how these tests count
+/// what reached the log, line by line, up to the moment the JVM ended (the default counts
+/// them in summary lines, written once a second and at exit).
+const EVENTS: &str = "notifies=events";
+
 fn notifies_from_main(log: &Log) -> usize {
     log.events
         .iter()
@@ -24,7 +29,7 @@ fn notifies_from_main(log: &Log) -> usize {
 fn orderly_ends_write_everything() {
     for jdk in jdks() {
         for (how, code) in [("exit", 3), ("exit-many", 4), ("throw", 1), ("halt", 5)] {
-            let run = run(&format!("exit-{how}"), jdk, "", "Exits", &[how]);
+            let run = run(&format!("exit-{how}"), jdk, EVENTS, "Exits", &[how]);
             let ctx = format!("{} {how}: stderr:\n{}", jdk.label(), run.stderr);
             assert_eq!(run.code, Some(code), "{ctx}");
             assert!(run.stdout.contains("ready"), "{ctx}");
@@ -45,7 +50,8 @@ fn orderly_ends_write_everything() {
 /// Starts Exits in `wait` mode and returns once it printed "ready".
 fn start_waiting(test: &str, jdk: &Jdk) -> (std::process::Child, std::path::PathBuf) {
     let prefix = prefix_for(test, jdk);
-    let cmd = java_command(jdk, &prefix.display().to_string(), &[], "Exits", &["wait"]);
+    let options = format!("{},{EVENTS}", prefix.display());
+    let cmd = java_command(jdk, &options, &[], "Exits", &["wait"]);
     (spawn_until_ready(cmd, jdk), prefix)
 }
 
@@ -185,7 +191,7 @@ fn the_output_folder_becoming_read_only_mid_run_loses_nothing() {
         std::fs::create_dir_all(&dir).unwrap();
         user.give(&dir);
         let prefix = dir.join("run");
-        let child = spawn_until_ready(user.java(jdk, &prefix, "Exits", &["wait"]), jdk);
+        let child = spawn_until_ready(user.java(jdk, (&prefix, EVENTS), "Exits", &["wait"]), jdk);
         set_mode(&dir, 0o555);
         let touch = user
             .command("touch")
@@ -226,7 +232,7 @@ fn a_deleted_output_that_cannot_be_written_back_is_counted_as_lost() {
         std::fs::create_dir_all(&dir).unwrap();
         user.give(&dir);
         let prefix = dir.join("run");
-        let child = spawn_until_ready(user.java(jdk, &prefix, "Exits", &["wait"]), jdk);
+        let child = spawn_until_ready(user.java(jdk, (&prefix, EVENTS), "Exits", &["wait"]), jdk);
         std::fs::remove_dir_all(&dir).unwrap();
         set_mode(&top, 0o555);
         std::thread::sleep(Duration::from_millis(300));

@@ -227,3 +227,134 @@ fn long_holds_are_events_with_their_stack() {
         assert!(log.events.iter().all(|e| e.name != "MonitorHold"));
     }
 }
+
+/// The `Notifies` lines of a run: counts per (notifyAll, source line of the site).
+fn counted_notifies(run: &Run, log: &Log) -> BTreeMap<(bool, u32), u64> {
+    let mut counted = BTreeMap::new();
+    for l in orca_text(run).lines() {
+        let rec = orca_format::parse_event_line(l.as_bytes()).expect("a valid line");
+        if let orca_format::Event::Notifies {
+            all, count, site, ..
+        } = rec.event
+        {
+            let f = site.top().expect("one frame");
+            let line = log.line_of(f.method.0, f.location).expect("a line");
+            *counted.entry((all, line)).or_default() += count;
+        }
+    }
+    counted
+}
+
+/// `ObjectNotify` events: the source line of each one's top frame.
+fn notify_event_lines(log: &Log) -> Vec<u32> {
+    log.events
+        .iter()
+        .filter(|e| e.name == "ObjectNotify")
+        .map(|e| {
+            let (m, loc) = e.frames[0];
+            log.line_of(m, loc).expect("a line")
+        })
+        .collect()
+}
+
+/// A `notify` that wakes nobody is counted per site (`Notifies`), one made while a thread
+/// waits is an event with its stack (tests/java/Notifies.java forces both); with
+/// `notifies=events` every call is an event.
+#[test]
+fn a_notify_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
+    let alone = marker_line("Notifies.java", "alone");
+    let wakes = marker_line("Notifies.java", "wakes");
+    for jdk in jdks() {
+        let r = run("notifies-counted", jdk, "", "Notifies", &["1000"]);
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        assert_eq!(notify_event_lines(&log), vec![wakes], "{}", jdk.label());
+        assert_eq!(
+            counted_notifies(&r, &log),
+            BTreeMap::from([((false, alone), 1000)]),
+            "{}",
+            jdk.label()
+        );
+        let r = run(
+            "notifies-events",
+            jdk,
+            "notifies=events",
+            "Notifies",
+            &["1000"],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let lines = notify_event_lines(&log);
+        assert_eq!(lines.iter().filter(|&&l| l == alone).count(), 1000);
+        assert_eq!(lines.iter().filter(|&&l| l == wakes).count(), 1);
+        assert!(counted_notifies(&r, &log).is_empty());
+    }
+}
+
+/// A million distinct monitors taken in one consistent order (tests/java/ManyMonitors.java):
+/// every hold and lock-order occurrence is counted, the summaries stay a few lines per pair of
+/// sites (not a line per object), and no lock-order cycle is reported.
+#[test]
+fn a_million_monitors_in_one_order_make_a_few_lines_and_no_cycle() {
+    const PAIRS: u64 = 500_000;
+    let outer = marker_line("ManyMonitors.java", "outer");
+    let inner = marker_line("ManyMonitors.java", "inner");
+    for jdk in jdks() {
+        let r = run(
+            "many-monitors",
+            jdk,
+            "",
+            "ManyMonitors",
+            &[&PAIRS.to_string()],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let sums = Sums::of(&orca_text(&r));
+        let line = |(m, loc): (u32, u32)| log.line_of(m, loc).unwrap_or(0);
+        // Both threads: PAIRS fresh pairs and PAIRS/1000 + 1 of the long-lived ones each.
+        let per_pair = 2 * (PAIRS + PAIRS.div_ceil(1000));
+        let orders: u64 = sums
+            .orders
+            .iter()
+            .filter(|(k, _)| line(k.3) == outer && line(k.4) == inner)
+            .map(|(_, n)| n)
+            .sum();
+        assert_eq!(orders, per_pair, "{}", jdk.label());
+        let holds = |at: u32| -> u64 {
+            sums.holds
+                .iter()
+                .filter(|(k, _)| line(k.2) == at)
+                .map(|(_, h)| h.0)
+                .sum()
+        };
+        assert_eq!(holds(outer), per_pair, "{}", jdk.label());
+        assert_eq!(holds(inner), per_pair, "{}", jdk.label());
+        let text = orca_text(&r);
+        let lines = |kind: &str| text.lines().filter(|l| l.contains(kind)).count();
+        // At most 5 lines per site (or pair of sites), thread and interval.
+        assert!(
+            lines(",LockOrder,") < 500,
+            "{} LockOrder lines",
+            lines(",LockOrder,")
+        );
+        assert!(
+            lines(",MonitorHolds,") < 1000,
+            "{} MonitorHolds lines",
+            lines(",MonitorHolds,")
+        );
+        let out = std::process::Command::new(root().join("target/release/orca"))
+            .arg("deadlocks")
+            .arg(&r.prefix)
+            .output()
+            .expect("run orca deadlocks");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(" 0 potential deadlocks"),
+            "{}: {text}",
+            jdk.label()
+        );
+    }
+}

@@ -484,11 +484,19 @@ impl Unprivileged {
         c
     }
 
-    /// The java command for `main` from tests/java under the agent writing to `prefix`.
-    pub fn java(&self, jdk: &Jdk, prefix: &Path, main: &str, args: &[&str]) -> Command {
+    /// The java command for `main` from tests/java under the agent writing to `prefix`, with
+    /// the agent's `options` after it (`""`: none).
+    pub fn java(
+        &self,
+        jdk: &Jdk,
+        (prefix, options): (&Path, &str),
+        main: &str,
+        args: &[&str],
+    ) -> Command {
         let mut c = self.command(jdk.java());
+        let sep = if options.is_empty() { "" } else { "," };
         c.arg(format!(
-            "-agentpath:{}={}",
+            "-agentpath:{}={}{sep}{options}",
             self.agent.display(),
             prefix.display()
         ))

@@ -258,6 +258,17 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.site = stack(f[6])?.first().copied();
             e.frames = stack(f[7])?;
         }
+        "Notifies" => {
+            // <call> (notify, notifyAll) is in `site`-less `numbers`: 1 for notifyAll.
+            need(6)?;
+            let all = match f[3] {
+                "notify" => 0,
+                "notifyAll" => 1,
+                c => return Err(format!("Notifies: call {c:?}")),
+            };
+            e.numbers = vec![num(f[4])?, all];
+            e.frames = stack(f[5])?;
+        }
         other => return Err(format!("unknown event {other:?}")),
     }
     Ok(e)
@@ -431,6 +442,30 @@ impl Log {
     }
 
     /// The source line of a frame, from the method's line table.
+    /// Every `notify` (`all`: `notifyAll`) call the log records, as (calls, top frame): one
+    /// per `ObjectNotify`/`ObjectNotifyAll` event, and the count of each `Notifies` line (the
+    /// calls that woke nobody, counted per site by the default recording).
+    pub fn notify_calls(&self, all: bool) -> Vec<(u64, (u32, u32))> {
+        let event = if all {
+            "ObjectNotifyAll"
+        } else {
+            "ObjectNotify"
+        };
+        self.events
+            .iter()
+            .filter_map(|e| {
+                let top = *e.frames.first()?;
+                if e.name == event {
+                    Some((1, top))
+                } else if e.name == "Notifies" && e.numbers[1] == all as u64 {
+                    Some((e.numbers[0], top))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+
     pub fn line_of(&self, method: u32, location: u32) -> Option<u32> {
         let lines = self.methods.get(&method)?.lines.as_ref()?;
         lines

@@ -231,6 +231,7 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 lock_call: None,
             });
             if entry == Kind::ObjectWait {
+                rec.waiters.enter(object);
                 rec.summary_wait(state, (object, false), nanos, false);
             }
             rec.push(nanos, entry, state.hash, object, frames);
@@ -248,6 +249,9 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
         Report::Point(kind) => {
             if state.depth == 0 {
                 let object = hash(subject);
+                if rec.notify_counted(jni, state, kind, object, TRACKER_FRAMES) {
+                    return;
+                }
                 let frames = rec.stack(jni, state, TRACKER_FRAMES, false);
                 rec.push(nanos, kind, state.hash, object, frames);
             }
@@ -374,6 +378,9 @@ fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, 
     } else {
         rec.jvmti.object_hash(subject).unwrap_or(0)
     };
+    if exit.is_none() && rec.notify_counted(jni, state, entry, object, skip) {
+        return;
+    }
     let frames = rec.stack(jni, state, skip, false);
     if let Some(kind) = exit {
         state.open = Some(OpenCall {
@@ -386,6 +393,7 @@ fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, 
         });
     }
     if entry == Kind::ObjectWait {
+        rec.waiters.enter(object);
         rec.summary_wait(state, (object, false), nanos, false);
     }
     rec.push(nanos, entry, state.hash, object, frames);

@@ -22,8 +22,8 @@ use crate::recorder::clock::now_nanos;
 use crate::recorder::summary::{FastHasher, FastMap, Summary};
 use crate::recorder::threads::ThreadState;
 use crate::recorder::writer::{
-    EventRecord, Extra, Frame, Frames, HoldsLine, LockHoldLine, OrderLine, StackText, TraceBatch,
-    TraceLine,
+    EventRecord, Extra, Frame, Frames, HoldsLine, LockHoldLine, NotifiesLine, OrderLine, StackText,
+    TraceBatch, TraceLine,
 };
 use crate::recorder::Recorder;
 
@@ -483,7 +483,19 @@ impl Recorder {
     /// (The caller notes when: only a periodic write needs it.)
     fn write_summaries(&self, jni: Jni, r: &mut Recording, now: u64) {
         let (holds, edges) = r.summary.take();
-        let mut lines = Vec::with_capacity(holds.len() + edges.len());
+        let notifies = r.summary.take_notifies();
+        let mut lines = Vec::with_capacity(holds.len() + edges.len() + notifies.len());
+        for ((all, site), count) in notifies {
+            lines.push(EventRecord {
+                nanos: now,
+                kind: Kind::Notifies,
+                thread: r.hash,
+                object: 0,
+                owner: 0,
+                extra: Extra::Notifies(Box::new(NotifiesLine { all, count, site })),
+                frames: Frames::new(),
+            });
+        }
         for ((monitor, site), h) in holds {
             let (kind, mode) = lock_mode(site);
             let Some(site) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
@@ -640,6 +652,39 @@ impl Recorder {
             extra,
             frames,
         });
+    }
+
+    /// A `notify` or `notifyAll` (`kind`) on `object` by instrumented code, whose caller is
+    /// `skip` frames down: counted per site in the thread's summaries when no thread waits on
+    /// the object ([`Waiters`](crate::recorder::waiters::Waiters)), at the cost of a walk of one
+    /// frame; `false` when it is to be written as an event (someone may be waking up, the
+    /// complete trace, stackdepth 0, or a thread the tracker has not registered).
+    pub fn notify_counted(
+        &self,
+        jni: Jni,
+        state: &mut ThreadState,
+        kind: Kind,
+        object: u32,
+        skip: i32,
+    ) -> bool {
+        let all = match kind {
+            Kind::ObjectNotify => false,
+            Kind::ObjectNotifyAll => true,
+            _ => return false,
+        };
+        if !self.count_notifies || state.scratch.is_empty() || self.waiters.any(object) {
+            return false;
+        }
+        let Some(recording) = state.recording.clone() else {
+            return false;
+        };
+        let n = self.walk(jni, skip, &mut state.scratch[..1]);
+        let frames = self.frames_from_scratch(jni, state, n, false);
+        let Some(&site) = frames.first() else {
+            return false;
+        };
+        lock(&recording).summary.notified(all, site);
+        true
     }
 
     /// Object.wait on a monitor the thread holds pauses its hold (as the report counts it);

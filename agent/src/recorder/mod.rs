@@ -14,6 +14,7 @@ pub mod sites;
 pub mod stacks;
 pub mod summary;
 pub mod threads;
+pub mod waiters;
 pub mod writer;
 
 use std::sync::atomic::AtomicU64;
@@ -24,6 +25,7 @@ use buffers::Buffers;
 use metadata::Metadata;
 use sites::Sites;
 use threads::{OpenCall, OpenExtra, ThreadState};
+use waiters::Waiters;
 use writer::{EventRecord, Extra, Frames, LogWriter};
 
 /// The fields of one line before its stack: a method-call line, possibly with the extra
@@ -90,6 +92,11 @@ pub struct Recorder {
     /// the tests) can see which walker did the work. One count per walk, on the event path.
     pub fast_walks: AtomicU64,
     pub jvmti_walks: AtomicU64,
+    /// Instrumentation mode: the monitors threads wait on, so that a `notify` that wakes
+    /// nobody is counted rather than written with its stack.
+    pub waiters: Waiters,
+    /// Option `notifies=counted` (not with `trace=all`): [`Recorder::notify_counted`].
+    pub count_notifies: bool,
 }
 
 impl Recorder {
@@ -111,6 +118,8 @@ impl Recorder {
             meta: Default::default(),
             sites: Default::default(),
             buffers: Default::default(),
+            waiters: Default::default(),
+            count_notifies: false,
         }
     }
 
@@ -175,6 +184,9 @@ impl Recorder {
         state.depth -= 1;
         if state.depth == 0 {
             if let Some(open) = state.open.take() {
+                if open.kind == Kind::ObjectWaited {
+                    self.waiters.leave(open.object);
+                }
                 if let Some(kind) = outcome(&open).filter(|k| pairs(state, *k, &open)) {
                     let line = JucLine {
                         nanos: open.stamp.unwrap_or(nanos),

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use crate::events::SiteBits;
+use crate::recorder::writer::Frame;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A multiply-rotate hasher for the tables' small integer keys: SipHash (std's default,
@@ -228,6 +229,38 @@ struct Pause {
 /// worth at most), and stale ones (waits that threw), dropped oldest first.
 const MAX_PAUSES: usize = 1024;
 
+/// Monitors (or j.u.c. locks in one mode) with a row of their own per site and thread in an
+/// interval; the holds of any further one go to the site's row of "other monitors" (`<monitor>`
+/// 0, docs/FORMAT.md). Why: a program that takes a fresh monitor per row, statement or request
+/// (Derby) made a key, and a line, per object: the summaries grew as large as a complete trace
+/// and their tables missed the cache on every hold. With this bound the lines of an interval
+/// grow with the program's lock sites, not with its objects.
+pub const ROWS: usize = 4;
+
+/// Holds (or lock-order occurrences) in an interval that keep a row's monitor its row in the
+/// next interval: a long-lived, busy monitor keeps its own figures even at a site that also
+/// sees a stream of fresh objects, which would otherwise take the free rows first.
+pub const HOT: u64 = 16;
+
+/// The holds of one site (and, for a j.u.c. lock, mode) in the interval.
+#[derive(Debug, Default)]
+struct SiteHolds {
+    /// Up to [`ROWS`] monitors with their holds; a row of count 0 is kept for a monitor that
+    /// was hot in the previous interval.
+    rows: Vec<(u32, HoldStat)>,
+    /// The holds of every other monitor.
+    other: HoldStat,
+}
+
+/// The lock-order occurrences of one pair of sites (held, acquired) in the interval.
+#[derive(Debug, Default)]
+struct SiteEdges {
+    /// Up to [`ROWS`] (held, acquired, guards) with their occurrences (0: kept for a hot one).
+    rows: Vec<(u32, u32, Guards, u64)>,
+    /// The occurrences between other monitors.
+    other: u64,
+}
+
 /// One thread's aggregation state.
 ///
 /// Which monitors are held is the tracker's business (it hands over one record per outermost
@@ -235,8 +268,12 @@ const MAX_PAUSES: usize = 1024;
 /// `monitorenter` and was most of the agent's time on a web server.
 #[derive(Debug, Default)]
 pub struct Summary {
-    holds: FastMap<(u32, u32), HoldStat>,
-    edges: FastMap<EdgeKey, u64>,
+    holds: FastMap<u32, SiteHolds>,
+    edges: FastMap<(u32, u32), SiteEdges>,
+    /// `notify` (false) and `notifyAll` (true) calls that woke nobody, per site frame.
+    notifies: FastMap<(bool, Frame), u64>,
+    /// Lines the next [`Summary::take`] and [`Summary::take_notifies`] give.
+    lines: usize,
     pauses: Vec<Pause>,
     /// When the tables were last written (the interval's start).
     pub last_written: u64,
@@ -268,16 +305,21 @@ impl Summary {
                     .filter(|&(k, _)| k != i)
                     .map(|(_, g)| g.0),
             );
-            *self
-                .edges
-                .entry(EdgeKey {
-                    held: h,
-                    acquired: monitor,
-                    held_site: h_site,
-                    acquired_site: site,
-                    guards,
-                })
-                .or_default() += 1;
+            let e = self.edges.entry((h_site, site)).or_default();
+            if let Some(r) = e
+                .rows
+                .iter_mut()
+                .find(|r| r.0 == h && r.1 == monitor && r.2 == guards)
+            {
+                self.lines += (r.3 == 0) as usize;
+                r.3 += 1;
+            } else if e.rows.len() < ROWS {
+                self.lines += 1;
+                e.rows.push((h, monitor, guards, 1));
+            } else {
+                self.lines += (e.other == 0) as usize;
+                e.other += 1;
+            }
         }
     }
 
@@ -301,7 +343,17 @@ impl Summary {
             });
             ns = ns.saturating_sub(paused);
         }
-        self.holds.entry((monitor, site)).or_default().add(ns);
+        let e = self.holds.entry(site).or_default();
+        let stat = match e.rows.iter().position(|r| r.0 == monitor) {
+            Some(i) => &mut e.rows[i].1,
+            None if e.rows.len() < ROWS => {
+                e.rows.push((monitor, HoldStat::default()));
+                &mut e.rows.last_mut().expect("just pushed").1
+            }
+            None => &mut e.other,
+        };
+        self.lines += (stat.count == 0) as usize;
+        stat.add(ns);
     }
 
     /// `Object.wait` on `object` released it (`lock`: `Condition.await` released j.u.c. lock
@@ -331,19 +383,88 @@ impl Summary {
         }
     }
 
-    /// Lines the next [`Summary::take`] would give.
-    pub fn pending_lines(&self) -> usize {
-        self.holds.len() + self.edges.len()
+    /// A `notify` (`all`: `notifyAll`) at `site` that found no thread waiting.
+    pub fn notified(&mut self, all: bool, site: Frame) {
+        let n = self.notifies.entry((all, site)).or_default();
+        self.lines += (*n == 0) as usize;
+        *n += 1;
     }
 
-    /// The interval's holds and edges, sorted (deterministic output); the tables start over.
+    /// The interval's counted `notify`/`notifyAll` calls, sorted; the table starts over.
+    pub fn take_notifies(&mut self) -> Vec<((bool, Frame), u64)> {
+        let mut v: Vec<_> = self.notifies.drain().collect();
+        self.lines -= v.len().min(self.lines);
+        v.sort_by_key(|&((all, f), _)| (all, f.method, f.location));
+        v
+    }
+
+    /// Lines the next [`Summary::take`] would give.
+    pub fn pending_lines(&self) -> usize {
+        self.lines
+    }
+
+    /// The interval's holds and edges, sorted (deterministic output), each site's row of other
+    /// monitors (monitor 0) after its own rows; the tables start over, keeping the rows of hot
+    /// monitors ([`HOT`]).
     #[allow(clippy::type_complexity)]
     pub fn take(&mut self) -> (Vec<((u32, u32), HoldStat)>, Vec<(EdgeKey, u64)>) {
-        let mut holds: Vec<_> = self.holds.drain().collect();
-        holds.sort_by_key(|(k, _)| *k);
-        let mut edges: Vec<_> = self.edges.drain().collect();
+        self.lines = self.notifies.len();
+        let mut holds = Vec::new();
+        self.holds.retain(|&site, e| {
+            for (m, stat) in e.rows.iter_mut() {
+                if stat.count > 0 {
+                    let hot = stat.count >= HOT;
+                    holds.push(((*m, site), std::mem::take(stat)));
+                    if hot {
+                        // kept, with a count of 0 until its next hold
+                        continue;
+                    }
+                }
+                *m = 0; // freed below
+            }
+            if e.other.count > 0 {
+                holds.push(((0, site), std::mem::take(&mut e.other)));
+            }
+            e.rows.retain(|r| r.0 != 0);
+            !e.rows.is_empty()
+        });
+        // Monitor 0 (other monitors) sorts last.
+        holds.sort_by_key(|&((m, site), _)| (m == 0, m, site));
+        let mut edges = Vec::new();
+        self.edges.retain(|&(held_site, acquired_site), e| {
+            for r in e.rows.iter_mut() {
+                if r.3 > 0 {
+                    let hot = r.3 >= HOT;
+                    let key = EdgeKey {
+                        held: r.0,
+                        acquired: r.1,
+                        held_site,
+                        acquired_site,
+                        guards: r.2.clone(),
+                    };
+                    edges.push((key, std::mem::take(&mut r.3)));
+                    if hot {
+                        continue;
+                    }
+                }
+                r.0 = 0;
+            }
+            if e.other > 0 {
+                let key = EdgeKey {
+                    held: 0,
+                    acquired: 0,
+                    held_site,
+                    acquired_site,
+                    guards: Guards::new(std::iter::empty()),
+                };
+                edges.push((key, std::mem::take(&mut e.other)));
+            }
+            e.rows.retain(|r| r.0 != 0);
+            !e.rows.is_empty()
+        });
         edges.sort_by(|a, b| {
             (
+                a.0.held == 0,
                 a.0.held,
                 a.0.acquired,
                 a.0.held_site,
@@ -351,6 +472,7 @@ impl Summary {
                 a.0.guards.as_slice(),
             )
                 .cmp(&(
+                    b.0.held == 0,
                     b.0.held,
                     b.0.acquired,
                     b.0.held_site,
@@ -423,6 +545,92 @@ mod tests {
         assert_eq!(holds[3].0, (4, 40));
         assert_eq!((holds[3].1.count, holds[3].1.total), (3, 40 + 10 + 60));
         assert_eq!(s.pending_lines(), 0);
+    }
+
+    #[test]
+    fn a_site_has_rows_for_a_few_monitors_and_one_for_the_rest() {
+        let mut s = Summary::default();
+        // A fresh object per hold at site 10 (Derby's rows), and one busy monitor (7) that
+        // comes after the rows are taken.
+        for m in 100..200 {
+            s.hold(m, 10, 0, 5, false);
+        }
+        for _ in 0..HOT {
+            s.hold(7, 10, 0, 3, false);
+        }
+        assert_eq!(s.pending_lines(), ROWS + 1);
+        let (holds, _) = s.take();
+        let rows: Vec<_> = holds.iter().map(|(k, h)| (*k, h.count)).collect();
+        assert_eq!(
+            rows,
+            vec![
+                ((100, 10), 1),
+                ((101, 10), 1),
+                ((102, 10), 1),
+                ((103, 10), 1),
+                ((0, 10), 96 + HOT)
+            ]
+        );
+        // Every hold is counted once, whatever row it is in.
+        assert_eq!(rows.iter().map(|r| r.1).sum::<u64>(), 100 + HOT);
+        // Next interval: the fresh objects' rows are free again; 7 takes one.
+        for _ in 0..HOT {
+            s.hold(7, 10, 0, 3, false);
+        }
+        for m in 200..300 {
+            s.hold(m, 10, 0, 5, false);
+        }
+        let (holds, _) = s.take();
+        let rows: Vec<_> = holds.iter().map(|(k, h)| (*k, h.count)).collect();
+        assert_eq!(rows[0], ((7, 10), HOT));
+        assert_eq!(rows.len(), ROWS + 1);
+        // 7 was hot: its row is kept for it, and the fresh objects have the other three.
+        for m in 300..400 {
+            s.hold(m, 10, 0, 5, false);
+        }
+        s.hold(7, 10, 0, 3, false);
+        let (holds, _) = s.take();
+        let rows: Vec<_> = holds.iter().map(|(k, h)| (*k, h.count)).collect();
+        assert_eq!(
+            rows,
+            vec![
+                ((7, 10), 1),
+                ((300, 10), 1),
+                ((301, 10), 1),
+                ((302, 10), 1),
+                ((0, 10), 97)
+            ]
+        );
+        // Not hot any more, and not held: nothing is kept.
+        let (holds, _) = s.take();
+        assert!(holds.is_empty());
+        assert_eq!(s.pending_lines(), 0);
+    }
+
+    #[test]
+    fn lock_orders_between_many_monitors_stay_a_few_lines_per_pair_of_sites() {
+        let mut s = Summary::default();
+        for m in 0..1000u32 {
+            // held 1000+m at site 1, then 5000+m at site 2: a million objects in one order
+            s.order(5000 + m, 2, [(1000 + m, 1)].into_iter());
+        }
+        s.order(3, 2, [(1, 1)].into_iter());
+        let (_, edges) = s.take();
+        let e: Vec<_> = edges
+            .iter()
+            .map(|(k, n)| (k.held, k.acquired, k.held_site, k.acquired_site, *n))
+            .collect();
+        assert_eq!(
+            e,
+            vec![
+                (1000, 5000, 1, 2, 1),
+                (1001, 5001, 1, 2, 1),
+                (1002, 5002, 1, 2, 1),
+                (1003, 5003, 1, 2, 1),
+                (0, 0, 1, 2, 997)
+            ]
+        );
+        assert!(edges.last().unwrap().0.guards.as_slice().is_empty());
     }
 
     #[test]

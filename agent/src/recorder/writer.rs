@@ -48,7 +48,7 @@ const MAX_TRACED: u64 = 4 * EVENT_QUEUE_CAPACITY as u64;
 const PUSH_WAIT: Duration = Duration::from_millis(200);
 
 /// One stack frame: the agent's method ID and the original bytecode index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Frame {
     pub method: u32,
     pub location: u32,
@@ -156,6 +156,8 @@ pub enum Extra {
     LockHold(Box<LockHoldLine>),
     /// `LockOrder`.
     Order(Box<OrderLine>),
+    /// `Notifies`.
+    Notifies(Box<NotifiesLine>),
     /// j.u.c. lock lines: the `<mode>` letter (`R`, `W`); `LockAcquire`'s owner is in `owner`.
     Mode(u8),
     /// `Condition*` lines: the hash of the condition's lock.
@@ -294,6 +296,15 @@ pub struct OrderLine {
     pub guards: Vec<u32>,
     pub held_site: Site,
     pub acquired_site: Site,
+}
+
+/// `Notifies` fields after the thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotifiesLine {
+    /// `notifyAll`, not `notify`.
+    pub all: bool,
+    pub count: u64,
+    pub site: Site,
 }
 
 /// One `.orca` line, unformatted.
@@ -1010,6 +1021,16 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             out.push(b',');
             push_site(out, &l.site);
             push_stack(out, &e.frames);
+            out.push(b'\n');
+            return;
+        }
+        Extra::Notifies(n) => {
+            out.push(b',');
+            out.extend_from_slice(if n.all { b"notifyAll" } else { b"notify" });
+            out.push(b',');
+            push_dec(out, n.count);
+            out.push(b',');
+            push_site(out, &n.site);
             out.push(b'\n');
             return;
         }
