@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 
 use orca_format::{
     parse_stack, ConditionOp, Event, EventKind, EventReader, FastMap, Frame, Hash, LineError,
-    LockMode, LockOp, Metadata,
+    LockMode, LockOp, Metadata, WakeCall,
 };
 
 use crate::util::{dur, json_str, Hist};
@@ -119,9 +119,9 @@ pub struct ObjectStats {
 /// Everything `orca report` prints.
 #[derive(Debug, Default)]
 pub struct Analysis {
-    /// `notify`/`notifyAll` calls that found nobody waiting (`Notifies` lines), per (whether
-    /// `notifyAll`, site).
-    pub unwaited_notifies: HashMap<(bool, Frame), u64>,
+    /// `notify`/`notifyAll`/`signal`/`signalAll` calls that found nobody waiting (`Notifies`
+    /// lines), per (call, site).
+    pub unwaited_notifies: HashMap<(WakeCall, Frame), u64>,
     pub events: u64,
     pub malformed: u64,
     pub torn: bool,
@@ -384,13 +384,13 @@ impl Analysis {
                 self.objects.entry(object).or_default().notifies += 1
             }
             Event::Notifies {
-                all,
+                call,
                 count,
                 ref site,
                 ..
             } => {
                 if let Some(f) = site.top() {
-                    *self.unwaited_notifies.entry((all, f)).or_default() += count;
+                    *self.unwaited_notifies.entry((call, f)).or_default() += count;
                 }
             }
             Event::ObjectNotifyAll { object, .. } => {
@@ -868,11 +868,11 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
             y.0 .1.location,
         ))
     });
-    for ((all, f), n) in unwaited.iter().take(top) {
+    for ((call, f), n) in unwaited.iter().take(top) {
         let _ = writeln!(
             s,
             "  {} at {} x{n} with nobody waiting",
-            if *all { "notifyAll" } else { "notify" },
+            call.name(),
             site(md, Some(*f))
         );
     }

@@ -1182,6 +1182,31 @@ impl fmt::Display for EventKind {
     }
 }
 
+/// The call of a `Notifies` line (`<call>`): one that wakes waiters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WakeCall {
+    /// `Object.notify`.
+    Notify,
+    /// `Object.notifyAll`.
+    NotifyAll,
+    /// `Condition.signal`.
+    Signal,
+    /// `Condition.signalAll`.
+    SignalAll,
+}
+
+impl WakeCall {
+    /// The name written in the log.
+    pub fn name(self) -> &'static str {
+        match self {
+            WakeCall::Notify => "notify",
+            WakeCall::NotifyAll => "notifyAll",
+            WakeCall::Signal => "signal",
+            WakeCall::SignalAll => "signalAll",
+        }
+    }
+}
+
 /// How a `java.util.concurrent` lock is taken (`<mode>`): `W` exclusive, `R` shared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LockMode {
@@ -1392,11 +1417,11 @@ pub enum Event<'a> {
         site: StackTrace<'a>,
         stack: StackTrace<'a>,
     },
-    /// Summary: `count` calls of `notify` (`all`: `notifyAll`) at `site` (one frame) that
-    /// found no thread waiting on their object.
+    /// Summary: `count` calls of `call` at `site` (one frame) that found no thread waiting on
+    /// their object (or condition).
     Notifies {
         thread: Hash,
-        all: bool,
+        call: WakeCall,
         count: u64,
         site: StackTrace<'a>,
     },
@@ -1751,21 +1776,23 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
         }
         K::Notifies => {
             let [_, _, t, call, c, site] = split::<6>(line, name)?;
-            let all = match call {
-                b"notify" => false,
-                b"notifyAll" => true,
+            let call = match call {
+                b"notify" => WakeCall::Notify,
+                b"notifyAll" => WakeCall::NotifyAll,
+                b"signal" => WakeCall::Signal,
+                b"signalAll" => WakeCall::SignalAll,
                 _ => {
                     return Err(field_err(
                         4,
                         "call",
                         call,
-                        "expected `notify` or `notifyAll`",
+                        "expected `notify`, `notifyAll`, `signal` or `signalAll`",
                     ))
                 }
             };
             Event::Notifies {
                 thread: parse_hash(t, 3, "thread", false)?,
-                all,
+                call,
                 count: parse_count(c, 5, "count")?,
                 site: parse_site(site, 6, "site")?,
             }

@@ -10,7 +10,7 @@ const NOTIFIES: usize = 2000;
 
 /// Every `notify` an event: the program's notifies (nobody waits) are how these tests count
 /// what reached the log, line by line, up to the moment the JVM ended (the default counts
-/// them in summary lines, written once a second and at exit).
+/// them in summary lines, written every 10 s and at exit).
 const EVENTS: &str = "notifies=events";
 
 fn notifies_from_main(log: &Log) -> usize {

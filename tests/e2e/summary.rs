@@ -229,17 +229,17 @@ fn long_holds_are_events_with_their_stack() {
 }
 
 /// The `Notifies` lines of a run: counts per (notifyAll, source line of the site).
-fn counted_notifies(run: &Run, log: &Log) -> BTreeMap<(bool, u32), u64> {
+fn counted_notifies(run: &Run, log: &Log) -> BTreeMap<(orca_format::WakeCall, u32), u64> {
     let mut counted = BTreeMap::new();
     for l in orca_text(run).lines() {
         let rec = orca_format::parse_event_line(l.as_bytes()).expect("a valid line");
         if let orca_format::Event::Notifies {
-            all, count, site, ..
+            call, count, site, ..
         } = rec.event
         {
             let f = site.top().expect("one frame");
             let line = log.line_of(f.method.0, f.location).expect("a line");
-            *counted.entry((all, line)).or_default() += count;
+            *counted.entry((call, line)).or_default() += count;
         }
     }
     counted
@@ -272,7 +272,7 @@ fn a_notify_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
         assert_eq!(notify_event_lines(&log), vec![wakes], "{}", jdk.label());
         assert_eq!(
             counted_notifies(&r, &log),
-            BTreeMap::from([((false, alone), 1000)]),
+            BTreeMap::from([((orca_format::WakeCall::Notify, alone), 1000)]),
             "{}",
             jdk.label()
         );
@@ -354,6 +354,32 @@ fn a_million_monitors_in_one_order_make_a_few_lines_and_no_cycle() {
         assert!(
             text.contains(" 0 potential deadlocks"),
             "{}: {text}",
+            jdk.label()
+        );
+    }
+}
+
+/// The same for a `Condition`'s `signalAll` (tests/java/Signals.java).
+#[test]
+fn a_signal_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
+    let alone = marker_line("Signals.java", "alone");
+    let wakes = marker_line("Signals.java", "wakes");
+    for jdk in jdks() {
+        let r = run("signals-counted", jdk, "", "Signals", &["500"]);
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let events: Vec<u32> = log
+            .events
+            .iter()
+            .filter(|e| e.name == "ConditionSignalAll")
+            .map(|e| log.line_of(e.frames[0].0, e.frames[0].1).expect("a line"))
+            .collect();
+        assert_eq!(events, vec![wakes], "{}", jdk.label());
+        assert_eq!(
+            counted_notifies(&r, &log),
+            BTreeMap::from([((orca_format::WakeCall::SignalAll, alone), 500)]),
+            "{}",
             jdk.label()
         );
     }

@@ -259,11 +259,13 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.frames = stack(f[7])?;
         }
         "Notifies" => {
-            // <call> (notify, notifyAll) is in `site`-less `numbers`: 1 for notifyAll.
+            // <call> is numbers[1]: 0 notify, 1 notifyAll, 2 signal, 3 signalAll.
             need(6)?;
             let all = match f[3] {
                 "notify" => 0,
                 "notifyAll" => 1,
+                "signal" => 2,
+                "signalAll" => 3,
                 c => return Err(format!("Notifies: call {c:?}")),
             };
             e.numbers = vec![num(f[4])?, all];

@@ -894,6 +894,20 @@ pub fn juc_entry(
         _ if !subject.is_null() => (jvmti.object_hash(subject).unwrap_or(0), 0, OpenExtra::None),
         _ => (0, 0, OpenExtra::None),
     };
+    if let Some(skip) = hook {
+        // Instrumentation mode: the tracker's waits and wake-ups, as for Object's.
+        match call {
+            Call::Await => rec.waiters.enter(object),
+            Call::Signal | Call::SignalAll => {
+                if let Some(kind) = call.entry_kind() {
+                    if rec.notify_counted(jni, state, kind, object, skip) {
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
     let frames = rec.stack(jni, state, hook.unwrap_or(1), false);
     if let Some(kind) = call.exit_kind() {
         let unlock = matches!(call, Call::Lock(_, k) if k.is_release());

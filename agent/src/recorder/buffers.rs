@@ -23,7 +23,7 @@ use crate::recorder::summary::{FastHasher, FastMap, Summary};
 use crate::recorder::threads::ThreadState;
 use crate::recorder::writer::{
     EventRecord, Extra, Frame, Frames, HoldsLine, LockHoldLine, NotifiesLine, OrderLine, StackText,
-    TraceBatch, TraceLine,
+    TraceBatch, TraceLine, WakeCall,
 };
 use crate::recorder::Recorder;
 
@@ -34,7 +34,11 @@ const RECORD: usize = 3;
 /// rarely (or one of 10,000 virtual threads) keeps a small buffer.
 const MAX_BUFFER: usize = RECORD * 1024;
 /// Summaries are written at most this often per thread (and at its end, and at exit)...
-const SUMMARY_INTERVAL: u64 = 1_000_000_000;
+/// Why 10 s: a busy server's thread touches the same hundred sites every second, so its lines
+/// grow with the sites times the intervals; at 1 s embedded Jetty wrote 54,000 `MonitorHolds`
+/// lines in 35 s (about 600 KB/s), at 10 s a tenth. The cost: a `kill -9` loses up to this
+/// much of a thread's summaries (a thread's end, `System.exit` and SIGTERM lose nothing).
+const SUMMARY_INTERVAL: u64 = 10_000_000_000;
 /// ... or sooner when a thread's tables reach this many lines: a program that locks a new
 /// object per row (Derby) makes a key per acquisition, and the tables of one second took
 /// 170 MB.
@@ -485,14 +489,14 @@ impl Recorder {
         let (holds, edges) = r.summary.take();
         let notifies = r.summary.take_notifies();
         let mut lines = Vec::with_capacity(holds.len() + edges.len() + notifies.len());
-        for ((all, site), count) in notifies {
+        for ((call, site), count) in notifies {
             lines.push(EventRecord {
                 nanos: now,
                 kind: Kind::Notifies,
                 thread: r.hash,
                 object: 0,
                 owner: 0,
-                extra: Extra::Notifies(Box::new(NotifiesLine { all, count, site })),
+                extra: Extra::Notifies(Box::new(NotifiesLine { call, count, site })),
                 frames: Frames::new(),
             });
         }
@@ -623,6 +627,9 @@ impl Recorder {
             return;
         };
         self.before_event(jni, state, end);
+        if let Some(r) = &state.recording {
+            lock(r).summary.long_hold(object, site, end, nanos);
+        }
         let Some(acquired) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
             return;
         };
@@ -654,11 +661,12 @@ impl Recorder {
         });
     }
 
-    /// A `notify` or `notifyAll` (`kind`) on `object` by instrumented code, whose caller is
-    /// `skip` frames down: counted per site in the thread's summaries when no thread waits on
-    /// the object ([`Waiters`](crate::recorder::waiters::Waiters)), at the cost of a walk of one
-    /// frame; `false` when it is to be written as an event (someone may be waking up, the
-    /// complete trace, stackdepth 0, or a thread the tracker has not registered).
+    /// A `notify`, `notifyAll` (on `object`), `signal` or `signalAll` (on condition `object`)
+    /// (`kind`) by instrumented code, whose caller is `skip` frames down: counted per site in
+    /// the thread's summaries when no thread waits on the object
+    /// ([`Waiters`](crate::recorder::waiters::Waiters)), at the cost of a walk of one frame;
+    /// `false` when it is to be written as an event (someone may be waking up, the complete
+    /// trace, stackdepth 0, or a thread the tracker has not registered).
     pub fn notify_counted(
         &self,
         jni: Jni,
@@ -667,10 +675,8 @@ impl Recorder {
         object: u32,
         skip: i32,
     ) -> bool {
-        let all = match kind {
-            Kind::ObjectNotify => false,
-            Kind::ObjectNotifyAll => true,
-            _ => return false,
+        let Some(call) = WakeCall::of(kind) else {
+            return false;
         };
         if !self.count_notifies || state.scratch.is_empty() || self.waiters.any(object) {
             return false;
@@ -683,7 +689,7 @@ impl Recorder {
         let Some(&site) = frames.first() else {
             return false;
         };
-        lock(&recording).summary.notified(all, site);
+        lock(&recording).summary.notified(call, site);
         true
     }
 

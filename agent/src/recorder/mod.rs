@@ -184,7 +184,7 @@ impl Recorder {
         state.depth -= 1;
         if state.depth == 0 {
             if let Some(open) = state.open.take() {
-                if open.kind == Kind::ObjectWaited {
+                if matches!(open.kind, Kind::ObjectWaited | Kind::ConditionAwaited) {
                     self.waiters.leave(open.object);
                 }
                 if let Some(kind) = outcome(&open).filter(|k| pairs(state, *k, &open)) {

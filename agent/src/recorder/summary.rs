@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::events::SiteBits;
-use crate::recorder::writer::Frame;
+use crate::recorder::writer::{Frame, WakeCall};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A multiply-rotate hasher for the tables' small integer keys: SipHash (std's default,
@@ -270,10 +270,17 @@ struct SiteEdges {
 pub struct Summary {
     holds: FastMap<u32, SiteHolds>,
     edges: FastMap<(u32, u32), SiteEdges>,
-    /// `notify` (false) and `notifyAll` (true) calls that woke nobody, per site frame.
-    notifies: FastMap<(bool, Frame), u64>,
+    /// `notify`, `notifyAll`, `signal` and `signalAll` calls that woke nobody, per site frame.
+    notifies: FastMap<(WakeCall, Frame), u64>,
     /// Lines the next [`Summary::take`] and [`Summary::take_notifies`] give.
     lines: usize,
+    /// Long holds already written (`MonitorHold`, `LockHold`) whose records are not drained
+    /// yet: (monitor, site, end, nanos). Their summary figure is the line's, not one computed
+    /// again here: the tracker takes an `await` out of a hold from its own clock reads, the
+    /// summaries from the `ConditionAwait`/`Awaited` events' times, and the two can differ by
+    /// a few microseconds either way, which made a `LockHolds` maximum fall short of the
+    /// `LockHold` it counts (orca check: 13,123,203 against 13,125,126 ns).
+    long: Vec<(u32, u32, u64, u64)>,
     pauses: Vec<Pause>,
     /// When the tables were last written (the interval's start).
     pub last_written: u64,
@@ -343,6 +350,13 @@ impl Summary {
             });
             ns = ns.saturating_sub(paused);
         }
+        if let Some(i) = self
+            .long
+            .iter()
+            .position(|l| (l.0, l.1, l.2) == (monitor, site, end))
+        {
+            ns = self.long.swap_remove(i).3;
+        }
         let e = self.holds.entry(site).or_default();
         let stat = match e.rows.iter().position(|r| r.0 == monitor) {
             Some(i) => &mut e.rows[i].1,
@@ -354,6 +368,15 @@ impl Summary {
         };
         self.lines += (stat.count == 0) as usize;
         stat.add(ns);
+    }
+
+    /// A long hold of `monitor` taken at `site` (with a j.u.c. lock's mode bits), ending at
+    /// `end`, was written as lasting `nanos`: its hold record, still to come, counts that.
+    pub fn long_hold(&mut self, monitor: u32, site: u32, end: u64, nanos: u64) {
+        if self.long.len() >= MAX_PAUSES {
+            self.long.remove(0);
+        }
+        self.long.push((monitor, site, end, nanos));
     }
 
     /// `Object.wait` on `object` released it (`lock`: `Condition.await` released j.u.c. lock
@@ -383,18 +406,19 @@ impl Summary {
         }
     }
 
-    /// A `notify` (`all`: `notifyAll`) at `site` that found no thread waiting.
-    pub fn notified(&mut self, all: bool, site: Frame) {
-        let n = self.notifies.entry((all, site)).or_default();
+    /// A `notify` (or `notifyAll`, `signal`, `signalAll`: `call`) at `site` that found no
+    /// thread waiting.
+    pub fn notified(&mut self, call: WakeCall, site: Frame) {
+        let n = self.notifies.entry((call, site)).or_default();
         self.lines += (*n == 0) as usize;
         *n += 1;
     }
 
     /// The interval's counted `notify`/`notifyAll` calls, sorted; the table starts over.
-    pub fn take_notifies(&mut self) -> Vec<((bool, Frame), u64)> {
+    pub fn take_notifies(&mut self) -> Vec<((WakeCall, Frame), u64)> {
         let mut v: Vec<_> = self.notifies.drain().collect();
         self.lines -= v.len().min(self.lines);
-        v.sort_by_key(|&((all, f), _)| (all, f.method, f.location));
+        v.sort_by_key(|&((call, f), _)| (call, f.method, f.location));
         v
     }
 
@@ -545,6 +569,22 @@ mod tests {
         assert_eq!(holds[3].0, (4, 40));
         assert_eq!((holds[3].1.count, holds[3].1.total), (3, 40 + 10 + 60));
         assert_eq!(s.pending_lines(), 0);
+    }
+
+    #[test]
+    fn a_long_hold_counts_as_long_as_its_line_says() {
+        let mut s = Summary::default();
+        // The tracker took 10 ns of await out of this hold, the events 12.
+        s.wait(5, true, 1_010);
+        s.waited(5, true, 1_022);
+        s.long_hold(5, 77, 2_000, 990);
+        s.hold(5, 77, 1_000, 2_000, true);
+        let (holds, _) = s.take();
+        assert_eq!((holds[0].1.max, holds[0].1.total), (990, 990));
+        // Another hold of the same key, not written as long: computed as ever.
+        s.hold(5, 77, 3_000, 3_100, false);
+        let (holds, _) = s.take();
+        assert_eq!(holds[0].1.total, 100);
     }
 
     #[test]

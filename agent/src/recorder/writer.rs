@@ -301,10 +301,41 @@ pub struct OrderLine {
 /// `Notifies` fields after the thread.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotifiesLine {
-    /// `notifyAll`, not `notify`.
-    pub all: bool,
+    pub call: WakeCall,
     pub count: u64,
     pub site: Site,
+}
+
+/// The calls that wake waiters, as `Notifies` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WakeCall {
+    Notify,
+    NotifyAll,
+    Signal,
+    SignalAll,
+}
+
+impl WakeCall {
+    /// The `<call>` field.
+    pub fn name(self) -> &'static str {
+        match self {
+            WakeCall::Notify => "notify",
+            WakeCall::NotifyAll => "notifyAll",
+            WakeCall::Signal => "signal",
+            WakeCall::SignalAll => "signalAll",
+        }
+    }
+
+    /// The call of an event kind that wakes waiters.
+    pub fn of(kind: Kind) -> Option<WakeCall> {
+        Some(match kind {
+            Kind::ObjectNotify => WakeCall::Notify,
+            Kind::ObjectNotifyAll => WakeCall::NotifyAll,
+            Kind::ConditionSignal => WakeCall::Signal,
+            Kind::ConditionSignalAll => WakeCall::SignalAll,
+            _ => return None,
+        })
+    }
 }
 
 /// One `.orca` line, unformatted.
@@ -1026,7 +1057,7 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
         }
         Extra::Notifies(n) => {
             out.push(b',');
-            out.extend_from_slice(if n.all { b"notifyAll" } else { b"notify" });
+            out.extend_from_slice(n.call.name().as_bytes());
             out.push(b',');
             push_dec(out, n.count);
             out.push(b',');
