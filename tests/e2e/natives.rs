@@ -22,10 +22,11 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("JucLocks", &[]),
 ];
 
-/// Option sets that between them call every tracker native: the default summaries with every
-/// hold written as a long hold (`register`, `flush`, `longHold`, `lockLongHold`, the j.u.c.
-/// calls written in full), and the complete trace of the JDK's code too, with stacks
-/// (`stack`, `lockEnter`, `lockEnd`, the hooks and the inline native calls).
+/// Option sets that between them reach the tracker's natives in their different uses: the
+/// default summaries with every hold written as a long hold (`register`, `flush`, `longHold`,
+/// `lockLongHold`, the j.u.c. calls written in full), and the complete trace of the JDK's code
+/// too, with stacks (`stack`, `lockEnter`, `lockEnd`, the hooks, and on JDK 17 the inline
+/// calls of `Object.wait(long)`); `-Xcheck:jni` checks each call they make.
 const OPTIONS: &[&str] = &[
     "mode=instrument,holdthreshold=0",
     "mode=instrument,jdk=yes,trace=all,stackdepth=4",
@@ -113,5 +114,57 @@ fn the_library_exports_one_tracker_native() {
             symbols.lines().any(|l| l.ends_with(&format!(" {entry}"))),
             "{entry} not exported:\n{symbols}"
         );
+    }
+}
+
+/// A copy of the agent whose `bind` symbol the JVM cannot find (renamed in the dynamic symbol
+/// table, same length): the tracker's static initializer catches the UnsatisfiedLinkError,
+/// and the agent says once that it records without instrumentation; the program runs as
+/// without the agent.
+#[test]
+fn without_its_bind_symbol_the_agent_says_so_and_the_program_runs_unchanged() {
+    let from: &[u8] = b"Java_java_lang_OrcaProfilerTracker_bind\0";
+    let to: &[u8] = b"Java_java_lang_OrcaProfilerTracker_bin_\0";
+    let mut bytes = std::fs::read(agent_path()).expect("read liborca.so");
+    let mut renamed = 0;
+    let mut i = 0;
+    while let Some(k) = bytes[i..].windows(from.len()).position(|w| w == from) {
+        bytes[i + k..i + k + to.len()].copy_from_slice(to);
+        renamed += 1;
+        i += k + to.len();
+    }
+    assert!(renamed > 0, "no bind symbol in liborca.so");
+    let dir = work_dir().join("natives-unbound");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let agent = dir.join("liborca.so");
+    std::fs::write(&agent, &bytes).unwrap();
+    for jdk in jdks() {
+        let plain = run_plain(jdk, "Interrupts", &[]);
+        let mut c = Command::new(jdk.java());
+        c.arg(format!(
+            "-agentpath:{}={},mode=instrument",
+            agent.display(),
+            dir.join(jdk.label()).display()
+        ))
+        .arg("-Xcheck:jni")
+        .arg("-cp")
+        .arg(test_classes())
+        .arg("Interrupts");
+        let out = output_with_timeout(c, 120);
+        let what = jdk.label();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{what}: {stderr}");
+        assert_eq!(out.stdout, plain.stdout, "{what}: stdout");
+        let said: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("cannot bind the native methods"))
+            .collect();
+        assert_eq!(said.len(), 1, "{what}: {stderr}");
+        assert!(
+            said[0].contains("recording without instrumentation"),
+            "{what}: {stderr}"
+        );
+        assert_eq!(without_orca_lines(&stderr), "", "{what}: stderr");
     }
 }
