@@ -3,8 +3,8 @@
 //!
 //! Each is a thin `extern` shell: it catches panics ([`guard`]: none may unwind into the
 //! JVM), finds the agent and hands over to safe Rust in [`crate::agent`] or an engine. The
-//! global [`AGENT`] lives here, so nothing else reaches for global state; the engines get the
-//! tracker's natives by their JNI names (see [`event`]) and never import this module.
+//! global [`AGENT`] lives here, so nothing else reaches for global state; the tracker's natives
+//! are bound from here (see [`bind`]), and the engines never import this module.
 
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -230,12 +230,95 @@ pub fn table() -> EventCallbacks {
     }
 }
 
-/// `OrcaProfilerTracker.event(int, Object)`: never throws, never blocks.
+/// `OrcaProfilerTracker.bind()`, called by the tracker's static initializer: binds every
+/// other native of the tracker ([`tracker_natives`]) with `RegisterNatives`; true when all
+/// are bound (the tracker keeps it in `bound`, which [`tracker::install`] reads).
 ///
-/// The tracker's natives are found by their JNI names, which HotSpot looks up in agent
-/// libraries too: `RegisterNatives` on a class of `java.base` from code with no caller
-/// of its own loader makes the JVM print a warning on the program's output.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_event"]
+/// The only tracker native the JVM finds by its JNI name (HotSpot looks names up in agent
+/// libraries too), so the only one the library exports. The others are registered from here
+/// because HotSpot prints a warning on the program's output when `RegisterNatives` rebinds a
+/// class of a named module of the boot loader (`java.base`) and the caller's loader is
+/// another, or there is no caller (a JVMTI callback has none): made from a native of the
+/// tracker, the call's caller is the tracker's static initializer, of the boot loader.
+#[export_name = "Java_java_lang_OrcaProfilerTracker_bind"]
+unsafe extern "system" fn bind(env: *mut JNIEnv, class: jclass) -> jboolean {
+    guard("OrcaProfilerTracker.bind", 0, || {
+        // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+        let jni = unsafe { Jni::from_raw(env) };
+        jboolean::from(jni.register_natives(class, &tracker_natives()))
+    })
+}
+
+/// The tracker's natives but `bind`: name, JNI signature (the class files moved to
+/// `java.lang` by build.rs) and function. Each function is a guarded shell like every other
+/// way into the agent.
+fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 17] {
+    [
+        (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
+        (
+            c"register",
+            c"(Ljava/lang/OrcaProfilerTracker$Rec;)V",
+            register as *mut c_void,
+        ),
+        (
+            c"flush",
+            c"(Ljava/lang/OrcaProfilerTracker$Rec;)V",
+            flush as *mut c_void,
+        ),
+        (
+            c"stack",
+            c"(Ljava/lang/OrcaProfilerTracker$Rec;I)I",
+            stack as *mut c_void,
+        ),
+        (
+            c"longHold",
+            c"(Ljava/lang/OrcaProfilerTracker$Rec;IIJJ)V",
+            long_hold as *mut c_void,
+        ),
+        (
+            c"hookEnter",
+            c"(ILjava/lang/Object;)V",
+            hook_enter as *mut c_void,
+        ),
+        (c"hookExit", c"()V", hook_exit as *mut c_void),
+        (c"callerSite", c"()I", caller_site as *mut c_void),
+        (
+            c"lockOwner",
+            c"(ILjava/lang/Object;)I",
+            lock_owner as *mut c_void,
+        ),
+        (
+            c"lockContended",
+            c"(ILjava/lang/Object;JJII)V",
+            lock_contended as *mut c_void,
+        ),
+        (
+            c"lockBlocked",
+            c"(ILjava/lang/Object;J)V",
+            lock_blocked as *mut c_void,
+        ),
+        (
+            c"lockEnter",
+            c"(ILjava/lang/Object;J)V",
+            lock_enter as *mut c_void,
+        ),
+        (c"lockEnd", c"(IJ)V", lock_end as *mut c_void),
+        (c"lockLongHold", c"(IIJJ)V", lock_long_hold as *mut c_void),
+        (
+            c"callEnter",
+            c"(ILjava/lang/Object;)V",
+            call_enter as *mut c_void,
+        ),
+        (
+            c"callEnterVia",
+            c"(ILjava/lang/Class;)V",
+            call_enter_via as *mut c_void,
+        ),
+        (c"callExit0", c"()V", call_exit as *mut c_void),
+    ]
+}
+
+/// `OrcaProfilerTracker.event(int, Object)`: never throws, never blocks.
 unsafe extern "system" fn event(env: *mut JNIEnv, _class: jclass, kind: jint, subject: jobject) {
     guard("OrcaProfilerTracker.event", (), || {
         if let Some(a) = agent() {
@@ -246,7 +329,6 @@ unsafe extern "system" fn event(env: *mut JNIEnv, _class: jclass, kind: jint, su
 }
 
 /// `OrcaProfilerTracker.hookEnter(int, Object)`: a hooked JDK method begins.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_hookEnter"]
 unsafe extern "system" fn hook_enter(
     env: *mut JNIEnv,
     _class: jclass,
@@ -262,7 +344,6 @@ unsafe extern "system" fn hook_enter(
 }
 
 /// `OrcaProfilerTracker.callEnter(int, Object)`: a tracked native is called (inline call site).
-#[export_name = "Java_java_lang_OrcaProfilerTracker_callEnter"]
 unsafe extern "system" fn call_enter(
     env: *mut JNIEnv,
     _class: jclass,
@@ -278,7 +359,6 @@ unsafe extern "system" fn call_enter(
 }
 
 /// `OrcaProfilerTracker.callEnterVia(int, Class)`: `Owner.sleep(J)V` called, Owner not Thread.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_callEnterVia"]
 unsafe extern "system" fn call_enter_via(
     env: *mut JNIEnv,
     _class: jclass,
@@ -294,7 +374,6 @@ unsafe extern "system" fn call_enter_via(
 }
 
 /// `OrcaProfilerTracker.callExit0()`: an inline native call returned.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_callExit0"]
 unsafe extern "system" fn call_exit(env: *mut JNIEnv, _class: jclass) {
     guard("OrcaProfilerTracker.callExit0", (), || {
         if let Some(a) = agent() {
@@ -305,7 +384,6 @@ unsafe extern "system" fn call_exit(env: *mut JNIEnv, _class: jclass) {
 }
 
 /// `OrcaProfilerTracker.hookExit()`: a hooked JDK method returns or throws.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_hookExit"]
 unsafe extern "system" fn hook_exit(env: *mut JNIEnv, _class: jclass) {
     guard("OrcaProfilerTracker.hookExit", (), || {
         if let Some(a) = agent() {
@@ -316,7 +394,6 @@ unsafe extern "system" fn hook_exit(env: *mut JNIEnv, _class: jclass) {
 }
 
 /// `OrcaProfilerTracker.register(Rec)`.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_register"]
 unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobject) {
     guard("OrcaProfilerTracker.register", (), || {
         if let Some(a) = agent() {
@@ -327,7 +404,6 @@ unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobjec
 }
 
 /// `OrcaProfilerTracker.flush(Rec)`.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_flush"]
 unsafe extern "system" fn flush(env: *mut JNIEnv, _class: jclass, _rec: jobject) {
     guard("OrcaProfilerTracker.flush", (), || {
         if let Some(a) = agent() {
@@ -338,7 +414,6 @@ unsafe extern "system" fn flush(env: *mut JNIEnv, _class: jclass, _rec: jobject)
 }
 
 /// `OrcaProfilerTracker.stack(Rec, int)`.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_stack"]
 unsafe extern "system" fn stack(
     env: *mut JNIEnv,
     _class: jclass,
@@ -353,7 +428,6 @@ unsafe extern "system" fn stack(
 }
 
 /// `OrcaProfilerTracker.longHold(Rec, int, int, long, long)`.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_longHold"]
 unsafe extern "system" fn long_hold(
     env: *mut JNIEnv,
     _class: jclass,
@@ -379,7 +453,6 @@ unsafe extern "system" fn long_hold(
 }
 
 /// `OrcaProfilerTracker.callerSite()`.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_callerSite"]
 unsafe extern "system" fn caller_site(env: *mut JNIEnv, _class: jclass) -> jint {
     guard("OrcaProfilerTracker.callerSite", 0, || match agent() {
         // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
@@ -389,7 +462,6 @@ unsafe extern "system" fn caller_site(env: *mut JNIEnv, _class: jclass) -> jint 
 }
 
 /// `OrcaProfilerTracker.lockOwner(Object)`.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_lockOwner"]
 unsafe extern "system" fn lock_owner(
     env: *mut JNIEnv,
     _class: jclass,
@@ -404,7 +476,6 @@ unsafe extern "system" fn lock_owner(
 }
 
 /// `OrcaProfilerTracker.lockContended(int, Object, long, long, int, int)`.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_lockContended"]
 unsafe extern "system" fn lock_contended(
     env: *mut JNIEnv,
     _class: jclass,
@@ -431,7 +502,6 @@ unsafe extern "system" fn lock_contended(
 }
 
 /// `OrcaProfilerTracker.lockEnter(int, Object, long)`.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_lockEnter"]
 unsafe extern "system" fn lock_enter(
     env: *mut JNIEnv,
     _class: jclass,
@@ -449,7 +519,6 @@ unsafe extern "system" fn lock_enter(
 }
 
 /// `OrcaProfilerTracker.lockBlocked(int, Object, long)`.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_lockBlocked"]
 unsafe extern "system" fn lock_blocked(
     env: *mut JNIEnv,
     _class: jclass,
@@ -467,7 +536,6 @@ unsafe extern "system" fn lock_blocked(
 }
 
 /// `OrcaProfilerTracker.lockEnd(int, long)`.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_lockEnd"]
 unsafe extern "system" fn lock_end(env: *mut JNIEnv, _class: jclass, outcome: jint, t: jlong) {
     guard("OrcaProfilerTracker.lockEnd", (), || {
         if let Some(a) = agent() {
@@ -479,7 +547,6 @@ unsafe extern "system" fn lock_end(env: *mut JNIEnv, _class: jclass, outcome: ji
 }
 
 /// `OrcaProfilerTracker.lockLongHold(int, int, long, long)`.
-#[export_name = "Java_java_lang_OrcaProfilerTracker_lockLongHold"]
 unsafe extern "system" fn lock_long_hold(
     env: *mut JNIEnv,
     _class: jclass,
@@ -581,4 +648,33 @@ pub unsafe extern "C" fn Agent_OnUnload(_vm: *mut JavaVM) {
             a.finish();
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every native the tracker declares is registered by `bind` with its exact signature, and
+    /// nothing else is: `RegisterNatives` binds all or none, and a native left out would throw
+    /// UnsatisfiedLinkError, which the tracker swallows (its events silently lost).
+    #[test]
+    fn bind_registers_every_native_of_the_tracker() {
+        let class = cafebabe::parse_class(tracker::CLASS_BYTES).expect("the embedded tracker");
+        let mut declared: Vec<String> = class
+            .methods
+            .iter()
+            .filter(|m| m.access_flags.contains(cafebabe::MethodAccessFlags::NATIVE))
+            .map(|m| format!("{}{}", m.name, m.descriptor))
+            .filter(|m| m != "bind()Z")
+            .collect();
+        let mut registered: Vec<String> = tracker_natives()
+            .iter()
+            .map(|(name, signature, _)| {
+                format!("{}{}", name.to_str().unwrap(), signature.to_str().unwrap())
+            })
+            .collect();
+        declared.sort();
+        registered.sort();
+        assert_eq!(registered, declared);
+    }
 }

@@ -338,23 +338,25 @@ impl Jni {
         }
     }
 
-    /// Binds one native method of `class` to `function`.
-    pub fn register_native(
-        &self,
-        class: jclass,
-        name: &CStr,
-        signature: &CStr,
-        function: *mut c_void,
-    ) -> bool {
-        let method = jni_sys::JNINativeMethod {
-            name: name.as_ptr() as *mut c_char,
-            signature: signature.as_ptr() as *mut c_char,
-            fnPtr: function,
+    /// Binds native methods of `class`, each `(name, signature, function)`, in one
+    /// `RegisterNatives` call: all of them, or (false) none.
+    pub fn register_natives(&self, class: jclass, natives: &[(&CStr, &CStr, *mut c_void)]) -> bool {
+        let methods: Vec<jni_sys::JNINativeMethod> = natives
+            .iter()
+            .map(|(name, signature, function)| jni_sys::JNINativeMethod {
+                name: name.as_ptr() as *mut c_char,
+                signature: signature.as_ptr() as *mut c_char,
+                fnPtr: *function,
+            })
+            .collect();
+        let Ok(count) = jint::try_from(methods.len()) else {
+            return false;
         };
-        // SAFETY: `raw` is this thread's JNIEnv; `method` points at NUL-terminated strings.
+        // SAFETY: `raw` is this thread's JNIEnv; `methods` points at NUL-terminated strings
+        // that outlive the call.
         let rc = unsafe {
             match (**self.raw).RegisterNatives {
-                Some(f) => f(self.raw, class, &method, 1),
+                Some(f) => f(self.raw, class, methods.as_ptr(), count),
                 None => -1,
             }
         };
@@ -489,6 +491,17 @@ impl Jni {
             }
         };
         (!self.take_exception() && !id.is_null()).then_some(id)
+    }
+
+    /// Reads a static `boolean` field.
+    pub fn get_static_boolean(&self, class: jclass, field: jni_sys::jfieldID) -> bool {
+        // SAFETY: `field` is a static boolean field of `class`.
+        unsafe {
+            match (**self.raw).GetStaticBooleanField {
+                Some(f) => f(self.raw, class, field) != 0,
+                None => false,
+            }
+        }
     }
 
     /// Sets a static `boolean` field.

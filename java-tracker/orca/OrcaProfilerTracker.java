@@ -5,7 +5,15 @@
  * class loader (the agent appends it to the boot class path) and is never
  * instrumented itself.
  *
- * NATIVE SURFACE (bind with RegisterNatives on class orca/OrcaProfilerTracker):
+ * NATIVE SURFACE (defined as java.lang.OrcaProfilerTracker in the boot loader):
+ *
+ *     private static native boolean bind();
+ *
+ * the one native the JVM finds by its JNI name (Java_java_lang_OrcaProfilerTracker_bind,
+ * exported by the agent library). This class's static initializer calls it, and it binds
+ * every other native with RegisterNatives: made from a native method of this class, the
+ * call has this class as its caller, of the class's own (boot) loader, so the JVM prints
+ * no warning for a class of java.base rebound from elsewhere. Among the others:
  *
  *     private static native void event(int kind, Object subject);
  *     JNI signature: "event", "(ILjava/lang/Object;)V"
@@ -15,8 +23,9 @@
  * or null for Thread.sleep (the subject is then the calling thread). The
  * native runs on the thread the event happened on; it must not block, must
  * be reentrancy-safe, and may throw nothing (anything it throws is swallowed
- * here anyway). Until the natives are bound, every report is silently
- * dropped (the UnsatisfiedLinkError is caught).
+ * here anyway). Were the natives not bound, every report would be silently
+ * dropped (the UnsatisfiedLinkError is caught); the agent then says so and
+ * switches no instrumentation on.
  *
  * CONTRACT with the application:
  *  - every wrapper performs the original operation itself, in Java, on the
@@ -43,6 +52,20 @@ import jdk.internal.vm.annotation.Hidden;
 
 public final class OrcaProfilerTracker {
     private OrcaProfilerTracker() {}
+
+    /** Binds every other native of this class; true when all are (see NATIVE SURFACE). */
+    private static native boolean bind();
+
+    /** Whether the natives are bound: read by the agent when it installs the tracker. */
+    static boolean bound;
+
+    static {
+        try {
+            bound = bind();
+        } catch (Throwable t) {
+            // not bound: the agent reads `bound` and records without the tracker
+        }
+    }
 
     private static native void event(int kind, Object subject);
 

@@ -75,6 +75,7 @@ fn tracker_declares_every_called_method() {
     assert_eq!(
         natives,
         vec![
+            "bind()Z",
             "event(ILjava/lang/Object;)V",
             "register(Lorca/OrcaProfilerTracker$Rec;)V",
             "flush(Lorca/OrcaProfilerTracker$Rec;)V",

@@ -1,12 +1,13 @@
 //! The bundled tracker class: compiled as `orca.OrcaProfilerTracker`, embedded at build time
 //! as `java.lang.OrcaProfilerTracker` (see [`CLASS_NAME`]), defined in the bootstrap class
-//! loader at VMInit; its natives are the agent's exported JNI functions.
+//! loader at VMInit; its static initializer binds its natives, through the one the agent
+//! exports by its JNI name (`bind`, in the entry module).
 //!
 //! Rewritten code calls the tracker's public static methods; they do the real work in Java
 //! (so blocking happens in Java) and report through `event(int kind, Object subject)`, whose
 //! kinds are the [`ReportCode`]s, or, for monitors, into a per-thread buffer the recorder
 //! drains ([`crate::recorder::buffers`]). The natives themselves are `extern` functions of
-//! the entry module, which the JVM finds by name; what they report lands here, in safe Rust.
+//! the entry module, registered by `bind`; what they report lands here, in safe Rust.
 
 use std::ffi::CStr;
 use std::sync::OnceLock;
@@ -105,11 +106,14 @@ pub enum TrackerError {
     Define,
     #[error("cannot find the fields of {CLASS_NAME} the agent sets")]
     Field,
+    #[error("cannot bind the native methods of {CLASS_NAME} (liborca.so must export Java_java_lang_OrcaProfilerTracker_bind: is it stripped of its dynamic symbols?)")]
+    Bind,
 }
 
-/// Defines the tracker in the bootstrap loader, binds its `natives` and learns the fields of
-/// its buffers (into `fields`). Being in `java.base`, it needs no module reads edges: every
-/// module reads java.base, rewritten JDK code included.
+/// Defines the tracker in the bootstrap loader, initializes it (its static initializer binds
+/// its natives: see `bind` in the entry module) and learns the fields of its buffers (into
+/// `fields`). Being in `java.base`, it needs no module reads edges: every module reads
+/// java.base, rewritten JDK code included.
 pub fn install(
     jni: Jni,
     settings: &TrackerSettings,
@@ -123,6 +127,11 @@ pub fn install(
         .define_boot_class(c"java/lang/OrcaProfilerTracker$Rec", REC_BYTES)
         .ok_or(TrackerError::Define)?;
     let field = |c, n: &CStr, s: &CStr, st| jni.field_id(c, n, s, st).ok_or(TrackerError::Field);
+    // The first static field looked up initializes the class: the natives are bound now.
+    let bound = field(class, c"bound", c"Z", true)?;
+    if !jni.get_static_boolean(class, bound) {
+        return Err(TrackerError::Bind);
+    }
     let _ = fields.set(RecFields {
         buf: field(rec, c"buf", c"[J", false)?,
         pos: field(rec, c"pos", c"I", false)?,
