@@ -20,8 +20,7 @@ use std::path::Path;
 use clap::ValueEnum;
 use flate2::{write::GzEncoder, Compression};
 use orca_format::{
-    parse_stack, ConditionOp, Event, EventReader, Frame, Hash, LineError, LockMode, LockOp,
-    Metadata,
+    parse_stack, ConditionOp, Event, EventReader, Frame, Hash, LockMode, LockOp, Metadata,
 };
 use prost::Message;
 
@@ -184,9 +183,9 @@ impl Profiles {
         };
         let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
         while let Some((_, rec)) = r.next_event()? {
-            match rec {
-                Ok(rec) => p.event(&mut threads, rec.timestamp.nanos(), &rec.event),
-                Err(LineError::Torn) | Err(_) => {}
+            // Malformed and torn lines are skipped, as `orca report` skips them.
+            if let Ok(rec) = rec {
+                p.event(&mut threads, rec.timestamp.nanos(), &rec.event);
             }
         }
         p.finish(threads);
