@@ -541,9 +541,13 @@ impl Profiles {
             },
         ];
         let comment = comments.iter().map(|c| b.string(c)).collect();
+        // pprof names a profile after its main mapping's file: the log's.
+        let log_name = prefix
+            .file_name()
+            .map_or("java".into(), |n| n.to_string_lossy());
         let mapping = Mapping {
             id: 1,
-            filename: b.string("java"),
+            filename: b.string(&format!("{log_name}.orca")),
             has_functions: true,
             has_filenames: true,
             has_line_numbers: true,
@@ -889,4 +893,108 @@ pub struct Function {
     pub filename: i64,
     #[prost(int64, tag = "5")]
     pub start_line: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Analysis;
+    use std::collections::BTreeMap;
+
+    /// (count, ns) per leaf frame of the profile of `kind`, decoded from its bytes.
+    fn per_leaf(bytes: &[u8]) -> BTreeMap<String, (u64, u64)> {
+        let p = Profile::decode(bytes).unwrap();
+        assert_eq!(p.string_table[0], "");
+        let mut m = BTreeMap::new();
+        for s in &p.sample {
+            let loc = &p.location[s.location_id[0] as usize - 1];
+            assert_eq!(loc.id, s.location_id[0]);
+            let f = &p.function[loc.line[0].function_id as usize - 1];
+            let name = p.string_table[f.name as usize].clone();
+            let e: &mut (u64, u64) = m.entry(name).or_default();
+            e.0 += s.value[0] as u64;
+            e.1 += s.value[1] as u64;
+        }
+        m
+    }
+
+    /// On every fixture, per lock, the profiles hold `orca report`'s figures (`Analysis`),
+    /// what is still open at the end of the log included (`stuck`).
+    #[test]
+    fn fixtures_have_the_reports_figures_per_lock() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        for name in ["juc", "pingpong", "stuck", "twolocks", "ordered"] {
+            let prefix = dir.join(name);
+            let md = Metadata::load(&prefix).unwrap();
+            for from_events in [false, true] {
+                let a =
+                    Analysis::run_with(EventReader::open(&prefix).unwrap(), from_events).unwrap();
+                let p = Profiles::read(EventReader::open(&prefix).unwrap(), from_events).unwrap();
+                let profile = |k| per_leaf(&p.encode(k, &md, &prefix, None));
+                let mut blocked = BTreeMap::new();
+                let mut held = BTreeMap::new();
+                let mut waited = BTreeMap::new();
+                let mut sems = BTreeMap::new();
+                let mut put = |m: &mut BTreeMap<String, (u64, u64)>, k: String, c, ns| {
+                    if c > 0 {
+                        let e = m.entry(k).or_default();
+                        e.0 += c;
+                        e.1 += ns;
+                    }
+                };
+                for (h, o) in &a.objects {
+                    put(
+                        &mut blocked,
+                        format!("monitor {h}"),
+                        o.contentions,
+                        o.blocked,
+                    );
+                    put(
+                        &mut held,
+                        format!("monitor {h}"),
+                        o.holds.count(),
+                        o.holds.total(),
+                    );
+                    put(&mut waited, format!("monitor {h}"), o.waits, o.waited);
+                    put(
+                        &mut sems,
+                        format!("semaphore {h}"),
+                        o.sem_acquires,
+                        o.sem_time,
+                    );
+                }
+                for (h, l) in &a.locks {
+                    put(&mut blocked, format!("lock {h}"), l.contentions, l.blocked);
+                    for hist in [&l.write_holds, &l.read_holds] {
+                        put(&mut held, format!("lock {h}"), hist.count(), hist.total());
+                    }
+                }
+                for (h, (c, ns)) in &a.parks {
+                    let k = if *h == Hash::UNKNOWN {
+                        "park".into()
+                    } else {
+                        format!("park {h}")
+                    };
+                    put(&mut waited, k, *c, *ns);
+                }
+                let mut got_waited = BTreeMap::new();
+                for (k, (c, ns)) in profile(Kind::Waited) {
+                    // The report counts a condition's awaits against its lock.
+                    let k = match k.split_once(" of ") {
+                        Some((_, lock)) => lock.to_string(),
+                        None => k,
+                    };
+                    put(&mut got_waited, k, c, ns);
+                }
+                for (h, l) in &a.locks {
+                    put(&mut waited, format!("lock {h}"), l.awaits, l.awaited);
+                }
+                let ctx = format!("{name}, from_events {from_events}");
+                assert_eq!(profile(Kind::Blocked), blocked, "{ctx}");
+                assert_eq!(profile(Kind::Held), held, "{ctx}");
+                assert_eq!(got_waited, waited, "{ctx}");
+                assert_eq!(profile(Kind::Semaphores), sems, "{ctx}");
+            }
+        }
+    }
 }
