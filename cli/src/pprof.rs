@@ -935,7 +935,7 @@ mod tests {
                 let mut held = BTreeMap::new();
                 let mut waited = BTreeMap::new();
                 let mut sems = BTreeMap::new();
-                let mut put = |m: &mut BTreeMap<String, (u64, u64)>, k: String, c, ns| {
+                let put = |m: &mut BTreeMap<String, (u64, u64)>, k: String, c, ns| {
                     if c > 0 {
                         let e = m.entry(k).or_default();
                         e.0 += c;

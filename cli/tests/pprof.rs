@@ -101,7 +101,9 @@ fn raw(file: &Path) -> Raw {
     let text = pprof(&["-raw", file.to_str().unwrap()]);
     let mut lines = text.lines().skip_while(|l| *l != "Samples:").skip(1);
     let types = lines.next().expect("sample types").trim().to_string();
-    let mut samples: Vec<(Vec<u64>, Vec<u64>, BTreeMap<String, String>)> = Vec::new();
+    // (values, location ids, labels)
+    type Parsed = (Vec<u64>, Vec<u64>, BTreeMap<String, String>);
+    let mut samples: Vec<Parsed> = Vec::new();
     for l in lines.by_ref() {
         if l == "Locations" {
             break;
@@ -474,14 +476,19 @@ fn record(test: &str, jdk: &Jdk, options: &[&str], main: &str, args: &[&str]) ->
 
 const JUC_ARGS: [&str; 5] = ["3", "40", "2", "5", "4"];
 
-/// The programs: j.u.c. locks, conditions and parks; wait/notify; forced monitor
-/// contention; semaphores.
-fn programs() -> [(&'static str, &'static [&'static str]); 4] {
+/// The programs, and the kinds each one forces samples of: j.u.c. locks (a contended
+/// `tryLock`), conditions and parks; wait/notify; forced monitor contention; semaphores.
+#[allow(clippy::type_complexity)]
+fn programs() -> [(
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+); 4] {
     [
-        ("JucLocks", &JUC_ARGS),
-        ("PingPong", &[]),
-        ("Contention", &[]),
-        ("SemaphoreHandoff", &[]),
+        ("JucLocks", &JUC_ARGS, &["blocked", "held", "waited"]),
+        ("PingPong", &[], &["held", "waited"]),
+        ("Contention", &[], &["blocked", "held"]),
+        ("SemaphoreHandoff", &[], &["semaphores"]),
     ]
 }
 
@@ -491,14 +498,19 @@ fn programs() -> [(&'static str, &'static [&'static str]); 4] {
 #[test]
 fn profiles_of_real_runs_have_the_reports_figures() {
     for jdk in jdks() {
-        for (main, args) in programs() {
+        for (main, args, forced) in programs() {
             for trace in ["summary", "all"] {
                 let test = format!("pprof-{main}-{trace}");
                 let (prefix, dir) = record(&test, jdk, &["--trace", trace], main, args);
                 let ctx = format!("{} {main} trace={trace}", jdk.label());
                 let rep = report(&prefix, &[]);
                 for kind in KINDS {
-                    check_profile(&dir.join(format!("{kind}.pb.gz")), kind, &rep, &ctx);
+                    let r = check_profile(&dir.join(format!("{kind}.pb.gz")), kind, &rep, &ctx);
+                    assert!(
+                        !forced.contains(&kind) || !r.samples.is_empty(),
+                        "{ctx}: no {kind} sample: {}",
+                        r.text
+                    );
                 }
                 if trace == "all" {
                     let rep = report(&prefix, &["--from-events"]);
