@@ -479,15 +479,7 @@ impl Profiles {
             .flat_map(|m| m.iter().map(|(k, v)| (k, *v)))
             .collect();
         // Stable output: the same log gives the same bytes.
-        v.sort_by(|a, b| {
-            (a.0.leaf.name(), &a.0.stack, a.0.thread, a.0.owner, a.0.mode).cmp(&(
-                b.0.leaf.name(),
-                &b.0.stack,
-                b.0.thread,
-                b.0.owner,
-                b.0.mode,
-            ))
-        });
+        v.sort_by_cached_key(|(k, _)| (k.leaf.name(), k.stack.clone(), k.thread, k.owner, k.mode));
         v
     }
 
@@ -607,9 +599,11 @@ impl Profiles {
         }
         let first = self.first_ts.unwrap_or(self.last_ts);
         let duration = self.last_ts - first;
-        let time_type = ValueType {
-            r#type: sample_type[1].r#type,
-            unit: sample_type[1].unit,
+        // One recorded event in `period` events: the count is what is sampled, as in Go's
+        // mutex profile (`contentions count`, the sampling rate).
+        let period_type = ValueType {
+            r#type: sample_type[0].r#type,
+            unit: sample_type[0].unit,
         };
         let default_sample_type = sample_type[1].r#type;
         Profile {
@@ -625,7 +619,7 @@ impl Profiles {
             // which is the log's last timestamp.
             time_nanos: mtime.map_or(0, |m| m.saturating_sub(duration)) as i64,
             duration_nanos: duration as i64,
-            period_type: Some(time_type),
+            period_type: Some(period_type),
             period: weight as i64,
             comment,
             default_sample_type,
