@@ -4,15 +4,17 @@
 //! One profile per [`Kind`], two values per sample (a count and nanoseconds), as Go's own
 //! mutex profile has them. A sample's stack is the Java stack of the event, innermost first,
 //! under a leaf frame naming what the thread was on (`monitor HASH`, `lock HASH`,
-//! `condition HASH`, `park HASH`, `semaphore HASH`: the names `orca flame` prints), so a
-//! flame graph ends at the lock and `-focus` can pick one; the same name is a `lock` label and
-//! the thread a `thread` label, for `-tagfocus`.
+//! `condition HASH of lock HASH`, `park HASH`, `semaphore HASH`: the names `orca flame`
+//! prints, a condition with its lock), so a flame graph ends at the lock and `-focus` can pick
+//! one; the same name is a `lock` label and the thread a `thread` label, for `-tagfocus`.
+//! Monitors are named by identity hash only: the log does not say their class.
 //!
 //! The figures follow `orca report`'s rules exactly (report.rs, `Analysis`): which events pair,
 //! what is still open at the end of the log (counted up to its last timestamp), hold times from
 //! the summary lines unless `--from-events`, `Object.wait` and `await` taken out of holds. The
 //! difference is that this keeps the whole stack where the report keeps its top frame; the
-//! tests hold the two equal per line, through `go tool pprof`.
+//! tests hold the two equal per lock (here, against `Analysis`) and per line, function and
+//! thread (cli/tests/pprof.rs, through `go tool pprof`).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -33,8 +35,8 @@ pub enum Kind {
     /// Outermost monitor and j.u.c. lock holds (instrumentation mode): holds/count,
     /// held/nanoseconds.
     Held,
-    /// `Object.wait`, `Condition.await` and `LockSupport.park`: waits/count,
-    /// waiting/nanoseconds.
+    /// `Object.wait`, `Condition.await` and `LockSupport.park` (not sleeps or joins):
+    /// waits/count, waiting/nanoseconds.
     Waited,
     /// `Semaphore.acquire`: acquires/count, acquiring/nanoseconds.
     Semaphores,
