@@ -8,6 +8,7 @@ mod bench;
 mod deadlocks;
 mod flame;
 mod html;
+mod pprof;
 mod record;
 mod report;
 mod timeline;
@@ -70,6 +71,10 @@ enum Cmd {
         /// Also write the HTML report (`orca html`) to FILE after the run.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
+        /// Also write the pprof profiles (`orca pprof`) of every kind to DIR after the run:
+        /// DIR/blocked.pb.gz, held.pb.gz, waited.pb.gz, semaphores.pb.gz.
+        #[arg(long, value_name = "DIR")]
+        pprof: Option<PathBuf>,
         /// The Java command: `java` (or a path to it) and its arguments.
         #[arg(last = true, required = true, value_name = "JAVA ARGS")]
         command: Vec<String>,
@@ -128,6 +133,22 @@ enum Cmd {
         output: Option<PathBuf>,
         /// `--weight held` from MonitorEntered/MonitorExit (LockAcquired/LockRelease)
         /// events even when the log has MonitorHolds (LockHolds) summary lines.
+        #[arg(long)]
+        from_events: bool,
+    },
+    /// A gzip-compressed pprof profile (`go tool pprof`, Grafana/Pyroscope, speedscope):
+    /// count and nanoseconds per stack, the lock as the leaf frame, the thread as a label.
+    Pprof {
+        /// Dump prefix.
+        prefix: PathBuf,
+        /// What the samples measure.
+        #[arg(long, value_enum, default_value_t = pprof::Kind::Blocked)]
+        kind: pprof::Kind,
+        /// Output file (`.pb.gz`).
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+        /// `--kind held` from MonitorEntered/MonitorExit (LockAcquired/LockRelease) events
+        /// even when the log has MonitorHolds (LockHolds) summary lines.
         #[arg(long)]
         from_events: bool,
     },
@@ -215,6 +236,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             trace,
             holdthreshold,
             html,
+            pprof,
             command,
         } => record::run(record::Record {
             prefix,
@@ -228,6 +250,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             trace,
             holdthreshold,
             html,
+            pprof,
             command,
         }),
         Cmd::Check {
@@ -276,6 +299,16 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             write_html(&prefix, &output)?;
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Pprof {
+            prefix,
+            kind,
+            output,
+            from_events,
+        } => {
+            pprof::run(&prefix, &[(kind, output.clone())], from_events)?;
+            eprintln!("orca: wrote {}", output.display());
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Timeline { prefix, output } => {
             let md = Metadata::load(&prefix)?;
             let n = timeline::run(&prefix, &md, &output)?;
@@ -318,6 +351,22 @@ fn write_html(prefix: &Path, output: &Path) -> Result<(), html::HtmlError> {
         "orca: wrote {} ({:.1} MB)",
         output.display(),
         bytes as f64 / 1e6
+    );
+    Ok(())
+}
+
+/// Writes the profile of every kind into `dir` (made if missing) and says where.
+fn write_pprof(prefix: &Path, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let kinds: Vec<_> = pprof::Kind::ALL
+        .iter()
+        .map(|k| (*k, dir.join(format!("{}.pb.gz", k.name()))))
+        .collect();
+    pprof::run(prefix, &kinds, false)?;
+    eprintln!(
+        "orca: wrote the pprof profiles {}/{{{}}}.pb.gz",
+        dir.display(),
+        pprof::Kind::ALL.map(|k| k.name()).join(",")
     );
     Ok(())
 }

@@ -24,6 +24,8 @@ pub struct Record {
     pub holdthreshold: Option<String>,
     /// Also write the HTML report there.
     pub html: Option<PathBuf>,
+    /// Also write the pprof profiles of every kind into this directory.
+    pub pprof: Option<PathBuf>,
     pub command: Vec<String>,
 }
 
@@ -133,6 +135,11 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
         if let Some(out) = &r.html {
             if let Err(e) = crate::write_html(Path::new(&r.prefix), out) {
                 eprintln!("orca: cannot write {}: {e}", out.display());
+            }
+        }
+        if let Some(dir) = &r.pprof {
+            if let Err(e) = crate::write_pprof(Path::new(&r.prefix), dir) {
+                eprintln!("orca: cannot write the pprof profiles: {e}");
             }
         }
     } else {
@@ -274,6 +281,7 @@ mod tests {
             trace: Some("all".into()),
             holdthreshold: None,
             html: None,
+            pprof: None,
             command: vec!["java".into(), "-cp".into(), "x".into(), "Main".into()],
         };
         let o = agent_options(&r).unwrap();
@@ -305,6 +313,7 @@ mod tests {
             trace: None,
             holdthreshold: None,
             html: None,
+            pprof: None,
             command: vec!["java".into()],
         };
         assert!(agent_options(&r).is_err());

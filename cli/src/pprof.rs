@@ -1,0 +1,996 @@
+//! `orca pprof`: the log as gzip-compressed pprof profiles (`profile.proto`), for
+//! `go tool pprof`, Grafana/Pyroscope and speedscope.
+//!
+//! One profile per [`Kind`], two values per sample (a count and nanoseconds), as Go's own
+//! mutex profile has them. A sample's stack is the Java stack of the event, innermost first,
+//! under a leaf frame naming what the thread was on (`monitor HASH`, `lock HASH`,
+//! `condition HASH of lock HASH`, `park HASH`, `semaphore HASH`: the names `orca flame`
+//! prints, a condition with its lock), so a flame graph ends at the lock and `-focus` can pick
+//! one; the same name is a `lock` label and the thread a `thread` label, for `-tagfocus`.
+//! Monitors are named by identity hash only: the log does not say their class.
+//!
+//! The figures follow `orca report`'s rules exactly (report.rs, `Analysis`): which events pair,
+//! what is still open at the end of the log (counted up to its last timestamp), hold times from
+//! the summary lines unless `--from-events`, `Object.wait` and `await` taken out of holds. The
+//! difference is that this keeps the whole stack where the report keeps its top frame; the
+//! tests hold the two equal per lock (here, against `Analysis`) and per line, function and
+//! thread (cli/tests/pprof.rs, through `go tool pprof`).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use clap::ValueEnum;
+use flate2::{write::GzEncoder, Compression};
+use orca_format::{
+    parse_stack, ConditionOp, Event, EventReader, Frame, Hash, LockMode, LockOp, Metadata,
+};
+use prost::Message;
+
+/// What a profile measures.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug, Hash)]
+pub enum Kind {
+    /// Contended monitor entries and contended j.u.c. lock acquisitions (Go's mutex profile:
+    /// contentions/count, delay/nanoseconds).
+    Blocked,
+    /// Outermost monitor and j.u.c. lock holds (instrumentation mode): holds/count,
+    /// held/nanoseconds.
+    Held,
+    /// `Object.wait`, `Condition.await` and `LockSupport.park` (not sleeps or joins):
+    /// waits/count, waiting/nanoseconds.
+    Waited,
+    /// `Semaphore.acquire`: acquires/count, acquiring/nanoseconds.
+    Semaphores,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Blocked, Kind::Held, Kind::Waited, Kind::Semaphores];
+
+    /// The file name stem `orca record --pprof DIR` uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Blocked => "blocked",
+            Kind::Held => "held",
+            Kind::Waited => "waited",
+            Kind::Semaphores => "semaphores",
+        }
+    }
+
+    /// The sample types: (count, unit) and (time, unit).
+    fn sample_types(self) -> [(&'static str, &'static str); 2] {
+        let count = match self {
+            Kind::Blocked => "contentions",
+            Kind::Held => "holds",
+            Kind::Waited => "waits",
+            Kind::Semaphores => "acquires",
+        };
+        let time = match self {
+            Kind::Blocked => "delay",
+            Kind::Held => "held",
+            Kind::Waited => "waiting",
+            Kind::Semaphores => "acquiring",
+        };
+        [(count, "count"), (time, "nanoseconds")]
+    }
+}
+
+/// What a sample's thread was on: its leaf frame.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Leaf {
+    Monitor(Hash),
+    Lock(Hash),
+    /// A condition and its lock.
+    Condition(Hash, Hash),
+    /// The blocker, [`Hash::UNKNOWN`] for none.
+    Park(Hash),
+    Semaphore(Hash),
+}
+
+impl Leaf {
+    /// The leaf frame's name, as `orca flame` names it.
+    fn name(self) -> String {
+        match self {
+            Leaf::Monitor(h) => format!("monitor {h}"),
+            Leaf::Lock(h) => format!("lock {h}"),
+            Leaf::Condition(c, l) => format!("condition {c} of lock {l}"),
+            Leaf::Park(h) if h == Hash::UNKNOWN => "park".into(),
+            Leaf::Park(h) => format!("park {h}"),
+            Leaf::Semaphore(h) => format!("semaphore {h}"),
+        }
+    }
+
+    fn class(self) -> &'static str {
+        match self {
+            Leaf::Monitor(_) => "monitor",
+            Leaf::Lock(_) => "j.u.c. lock",
+            Leaf::Condition(..) => "condition",
+            Leaf::Park(_) => "park",
+            Leaf::Semaphore(_) => "semaphore",
+        }
+    }
+}
+
+/// One sample before encoding: the same key adds up.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+struct Key {
+    leaf: Leaf,
+    /// The raw `<stackTrace>` (innermost first).
+    stack: String,
+    thread: Hash,
+    /// The owner when the contention began (blocked samples).
+    owner: Option<Hash>,
+    /// The j.u.c. hold's mode (held samples).
+    mode: Option<LockMode>,
+}
+
+type Sums = HashMap<Key, (u64, u64)>;
+
+fn add(m: &mut Sums, k: Key, count: u64, ns: u64) {
+    let e = m.entry(k).or_default();
+    e.0 += count;
+    e.1 += ns;
+}
+
+/// The open call a thread is in, as report.rs pairs them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Call {
+    Wait,
+    Join,
+    Sleep,
+    Semaphore,
+}
+
+#[derive(Default)]
+struct ThreadState {
+    /// (monitor, owner, since, stack).
+    contended: Option<(Hash, Hash, u64, String)>,
+    /// (call, object, since, stack).
+    call: Option<(Call, Hash, u64, String)>,
+    /// (monitor, count, since, stack, ns before an Object.wait).
+    held: Vec<(Hash, u32, u64, String, u64)>,
+    /// (lock, owner, since, stack).
+    juc_acquire: Option<(Hash, Hash, u64, String)>,
+    /// (lock, mode, count, since, stack, ns before an await).
+    juc_held: Vec<(Hash, LockMode, u32, u64, String, u64)>,
+    /// (is park, lock or blocker, condition, since, stack).
+    juc_call: Option<(bool, Hash, Hash, u64, String)>,
+}
+
+/// Every kind's samples of one log, from one pass.
+#[derive(Default)]
+pub struct Profiles {
+    blocked: Sums,
+    waited: Sums,
+    semaphores: Sums,
+    held_events: Sums,
+    held_summaries: Sums,
+    lock_held_events: Sums,
+    lock_held_summaries: Sums,
+    names: HashMap<Hash, String>,
+    first_ts: Option<u64>,
+    last_ts: u64,
+    has_summaries: bool,
+    has_lock_summaries: bool,
+    from_events: bool,
+}
+
+impl Profiles {
+    /// Reads every event of `r` and closes what is still open at the end, as `orca report`.
+    pub fn read<R: std::io::Read>(
+        mut r: EventReader<R>,
+        from_events: bool,
+    ) -> std::io::Result<Profiles> {
+        let mut p = Profiles {
+            from_events,
+            ..Default::default()
+        };
+        let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
+        while let Some((_, rec)) = r.next_event()? {
+            // Malformed and torn lines are skipped, as `orca report` skips them.
+            if let Ok(rec) = rec {
+                p.event(&mut threads, rec.timestamp.nanos(), &rec.event);
+            }
+        }
+        p.finish(threads);
+        Ok(p)
+    }
+
+    fn event(&mut self, threads: &mut HashMap<Hash, ThreadState>, ts: u64, ev: &Event<'_>) {
+        self.first_ts = Some(self.first_ts.map_or(ts, |f| f.min(ts)));
+        self.last_ts = self.last_ts.max(ts);
+        let Some(thread) = ev.thread() else { return };
+        let t = threads.entry(thread).or_default();
+        let raw = || ev.stack().map_or(String::new(), |s| s.raw().to_string());
+        let key = |leaf, stack| Key {
+            leaf,
+            stack,
+            thread,
+            owner: None,
+            mode: None,
+        };
+        match *ev {
+            Event::ThreadStarted { name, .. } => {
+                self.names.insert(thread, name.decode().into_owned());
+            }
+            Event::MonitorContendedEnter { monitor, owner, .. } => {
+                t.contended = Some((monitor, owner, ts, raw()));
+            }
+            Event::MonitorContendedEntered { monitor, .. } => {
+                if let Some((m, owner, since, stack)) = t.contended.take() {
+                    if m == monitor {
+                        let k = Key {
+                            owner: Some(owner),
+                            ..key(Leaf::Monitor(m), stack)
+                        };
+                        add(&mut self.blocked, k, 1, ts.saturating_sub(since));
+                    }
+                }
+            }
+            Event::MonitorHolds {
+                monitor,
+                count,
+                total,
+                site,
+                ..
+            } => {
+                self.has_summaries = true;
+                let k = key(Leaf::Monitor(monitor), site.raw().to_string());
+                add(&mut self.held_summaries, k, count, total);
+            }
+            Event::LockOrder { .. } => self.has_summaries = true,
+            Event::LockHolds {
+                lock,
+                mode,
+                count,
+                total,
+                site,
+                ..
+            } => {
+                self.has_summaries = true;
+                self.has_lock_summaries = true;
+                let k = Key {
+                    mode: Some(mode),
+                    ..key(Leaf::Lock(lock), site.raw().to_string())
+                };
+                add(&mut self.lock_held_summaries, k, count, total);
+            }
+            Event::LockHold { .. } => self.has_lock_summaries = true,
+            Event::MonitorEntered { monitor, .. } => {
+                match t.held.iter_mut().find(|h| h.0 == monitor) {
+                    Some(h) => h.1 += 1,
+                    None => t.held.push((monitor, 1, ts, raw(), 0)),
+                }
+            }
+            Event::MonitorExit { monitor, .. } => {
+                if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
+                    t.held[i].1 -= 1;
+                    if t.held[i].1 == 0 {
+                        let (_, _, since, stack, acc) = t.held.swap_remove(i);
+                        let ns = acc + ts.saturating_sub(since);
+                        add(
+                            &mut self.held_events,
+                            key(Leaf::Monitor(monitor), stack),
+                            1,
+                            ns,
+                        );
+                    }
+                }
+            }
+            Event::ObjectWait { object, .. } => {
+                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
+                    h.4 += ts.saturating_sub(h.2);
+                    h.2 = ts;
+                }
+                t.call = Some((Call::Wait, object, ts, raw()));
+            }
+            Event::ThreadJoin { joined, .. } => t.call = Some((Call::Join, joined, ts, raw())),
+            Event::SemaphoreAcquire { semaphore, .. } => {
+                t.call = Some((Call::Semaphore, semaphore, ts, raw()))
+            }
+            Event::ThreadSleep { .. } => t.call = Some((Call::Sleep, Hash(0), ts, raw())),
+            Event::ObjectWaited { object, .. } => {
+                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
+                    h.2 = ts;
+                }
+                if let Some(c) = t.call.take() {
+                    self.close_call(thread, c, ts, raw());
+                }
+            }
+            Event::ThreadJoined { .. }
+            | Event::ThreadSlept { .. }
+            | Event::SemaphoreAcquired { .. } => {
+                if let Some(c) = t.call.take() {
+                    self.close_call(thread, c, ts, raw());
+                }
+            }
+            Event::LockAcquire { lock, owner, .. } => {
+                t.juc_acquire = Some((lock, owner, ts, raw()));
+            }
+            Event::Lock { op, lock, mode, .. } => {
+                if op != LockOp::Release {
+                    // report.rs counts the acquisition against the lock of this event.
+                    if let Some((_, owner, since, stack)) = t.juc_acquire.take() {
+                        self.acquired(thread, lock, owner, ts.saturating_sub(since), stack);
+                    }
+                }
+                match op {
+                    LockOp::Acquired => {
+                        match t.juc_held.iter_mut().find(|h| h.0 == lock && h.1 == mode) {
+                            Some(h) => h.2 += 1,
+                            None => t.juc_held.push((lock, mode, 1, ts, raw(), 0)),
+                        }
+                    }
+                    LockOp::Release => {
+                        if let Some(i) = t.juc_held.iter().position(|h| h.0 == lock && h.1 == mode)
+                        {
+                            t.juc_held[i].2 -= 1;
+                            if t.juc_held[i].2 == 0 {
+                                let (_, mode, _, since, stack, acc) = t.juc_held.swap_remove(i);
+                                let k = Key {
+                                    mode: Some(mode),
+                                    ..key(Leaf::Lock(lock), stack)
+                                };
+                                let ns = acc + ts.saturating_sub(since);
+                                add(&mut self.lock_held_events, k, 1, ns);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::Condition {
+                op,
+                lock,
+                condition,
+                ..
+            } => match op {
+                ConditionOp::Await => {
+                    for h in t.juc_held.iter_mut().filter(|h| h.0 == lock) {
+                        h.5 += ts.saturating_sub(h.3);
+                        h.3 = ts;
+                    }
+                    t.juc_call = Some((false, lock, condition, ts, raw()));
+                }
+                ConditionOp::Awaited => {
+                    for h in t.juc_held.iter_mut().filter(|h| h.0 == lock) {
+                        h.3 = ts;
+                    }
+                    if let Some((_, _, _, since, stack)) = t.juc_call.take() {
+                        let k = key(Leaf::Condition(condition, lock), stack);
+                        add(&mut self.waited, k, 1, ts.saturating_sub(since));
+                    }
+                }
+                _ => {}
+            },
+            Event::ThreadPark { blocker, .. } => {
+                t.juc_call = Some((true, blocker, Hash::UNKNOWN, ts, raw()));
+            }
+            Event::ThreadParked { .. } => {
+                if let Some((_, blocker, _, since, stack)) = t.juc_call.take() {
+                    let k = key(Leaf::Park(blocker), stack);
+                    add(&mut self.waited, k, 1, ts.saturating_sub(since));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A j.u.c. acquisition that took `ns`: a contention when another thread owned the lock
+    /// as it began.
+    fn acquired(&mut self, thread: Hash, lock: Hash, owner: Hash, ns: u64, stack: String) {
+        if owner != Hash::UNKNOWN && owner != thread {
+            let k = Key {
+                leaf: Leaf::Lock(lock),
+                stack,
+                thread,
+                owner: Some(owner),
+                mode: None,
+            };
+            add(&mut self.blocked, k, 1, ns);
+        }
+    }
+
+    /// The end of a call at `ts`; `closing` is the stack of the event that ended it (report.rs
+    /// takes a semaphore's site from there).
+    fn close_call(&mut self, thread: Hash, c: (Call, Hash, u64, String), ts: u64, closing: String) {
+        let (call, obj, since, stack) = c;
+        let ns = ts.saturating_sub(since);
+        let (sums, leaf, stack) = match call {
+            Call::Wait => (&mut self.waited, Leaf::Monitor(obj), stack),
+            Call::Semaphore => (&mut self.semaphores, Leaf::Semaphore(obj), closing),
+            Call::Join | Call::Sleep => return,
+        };
+        let k = Key {
+            leaf,
+            stack,
+            thread,
+            owner: None,
+            mode: None,
+        };
+        add(sums, k, 1, ns);
+    }
+
+    /// What is still open at the end counts up to the last timestamp, as in report.rs.
+    fn finish(&mut self, threads: HashMap<Hash, ThreadState>) {
+        let end = self.last_ts;
+        for (thread, mut t) in threads {
+            if let Some((m, owner, since, stack)) = t.contended.take() {
+                let k = Key {
+                    leaf: Leaf::Monitor(m),
+                    stack,
+                    thread,
+                    owner: Some(owner),
+                    mode: None,
+                };
+                add(&mut self.blocked, k, 1, end.saturating_sub(since));
+            }
+            if let Some(c) = t.call.take() {
+                // The report has no site for a call still open: no stack.
+                self.close_call(thread, c, end, String::new());
+            }
+            if let Some((lock, owner, since, stack)) = t.juc_acquire.take() {
+                self.acquired(thread, lock, owner, end.saturating_sub(since), stack);
+            }
+            if let Some((park, obj, cond, since, stack)) = t.juc_call.take() {
+                let leaf = if park {
+                    Leaf::Park(obj)
+                } else {
+                    Leaf::Condition(cond, obj)
+                };
+                let k = Key {
+                    leaf,
+                    stack,
+                    thread,
+                    owner: None,
+                    mode: None,
+                };
+                add(&mut self.waited, k, 1, end.saturating_sub(since));
+            }
+        }
+    }
+
+    /// Whether monitor holds come from `MonitorHolds` lines and j.u.c. holds from
+    /// `LockHolds` lines (report.rs's `holds_from_summaries`, `lock_holds_from_summaries`).
+    fn holds_from_summaries(&self) -> (bool, bool) {
+        (
+            self.has_summaries && !self.from_events,
+            self.has_lock_summaries && !self.from_events,
+        )
+    }
+
+    fn samples(&self, kind: Kind) -> Vec<(&Key, (u64, u64))> {
+        let (mon, juc) = self.holds_from_summaries();
+        let parts: Vec<&Sums> = match kind {
+            Kind::Blocked => vec![&self.blocked],
+            Kind::Waited => vec![&self.waited],
+            Kind::Semaphores => vec![&self.semaphores],
+            Kind::Held => vec![
+                if mon {
+                    &self.held_summaries
+                } else {
+                    &self.held_events
+                },
+                if juc {
+                    &self.lock_held_summaries
+                } else {
+                    &self.lock_held_events
+                },
+            ],
+        };
+        let mut v: Vec<(&Key, (u64, u64))> = parts
+            .into_iter()
+            .flat_map(|m| m.iter().map(|(k, v)| (k, *v)))
+            .collect();
+        // Stable output: the same log gives the same bytes.
+        v.sort_by_cached_key(|(k, _)| (k.leaf.name(), k.stack.clone(), k.thread, k.owner, k.mode));
+        v
+    }
+
+    /// How many real events one recorded event stands for. Every event is recorded today, so
+    /// 1; when the agent samples (issue 21), the weight the log gives goes here, and
+    /// [`Profiles::encode`] scales every value by it and says so in a comment.
+    fn sample_weight(&self) -> u64 {
+        1
+    }
+
+    /// The profile of `kind` as uncompressed `profile.proto` bytes.
+    pub fn encode(&self, kind: Kind, md: &Metadata, prefix: &Path, mtime: Option<u64>) -> Vec<u8> {
+        let mut b = Builder::default();
+        b.string(""); // index 0 is the empty string, by the format's rule
+        let types = kind.sample_types();
+        let sample_type: Vec<ValueType> = types
+            .iter()
+            .map(|(t, u)| ValueType {
+                r#type: b.string(t),
+                unit: b.string(u),
+            })
+            .collect();
+        let weight = self.sample_weight();
+        let (mon, juc) = self.holds_from_summaries();
+        let source = match kind {
+            Kind::Held => format!(
+                "monitor holds from {}, j.u.c. holds from {}",
+                if mon {
+                    "MonitorHolds summary lines (one-frame sites)"
+                } else {
+                    "MonitorEntered/MonitorExit events"
+                },
+                if juc {
+                    "LockHolds summary lines (one-frame sites)"
+                } else {
+                    "LockAcquired/LockRelease events"
+                },
+            ),
+            _ => "from events".into(),
+        };
+        let comments = [
+            format!(
+                "orca pprof {}: {} ({source})",
+                prefix.display(),
+                kind.name()
+            ),
+            if weight == 1 {
+                "every event recorded: values are the true totals".into()
+            } else {
+                format!("sampled: each recorded event counts {weight} times, so totals estimate the true totals")
+            },
+        ];
+        let comment = comments.iter().map(|c| b.string(c)).collect();
+        // pprof names a profile after its main mapping's file: the log's.
+        let log_name = prefix
+            .file_name()
+            .map_or("java".into(), |n| n.to_string_lossy());
+        let mapping = Mapping {
+            id: 1,
+            filename: b.string(&format!("{log_name}.orca")),
+            has_functions: true,
+            has_filenames: true,
+            has_line_numbers: true,
+            ..Default::default()
+        };
+        let mut sample = Vec::new();
+        for (k, (count, ns)) in self.samples(kind) {
+            if count == 0 {
+                continue;
+            }
+            let mut location_id = vec![b.leaf(k.leaf)];
+            if let Ok(st) = parse_stack(k.stack.as_bytes(), 0) {
+                location_id.extend(st.frames().map(|f| b.frame(md, f)));
+            }
+            let thread_name = self
+                .names
+                .get(&k.thread)
+                .cloned()
+                .unwrap_or_else(|| format!("[{}]", k.thread));
+            let mut labels = vec![
+                ("thread", thread_name),
+                ("thread id", k.thread.to_string()),
+                ("lock", k.leaf.name()),
+                ("lock kind", k.leaf.class().to_string()),
+            ];
+            if let Some(o) = k.owner {
+                let name = match self.names.get(&o) {
+                    Some(n) => format!("{n} [{o}]"),
+                    None if o == Hash::UNKNOWN => "unknown".into(),
+                    None => format!("[{o}]"),
+                };
+                labels.push(("owner", name));
+            }
+            if let Some(m) = k.mode {
+                let m = match m {
+                    LockMode::Write => "write",
+                    LockMode::Read => "read",
+                };
+                labels.push(("mode", m.to_string()));
+            }
+            let label = labels
+                .into_iter()
+                .map(|(key, s)| Label {
+                    key: b.string(key),
+                    str: b.string(&s),
+                    ..Default::default()
+                })
+                .collect();
+            sample.push(Sample {
+                location_id,
+                value: vec![
+                    (count.saturating_mul(weight)) as i64,
+                    (ns.saturating_mul(weight)) as i64,
+                ],
+                label,
+            });
+        }
+        let first = self.first_ts.unwrap_or(self.last_ts);
+        let duration = self.last_ts - first;
+        // One recorded event in `period` events: the count is what is sampled, as in Go's
+        // mutex profile (`contentions count`, the sampling rate).
+        let period_type = ValueType {
+            r#type: sample_type[0].r#type,
+            unit: sample_type[0].unit,
+        };
+        let default_sample_type = sample_type[1].r#type;
+        Profile {
+            sample_type,
+            sample,
+            mapping: vec![mapping],
+            location: b.locations,
+            function: b.functions,
+            string_table: b.strings,
+            drop_frames: 0,
+            keep_frames: 0,
+            // The log's clock has no date: its start is dated from the file's last write,
+            // which is the log's last timestamp.
+            time_nanos: mtime.map_or(0, |m| m.saturating_sub(duration)) as i64,
+            duration_nanos: duration as i64,
+            period_type: Some(period_type),
+            period: weight as i64,
+            comment,
+            default_sample_type,
+        }
+        .encode_to_vec()
+    }
+}
+
+/// Interns strings, functions and locations.
+#[derive(Default)]
+struct Builder {
+    strings: Vec<String>,
+    string_ids: HashMap<String, i64>,
+    functions: Vec<Function>,
+    function_ids: HashMap<String, u64>,
+    locations: Vec<Location>,
+    /// By (function, line).
+    location_ids: HashMap<(u64, i64), u64>,
+}
+
+impl Builder {
+    fn string(&mut self, s: &str) -> i64 {
+        if let Some(&i) = self.string_ids.get(s) {
+            return i;
+        }
+        let i = self.strings.len() as i64;
+        self.strings.push(s.to_string());
+        self.string_ids.insert(s.to_string(), i);
+        i
+    }
+
+    fn function(&mut self, name: &str, system_name: &str, file: &str) -> u64 {
+        let key = format!("{system_name}\0{file}");
+        if let Some(&i) = self.function_ids.get(&key) {
+            return i;
+        }
+        let id = self.functions.len() as u64 + 1;
+        let f = Function {
+            id,
+            name: self.string(name),
+            system_name: self.string(system_name),
+            filename: self.string(file),
+            start_line: 0,
+        };
+        self.functions.push(f);
+        self.function_ids.insert(key, id);
+        id
+    }
+
+    fn location(&mut self, function_id: u64, line: i64) -> u64 {
+        if let Some(&i) = self.location_ids.get(&(function_id, line)) {
+            return i;
+        }
+        let id = self.locations.len() as u64 + 1;
+        self.locations.push(Location {
+            id,
+            mapping_id: 1,
+            address: 0,
+            line: vec![Line {
+                function_id,
+                line,
+                column: 0,
+            }],
+            is_folded: false,
+        });
+        self.location_ids.insert((function_id, line), id);
+        id
+    }
+
+    fn leaf(&mut self, leaf: Leaf) -> u64 {
+        let name = leaf.name();
+        let f = self.function(&name, &name, "");
+        self.location(f, 0)
+    }
+
+    /// A Java frame: `Class.method`, its source file and the original line, as `orca report`
+    /// resolves them (`Metadata`); the descriptor in the system name tells overloads apart.
+    fn frame(&mut self, md: &Metadata, fr: Frame) -> u64 {
+        let name = md.method_name(fr.method);
+        let mi = md.methods.get(&fr.method);
+        let system = match mi {
+            Some(m) => format!("{name}{}", m.signature),
+            None => name.clone(),
+        };
+        let file = mi
+            .and_then(|m| md.classes.get(&m.class))
+            .map(|c| c.source_file.clone())
+            .unwrap_or_default();
+        let line = md.line_of(fr).map_or(0, i64::from);
+        let f = self.function(&name, &system, &file);
+        self.location(f, line)
+    }
+}
+
+/// Writes the profile of `kind` of the log at `prefix` to `out`, gzip-compressed.
+pub fn write(
+    prefix: &Path,
+    md: &Metadata,
+    p: &Profiles,
+    kind: Kind,
+    out: &Path,
+) -> Result<(), PprofError> {
+    let mtime = std::fs::metadata(orca_format::paths(prefix).orca)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as u64);
+    let bytes = p.encode(kind, md, prefix, mtime);
+    let io = |e| PprofError::Write(out.display().to_string(), e);
+    let f = std::fs::File::create(out).map_err(io)?;
+    let mut gz = GzEncoder::new(std::io::BufWriter::new(f), Compression::default());
+    std::io::Write::write_all(&mut gz, &bytes).map_err(io)?;
+    let mut w = gz.finish().map_err(io)?;
+    std::io::Write::flush(&mut w).map_err(io)?;
+    Ok(())
+}
+
+/// Reads the log once and writes the profile of every kind in `kinds`.
+pub fn run(
+    prefix: &Path,
+    kinds: &[(Kind, std::path::PathBuf)],
+    from_events: bool,
+) -> Result<(), PprofError> {
+    let md = Metadata::load(prefix)?;
+    let p = Profiles::read(orca_format::EventReader::open(prefix)?, from_events)
+        .map_err(|e| PprofError::Read(prefix.display().to_string(), e))?;
+    for (kind, out) in kinds {
+        write(prefix, &md, &p, *kind, out)?;
+    }
+    Ok(())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PprofError {
+    #[error(transparent)]
+    Log(#[from] orca_format::OrcaError),
+    #[error("{0}.orca: {1}")]
+    Read(String, std::io::Error),
+    #[error("cannot write {0}: {1} (does its directory exist?)")]
+    Write(String, std::io::Error),
+}
+
+// profile.proto (github.com/google/pprof/proto/profile.proto), message by message: the same
+// field numbers and types, for prost to encode.
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Profile {
+    #[prost(message, repeated, tag = "1")]
+    pub sample_type: Vec<ValueType>,
+    #[prost(message, repeated, tag = "2")]
+    pub sample: Vec<Sample>,
+    #[prost(message, repeated, tag = "3")]
+    pub mapping: Vec<Mapping>,
+    #[prost(message, repeated, tag = "4")]
+    pub location: Vec<Location>,
+    #[prost(message, repeated, tag = "5")]
+    pub function: Vec<Function>,
+    #[prost(string, repeated, tag = "6")]
+    pub string_table: Vec<String>,
+    #[prost(int64, tag = "7")]
+    pub drop_frames: i64,
+    #[prost(int64, tag = "8")]
+    pub keep_frames: i64,
+    #[prost(int64, tag = "9")]
+    pub time_nanos: i64,
+    #[prost(int64, tag = "10")]
+    pub duration_nanos: i64,
+    #[prost(message, optional, tag = "11")]
+    pub period_type: Option<ValueType>,
+    #[prost(int64, tag = "12")]
+    pub period: i64,
+    #[prost(int64, repeated, tag = "13")]
+    pub comment: Vec<i64>,
+    #[prost(int64, tag = "14")]
+    pub default_sample_type: i64,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ValueType {
+    #[prost(int64, tag = "1")]
+    pub r#type: i64,
+    #[prost(int64, tag = "2")]
+    pub unit: i64,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Sample {
+    #[prost(uint64, repeated, tag = "1")]
+    pub location_id: Vec<u64>,
+    #[prost(int64, repeated, tag = "2")]
+    pub value: Vec<i64>,
+    #[prost(message, repeated, tag = "3")]
+    pub label: Vec<Label>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Label {
+    #[prost(int64, tag = "1")]
+    pub key: i64,
+    #[prost(int64, tag = "2")]
+    pub str: i64,
+    #[prost(int64, tag = "3")]
+    pub num: i64,
+    #[prost(int64, tag = "4")]
+    pub num_unit: i64,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Mapping {
+    #[prost(uint64, tag = "1")]
+    pub id: u64,
+    #[prost(uint64, tag = "2")]
+    pub memory_start: u64,
+    #[prost(uint64, tag = "3")]
+    pub memory_limit: u64,
+    #[prost(uint64, tag = "4")]
+    pub file_offset: u64,
+    #[prost(int64, tag = "5")]
+    pub filename: i64,
+    #[prost(int64, tag = "6")]
+    pub build_id: i64,
+    #[prost(bool, tag = "7")]
+    pub has_functions: bool,
+    #[prost(bool, tag = "8")]
+    pub has_filenames: bool,
+    #[prost(bool, tag = "9")]
+    pub has_line_numbers: bool,
+    #[prost(bool, tag = "10")]
+    pub has_inline_frames: bool,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Location {
+    #[prost(uint64, tag = "1")]
+    pub id: u64,
+    #[prost(uint64, tag = "2")]
+    pub mapping_id: u64,
+    #[prost(uint64, tag = "3")]
+    pub address: u64,
+    #[prost(message, repeated, tag = "4")]
+    pub line: Vec<Line>,
+    #[prost(bool, tag = "5")]
+    pub is_folded: bool,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Line {
+    #[prost(uint64, tag = "1")]
+    pub function_id: u64,
+    #[prost(int64, tag = "2")]
+    pub line: i64,
+    #[prost(int64, tag = "3")]
+    pub column: i64,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Function {
+    #[prost(uint64, tag = "1")]
+    pub id: u64,
+    #[prost(int64, tag = "2")]
+    pub name: i64,
+    #[prost(int64, tag = "3")]
+    pub system_name: i64,
+    #[prost(int64, tag = "4")]
+    pub filename: i64,
+    #[prost(int64, tag = "5")]
+    pub start_line: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Analysis;
+    use std::collections::BTreeMap;
+
+    /// (count, ns) per leaf frame of the profile of `kind`, decoded from its bytes.
+    fn per_leaf(bytes: &[u8]) -> BTreeMap<String, (u64, u64)> {
+        let p = Profile::decode(bytes).unwrap();
+        assert_eq!(p.string_table[0], "");
+        let mut m = BTreeMap::new();
+        for s in &p.sample {
+            let loc = &p.location[s.location_id[0] as usize - 1];
+            assert_eq!(loc.id, s.location_id[0]);
+            let f = &p.function[loc.line[0].function_id as usize - 1];
+            let name = p.string_table[f.name as usize].clone();
+            let e: &mut (u64, u64) = m.entry(name).or_default();
+            e.0 += s.value[0] as u64;
+            e.1 += s.value[1] as u64;
+        }
+        m
+    }
+
+    /// On every fixture, per lock, the profiles hold `orca report`'s figures (`Analysis`),
+    /// what is still open at the end of the log included (`stuck`).
+    #[test]
+    fn fixtures_have_the_reports_figures_per_lock() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        for name in ["juc", "pingpong", "stuck", "twolocks", "ordered"] {
+            let prefix = dir.join(name);
+            let md = Metadata::load(&prefix).unwrap();
+            for from_events in [false, true] {
+                let a =
+                    Analysis::run_with(EventReader::open(&prefix).unwrap(), from_events).unwrap();
+                let p = Profiles::read(EventReader::open(&prefix).unwrap(), from_events).unwrap();
+                let profile = |k| per_leaf(&p.encode(k, &md, &prefix, None));
+                let mut blocked = BTreeMap::new();
+                let mut held = BTreeMap::new();
+                let mut waited = BTreeMap::new();
+                let mut sems = BTreeMap::new();
+                let put = |m: &mut BTreeMap<String, (u64, u64)>, k: String, c, ns| {
+                    if c > 0 {
+                        let e = m.entry(k).or_default();
+                        e.0 += c;
+                        e.1 += ns;
+                    }
+                };
+                for (h, o) in &a.objects {
+                    put(
+                        &mut blocked,
+                        format!("monitor {h}"),
+                        o.contentions,
+                        o.blocked,
+                    );
+                    put(
+                        &mut held,
+                        format!("monitor {h}"),
+                        o.holds.count(),
+                        o.holds.total(),
+                    );
+                    put(&mut waited, format!("monitor {h}"), o.waits, o.waited);
+                    put(
+                        &mut sems,
+                        format!("semaphore {h}"),
+                        o.sem_acquires,
+                        o.sem_time,
+                    );
+                }
+                for (h, l) in &a.locks {
+                    put(&mut blocked, format!("lock {h}"), l.contentions, l.blocked);
+                    for hist in [&l.write_holds, &l.read_holds] {
+                        put(&mut held, format!("lock {h}"), hist.count(), hist.total());
+                    }
+                }
+                for (h, (c, ns)) in &a.parks {
+                    let k = if *h == Hash::UNKNOWN {
+                        "park".into()
+                    } else {
+                        format!("park {h}")
+                    };
+                    put(&mut waited, k, *c, *ns);
+                }
+                let mut got_waited = BTreeMap::new();
+                for (k, (c, ns)) in profile(Kind::Waited) {
+                    // The report counts a condition's awaits against its lock.
+                    let k = match k.split_once(" of ") {
+                        Some((_, lock)) => lock.to_string(),
+                        None => k,
+                    };
+                    put(&mut got_waited, k, c, ns);
+                }
+                for (h, l) in &a.locks {
+                    put(&mut waited, format!("lock {h}"), l.awaits, l.awaited);
+                }
+                let ctx = format!("{name}, from_events {from_events}");
+                assert_eq!(profile(Kind::Blocked), blocked, "{ctx}");
+                assert_eq!(profile(Kind::Held), held, "{ctx}");
+                assert_eq!(got_waited, waited, "{ctx}");
+                assert_eq!(profile(Kind::Semaphores), sems, "{ctx}");
+            }
+        }
+    }
+}
