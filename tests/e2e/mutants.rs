@@ -684,15 +684,26 @@ fn mutants_have_the_same_outcome_with_and_without_the_agent() {
             .filter(|&i| plain.outcomes[i] != again.outcomes[i])
             .collect();
         let v50 = |i: usize| version_50(&set.mutants[i].bytes);
-        for &i in &unstable {
-            assert_eq!(
-                coarse(&plain.outcomes[i], v50(i)),
-                coarse(&again.outcomes[i], v50(i)),
-                "{label}: mutant {i} without the agent: {} then {}",
-                plain.messages[i],
-                again.messages[i]
+        // A mutant whose outcome differs between two runs without the agent (seen under load:
+        // one that linked, then failed to link naming Invisible$Case) has no outcome the agent
+        // could be held to: it is left out of the comparison, and said. Many of them would
+        // mean the driver itself is unstable.
+        let unsettled: Vec<usize> = unstable
+            .iter()
+            .copied()
+            .filter(|&i| coarse(&plain.outcomes[i], v50(i)) != coarse(&again.outcomes[i], v50(i)))
+            .collect();
+        for &i in &unsettled {
+            println!(
+                "{label}: mutant {i} without the agent: {} then {}: not compared",
+                plain.messages[i], again.messages[i]
             );
         }
+        assert!(
+            unsettled.len() * 100 <= total,
+            "{label}: {} of {total} mutants have no stable outcome without the agent",
+            unsettled.len()
+        );
         let is_changed = |i: usize| matches!(set.mutants[i].verdict, Verdict::Changed { .. });
         let ok = plain.outcomes.iter().filter(|o| *o == "OK").count();
         let changed_ok = (0..total)
@@ -702,6 +713,7 @@ fn mutants_have_the_same_outcome_with_and_without_the_agent() {
             .filter(|&i| plain.outcomes[i] == agent.outcomes[i])
             .count();
         let differ: Vec<usize> = (0..total)
+            .filter(|i| !unsettled.contains(i))
             .filter(|&i| coarse(&plain.outcomes[i], v50(i)) != coarse(&agent.outcomes[i], v50(i)))
             .collect();
         println!(
