@@ -481,7 +481,11 @@ impl Validator {
                     // ID for it means some frame names the wrong class (class 00000000,
                     // "unknown", is exempt: it stands for many classes).
                     if m.class != Hash(0) {
-                        let key = (m.class, m.name.raw().to_owned(), m.signature.raw().to_owned());
+                        let key = (
+                            m.class,
+                            m.name.raw().to_owned(),
+                            m.signature.raw().to_owned(),
+                        );
                         match self.method_keys.get(&key) {
                             Some(&(other, at)) if other != m.method.0 => {
                                 let msg = format!(
@@ -1067,9 +1071,10 @@ impl Validator {
         let o = self.ownerships.entry(what).or_default();
         let before = o.by_start.range(..(since, from)).next_back();
         let after = o.by_start.range((since, from)..).next();
-        let clash = [before, after].into_iter().flatten().find(|(&(s, _), &(e, t, _))| {
-            t != thread && s < until && since < e
-        });
+        let clash = [before, after]
+            .into_iter()
+            .flatten()
+            .find(|(&(s, _), &(e, t, _))| t != thread && s < until && since < e);
         let msg = clash.map(|(&(s, sl), &(e, t, el))| {
             format!("thread {thread} owns {what} from {since} (line {from}) to {until}, while thread {t} owns it from {s} (line {sl}) to {e} (line {el})")
         });

@@ -641,7 +641,11 @@ fn two_threads_holding_one_monitor() {
     // The same overlap found from the other side: B's hold written before A's.
     let mut v: Vec<&str> = ev.lines().collect();
     let a: Vec<&str> = v.drain(2..6).filter(|l| l.contains("AAAA")).collect();
-    let at = v.iter().position(|l| l.contains("MonitorExit,0000BBBB")).unwrap() + 1;
+    let at = v
+        .iter()
+        .position(|l| l.contains("MonitorExit,0000BBBB"))
+        .unwrap()
+        + 1;
     v.splice(at..at, a);
     let ev2: String = v.iter().map(|l| format!("{l}\n")).collect();
     let r = run(CLASSES, METHODS, &ev2);
@@ -678,7 +682,9 @@ fn a_wait_releases_the_monitor_and_a_waited_takes_it_back() {
     let errs = lines(&r, Severity::Error);
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert!(
-        errs[0].starts_with("t.orca:8: thread 0000AAAA owns monitor 00001111 from 5087.300000350 (line 7)"),
+        errs[0].starts_with(
+            "t.orca:8: thread 0000AAAA owns monitor 00001111 from 5087.300000350 (line 7)"
+        ),
         "{errs:?}"
     );
 }
@@ -718,7 +724,11 @@ fn overlaps_after_lost_events_are_warnings() {
         7,
         "5087.300000199,MonitorEntered,0000BBBB,00001111,1;00000002;00000000",
     );
-    let r = run(CLASSES, METHODS, &format!("{ev}5087.400000000,EventsDropped,3\n"));
+    let r = run(
+        CLASSES,
+        METHODS,
+        &format!("{ev}5087.400000000,EventsDropped,3\n"),
+    );
     assert!(r.is_valid(), "{:#?}", r.violations);
     assert_eq!(lines(&r, Severity::Warning).len(), 1);
 }

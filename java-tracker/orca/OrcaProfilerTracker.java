@@ -146,8 +146,6 @@ public final class OrcaProfilerTracker {
                 int st = deepStacks ? stack(r, site) : 0;
                 long t = System.nanoTime();
                 r.pendingStack = st;
-                r.pendingTime = t;
-                r.blocked = 0;
                 r.put(OrcaEvents.R_ENTER, site, h, t, st);
             }
         } catch (Throwable t) {
@@ -165,18 +163,16 @@ public final class OrcaProfilerTracker {
             int h;
             int st = 0;
             boolean inner;
-            // trace=all: an acquisition that did not block was entered when it was attempted
-            // (a clock read, 21 ns here, is a third of an event's cost at stackdepth 0: about
-            // 60 ns at the margin in PerEvent); one that blocked (the agent's
-            // MonitorContendedEnter set r.blocked) reads the clock again.
+            // trace=all reads the clock here, now that the monitor is held, whether or not the
+            // acquisition blocked: HotSpot spins for a contended monitor before it posts
+            // MonitorContendedEnter, so an acquisition without that event may still have
+            // waited for the previous owner's exit, and its MonitorEntered must not be
+            // stamped before that exit (docs/FORMAT.md, "Exclusion").
             long t = 0;
             if (r.pendingObj == monitor && monitor != null) {
                 h = r.pendingHash;
                 st = r.pendingStack;
                 inner = r.pendingInner;
-                if (traceAll && r.blocked == 0) {
-                    t = r.pendingTime;
-                }
             } else {
                 // a synchronized method: no monitorenter before it
                 h = System.identityHashCode(monitor);
@@ -869,9 +865,6 @@ public final class OrcaProfilerTracker {
         int pendingHash;
         int pendingStack;
         boolean pendingInner;
-        /** trace=all: the monitorenter under way's time, and 1 once the agent saw it block. */
-        long pendingTime;
-        int blocked;
         /**
          * The thread's last OrcaEvents.RELEASED monitor holds (hash, start, end), a ring read
          * by the agent when another thread blocks on a monitor nobody holds any more: its owner

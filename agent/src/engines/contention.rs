@@ -36,7 +36,6 @@ impl Contention {
         let Some((nanos, state, monitor)) = arrival(rec, jni, thread, object) else {
             return;
         };
-        rec.rec_blocked(jni, state);
         // Instrumented code's holds are known without asking the JVM (whose answer is a
         // safepoint, and often comes after the owner has released the monitor).
         let owner = match rec.tracked_owner(jni, monitor, state.hash, nanos) {

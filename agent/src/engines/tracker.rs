@@ -131,7 +131,6 @@ pub fn install(
         rel_hash: field(rec, c"relHash", c"[I", false)?,
         rel_start: field(rec, c"relStart", c"[J", false)?,
         rel_end: field(rec, c"relEnd", c"[J", false)?,
-        blocked: field(rec, c"blocked", c"I", false)?,
     });
     jni.set_static_boolean(
         class,

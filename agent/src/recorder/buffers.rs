@@ -112,9 +112,6 @@ pub struct RecFields {
     pub rel_hash: jni_sys::jfieldID,
     pub rel_start: jni_sys::jfieldID,
     pub rel_end: jni_sys::jfieldID,
-    /// `trace=all`: set when the thread blocks in a `monitorenter` (its entered time is then
-    /// read anew, not taken from the attempt's).
-    pub blocked: jni_sys::jfieldID,
 }
 // SAFETY: field IDs are valid on every thread for as long as the class is loaded (the
 // tracker, in the boot loader, is never unloaded).
@@ -199,22 +196,6 @@ impl Recorder {
     pub fn rec_flush(&self, jni: Jni) {
         if let Some(state) = self.current_state() {
             self.drain_thread(jni, state, None);
-        }
-    }
-
-    /// MonitorContendedEnter on the current thread: with `trace=all` its tracker's next
-    /// MonitorEntered reads the clock (an acquisition that did not block takes its attempt's).
-    pub fn rec_blocked(&self, jni: Jni, state: &ThreadState) {
-        if !self.trace_all {
-            return;
-        }
-        let (Some(recording), Some(f)) = (state.recording.as_ref(), self.buffers.fields.get())
-        else {
-            return;
-        };
-        let r = lock(recording);
-        if !r.rec.0.is_null() {
-            jni.set_int_field(r.rec.0, f.blocked, 1);
         }
     }
 
