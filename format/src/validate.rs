@@ -832,85 +832,58 @@ impl Validator {
             }
             _ => {}
         }
-        // Stretches of exclusive ownership (FORMAT.md, "Exclusion"), after the counts above.
+        // Stretches of exclusive ownership (FORMAT.md, "Exclusion"), after the counts above:
+        // `Some(true)` opens one, `Some(false)` closes it.
+        let monitor_count = |m: Hash| st.held.iter().find(|h| h.0 == m).map_or(0, |h| h.1);
+        let write_count = |l: Hash| {
+            st.locks
+                .iter()
+                .find(|h| h.0 == l && h.1 == LockMode::Write)
+                .map_or(0, |h| h.2)
+        };
+        let change = match *ev {
+            Event::MonitorEntered { monitor: m, .. } => {
+                (monitor_count(m) == 1).then_some((Owned::Monitor(m), true))
+            }
+            Event::MonitorExit { monitor: m, .. } => {
+                (monitor_count(m) == 0).then_some((Owned::Monitor(m), false))
+            }
+            Event::ObjectWait { object: m, .. } => Some((Owned::Monitor(m), false)),
+            Event::ObjectWaited { object: m, .. } => {
+                (monitor_count(m) > 0).then_some((Owned::Monitor(m), true))
+            }
+            Event::Lock {
+                op,
+                lock,
+                mode: LockMode::Write,
+                ..
+            } => match op {
+                LockOp::Acquired => (write_count(lock) == 1).then_some((Owned::Lock(lock), true)),
+                LockOp::Release => (write_count(lock) == 0).then_some((Owned::Lock(lock), false)),
+                _ => None,
+            },
+            Event::Condition { op, lock, .. } => match op {
+                ConditionOp::Await => Some((Owned::Lock(lock), false)),
+                ConditionOp::Awaited => {
+                    (write_count(lock) > 0).then_some((Owned::Lock(lock), true))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
         let mut closed: Vec<(Owned, Timestamp, u64)> = Vec::new();
-        let open = |st: &mut ThreadState, what: Owned| {
-            if !st.owning.iter().any(|o| o.0 == what) {
-                st.owning.push((what, ts, n));
-            }
-        };
-        let close = |st: &mut ThreadState, what: Owned, closed: &mut Vec<_>| {
-            if let Some(i) = st.owning.iter().position(|o| o.0 == what) {
-                let (w, since, at) = st.owning.swap_remove(i);
-                closed.push((w, since, at));
-            }
-        };
-        match *ev {
-            Event::MonitorEntered { monitor, .. } => {
-                if st.held.iter().any(|h| h.0 == monitor && h.1 == 1) {
-                    open(st, Owned::Monitor(monitor));
-                }
-            }
-            Event::MonitorExit { monitor, .. } => {
-                if !st.held.iter().any(|h| h.0 == monitor) {
-                    close(st, Owned::Monitor(monitor), &mut closed);
-                }
-            }
-            Event::ObjectWait { object, .. } => close(st, Owned::Monitor(object), &mut closed),
-            Event::ObjectWaited { object, .. } => {
-                if st.held.iter().any(|h| h.0 == object) {
-                    open(st, Owned::Monitor(object));
-                }
-            }
-            Event::Lock {
-                op: LockOp::Acquired,
-                lock,
-                mode: LockMode::Write,
-                ..
-            } => {
-                if st
-                    .locks
-                    .iter()
-                    .any(|h| h.0 == lock && h.1 == LockMode::Write && h.2 == 1)
-                {
-                    open(st, Owned::Lock(lock));
-                }
-            }
-            Event::Lock {
-                op: LockOp::Release,
-                lock,
-                mode: LockMode::Write,
-                ..
-            } => {
-                if !st
-                    .locks
-                    .iter()
-                    .any(|h| h.0 == lock && h.1 == LockMode::Write)
-                {
-                    close(st, Owned::Lock(lock), &mut closed);
-                }
-            }
-            Event::Condition {
-                op: ConditionOp::Await,
-                lock,
-                ..
-            } => close(st, Owned::Lock(lock), &mut closed),
-            Event::Condition {
-                op: ConditionOp::Awaited,
-                lock,
-                ..
-            } => {
-                if st
-                    .locks
-                    .iter()
-                    .any(|h| h.0 == lock && h.1 == LockMode::Write)
-                {
-                    open(st, Owned::Lock(lock));
-                }
-            }
-            // Whatever a thread still owns when it ends (System.exit) is not checked.
-            Event::ThreadEnded { .. } => st.owning.clear(),
+        let at = st
+            .owning
+            .iter()
+            .position(|o| Some(o.0) == change.map(|c| c.0));
+        match (change, at) {
+            (Some((what, true)), None) => st.owning.push((what, ts, n)),
+            (Some((_, false)), Some(i)) => closed.push(st.owning.swap_remove(i)),
             _ => {}
+        }
+        // Whatever a thread still owns when it ends (System.exit) is not checked.
+        if kind == K::ThreadEnded {
+            st.owning.clear();
         }
         let mode = ev.mode();
         // Method-call pairs.
@@ -1040,7 +1013,7 @@ impl Validator {
             }
         }
         self.seen_events += 1;
-        if self.seen_events % PRUNE_EVERY == 0 {
+        if self.seen_events.is_multiple_of(PRUNE_EVERY) {
             self.prune_ownerships();
         }
         for msg in notes {
