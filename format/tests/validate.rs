@@ -763,3 +763,34 @@ fn a_class_declares_one_method_per_name_and_descriptor() {
     let r = run(CLASSES, &m, EVENTS);
     assert!(r.violations.is_empty(), "{:#?}", r.violations);
 }
+
+#[test]
+fn a_log_summarised_for_juc_locks_has_no_lock_stretches() {
+    // Default options: a contended LockAcquired, then an await; no releases are written, so
+    // the thread may have released and taken the lock again between them.
+    let ev = "\
+5087.300000000,ThreadStarted,0000AAAA,a
+5087.300000001,ThreadStarted,0000BBBB,b
+5087.300000100,LockAcquire,0000AAAA,00002222,W,0000BBBB,1;00000001;00000020
+5087.300000200,LockAcquired,0000AAAA,00002222,W,1;00000001;00000020
+5087.300000300,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000004
+5087.300000400,LockAcquired,0000BBBB,00002222,W,1;00000002;00000004
+5087.300000500,ConditionAwait,0000BBBB,00003333,00002222,1;00000002;00000024
+5087.300000600,ConditionAwait,0000AAAA,00003333,00002222,1;00000001;00000024
+";
+    let r = run(CLASSES, METHODS, ev);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    // The same lines after a LockRelease (a complete trace) overlap.
+    let ev = ev.replacen(
+        "5087.300000300,",
+        "5087.300000250,LockRelease,0000BBBB,00004444,W,1;00000002;00000004\n5087.300000300,",
+        1,
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    let overlaps = r
+        .violations
+        .iter()
+        .filter(|v| v.kind == ViolationKind::Exclusion)
+        .count();
+    assert_eq!(overlaps, 1, "{:#?}", r.violations);
+}
