@@ -280,6 +280,9 @@ impl Agent {
 
     /// ObjectFree: a class loader that defined rewritten classes is gone, and its classes.
     pub fn loader_freed(&self, tag: i64) {
+        if crate::recorder::ids::is_id_tag(tag) {
+            return; // a class or a thread, whose ID stays taken
+        }
         self.rec.meta.loader_freed(tag);
         if let Some(ins) = &self.instrument {
             ins.loader_freed(tag);

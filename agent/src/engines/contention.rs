@@ -10,6 +10,7 @@ use crate::error::JvmtiError;
 use crate::events::Kind;
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
+use crate::recorder::ids;
 use crate::recorder::threads::ThreadState;
 use crate::recorder::writer::{EventRecord, Extra};
 use crate::recorder::Recorder;
@@ -42,7 +43,7 @@ impl Contention {
             Some(h) => h,
             None => match rec.jvmti.monitor_owner(object) {
                 Ok(t) if !t.is_null() => {
-                    let h = rec.jvmti.object_hash(t).unwrap_or(0);
+                    let h = ids::thread_id(&rec.jvmti, t);
                     jni.delete_local_ref(t);
                     h
                 }

@@ -370,6 +370,8 @@ fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, 
     }
     let object = if subject.is_null() {
         0
+    } else if matches!(entry, Kind::ThreadStart | Kind::ThreadJoin) {
+        crate::recorder::ids::thread_id(&rec.jvmti, subject)
     } else {
         rec.jvmti.object_hash(subject).unwrap_or(0)
     };
