@@ -219,7 +219,7 @@ impl Agent {
             jvmti.set_event(true, Event::VirtualThreadStart)?;
             jvmti.set_event(true, Event::VirtualThreadEnd)?;
         }
-        eprintln!(
+        crate::say!(
             "orca: recording (mode={}{}, stackdepth={}) to {}, {}, {}",
             self.options.mode.name(),
             match (self.options.mode, self.options.trace_all) {
@@ -298,7 +298,7 @@ impl Agent {
             // A test hook (tests/e2e/deploy.rs): what the offset-map tables hold at exit.
             let (loaders, classes, methods) = self.rec.meta.table_sizes();
             let pending = self.instrument.as_ref().map_or(0, |i| i.pending_classes());
-            eprintln!("orca-test: tables: {loaders} loaders, {classes} classes, {methods} method maps, {pending} classes pending");
+            crate::say!("orca-test: tables: {loaders} loaders, {classes} classes, {methods} method maps, {pending} classes pending");
         }
         if let Some(ins) = &self.instrument {
             ins.stop(&self.rec, jni);
@@ -371,7 +371,7 @@ impl Agent {
                     t.writer_cpu_nanos as f64 / 1e9
                 ));
             }
-            eprintln!(
+            crate::say!(
                 "orca: {} events, {} dropped{extra}; wrote {}, {}, {}",
                 t.events,
                 t.dropped,

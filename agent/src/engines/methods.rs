@@ -1094,7 +1094,7 @@ fn field_id_of(jni: Jni, obj: jobject, f: &FieldRef) -> Option<jfieldID> {
         }
         None => {
             if FIELDS[f.slot].swap(NO_FIELD, Ordering::AcqRel) != NO_FIELD {
-                eprintln!(
+                crate::say!(
                     "orca: field {} {} not found in this JDK's java.util.concurrent.locks; \
                      j.u.c. lock IDs fall back to the Lock object and owners to 00000000",
                     f.name.to_string_lossy(),

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use jni_sys::jobject;
 
@@ -59,6 +59,9 @@ struct TraceHeld {
 pub struct RecRef(jobject);
 // SAFETY: a JNI global reference is valid on every thread.
 unsafe impl Send for RecRef {}
+// SAFETY: as above; the agent only passes it to JNI calls, which may be made from any
+// thread at once (the object behind it is read with JNI, never through the pointer).
+unsafe impl Sync for RecRef {}
 
 /// What the agent keeps of one thread's tracker buffer: shared with the exit drain.
 pub struct Recording {
@@ -127,8 +130,10 @@ pub struct Buffers {
     /// its holds from another thread ([`Recorder::tracked_owner`]). Apart from the
     /// recordings so that a thread busy writing out its buffer (its recording locked) can
     /// still be named the owner of the monitor another thread blocks on. An entry leaves
-    /// before its global reference is deleted.
-    pub holders: Mutex<HashMap<usize, (u32, RecRef)>>,
+    /// before its global reference is deleted. A read-write lock: contenders looking for an
+    /// owner read it together and never wait for one another; only a thread's first
+    /// monitor report and its end write it.
+    pub holders: RwLock<HashMap<usize, (u32, RecRef)>>,
     pub fields: OnceLock<RecFields>,
 }
 
@@ -181,7 +186,7 @@ impl Recorder {
         let key = Arc::as_ptr(&r) as usize;
         self.buffers
             .holders
-            .lock()
+            .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(key, (state.hash, RecRef(global)));
         self.buffers
@@ -652,7 +657,7 @@ impl Recorder {
         };
         self.buffers
             .holders
-            .lock()
+            .write()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&(Arc::as_ptr(&recording) as usize));
         {
@@ -765,7 +770,7 @@ impl Recorder {
         let all = self
             .buffers
             .holders
-            .lock()
+            .read()
             .unwrap_or_else(|e| e.into_inner());
         // (whether the hold surely began first, its end; its thread)
         let mut last: Option<((bool, u64), u32)> = None;
