@@ -414,3 +414,58 @@ fn a_broken_stderr_pipe_never_stops_the_program() {
         assert_valid(&run, &log);
     }
 }
+
+/// With the complete trace a thread interns the stacks of its monitor events in a table that
+/// starts over past 4,096 stacks. `ManyStacks` holds one monitor while it makes 65,536
+/// different stacks: the release of that monitor must still report its entry's stack (the
+/// stack ID its entry kept must not name another stack of the new table, as it did before
+/// issue 25).
+#[test]
+fn a_stack_id_held_across_a_table_restart_keeps_its_stack() {
+    for jdk in jdks() {
+        let run = run(
+            "many-stacks",
+            jdk,
+            "trace=all,stackdepth=6",
+            "ManyStacks",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        let outer = run
+            .stdout
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("outer="))
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .expect("the program prints the monitor's hash");
+        let log = run.log();
+        assert_eq!(dropped(&run), 0, "{}: events were dropped", jdk.label());
+        let of_outer: Vec<&Event> = log
+            .events
+            .iter()
+            .filter(|e| {
+                e.object == Some(outer)
+                    && matches!(
+                        e.name.as_str(),
+                        "MonitorEnter" | "MonitorEntered" | "MonitorExit"
+                    )
+            })
+            .collect();
+        assert_eq!(
+            names(&of_outer),
+            ["MonitorEnter", "MonitorEntered", "MonitorExit"],
+            "{}",
+            jdk.label()
+        );
+        let (entered, exit) = (of_outer[1], of_outer[2]);
+        // The release's stack is its entry's, the top frame moved to the monitorexit.
+        assert_eq!(exit.frames[1..], entered.frames[1..], "{}", jdk.label());
+        assert_eq!(exit.frames[0].0, entered.frames[0].0, "{}", jdk.label());
+        assert_eq!(
+            log.line_of(entered.frames[0].0, entered.frames[0].1),
+            Some(marker_line("ManyStacks.java", "outer-enter")),
+            "{}",
+            jdk.label()
+        );
+        assert_valid(&run, &log);
+    }
+}

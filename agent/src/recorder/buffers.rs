@@ -55,6 +55,40 @@ struct TraceHeld {
     since: u64,
 }
 
+/// Adds a stack to the thread's table; its ID.
+fn intern_stack(r: &mut Recording, stack: Arc<StackText>) -> u32 {
+    r.stacks.push(stack);
+    // Not in any batch yet: drains only count up.
+    r.stack_in_batch.push((u64::MAX, 0));
+    r.stack_base.wrapping_add(r.stacks.len() as u32)
+}
+
+/// Starts the thread's stack table over (after a drain: no buffered record names an old
+/// ID). IDs go on counting up, and the stacks still referred to, by monitors held and an
+/// acquisition under way, move to the new table under new IDs: an old ID names nothing.
+fn restart_stacks(r: &mut Recording) {
+    let old = std::mem::take(&mut r.stacks);
+    let old_base = r.stack_base;
+    r.stack_base = old_base.wrapping_add(old.len() as u32);
+    r.stack_in_batch.clear();
+    r.stack_ids.clear();
+    let moved = |r: &mut Recording, id: u32| -> u32 {
+        let i = id.wrapping_sub(old_base).wrapping_sub(1) as usize;
+        match old.get(i) {
+            Some(st) if id != 0 => intern_stack(r, st.clone()),
+            _ => 0,
+        }
+    };
+    for i in 0..r.trace_held.len() {
+        let id = moved(r, r.trace_held[i].stack);
+        r.trace_held[i].stack = id;
+    }
+    if let Some((m, st, s)) = r.trace_entering {
+        let id = moved(r, st);
+        r.trace_entering = Some((m, id, s));
+    }
+}
+
 /// A JNI global reference to the thread's `Rec`.
 pub struct RecRef(jobject);
 // SAFETY: a JNI global reference is valid on every thread.
@@ -69,8 +103,11 @@ pub struct Recording {
     /// The thread's hash (`<thread>` of its lines).
     hash: u32,
     summary: Summary,
-    /// `trace=all`: interned stacks, ID = index + 1, formatted once each.
+    /// `trace=all`: interned stacks, ID = `stack_base` + index + 1, formatted once each.
     stacks: Vec<Arc<StackText>>,
+    /// The IDs given before the table last started over: an ID is never given twice, so
+    /// one still held somewhere when the table starts over can never name another stack.
+    stack_base: u32,
     /// Per interned stack: the drain that last put it in its batch, and where.
     stack_in_batch: Vec<(u64, u32)>,
     /// Drains so far (the batch a `stack_in_batch` entry is of).
@@ -170,6 +207,7 @@ impl Recorder {
             hash: state.hash,
             summary: Summary::starting(now_nanos()),
             stacks: Vec::new(),
+            stack_base: 0,
             stack_in_batch: Vec::new(),
             drains: 0,
             site_frames: Box::default(),
@@ -424,7 +462,11 @@ impl Recorder {
             kind,
             has_top: false,
         };
-        let i = (stack as usize).wrapping_sub(1);
+        let i = if stack == 0 {
+            usize::MAX
+        } else {
+            stack.wrapping_sub(r.stack_base).wrapping_sub(1) as usize
+        };
         if let Some(st) = r.stacks.get(i) {
             let (drain, at) = r.stack_in_batch[i];
             line.stack = if drain == r.drains {
@@ -556,9 +598,7 @@ impl Recorder {
         if r.stacks.len() >= MAX_STACKS {
             // Records in the buffer may name the old IDs: drain them first.
             self.drain(jni, &mut r);
-            r.stacks.clear();
-            r.stack_in_batch.clear();
-            r.stack_ids.clear();
+            restart_stacks(&mut r);
         }
         let below = self.frames_from_scratch(jni, state, n, false);
         let frames = match top {
@@ -572,10 +612,7 @@ impl Recorder {
             }
             None => below,
         };
-        r.stacks.push(Arc::new(StackText::new(&frames)));
-        // Not in any batch yet: drains only count up.
-        r.stack_in_batch.push((u64::MAX, 0));
-        let id = r.stacks.len() as u32;
+        let id = intern_stack(&mut r, Arc::new(StackText::new(&frames)));
         r.stack_ids.insert(key, id);
         id as i32
     }
