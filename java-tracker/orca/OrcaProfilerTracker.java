@@ -824,8 +824,18 @@ public final class OrcaProfilerTracker {
          * depends on the kind (agent/src/events.rs, RecordKind).
          */
         long[] buf = new long[3 * 32];
-        /** Longs of buf in use. */
+        /**
+         * Longs of buf in use. The owner publishes it with a release store (setPos) after the
+         * records below it: the agent's exit drain reads it from another thread, and must see
+         * those records complete.
+         */
         int pos;
+        private static final jdk.internal.misc.Unsafe U = jdk.internal.misc.Unsafe.getUnsafe();
+        private static final long POS = U.objectFieldOffset(Rec.class, "pos");
+
+        private void setPos(int p) {
+            U.putIntRelease(this, POS, p);
+        }
         /** Monitors held, innermost last. */
         Object[] heldObj = new Object[8];
         int[] heldHash = new int[8];
@@ -892,7 +902,7 @@ public final class OrcaProfilerTracker {
             b[p] = ((long) site << 32) | (hash & 0xFFFFFFFFL);
             b[p + 1] = (nanos << 3) | kind;
             b[p + 2] = third;
-            pos = p + 3;
+            setPos(p + 3);
         }
 
         /** Where `n` records fit in the buffer (flushed first if needed), or -1. */
@@ -955,7 +965,7 @@ public final class OrcaProfilerTracker {
                     p += 3;
                 }
             }
-            pos = p;
+            setPos(p);
             return false;
         }
 

@@ -749,6 +749,9 @@ impl Recorder {
         };
         let rec = r.rec.0;
         let pos = jni.int_field(rec, f.pos).max(0) as usize;
+        // Paired with the owner's release store of `pos` (the tracker's setPos): the records
+        // below it are read complete.
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
         let buf = jni.object_field(rec, f.buf);
         if pos == 0 || buf.is_null() {
             return;
