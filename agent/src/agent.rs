@@ -52,6 +52,8 @@ fn required_capabilities(mode: Mode) -> Vec<Capability> {
         Capability::GetLineNumbers,
         Capability::GetSourceFileName,
         Capability::GetBytecodes,
+        // Classes and threads carry their unique IDs in their tags (recorder::ids).
+        Capability::TagObjects,
     ];
     match mode {
         Mode::Jvmti => caps.extend([
@@ -62,10 +64,9 @@ fn required_capabilities(mode: Mode) -> Vec<Capability> {
         ]),
         Mode::Instrument => caps.extend([
             Capability::GenerateAllClassHookEvents,
-            // Class loaders are tagged, so that the offset maps of their classes are
+            // Class loaders are tagged too, so that the offset maps of their classes are
             // found by loader, not by a hash that two loaders may share, and freed when
             // the loader is collected (its classes are unloaded with it).
-            Capability::TagObjects,
             Capability::GenerateObjectFreeEvents,
             Capability::RetransformClasses,
         ]),

@@ -82,7 +82,7 @@ fn forced_hash() -> Option<u32> {
 
 /// The ID of `obj` (a `java.lang.Class` or a `java.lang.Thread`), and whether this call gave
 /// it. `None` when JVMTI cannot hash the object. When JVMTI cannot tag it, its identity hash
-/// (unique or not: the best left).
+/// (unique or not: the best left), given once.
 pub fn id_of(jvmti: &Jvmti, obj: jobject, kind: IdKind) -> Option<(u32, bool)> {
     let bit = kind.tag_bit();
     let tagged = |t: i64| (t & bit != 0).then_some(t as u32);
@@ -111,8 +111,12 @@ pub fn id_of(jvmti: &Jvmti, obj: jobject, kind: IdKind) -> Option<(u32, bool)> {
         }
     };
     if jvmti.set_tag(obj, bit | i64::from(id)).is_err() {
+        // Untaggable: the identity hash, as before unique IDs, described once.
+        if id == hash {
+            return Some((hash, true));
+        }
         ids.remove(&id);
-        return Some((hash, true));
+        return Some((hash, false));
     }
     Some((id, true))
 }
