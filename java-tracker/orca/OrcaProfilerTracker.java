@@ -830,11 +830,29 @@ public final class OrcaProfilerTracker {
          * those records complete.
          */
         int pos;
-        private static final jdk.internal.misc.Unsafe U = jdk.internal.misc.Unsafe.getUnsafe();
-        private static final long POS = U.objectFieldOffset(Rec.class, "pos");
+        /** null where java.base's Unsafe is out of reach (a test's copy on the class path). */
+        private static final jdk.internal.misc.Unsafe U;
+        private static final long POS;
+
+        static {
+            jdk.internal.misc.Unsafe u = null;
+            long at = -1;
+            try {
+                u = jdk.internal.misc.Unsafe.getUnsafe();
+                at = u.objectFieldOffset(Rec.class, "pos");
+            } catch (Throwable t) {
+                u = null;
+            }
+            U = u;
+            POS = at;
+        }
 
         private void setPos(int p) {
-            U.putIntRelease(this, POS, p);
+            if (U != null) {
+                U.putIntRelease(this, POS, p);
+            } else {
+                pos = p;
+            }
         }
         /** Monitors held, innermost last. */
         Object[] heldObj = new Object[8];
