@@ -546,8 +546,8 @@ fn redeploying_a_thousand_times_keeps_locations_right_and_memory_flat() {
         let mut per_version = [0usize; 2];
         for e in log.events.iter().filter(|e| e.name == "ObjectNotify") {
             let (m, loc) = e.frames[0];
-            // By method name: the 2,000-odd classes of this run have one name each in
-            // turn (two versions of app.Svc), which a class ID does not tell apart.
+            // By method name: the version is told by the location below, not by the
+            // class (every deployment's app.Svc is a class of its own, of one name).
             assert_eq!(log.methods[&m].name, "serve");
             let line = log.line_of(m, loc).unwrap();
             let v = versions
