@@ -4,16 +4,6 @@
 
 use orca_tests::*;
 
-/// The events a run's log says were dropped (the sum of its `EventsDropped` lines, which
-/// [`Log`] leaves out).
-fn dropped(run: &Run) -> u64 {
-    let orca = std::fs::read_to_string(run.prefix.with_extension("orca")).expect("the .orca file");
-    orca.lines()
-        .filter_map(|l| l.split_once(",EventsDropped,"))
-        .map(|(_, n)| n.parse::<u64>().expect("a count"))
-        .sum()
-}
-
 /// Four threads on one monitor, then on one `ReentrantLock`, with the complete trace: no
 /// acquisition is stamped before the previous owner's release. (HotSpot spins for a
 /// contended monitor before it posts MonitorContendedEnter: before issue 25 an acquisition
@@ -48,7 +38,7 @@ fn contended_monitor_and_lock_have_one_owner_at_a_time() {
             .expect("the program prints the monitor's hash");
         let log = run.log();
         // Lost events would make an overlap a warning only: this run must lose none.
-        assert_eq!(dropped(&run), 0, "{}: events were dropped", jdk.label());
+        assert_eq!(log.dropped, 0, "{}: events were dropped", jdk.label());
         let entered = log
             .events
             .iter()
@@ -271,7 +261,7 @@ fn a_hundred_thousand_virtual_threads_have_distinct_ids() {
         assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
         assert_eq!(run.stdout.trim(), format!("ran={THREADS}"));
         let log = run.log();
-        assert_eq!(dropped(&run), 0, "{}: events were dropped", jdk.label());
+        assert_eq!(log.dropped, 0, "{}: events were dropped", jdk.label());
         let started: Vec<u32> = log
             .events
             .iter()
@@ -326,7 +316,7 @@ fn a_stalled_writer_never_makes_the_program_wait() {
         };
         let log = run.log();
         // The queue was full: events were dropped, and counted.
-        assert!(dropped(&run) > 0, "{}: the queue never filled", jdk.label());
+        assert!(log.dropped > 0, "{}: the queue never filled", jdk.label());
         assert!(field("spans") > 1000, "{}: {}", jdk.label(), run.stdout);
         let longest = field("longest_us");
         assert!(
@@ -438,7 +428,7 @@ fn a_stack_id_held_across_a_table_restart_keeps_its_stack() {
             .and_then(|h| u32::from_str_radix(h, 16).ok())
             .expect("the program prints the monitor's hash");
         let log = run.log();
-        assert_eq!(dropped(&run), 0, "{}: events were dropped", jdk.label());
+        assert_eq!(log.dropped, 0, "{}: events were dropped", jdk.label());
         let of_outer: Vec<&Event> = log
             .events
             .iter()
