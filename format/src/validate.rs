@@ -1109,6 +1109,38 @@ impl Validator {
                 );
             }
         }
+        // A stretch still open at the end runs to the end: no other thread may own the same
+        // thing after it began.
+        let mut open: Vec<(Hash, Owned, Timestamp, u64)> = self
+            .threads
+            .iter()
+            .filter(|(_, s)| s.ended.is_none())
+            .flat_map(|(t, s)| s.owning.iter().map(move |&(w, since, l)| (*t, w, since, l)))
+            .filter(|o| matches!(o.1, Owned::Monitor(_)) || self.juc_releases)
+            .collect();
+        open.sort_by_key(|o| o.3);
+        for (thread, what, since, from) in open {
+            let Some(o) = self.ownerships.get(&what) else {
+                continue;
+            };
+            let before = o.by_start.range(..(since, from)).next_back();
+            let after = o.by_start.range((since, from)..);
+            let clash = before
+                .into_iter()
+                .chain(after)
+                .find(|(_, &(e, t, _))| t != thread && since < e);
+            if let Some((&(s, sl), &(e, t, el))) = clash {
+                let msg = format!("thread {thread} owns {what} from {since} (line {from}) to the end of the log, while thread {t} owns it from {s} (line {sl}) to {e} (line {el})");
+                self.push(
+                    &file,
+                    FileKind::Orca,
+                    end,
+                    Severity::Error,
+                    ViolationKind::Exclusion,
+                    msg,
+                );
+            }
+        }
         let mut notes = Vec::new();
         let mut threads: Vec<_> = self.threads.iter().collect();
         threads.sort_by_key(|(_, s)| s.first_line);

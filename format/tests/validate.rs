@@ -794,3 +794,24 @@ fn a_log_summarised_for_juc_locks_has_no_lock_stretches() {
         .count();
     assert_eq!(overlaps, 1, "{:#?}", r.violations);
 }
+
+#[test]
+fn a_hold_open_at_the_end_excludes_later_ones() {
+    // A holds the monitor to the end of the log; B's hold after A's entry overlaps it.
+    let ev = "\
+5087.300000000,ThreadStarted,0000AAAA,a
+5087.300000001,ThreadStarted,0000BBBB,b
+5087.300000100,MonitorEntered,0000AAAA,00001111,1;00000001;00000010
+5087.300000200,MonitorEntered,0000BBBB,00001111,1;00000002;00000000
+5087.300000300,MonitorExit,0000BBBB,00001111,1;00000002;00000000
+";
+    let r = run(CLASSES, METHODS, ev);
+    assert_eq!(
+        lines(&r, Severity::Error),
+        vec!["t.orca:5: thread 0000AAAA owns monitor 00001111 from 5087.300000100 (line 3) to the end of the log, while thread 0000BBBB owns it from 5087.300000200 (line 4) to 5087.300000300 (line 5)"]
+    );
+    // B's hold before A's entry is fine.
+    let ev = ev.replace("5087.300000100,", "5087.300000400,");
+    let r = run(CLASSES, METHODS, &ev);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+}
