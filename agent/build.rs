@@ -48,10 +48,16 @@ fn main() {
     let source =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../java-tracker/orca/OrcaProfilerTracker.java");
     let taxonomy = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/events.rs");
-    // Compile-time stand-ins for the JDK's VM annotations (see the files); never embedded.
-    let annotations = ["DontInline.java", "Hidden.java"].map(|f| {
+    // Compile-time stand-ins for the JDK's VM annotations and Unsafe (see the files); never
+    // embedded.
+    let annotations = [
+        "vm/annotation/DontInline.java",
+        "vm/annotation/Hidden.java",
+        "misc/Unsafe.java",
+    ]
+    .map(|f| {
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../java-tracker/jdk/internal/vm/annotation")
+            .join("../java-tracker/jdk/internal")
             .join(f)
     });
     println!("cargo:rerun-if-changed={}", source.display());

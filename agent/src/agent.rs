@@ -52,6 +52,8 @@ fn required_capabilities(mode: Mode) -> Vec<Capability> {
         Capability::GetLineNumbers,
         Capability::GetSourceFileName,
         Capability::GetBytecodes,
+        // Classes and threads carry their unique IDs in their tags (recorder::ids).
+        Capability::TagObjects,
     ];
     match mode {
         Mode::Jvmti => caps.extend([
@@ -62,10 +64,9 @@ fn required_capabilities(mode: Mode) -> Vec<Capability> {
         ]),
         Mode::Instrument => caps.extend([
             Capability::GenerateAllClassHookEvents,
-            // Class loaders are tagged, so that the offset maps of their classes are
+            // Class loaders are tagged too, so that the offset maps of their classes are
             // found by loader, not by a hash that two loaders may share, and freed when
             // the loader is collected (its classes are unloaded with it).
-            Capability::TagObjects,
             Capability::GenerateObjectFreeEvents,
             Capability::RetransformClasses,
         ]),
@@ -220,7 +221,7 @@ impl Agent {
             jvmti.set_event(true, Event::VirtualThreadStart)?;
             jvmti.set_event(true, Event::VirtualThreadEnd)?;
         }
-        eprintln!(
+        crate::say!(
             "orca: recording (mode={}{}, stackdepth={}) to {}, {}, {}",
             self.options.mode.name(),
             match (self.options.mode, self.options.trace_all) {
@@ -281,6 +282,9 @@ impl Agent {
 
     /// ObjectFree: a class loader that defined rewritten classes is gone, and its classes.
     pub fn loader_freed(&self, tag: i64) {
+        if crate::recorder::ids::is_id_tag(tag) {
+            return; // a class or a thread, whose ID stays taken
+        }
         self.rec.meta.loader_freed(tag);
         if let Some(ins) = &self.instrument {
             ins.loader_freed(tag);
@@ -296,7 +300,7 @@ impl Agent {
             // A test hook (tests/e2e/deploy.rs): what the offset-map tables hold at exit.
             let (loaders, classes, methods) = self.rec.meta.table_sizes();
             let pending = self.instrument.as_ref().map_or(0, |i| i.pending_classes());
-            eprintln!("orca-test: tables: {loaders} loaders, {classes} classes, {methods} method maps, {pending} classes pending");
+            crate::say!("orca-test: tables: {loaders} loaders, {classes} classes, {methods} method maps, {pending} classes pending");
         }
         if let Some(ins) = &self.instrument {
             ins.stop(&self.rec, jni);
@@ -369,7 +373,7 @@ impl Agent {
                     t.writer_cpu_nanos as f64 / 1e9
                 ));
             }
-            eprintln!(
+            crate::say!(
                 "orca: {} events, {} dropped{extra}; wrote {}, {}, {}",
                 t.events,
                 t.dropped,

@@ -45,7 +45,7 @@ pub fn guard<R>(name: &str, default: R, f: impl FnOnce() -> R) -> R {
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
                     .or_else(|| e.downcast_ref::<String>().cloned());
-                eprintln!("orca: internal error in {name} ({}); that event is lost, the program keeps running", msg.unwrap_or_default());
+                crate::say!("orca: internal error in {name} ({}); that event is lost, the program keeps running", msg.unwrap_or_default());
             }
             default
         }
@@ -611,7 +611,7 @@ pub unsafe extern "C" fn Agent_OnLoad(
         match start(vm, text.as_deref()) {
             Ok(()) => JNI_OK,
             Err(e) => {
-                eprintln!("orca: {e}");
+                crate::say!("orca: {e}");
                 JNI_ERR
             }
         }
@@ -632,7 +632,7 @@ pub unsafe extern "C" fn Agent_OnAttach(
 ) -> jint {
     guard("Agent_OnAttach", JNI_ERR, || {
         let text = option_text(options);
-        eprintln!("orca: {}", refuse_attach(vm, text.as_deref()));
+        crate::say!("orca: {}", refuse_attach(vm, text.as_deref()));
         JNI_ERR
     })
 }

@@ -18,6 +18,17 @@
 //!
 //! Imports go one way: `entry` → `agent` → `engines` → `recorder` → `events`/`jvmti`.
 
+/// `eprintln!` that cannot panic: a program may run with its stderr a closed pipe, where
+/// `eprintln!` panics (and the panic guard's own message must not panic again). What cannot
+/// be said is not said.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod agent;
 pub mod engines;
 pub mod entry;

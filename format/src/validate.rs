@@ -2,15 +2,15 @@
 //! over each file, with memory bounded by the number of threads, methods and
 //! classes (never by the number of events).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
 use crate::parse::{
-    parse_class_line, parse_event_line, parse_method_line, Event, EventKind, Frame, Hash, LockMode,
-    LockOp, Timestamp,
+    parse_class_line, parse_event_line, parse_method_line, ConditionOp, Event, EventKind, Frame,
+    Hash, LockMode, LockOp, Timestamp,
 };
 use crate::reader::{Line, LineReader};
 use crate::{paths, OrcaError};
@@ -65,6 +65,12 @@ pub enum ViolationKind {
     /// A `ThreadStart` later than the started thread's `ThreadStarted`
     /// (FORMAT.md, Ordering: timestamps preserve causality).
     Causality,
+    /// Two threads hold one monitor, or one j.u.c. lock in mode `W`, at the same time
+    /// (FORMAT.md, "Exclusion").
+    Exclusion,
+    /// One ID names two things: a thread ID started again after its `ThreadEnded`, or two
+    /// method IDs for one method of one class (FORMAT.md, "One ID, one thing").
+    IdReuse,
 }
 
 /// One broken (or noteworthy) rule at one line.
@@ -217,7 +223,43 @@ struct ThreadState {
     /// `LockHold` lines not yet counted in a `LockHolds` line of their key:
     /// (lock, mode, site, nanos, line).
     long_holds: Vec<(Hash, LockMode, Frame, u64, u64)>,
+    /// Open stretches of exclusive ownership (a monitor, or a j.u.c. lock in mode `W`):
+    /// (what, since, line). A stretch ends at the outermost release, or at an `ObjectWait`
+    /// (`ConditionAwait`) that releases it, and a new one begins at its `ObjectWaited`
+    /// (`ConditionAwaited`).
+    owning: Vec<(Owned, Timestamp, u64)>,
 }
+
+/// What a thread can own exclusively.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Owned {
+    Monitor(Hash),
+    Lock(Hash),
+}
+
+impl fmt::Display for Owned {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Owned::Monitor(h) => write!(f, "monitor {h}"),
+            Owned::Lock(h) => write!(f, "lock {h} (mode W)"),
+        }
+    }
+}
+
+/// The closed stretches of ownership of one monitor or lock, by (start, line): disjoint in
+/// a valid log, so a new one is checked against its two neighbours only.
+#[derive(Default)]
+struct Ownerships {
+    by_start: BTreeMap<(Timestamp, u64), (Timestamp, Hash, u64)>,
+}
+
+/// How far (seconds) a thread's lines may lag behind other threads' in the file (the
+/// writer's batching delay is far less): stretches that ended this long before every live
+/// thread's latest line are forgotten, which bounds the validator's memory.
+const OWNERSHIP_SLACK_NANOS: u64 = 10_000_000_000;
+
+/// Events between two prunings of [`Ownerships`].
+const PRUNE_EVERY: u64 = 1 << 16;
 
 /// Dense set of method IDs (the agent counts up from 1), with a fallback.
 #[derive(Default)]
@@ -279,6 +321,12 @@ pub struct Validator {
     /// locks (`LockHolds`/`LockHold` lines and no `LockRelease`: the releases of the
     /// `LockAcquired` written were not).
     juc_notes: Vec<(u64, String)>,
+    /// Closed stretches of exclusive ownership, per monitor or lock.
+    ownerships: crate::FastMap<Owned, Ownerships>,
+    /// Method lines by (class, name, signature): (method ID, line).
+    method_keys: HashMap<(Hash, String, String), (u32, u64)>,
+    /// Events seen with a thread, to prune [`Validator::ownerships`] now and then.
+    seen_events: u64,
 }
 
 impl Validator {
@@ -299,6 +347,9 @@ impl Validator {
             juc_summaries: false,
             juc_releases: false,
             juc_notes: Vec::new(),
+            ownerships: Default::default(),
+            method_keys: HashMap::new(),
+            seen_events: 0,
         }
     }
 
@@ -426,6 +477,40 @@ impl Validator {
                     } else {
                         self.method_lines.insert(m.method.0, n);
                     }
+                    // A class declares one method per name and descriptor: a second method
+                    // ID for it means some frame names the wrong class (class 00000000,
+                    // "unknown", is exempt: it stands for many classes).
+                    if m.class != Hash(0) {
+                        let key = (
+                            m.class,
+                            m.name.raw().to_owned(),
+                            m.signature.raw().to_owned(),
+                        );
+                        match self.method_keys.get(&key) {
+                            Some(&(other, at)) if other != m.method.0 => {
+                                let msg = format!(
+                                    "method {} ({}{} of class {}) is already method {:08X} at line {at}: one of them is not declared by that class",
+                                    m.method,
+                                    m.name.raw(),
+                                    m.signature.raw(),
+                                    m.class,
+                                    other
+                                );
+                                self.push(
+                                    name,
+                                    fk,
+                                    n,
+                                    Severity::Error,
+                                    ViolationKind::IdReuse,
+                                    msg,
+                                );
+                            }
+                            Some(_) => {}
+                            None => {
+                                self.method_keys.insert(key, (m.method.0, n));
+                            }
+                        }
+                    }
                     if !self.classes.contains_key(&m.class) {
                         let msg = format!(
                             "class ID {} of method {} is not in the class table",
@@ -546,7 +631,10 @@ impl Validator {
         // Lifecycle.
         if let Some(end) = st.ended {
             if kind == K::ThreadStarted {
-                // A new thread whose identity hash equals an ended one's.
+                msgs.push((
+                    ViolationKind::IdReuse,
+                    format!("thread ID {thread} started again after its ThreadEnded at line {end}: one ID names two threads"),
+                ));
                 *st = ThreadState {
                     first_line: n,
                     last_ts: ts,
@@ -746,6 +834,59 @@ impl Validator {
             }
             _ => {}
         }
+        // Stretches of exclusive ownership (FORMAT.md, "Exclusion"), after the counts above:
+        // `Some(true)` opens one, `Some(false)` closes it.
+        let monitor_count = |m: Hash| st.held.iter().find(|h| h.0 == m).map_or(0, |h| h.1);
+        let write_count = |l: Hash| {
+            st.locks
+                .iter()
+                .find(|h| h.0 == l && h.1 == LockMode::Write)
+                .map_or(0, |h| h.2)
+        };
+        let change = match *ev {
+            Event::MonitorEntered { monitor: m, .. } => {
+                (monitor_count(m) == 1).then_some((Owned::Monitor(m), true))
+            }
+            Event::MonitorExit { monitor: m, .. } => {
+                (monitor_count(m) == 0).then_some((Owned::Monitor(m), false))
+            }
+            Event::ObjectWait { object: m, .. } => Some((Owned::Monitor(m), false)),
+            Event::ObjectWaited { object: m, .. } => {
+                (monitor_count(m) > 0).then_some((Owned::Monitor(m), true))
+            }
+            Event::Lock {
+                op,
+                lock,
+                mode: LockMode::Write,
+                ..
+            } => match op {
+                LockOp::Acquired => (write_count(lock) == 1).then_some((Owned::Lock(lock), true)),
+                LockOp::Release => (write_count(lock) == 0).then_some((Owned::Lock(lock), false)),
+                _ => None,
+            },
+            Event::Condition { op, lock, .. } => match op {
+                ConditionOp::Await => Some((Owned::Lock(lock), false)),
+                ConditionOp::Awaited => {
+                    (write_count(lock) > 0).then_some((Owned::Lock(lock), true))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let mut closed: Vec<(Owned, Timestamp, u64)> = Vec::new();
+        let at = st
+            .owning
+            .iter()
+            .position(|o| Some(o.0) == change.map(|c| c.0));
+        match (change, at) {
+            (Some((what, true)), None) => st.owning.push((what, ts, n)),
+            (Some((_, false)), Some(i)) => closed.push(st.owning.swap_remove(i)),
+            _ => {}
+        }
+        // Whatever a thread still owns when it ends (System.exit) is not checked.
+        if kind == K::ThreadEnded {
+            st.owning.clear();
+        }
         let mode = ev.mode();
         // Method-call pairs.
         let top = ev.stack().and_then(|s| s.top());
@@ -868,6 +1009,20 @@ impl Validator {
             }
             _ => {}
         }
+        for (what, since, at) in closed {
+            // A log summarised for j.u.c. locks writes no `LockRelease` (nor uncontended
+            // acquisitions): its stretches of a lock are not known.
+            if matches!(what, Owned::Lock(_)) && !self.juc_releases {
+                continue;
+            }
+            if let Some(m) = self.owned(what, thread, since, at, ts, n) {
+                msgs.push((ViolationKind::Exclusion, m));
+            }
+        }
+        self.seen_events += 1;
+        if self.seen_events.is_multiple_of(PRUNE_EVERY) {
+            self.prune_ownerships();
+        }
         for msg in notes {
             let name = self.orca_name.clone();
             self.push(
@@ -880,6 +1035,52 @@ impl Validator {
             );
         }
         self.flush(file, n, msgs)
+    }
+
+    /// Records that `thread` owned `what` from `since` (line `from`) to `until` (line `to`);
+    /// the violation if another thread owned it during that time.
+    fn owned(
+        &mut self,
+        what: Owned,
+        thread: Hash,
+        since: Timestamp,
+        from: u64,
+        until: Timestamp,
+        to: u64,
+    ) -> Option<String> {
+        let o = self.ownerships.entry(what).or_default();
+        let before = o.by_start.range(..(since, from)).next_back();
+        let after = o.by_start.range((since, from)..).next();
+        let clash = [before, after]
+            .into_iter()
+            .flatten()
+            .find(|(&(s, _), &(e, t, _))| t != thread && s < until && since < e);
+        let msg = clash.map(|(&(s, sl), &(e, t, el))| {
+            format!("thread {thread} owns {what} from {since} (line {from}) to {until}, while thread {t} owns it from {s} (line {sl}) to {e} (line {el})")
+        });
+        o.by_start.insert((since, from), (until, thread, to));
+        msg
+    }
+
+    /// Forgets the stretches of ownership that ended long before every live thread's
+    /// latest line (see [`OWNERSHIP_SLACK_NANOS`]): no later line can overlap them.
+    fn prune_ownerships(&mut self) {
+        let Some(low) = self
+            .threads
+            .values()
+            .filter(|t| t.ended.is_none())
+            .map(|t| t.last_ts.0)
+            .min()
+        else {
+            return;
+        };
+        let Some(cut) = low.checked_sub(OWNERSHIP_SLACK_NANOS) else {
+            return;
+        };
+        self.ownerships.retain(|_, o| {
+            o.by_start.retain(|_, v| v.0 .0 >= cut);
+            !o.by_start.is_empty()
+        });
     }
 
     fn flush(&mut self, file: &str, n: u64, msgs: Vec<(ViolationKind, String)>) {
@@ -906,6 +1107,38 @@ impl Validator {
                     n,
                     Severity::Note,
                     ViolationKind::OpenAtEnd,
+                    msg,
+                );
+            }
+        }
+        // A stretch still open at the end runs to the end: no other thread may own the same
+        // thing after it began.
+        let mut open: Vec<(Hash, Owned, Timestamp, u64)> = self
+            .threads
+            .iter()
+            .filter(|(_, s)| s.ended.is_none())
+            .flat_map(|(t, s)| s.owning.iter().map(move |&(w, since, l)| (*t, w, since, l)))
+            .filter(|o| matches!(o.1, Owned::Monitor(_)) || self.juc_releases)
+            .collect();
+        open.sort_by_key(|o| o.3);
+        for (thread, what, since, from) in open {
+            let Some(o) = self.ownerships.get(&what) else {
+                continue;
+            };
+            let before = o.by_start.range(..(since, from)).next_back();
+            let after = o.by_start.range((since, from)..);
+            let clash = before
+                .into_iter()
+                .chain(after)
+                .find(|(_, &(e, t, _))| t != thread && since < e);
+            if let Some((&(s, sl), &(e, t, el))) = clash {
+                let msg = format!("thread {thread} owns {what} from {since} (line {from}) to the end of the log, while thread {t} owns it from {s} (line {sl}) to {e} (line {el})");
+                self.push(
+                    &file,
+                    FileKind::Orca,
+                    end,
+                    Severity::Error,
+                    ViolationKind::Exclusion,
                     msg,
                 );
             }
@@ -954,7 +1187,9 @@ impl Validator {
             for v in &mut self.report.violations {
                 if matches!(
                     v.kind,
-                    ViolationKind::Pairing | ViolationKind::ThreadLifecycle
+                    ViolationKind::Pairing
+                        | ViolationKind::ThreadLifecycle
+                        | ViolationKind::Exclusion
                 ) && v.severity == Severity::Error
                 {
                     v.severity = Severity::Warning;

@@ -314,9 +314,13 @@ fn waited_without_wait_and_interleaved_pairs() {
     );
     let r = run(CLASSES, METHODS, &ev);
     let errs = lines(&r, Severity::Error);
+    // Without its ObjectWait, thread AAAA never released the monitor that BBBB then held.
     assert_eq!(
         errs,
-        vec!["t.orca:14: ObjectWaited on thread 0000AAAA without its ObjectWait"]
+        vec![
+            "t.orca:14: ObjectWaited on thread 0000AAAA without its ObjectWait",
+            "t.orca:16: thread 0000AAAA owns monitor 00001111 from 5087.200000400 (line 5) to 5087.200001500, while thread 0000BBBB owns it from 5087.200001000 (line 11) to 5087.200001200 (line 13)"
+        ]
     );
 }
 
@@ -589,4 +593,225 @@ fn juc_locks_held_at_the_end_are_notes() {
     let notes = lines(&r, Severity::Note);
     assert_eq!(notes.len(), 1, "{notes:#?}");
     assert!(notes[0].contains("ended holding lock 00002222 in mode W (1 LockAcquired"));
+}
+
+/// Two threads each take monitor 00001111 once, and lock 00002222 (mode W) once, one after
+/// the other; the variants below move one timestamp so that the holds overlap.
+const EXCLUSIVE: &str = "\
+5087.300000000,ThreadStarted,0000AAAA,a
+5087.300000001,ThreadStarted,0000BBBB,b
+5087.300000100,MonitorEnter,0000AAAA,00001111,1;00000001;00000010
+5087.300000100,MonitorEntered,0000AAAA,00001111,1;00000001;00000010
+5087.300000150,MonitorEnter,0000BBBB,00001111,1;00000002;00000000
+5087.300000200,MonitorExit,0000AAAA,00001111,1;00000001;00000010
+5087.300000200,MonitorEntered,0000BBBB,00001111,1;00000002;00000000
+5087.300000300,MonitorExit,0000BBBB,00001111,1;00000002;00000000
+5087.300000400,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000020
+5087.300000500,LockAcquired,0000AAAA,00002222,W,1;00000001;00000020
+5087.300000550,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000004
+5087.300000600,ConditionAwait,0000AAAA,00003333,00002222,1;00000001;00000024
+5087.300000700,LockAcquired,0000BBBB,00002222,W,1;00000002;00000004
+5087.300000800,LockRelease,0000BBBB,00002222,W,1;00000002;00000008
+5087.300000900,ConditionAwaited,0000AAAA,00003333,00002222,1;00000001;00000024
+5087.300001000,LockRelease,0000AAAA,00002222,W,1;00000001;00000028
+5087.300001100,ThreadEnded,0000BBBB
+5087.300001200,ThreadEnded,0000AAAA
+";
+
+#[test]
+fn exclusive_holds_pass() {
+    let r = run(CLASSES, METHODS, EXCLUSIVE);
+    assert!(r.violations.is_empty(), "{:#?}", r.violations);
+}
+
+#[test]
+fn two_threads_holding_one_monitor() {
+    // B entered before A's exit (the written order stays the same).
+    let ev = replace_line(
+        EXCLUSIVE,
+        7,
+        "5087.300000199,MonitorEntered,0000BBBB,00001111,1;00000002;00000000",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    assert_eq!(
+        lines(&r, Severity::Error),
+        vec!["t.orca:8: thread 0000BBBB owns monitor 00001111 from 5087.300000199 (line 7) to 5087.300000300, while thread 0000AAAA owns it from 5087.300000100 (line 4) to 5087.300000200 (line 6)"]
+    );
+    assert_eq!(r.violations[0].kind, ViolationKind::Exclusion);
+    // The same overlap found from the other side: B's hold written before A's.
+    let mut v: Vec<&str> = ev.lines().collect();
+    let a: Vec<&str> = v.drain(2..6).filter(|l| l.contains("AAAA")).collect();
+    let at = v
+        .iter()
+        .position(|l| l.contains("MonitorExit,0000BBBB"))
+        .unwrap()
+        + 1;
+    v.splice(at..at, a);
+    let ev2: String = v.iter().map(|l| format!("{l}\n")).collect();
+    let r = run(CLASSES, METHODS, &ev2);
+    let errs = lines(&r, Severity::Error);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(
+        errs[0].contains("thread 0000AAAA owns monitor 00001111 from 5087.300000100"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn a_wait_releases_the_monitor_and_a_waited_takes_it_back() {
+    // A waits inside its hold: B may hold the monitor in between, but not past A's
+    // ObjectWaited.
+    let base = "\
+5087.300000000,ThreadStarted,0000AAAA,a
+5087.300000001,ThreadStarted,0000BBBB,b
+5087.300000100,MonitorEntered,0000AAAA,00001111,1;00000001;00000010
+5087.300000200,ObjectWait,0000AAAA,00001111,2;00000003;FFFFFFFF;00000001;00000010
+5087.300000300,MonitorEntered,0000BBBB,00001111,1;00000002;00000000
+5087.300000400,MonitorExit,0000BBBB,00001111,1;00000002;00000000
+5087.300000500,ObjectWaited,0000AAAA,00001111,2;00000003;FFFFFFFF;00000001;00000010
+5087.300000600,MonitorExit,0000AAAA,00001111,1;00000001;00000010
+";
+    let r = run(CLASSES, METHODS, base);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    let ev = replace_line(
+        base,
+        7,
+        "5087.300000350,ObjectWaited,0000AAAA,00001111,2;00000003;FFFFFFFF;00000001;00000010",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    let errs = lines(&r, Severity::Error);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(
+        errs[0].starts_with(
+            "t.orca:8: thread 0000AAAA owns monitor 00001111 from 5087.300000350 (line 7)"
+        ),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn two_threads_holding_one_exclusive_lock() {
+    // A's await ends before B releases: both hold the lock in mode W.
+    let ev = replace_line(
+        EXCLUSIVE,
+        15,
+        "5087.300000750,ConditionAwaited,0000AAAA,00003333,00002222,1;00000001;00000024",
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    let errs = lines(&r, Severity::Error);
+    assert_eq!(
+        errs,
+        vec!["t.orca:16: thread 0000AAAA owns lock 00002222 (mode W) from 5087.300000750 (line 15) to 5087.300001000, while thread 0000BBBB owns it from 5087.300000700 (line 13) to 5087.300000800 (line 14)"]
+    );
+    assert_eq!(r.violations[0].kind, ViolationKind::Exclusion);
+    // Without the await, A held it all along.
+    let ev: String = EXCLUSIVE
+        .lines()
+        .filter(|l| !l.contains("Condition"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let r = run(CLASSES, METHODS, &ev);
+    assert_eq!(lines(&r, Severity::Error).len(), 1, "{:#?}", r.violations);
+    // Read holds may overlap: the same log in mode R is valid.
+    let r = run(CLASSES, METHODS, &ev.replace(",W,", ",R,"));
+    assert!(r.is_valid(), "{:#?}", r.violations);
+}
+
+#[test]
+fn overlaps_after_lost_events_are_warnings() {
+    let ev = replace_line(
+        EXCLUSIVE,
+        7,
+        "5087.300000199,MonitorEntered,0000BBBB,00001111,1;00000002;00000000",
+    );
+    let r = run(
+        CLASSES,
+        METHODS,
+        &format!("{ev}5087.400000000,EventsDropped,3\n"),
+    );
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    assert_eq!(lines(&r, Severity::Warning).len(), 1);
+}
+
+#[test]
+fn a_thread_id_names_one_thread() {
+    let ev = format!(
+        "{EXCLUSIVE}5087.300001300,ThreadStarted,0000BBBB,another\n5087.300001400,ThreadEnded,0000BBBB\n"
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    assert_eq!(
+        lines(&r, Severity::Error),
+        vec!["t.orca:19: thread ID 0000BBBB started again after its ThreadEnded at line 17: one ID names two threads"]
+    );
+    assert_eq!(r.violations[0].kind, ViolationKind::IdReuse);
+}
+
+#[test]
+fn a_class_declares_one_method_per_name_and_descriptor() {
+    // The bug of issue 25: a lambda class's `run` listed under the class of another `run`.
+    let m = format!("{METHODS}5087.100000003,00000004,run,()V,15DB9742,-1\n");
+    let r = run(CLASSES, &m, EVENTS);
+    assert_eq!(
+        lines(&r, Severity::Error),
+        vec!["t.methods:4: method 00000004 (run()V of class 15DB9742) is already method 00000002 at line 2: one of them is not declared by that class"]
+    );
+    assert_eq!(r.violations[0].kind, ViolationKind::IdReuse);
+    // Overloads, and one name in two classes, are fine.
+    let m = format!(
+        "{METHODS}5087.100000003,00000004,run,(I)V,15DB9742,-1\n5087.100000004,00000005,run,()V,6D06D69C,-1\n"
+    );
+    let r = run(CLASSES, &m, EVENTS);
+    assert!(r.violations.is_empty(), "{:#?}", r.violations);
+}
+
+#[test]
+fn a_log_summarised_for_juc_locks_has_no_lock_stretches() {
+    // Default options: a contended LockAcquired, then an await; no releases are written, so
+    // the thread may have released and taken the lock again between them.
+    let ev = "\
+5087.300000000,ThreadStarted,0000AAAA,a
+5087.300000001,ThreadStarted,0000BBBB,b
+5087.300000100,LockAcquire,0000AAAA,00002222,W,0000BBBB,1;00000001;00000020
+5087.300000200,LockAcquired,0000AAAA,00002222,W,1;00000001;00000020
+5087.300000300,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000004
+5087.300000400,LockAcquired,0000BBBB,00002222,W,1;00000002;00000004
+5087.300000500,ConditionAwait,0000BBBB,00003333,00002222,1;00000002;00000024
+5087.300000600,ConditionAwait,0000AAAA,00003333,00002222,1;00000001;00000024
+";
+    let r = run(CLASSES, METHODS, ev);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    // The same lines after a LockRelease (a complete trace) overlap.
+    let ev = ev.replacen(
+        "5087.300000300,",
+        "5087.300000250,LockRelease,0000BBBB,00004444,W,1;00000002;00000004\n5087.300000300,",
+        1,
+    );
+    let r = run(CLASSES, METHODS, &ev);
+    let overlaps = r
+        .violations
+        .iter()
+        .filter(|v| v.kind == ViolationKind::Exclusion)
+        .count();
+    assert_eq!(overlaps, 1, "{:#?}", r.violations);
+}
+
+#[test]
+fn a_hold_open_at_the_end_excludes_later_ones() {
+    // A holds the monitor to the end of the log; B's hold after A's entry overlaps it.
+    let ev = "\
+5087.300000000,ThreadStarted,0000AAAA,a
+5087.300000001,ThreadStarted,0000BBBB,b
+5087.300000100,MonitorEntered,0000AAAA,00001111,1;00000001;00000010
+5087.300000200,MonitorEntered,0000BBBB,00001111,1;00000002;00000000
+5087.300000300,MonitorExit,0000BBBB,00001111,1;00000002;00000000
+";
+    let r = run(CLASSES, METHODS, ev);
+    assert_eq!(
+        lines(&r, Severity::Error),
+        vec!["t.orca:5: thread 0000AAAA owns monitor 00001111 from 5087.300000100 (line 3) to the end of the log, while thread 0000BBBB owns it from 5087.300000200 (line 4) to 5087.300000300 (line 5)"]
+    );
+    // B's hold before A's entry is fine.
+    let ev = ev.replace("5087.300000100,", "5087.300000400,");
+    let r = run(CLASSES, METHODS, &ev);
+    assert!(r.is_valid(), "{:#?}", r.violations);
 }

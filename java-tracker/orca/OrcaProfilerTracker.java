@@ -169,8 +169,6 @@ public final class OrcaProfilerTracker {
                 int st = deepStacks ? stack(r, site) : 0;
                 long t = System.nanoTime();
                 r.pendingStack = st;
-                r.pendingTime = t;
-                r.blocked = 0;
                 r.put(OrcaEvents.R_ENTER, site, h, t, st);
             }
         } catch (Throwable t) {
@@ -188,18 +186,16 @@ public final class OrcaProfilerTracker {
             int h;
             int st = 0;
             boolean inner;
-            // trace=all: an acquisition that did not block was entered when it was attempted
-            // (a clock read, 21 ns here, is a third of an event's cost at stackdepth 0: about
-            // 60 ns at the margin in PerEvent); one that blocked (the agent's
-            // MonitorContendedEnter set r.blocked) reads the clock again.
+            // trace=all reads the clock here, now that the monitor is held, whether or not the
+            // acquisition blocked: HotSpot spins for a contended monitor before it posts
+            // MonitorContendedEnter, so an acquisition without that event may still have
+            // waited for the previous owner's exit, and its MonitorEntered must not be
+            // stamped before that exit (docs/FORMAT.md, "Exclusion").
             long t = 0;
             if (r.pendingObj == monitor && monitor != null) {
                 h = r.pendingHash;
                 st = r.pendingStack;
                 inner = r.pendingInner;
-                if (traceAll && r.blocked == 0) {
-                    t = r.pendingTime;
-                }
             } else {
                 // a synchronized method: no monitorenter before it
                 h = System.identityHashCode(monitor);
@@ -855,8 +851,36 @@ public final class OrcaProfilerTracker {
          * depends on the kind (agent/src/events.rs, RecordKind).
          */
         long[] buf = new long[3 * 32];
-        /** Longs of buf in use. */
+        /**
+         * Longs of buf in use. The owner publishes it with a release store (setPos) after the
+         * records below it: the agent's exit drain reads it from another thread, and must see
+         * those records complete.
+         */
         int pos;
+        /** null where java.base's Unsafe is out of reach (a test's copy on the class path). */
+        private static final jdk.internal.misc.Unsafe U;
+        private static final long POS;
+
+        static {
+            jdk.internal.misc.Unsafe u = null;
+            long at = -1;
+            try {
+                u = jdk.internal.misc.Unsafe.getUnsafe();
+                at = u.objectFieldOffset(Rec.class, "pos");
+            } catch (Throwable t) {
+                u = null;
+            }
+            U = u;
+            POS = at;
+        }
+
+        private void setPos(int p) {
+            if (U != null) {
+                U.putIntRelease(this, POS, p);
+            } else {
+                pos = p;
+            }
+        }
         /** Monitors held, innermost last. */
         Object[] heldObj = new Object[8];
         int[] heldHash = new int[8];
@@ -896,9 +920,6 @@ public final class OrcaProfilerTracker {
         int pendingHash;
         int pendingStack;
         boolean pendingInner;
-        /** trace=all: the monitorenter under way's time, and 1 once the agent saw it block. */
-        long pendingTime;
-        int blocked;
         /**
          * The thread's last OrcaEvents.RELEASED monitor holds (hash, start, end), a ring read
          * by the agent when another thread blocks on a monitor nobody holds any more: its owner
@@ -926,7 +947,7 @@ public final class OrcaProfilerTracker {
             b[p] = ((long) site << 32) | (hash & 0xFFFFFFFFL);
             b[p + 1] = (nanos << 3) | kind;
             b[p + 2] = third;
-            pos = p + 3;
+            setPos(p + 3);
         }
 
         /** Where `n` records fit in the buffer (flushed first if needed), or -1. */
@@ -989,7 +1010,7 @@ public final class OrcaProfilerTracker {
                     p += 3;
                 }
             }
-            pos = p;
+            setPos(p);
             return false;
         }
 

@@ -132,6 +132,7 @@ fn demo_runs_identically_with_exact_event_counts() {
                 .arg(tsrc.join("OrcaEvents.java"))
                 .arg(here.join("../java-tracker/jdk/internal/vm/annotation/DontInline.java"))
                 .arg(here.join("../java-tracker/jdk/internal/vm/annotation/Hidden.java"))
+                .arg(here.join("../java-tracker/jdk/internal/misc/Unsafe.java"))
                 .status()
                 .unwrap();
             assert!(ok.success());

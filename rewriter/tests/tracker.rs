@@ -47,6 +47,10 @@ fn tracker_declares_every_called_method() {
             env!("CARGO_MANIFEST_DIR"),
             "/../java-tracker/jdk/internal/vm/annotation/Hidden.java"
         ))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../java-tracker/jdk/internal/misc/Unsafe.java"
+        ))
         .status()
         .unwrap();
     assert!(st.success());

@@ -546,8 +546,8 @@ fn redeploying_a_thousand_times_keeps_locations_right_and_memory_flat() {
         let mut per_version = [0u64; 2];
         // Nobody waits: the default counts these calls per site (`Notifies`).
         for (calls, (m, loc)) in log.notify_calls(false) {
-            // By method name: a class ID is an identity hash, which two of the 2,000-odd
-            // classes of this run may share (docs/FORMAT.md), and then names the other one.
+            // By method name: the version is told by the location below, not by the
+            // class (every deployment's app.Svc is a class of its own, of one name).
             assert_eq!(log.methods[&m].name, "serve");
             let line = log.line_of(m, loc).unwrap();
             let v = versions

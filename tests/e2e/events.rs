@@ -419,11 +419,7 @@ fn contention_owners_in_instrumentation_mode_are_exact_when_released_at_once() {
             .iter()
             .filter(|e| e.name == "MonitorContendedEnter" && e.object == Some(lock))
             .collect();
-        assert!(
-            !log.events.iter().any(|e| e.name == "EventsDropped"),
-            "{}: events were dropped",
-            jdk.label()
-        );
+        assert!(log.dropped == 0, "{}: events were dropped", jdk.label());
         assert_eq!(
             contended.len(),
             100,
@@ -447,8 +443,8 @@ fn contention_owners_in_instrumentation_mode_are_exact_when_released_at_once() {
             jdk.label(),
             owners
         );
-        // The same run's timestamps (docs/FORMAT.md): an acquisition that did not block has
-        // its MonitorEntered at its MonitorEnter's time; one that blocked, after the
+        // The same run's timestamps (docs/FORMAT.md): an acquisition is entered once it
+        // holds the monitor, not before its attempt; one that blocked, after the
         // contention's end.
         let (blocked, free) = entered_times(&log, &jdk.label());
         assert!(
@@ -460,9 +456,9 @@ fn contention_owners_in_instrumentation_mode_are_exact_when_released_at_once() {
     }
 }
 
-/// Checks every MonitorEntered that follows its thread's MonitorEnter against it: the same
-/// time when no MonitorContendedEnter came between them, else not before the contention's
-/// MonitorContendedEntered. How many blocked and how many did not.
+/// Checks every MonitorEntered that follows its thread's MonitorEnter against it: not before
+/// it, and not before the contention's MonitorContendedEntered when one came between them.
+/// How many blocked and how many did not.
 fn entered_times(log: &Log, jdk: &str) -> (usize, usize) {
     use std::collections::HashMap;
     // Per thread: the MonitorEnter under way, and the end of its contention if it blocked.
@@ -497,9 +493,9 @@ fn entered_times(log: &Log, jdk: &str) -> (usize, usize) {
                     );
                     blocked += 1;
                 } else {
-                    assert_eq!(
-                        e.nanos, enter.nanos,
-                        "{jdk}: line {}: an acquisition that did not block is entered at its attempt",
+                    assert!(
+                        e.nanos >= enter.nanos,
+                        "{jdk}: line {}: an acquisition entered before its attempt",
                         e.line
                     );
                     free += 1;

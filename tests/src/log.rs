@@ -51,6 +51,8 @@ pub struct Log {
     pub thread_names: HashMap<u32, String>,
     /// Whether the last line of some file lacked its newline (it is left out).
     pub torn: bool,
+    /// The sum of the `EventsDropped` lines' counts (the lines are not in `events`).
+    pub dropped: u64,
 }
 
 fn hex(s: &str) -> Result<u32, String> {
@@ -303,6 +305,8 @@ impl Log {
         for (i, text) in orca.lines().enumerate() {
             let ctx = |e: String| format!("{}.orca:{}: {e}: {text}", prefix.display(), i + 1);
             if text.split(',').nth(1) == Some("EventsDropped") {
+                let n = text.split(',').nth(2).and_then(|n| n.parse::<u64>().ok());
+                log.dropped += n.ok_or_else(|| ctx("bad EventsDropped count".into()))?;
                 continue;
             }
             let e = parse_event(i + 1, text).map_err(ctx)?;

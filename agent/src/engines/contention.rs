@@ -10,6 +10,7 @@ use crate::error::JvmtiError;
 use crate::events::Kind;
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
+use crate::recorder::ids;
 use crate::recorder::threads::ThreadState;
 use crate::recorder::writer::{EventRecord, Extra};
 use crate::recorder::Recorder;
@@ -36,14 +37,13 @@ impl Contention {
         let Some((nanos, state, monitor)) = arrival(rec, jni, thread, object) else {
             return;
         };
-        rec.rec_blocked(jni, state);
         // Instrumented code's holds are known without asking the JVM (whose answer is a
         // safepoint, and often comes after the owner has released the monitor).
         let owner = match rec.tracked_owner(jni, monitor, state.hash, nanos) {
             Some(h) => h,
             None => match rec.jvmti.monitor_owner(object) {
                 Ok(t) if !t.is_null() => {
-                    let h = rec.jvmti.object_hash(t).unwrap_or(0);
+                    let h = ids::thread_id(&rec.jvmti, t);
                     jni.delete_local_ref(t);
                     h
                 }

@@ -115,7 +115,7 @@ impl Instrumentation {
         self.set_platform_loader(jni);
         let fields = &rec.buffers.fields;
         if let Err(e) = tracker::install(jni, &self.settings, fields) {
-            eprintln!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
+            crate::say!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
             return;
         }
         let loaded = self.make_configs(rec, jni);
@@ -128,7 +128,7 @@ impl Instrumentation {
         // hook again, from their original bytes.
         if !loaded.is_empty() {
             if let Err(e) = rec.jvmti.retransform_classes(&loaded) {
-                eprintln!("orca: cannot instrument the tracked JDK methods of the classes loaded before start-up ({e}); their calls (Thread, Object) are not recorded");
+                crate::say!("orca: cannot instrument the tracked JDK methods of the classes loaded before start-up ({e}); their calls (Thread, Object) are not recorded");
             }
             for c in loaded {
                 jni.delete_global_ref(c);
@@ -431,9 +431,9 @@ impl Instrumentation {
             Err(e) => {
                 let n = self.failed.fetch_add(1, Ordering::Relaxed) + 1;
                 if n <= FAILURES_SHOWN {
-                    eprintln!("orca: class {name} is left uninstrumented: {e}");
+                    crate::say!("orca: class {name} is left uninstrumented: {e}");
                 } else if n == FAILURES_SHOWN + 1 {
-                    eprintln!(
+                    crate::say!(
                         "orca: more classes cannot be instrumented; the count is in the exit line"
                     );
                 }
@@ -448,7 +448,7 @@ impl Instrumentation {
         for note in notes {
             let n = self.methods_left.fetch_add(1, Ordering::Relaxed) + 1;
             if n <= FAILURES_SHOWN {
-                eprintln!(
+                crate::say!(
                     "orca: method {}.{}{} is left uninstrumented: {}",
                     class.replace('/', "."),
                     note.name,
@@ -456,7 +456,7 @@ impl Instrumentation {
                     note.reason
                 );
             } else if n == FAILURES_SHOWN + 1 {
-                eprintln!(
+                crate::say!(
                     "orca: more methods are left uninstrumented; the count is in the exit line"
                 );
             }

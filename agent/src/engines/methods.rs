@@ -17,6 +17,7 @@ use super::{report, LOCAL_FRAME};
 use crate::events::{Kind, ReportCode};
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
+use crate::recorder::ids;
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::{JucLine, Recorder};
 
@@ -278,6 +279,11 @@ impl Call {
     /// methods, whose object is an argument).
     pub fn has_receiver(self) -> bool {
         !matches!(self, Call::Sleep | Call::Park { .. } | Call::Unpark)
+    }
+
+    /// Whether the receiver is a thread (`Thread.start`, `join`): named by its thread ID.
+    pub fn is_thread_call(self) -> bool {
+        matches!(self, Call::Start | Call::Join)
     }
 
     /// Whether the receiver is a monitor the caller must own (`Object.wait`/`notify`/`notifyAll`).
@@ -891,6 +897,7 @@ pub fn juc_entry(
             };
             (condition, 0, OpenExtra::Lock(lock))
         }
+        Call::Unpark => (ids::thread_id(jvmti, subject), 0, OpenExtra::None),
         _ if !subject.is_null() => (jvmti.object_hash(subject).unwrap_or(0), 0, OpenExtra::None),
         _ => (0, 0, OpenExtra::None),
     };
@@ -1101,7 +1108,7 @@ fn field_id_of(jni: Jni, obj: jobject, f: &FieldRef) -> Option<jfieldID> {
         }
         None => {
             if FIELDS[f.slot].swap(NO_FIELD, Ordering::AcqRel) != NO_FIELD {
-                eprintln!(
+                crate::say!(
                     "orca: field {} {} not found in this JDK's java.util.concurrent.locks; \
                      j.u.c. lock IDs fall back to the Lock object and owners to 00000000",
                     f.name.to_string_lossy(),
@@ -1121,13 +1128,13 @@ fn field_of(jni: Jni, obj: jobject, f: &FieldRef) -> jobject {
     }
 }
 
-/// The hash of the synchronizer's exclusive owner thread, 0 for none.
+/// The thread ID of the synchronizer's exclusive owner thread, 0 for none.
 fn owner_hash(jvmti: &Jvmti, jni: Jni, sync: jobject) -> u32 {
     let t = field_of(jni, sync, &OWNER);
     if t.is_null() {
         return 0;
     }
-    let h = jvmti.object_hash(t).unwrap_or(0);
+    let h = ids::thread_id(jvmti, t);
     jni.delete_local_ref(t);
     h
 }
@@ -1162,7 +1169,11 @@ fn receiver(jvmti: &Jvmti, jni: Jni, call: Call) -> u32 {
     }
     match jvmti.local_instance(0) {
         Ok(o) if !o.is_null() => {
-            let hash = jvmti.object_hash(o).unwrap_or(0);
+            let hash = if call.is_thread_call() {
+                ids::thread_id(jvmti, o)
+            } else {
+                jvmti.object_hash(o).unwrap_or(0)
+            };
             jni.delete_local_ref(o);
             hash
         }

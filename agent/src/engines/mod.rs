@@ -25,6 +25,6 @@ pub const LOCAL_FRAME: i32 = 8192;
 /// Reports a failed JVMTI call once per kind of failure; recording goes on without it.
 fn report(r: Result<(), JvmtiError>) {
     if let Err(e) = r {
-        eprintln!("orca: {e}; some events will be missing");
+        crate::say!("orca: {e}; some events will be missing");
     }
 }

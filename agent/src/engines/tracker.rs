@@ -140,7 +140,6 @@ pub fn install(
         rel_hash: field(rec, c"relHash", c"[I", false)?,
         rel_start: field(rec, c"relStart", c"[J", false)?,
         rel_end: field(rec, c"relEnd", c"[J", false)?,
-        blocked: field(rec, c"blocked", c"I", false)?,
     });
     jni.set_static_boolean(
         class,
@@ -384,6 +383,8 @@ fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, 
     }
     let object = if subject.is_null() {
         0
+    } else if matches!(entry, Kind::ThreadStart | Kind::ThreadJoin) {
+        crate::recorder::ids::thread_id(&rec.jvmti, subject)
     } else {
         rec.jvmti.object_hash(subject).unwrap_or(0)
     };

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use jni_sys::jobject;
 
@@ -59,10 +59,47 @@ struct TraceHeld {
     since: u64,
 }
 
+/// Adds a stack to the thread's table; its ID.
+fn intern_stack(r: &mut Recording, stack: Arc<StackText>) -> u32 {
+    r.stacks.push(stack);
+    // Not in any batch yet: drains only count up.
+    r.stack_in_batch.push((u64::MAX, 0));
+    r.stack_base.wrapping_add(r.stacks.len() as u32)
+}
+
+/// Starts the thread's stack table over (after a drain: no buffered record names an old
+/// ID). IDs go on counting up, and the stacks still referred to, by monitors held and an
+/// acquisition under way, move to the new table under new IDs: an old ID names nothing.
+fn restart_stacks(r: &mut Recording) {
+    let old = std::mem::take(&mut r.stacks);
+    let old_base = r.stack_base;
+    r.stack_base = old_base.wrapping_add(old.len() as u32);
+    r.stack_in_batch.clear();
+    r.stack_ids.clear();
+    let moved = |r: &mut Recording, id: u32| -> u32 {
+        let i = id.wrapping_sub(old_base).wrapping_sub(1) as usize;
+        match old.get(i) {
+            Some(st) if id != 0 => intern_stack(r, st.clone()),
+            _ => 0,
+        }
+    };
+    for i in 0..r.trace_held.len() {
+        let id = moved(r, r.trace_held[i].stack);
+        r.trace_held[i].stack = id;
+    }
+    if let Some((m, st, s)) = r.trace_entering {
+        let id = moved(r, st);
+        r.trace_entering = Some((m, id, s));
+    }
+}
+
 /// A JNI global reference to the thread's `Rec`.
 pub struct RecRef(jobject);
 // SAFETY: a JNI global reference is valid on every thread.
 unsafe impl Send for RecRef {}
+// SAFETY: as above; the agent only passes it to JNI calls, which may be made from any
+// thread at once (the object behind it is read with JNI, never through the pointer).
+unsafe impl Sync for RecRef {}
 
 /// What the agent keeps of one thread's tracker buffer: shared with the exit drain.
 pub struct Recording {
@@ -70,8 +107,11 @@ pub struct Recording {
     /// The thread's hash (`<thread>` of its lines).
     hash: u32,
     summary: Summary,
-    /// `trace=all`: interned stacks, ID = index + 1, formatted once each.
+    /// `trace=all`: interned stacks, ID = `stack_base` + index + 1, formatted once each.
     stacks: Vec<Arc<StackText>>,
+    /// The IDs given before the table last started over: an ID is never given twice, so
+    /// one still held somewhere when the table starts over can never name another stack.
+    stack_base: u32,
     /// Per interned stack: the drain that last put it in its batch, and where.
     stack_in_batch: Vec<(u64, u32)>,
     /// Drains so far (the batch a `stack_in_batch` entry is of).
@@ -116,9 +156,6 @@ pub struct RecFields {
     pub rel_hash: jni_sys::jfieldID,
     pub rel_start: jni_sys::jfieldID,
     pub rel_end: jni_sys::jfieldID,
-    /// `trace=all`: set when the thread blocks in a `monitorenter` (its entered time is then
-    /// read anew, not taken from the attempt's).
-    pub blocked: jni_sys::jfieldID,
 }
 // SAFETY: field IDs are valid on every thread for as long as the class is loaded (the
 // tracker, in the boot loader, is never unloaded).
@@ -134,8 +171,10 @@ pub struct Buffers {
     /// its holds from another thread ([`Recorder::tracked_owner`]). Apart from the
     /// recordings so that a thread busy writing out its buffer (its recording locked) can
     /// still be named the owner of the monitor another thread blocks on. An entry leaves
-    /// before its global reference is deleted.
-    pub holders: Mutex<HashMap<usize, (u32, RecRef)>>,
+    /// before its global reference is deleted. A read-write lock: contenders looking for an
+    /// owner read it together and never wait for one another; only a thread's first
+    /// monitor report and its end write it.
+    pub holders: RwLock<HashMap<usize, (u32, RecRef)>>,
     pub fields: OnceLock<RecFields>,
 }
 
@@ -172,6 +211,7 @@ impl Recorder {
             hash: state.hash,
             summary: Summary::starting(now_nanos()),
             stacks: Vec::new(),
+            stack_base: 0,
             stack_in_batch: Vec::new(),
             drains: 0,
             site_frames: Box::default(),
@@ -188,7 +228,7 @@ impl Recorder {
         let key = Arc::as_ptr(&r) as usize;
         self.buffers
             .holders
-            .lock()
+            .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(key, (state.hash, RecRef(global)));
         self.buffers
@@ -203,22 +243,6 @@ impl Recorder {
     pub fn rec_flush(&self, jni: Jni) {
         if let Some(state) = self.current_state() {
             self.drain_thread(jni, state, None);
-        }
-    }
-
-    /// MonitorContendedEnter on the current thread: with `trace=all` its tracker's next
-    /// MonitorEntered reads the clock (an acquisition that did not block takes its attempt's).
-    pub fn rec_blocked(&self, jni: Jni, state: &ThreadState) {
-        if !self.trace_all {
-            return;
-        }
-        let (Some(recording), Some(f)) = (state.recording.as_ref(), self.buffers.fields.get())
-        else {
-            return;
-        };
-        let r = lock(recording);
-        if !r.rec.0.is_null() {
-            jni.set_int_field(r.rec.0, f.blocked, 1);
         }
     }
 
@@ -442,7 +466,11 @@ impl Recorder {
             kind,
             has_top: false,
         };
-        let i = (stack as usize).wrapping_sub(1);
+        let i = if stack == 0 {
+            usize::MAX
+        } else {
+            stack.wrapping_sub(r.stack_base).wrapping_sub(1) as usize
+        };
         if let Some(st) = r.stacks.get(i) {
             let (drain, at) = r.stack_in_batch[i];
             line.stack = if drain == r.drains {
@@ -586,9 +614,7 @@ impl Recorder {
         if r.stacks.len() >= MAX_STACKS {
             // Records in the buffer may name the old IDs: drain them first.
             self.drain(jni, &mut r);
-            r.stacks.clear();
-            r.stack_in_batch.clear();
-            r.stack_ids.clear();
+            restart_stacks(&mut r);
         }
         let below = self.frames_from_scratch(jni, state, n, false);
         let frames = match top {
@@ -602,10 +628,7 @@ impl Recorder {
             }
             None => below,
         };
-        r.stacks.push(Arc::new(StackText::new(&frames)));
-        // Not in any batch yet: drains only count up.
-        r.stack_in_batch.push((u64::MAX, 0));
-        let id = r.stacks.len() as u32;
+        let id = intern_stack(&mut r, Arc::new(StackText::new(&frames)));
         r.stack_ids.insert(key, id);
         id as i32
     }
@@ -722,7 +745,7 @@ impl Recorder {
         };
         self.buffers
             .holders
-            .lock()
+            .write()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&(Arc::as_ptr(&recording) as usize));
         {
@@ -777,6 +800,9 @@ impl Recorder {
         };
         let rec = r.rec.0;
         let pos = jni.int_field(rec, f.pos).max(0) as usize;
+        // Paired with the owner's release store of `pos` (the tracker's setPos): the records
+        // below it are read complete.
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
         let buf = jni.object_field(rec, f.buf);
         if pos == 0 || buf.is_null() {
             return;
@@ -835,7 +861,7 @@ impl Recorder {
         let all = self
             .buffers
             .holders
-            .lock()
+            .read()
             .unwrap_or_else(|e| e.into_inner());
         // (whether the hold surely began first, its end; its thread)
         let mut last: Option<((bool, u64), u32)> = None;

@@ -15,6 +15,7 @@ use jni_sys::{jclass, jmethodID, jobject};
 
 use crate::jvmti::{Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
+use crate::recorder::ids::{self, IdKind};
 use crate::recorder::writer::{LogWriter, MetaRecord};
 use orca_rewriter::MethodMap;
 
@@ -154,7 +155,8 @@ const NO_MAP: *mut MethodMap = std::ptr::dangling_mut();
 /// the rewriter's offset maps, so that every location reported is the original class file's.
 pub struct Metadata {
     methods: IdTable,
-    classes: IdTable,
+    /// Whether class `00000000` ("unknown") is listed.
+    unknown_listed: AtomicBool,
     /// Whether classes are being rewritten (instrumentation mode).
     instrumenting: AtomicBool,
     /// Offset maps of rewritten classes, by defining loader, as the class-load hook
@@ -173,7 +175,7 @@ impl Default for Metadata {
     fn default() -> Self {
         Metadata {
             methods: IdTable::new(),
-            classes: IdTable::new(),
+            unknown_listed: AtomicBool::new(false),
             instrumenting: AtomicBool::new(false),
             rewritten: Mutex::new(Rewritten::default()),
             tagging: Mutex::new(0),
@@ -422,12 +424,12 @@ impl Metadata {
             .map(|m| (loader, m.clone()))
     }
 
-    /// The class ID (identity hash) of `class`, describing it the first time.
+    /// The class ID of `class` (its identity hash while unique, `recorder::ids`),
+    /// describing it the first time.
     pub fn class_id(&self, jvmti: &Jvmti, log: &LogWriter, class: jclass) -> u32 {
-        let Ok(hash) = jvmti.object_hash(class) else {
+        let Some((hash, new)) = ids::id_of(jvmti, class, IdKind::Class) else {
             return self.unknown_class(log);
         };
-        let (_, new) = self.classes.get_or_insert(hash as usize | 1 << 40);
         if new {
             let signature = jvmti.class_signature(class).unwrap_or_else(|_| "?".into());
             let source = jvmti.source_file_name(class).unwrap_or(None);
@@ -443,8 +445,7 @@ impl Metadata {
 
     /// Class `00000000`, listed once, for a method whose class JVMTI could not tell.
     fn unknown_class(&self, log: &LogWriter) -> u32 {
-        let (_, new) = self.classes.get_or_insert(1 << 40);
-        if new {
+        if !self.unknown_listed.swap(true, Ordering::Relaxed) {
             log.push_meta(MetaRecord::Class {
                 nanos: now_nanos(),
                 id: 0,

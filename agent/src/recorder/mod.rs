@@ -9,6 +9,7 @@
 
 pub mod buffers;
 pub mod clock;
+pub mod ids;
 pub mod metadata;
 pub mod sites;
 pub mod stacks;

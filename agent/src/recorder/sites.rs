@@ -7,12 +7,11 @@
 //! run); the recorder only looks them up.
 
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use jni_sys::jmethodID;
 
 use crate::recorder::metadata::zeroed_atomics;
-use crate::recorder::summary::FastMap;
 
 /// Site IDs the table holds: 2^22 (48 MB of address space, committed only as pages are
 /// touched). Sites past it are reported without a location (`0` frames).
@@ -24,9 +23,26 @@ pub struct Sites {
     pub counter: Arc<AtomicU32>,
     methods: Box<[AtomicUsize]>,
     bcis: Box<[AtomicU32]>,
-    /// Sites found by a stack walk (a lock call whose call site was not rewritten), by
-    /// (method, original bytecode index).
-    walked: Mutex<FastMap<(usize, u32), u32>>,
+    /// Sites found by a stack walk (a lock call whose call site was not rewritten): an
+    /// insert-only open-addressing table from [`walked_key`] to the site ID, lock-free
+    /// because it is looked up on every such call.
+    walked_keys: Box<[AtomicUsize]>,
+    walked_ids: Box<[AtomicU32]>,
+}
+
+/// Slots of the walked-sites table: 2^16 (1 MB of address space, committed as touched).
+/// Past it (or past [`WALKED_PROBES`] probes) a call is reported without a site.
+const WALKED_BITS: u32 = 16;
+const WALKED_PROBES: usize = 64;
+
+/// The table's value of a slot whose site could not be given (the site table was full).
+const NO_SITE: u32 = u32::MAX;
+
+/// One word for (method, bytecode index): a jmethodID is a user-space pointer (below 2^48 on
+/// every 64-bit Linux), and a bytecode index is below 2^16. `None` for anything else.
+fn walked_key(method: jmethodID, bci: u32) -> Option<usize> {
+    let m = method as usize;
+    (m != 0 && m >> 48 == 0 && bci < 1 << 16).then_some(m | (bci as usize) << 48)
 }
 
 impl Default for Sites {
@@ -35,7 +51,8 @@ impl Default for Sites {
             counter: Arc::new(AtomicU32::new(1)),
             methods: zeroed_atomics::<usize, AtomicUsize>(CAPACITY),
             bcis: zeroed_atomics::<u32, AtomicU32>(CAPACITY),
-            walked: Mutex::default(),
+            walked_keys: zeroed_atomics::<usize, AtomicUsize>(1 << WALKED_BITS),
+            walked_ids: zeroed_atomics::<u32, AtomicU32>(1 << WALKED_BITS),
         }
     }
 }
@@ -50,19 +67,55 @@ impl Sites {
     }
 
     /// The site of `method` at `bci`, for a call found by a stack walk: one ID per place, drawn
-    /// from the rewriter's counter (0: the table is full).
+    /// from the rewriter's counter (0: none, the tables are full). Lock-free: the first
+    /// thread to see a place draws its ID; a thread that finds the place being numbered that
+    /// very moment waits a few hundred spins at most (the winner's window is one atomic add
+    /// and three stores), then goes on without a site rather than wait for a thread that may
+    /// have been descheduled.
     pub fn intern(&self, method: jmethodID, bci: u32) -> u32 {
-        let mut walked = self.walked.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&id) = walked.get(&(method as usize, bci)) {
-            return id;
-        }
-        let id = self.counter.fetch_add(1, Ordering::Relaxed);
-        if (id as usize) >= CAPACITY {
+        let Some(key) = walked_key(method, bci) else {
             return 0;
+        };
+        let mask = (1usize << WALKED_BITS) - 1;
+        let mut i =
+            ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - WALKED_BITS)) as usize;
+        for _ in 0..WALKED_PROBES {
+            let k = self.walked_keys[i].load(Ordering::Acquire);
+            let k = if k == 0 {
+                match self.walked_keys[i].compare_exchange(
+                    0,
+                    key,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                ) {
+                    Ok(_) => {
+                        let id = self.counter.fetch_add(1, Ordering::Relaxed);
+                        if (id as usize) >= CAPACITY {
+                            self.walked_ids[i].store(NO_SITE, Ordering::Release);
+                            return 0;
+                        }
+                        self.bind(id, method, bci);
+                        self.walked_ids[i].store(id, Ordering::Release);
+                        return id;
+                    }
+                    Err(other) => other,
+                }
+            } else {
+                k
+            };
+            if k == key {
+                for _ in 0..512 {
+                    match self.walked_ids[i].load(Ordering::Acquire) {
+                        0 => std::hint::spin_loop(),
+                        NO_SITE => return 0,
+                        id => return id,
+                    }
+                }
+                return 0;
+            }
+            i = (i + 1) & mask;
         }
-        self.bind(id, method, bci);
-        walked.insert((method as usize, bci), id);
-        id
+        0
     }
 
     /// The method and original bytecode index of a site; `None` when unknown.
@@ -74,5 +127,40 @@ impl Sites {
                 self.bcis[site as usize].load(Ordering::Relaxed),
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_site_per_place_under_contention() {
+        let sites = Arc::new(Sites::default());
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let s = sites.clone();
+                std::thread::spawn(move || {
+                    (1..5000usize)
+                        .map(|k| s.intern((k * 8) as jmethodID, (k % 7) as u32))
+                        .collect::<Vec<u32>>()
+                })
+            })
+            .collect();
+        let results: Vec<Vec<u32>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        for k in 0..results[0].len() {
+            let ids: Vec<u32> = results.iter().map(|r| r[k]).collect();
+            // A thread that met the place being numbered may have gone on without a site.
+            let given: Vec<u32> = ids.iter().copied().filter(|&i| i != 0).collect();
+            assert!(!given.is_empty(), "place {k}: no site");
+            assert!(given.windows(2).all(|w| w[0] == w[1]), "place {k}: {ids:?}");
+            let (m, bci) = sites.get(given[0]).unwrap();
+            assert_eq!((m as usize, bci), ((k + 1) * 8, ((k + 1) % 7) as u32));
+        }
+        // Same method, another index: another site; a bci past 16 bits: none.
+        let a = sites.intern(8 as jmethodID, 100);
+        assert!(a != 0 && a != sites.intern(8 as jmethodID, 101));
+        assert_eq!(sites.intern(8 as jmethodID, 100), a);
+        assert_eq!(sites.intern(8 as jmethodID, 1 << 16), 0);
     }
 }

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::events::Kind;
 use crate::jvmti::{jthread, jvmtiFrameInfo, Jvmti};
+use crate::recorder::ids::{self, IdKind};
 use crate::recorder::writer::Frames;
 
 /// j.u.c. locks whose holds a thread's state counts at most (the oldest are forgotten: a
@@ -47,7 +48,7 @@ pub enum OpenExtra {
 
 /// What the agent knows about one Java thread.
 pub struct ThreadState {
-    /// The thread's identity hash, the `<thread>` field of its events.
+    /// The thread's ID (`recorder::ids`), the `<thread>` field of its events.
     pub hash: u32,
     /// How many tracked calls are on this thread's stack; events are written at depth 0 only,
     /// which suppresses nested calls (`join` calling `wait`).
@@ -140,12 +141,10 @@ pub fn current_or_new<'a>(
     }
     // A tracker native has no jthread at hand: ask JVMTI for the current one.
     let hash = if thread.is_null() {
-        jvmti
-            .current_thread()
-            .and_then(|t| jvmti.object_hash(t))
-            .ok()?
+        let t = jvmti.current_thread().ok()?;
+        ids::id_of(jvmti, t, IdKind::Thread)?.0
     } else {
-        jvmti.object_hash(thread).ok()?
+        ids::id_of(jvmti, thread, IdKind::Thread)?.0
     };
     let raw = install(jvmti, std::ptr::null_mut(), hash, stack_depth)?;
     // SAFETY: just made by `install` and now owned by the thread-local slot.
@@ -175,7 +174,7 @@ pub fn create_for(jvmti: &Jvmti, thread: jthread, stack_depth: usize) -> Option<
     if !jvmti.thread_local_of(thread).is_null() {
         return None;
     }
-    let hash = jvmti.object_hash(thread).ok()?;
+    let hash = ids::id_of(jvmti, thread, IdKind::Thread)?.0;
     install(jvmti, thread, hash, stack_depth)?;
     Some(hash)
 }

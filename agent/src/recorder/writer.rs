@@ -396,6 +396,7 @@ impl Files {
     /// Creates (truncates) the three files, creating the folder if needed, so that a bad
     /// path stops the JVM at start rather than losing the run.
     pub fn create(paths: [PathBuf; 3]) -> Result<Files, (PathBuf, io::Error)> {
+        fill_closed_std_fds();
         if let Some(dir) = paths[0].parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| (dir.to_path_buf(), e))?;
         }
@@ -411,6 +412,33 @@ impl Files {
         };
         let files = [open(&paths[0])?, open(&paths[1])?, open(&paths[2])?];
         Ok(Files { paths, files })
+    }
+}
+
+/// A program started with a standard stream closed (`2>&-`, `>&-`) would give the log files
+/// the free descriptor 0, 1 or 2, and the agent's messages on stderr (or the program's own
+/// `System.out`) would then be written into the log. So each closed one is opened on
+/// `/dev/null` first, as daemons do: what was written nowhere still is.
+fn fill_closed_std_fds() {
+    let closed = |fd: i32| {
+        // SAFETY: F_GETFD only queries the descriptor.
+        let rc = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+        rc == -1 && io::Error::last_os_error().raw_os_error() == Some(libc::EBADF)
+    };
+    for fd in 0..=2 {
+        if !closed(fd) {
+            continue;
+        }
+        // SAFETY: a NUL-terminated path and plain flags.
+        let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
+        if null >= 0 && null != fd {
+            if closed(fd) {
+                // SAFETY: both descriptors are valid or free; `null` is ours to close.
+                unsafe { libc::dup2(null, fd) };
+            }
+            // SAFETY: as above.
+            unsafe { libc::close(null) };
+        }
     }
 }
 
@@ -474,7 +502,24 @@ impl LogWriter {
         std::thread::Builder::new()
             .name("orca-writer".into())
             .spawn(move || {
-                let _ = tx.send(self.run(files));
+                // A panic here would stop the log silently: it is said once, and the queue
+                // then fills and drops (and counts) what the program goes on producing.
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    self.run(files)
+                }));
+                match run {
+                    Ok(totals) => {
+                        let _ = tx.send(totals);
+                    }
+                    Err(e) => {
+                        let msg = e
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| e.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        crate::say!("orca: internal error in the writer thread ({msg}); the log stops here, the program keeps running");
+                    }
+                }
             })?;
         *self.done.lock().unwrap_or_else(|e| e.into_inner()) = Some(rx);
         Ok(())
@@ -551,8 +596,12 @@ impl LogWriter {
         self.pushing.fetch_sub(1, Ordering::Release);
     }
 
-    /// Queues a summary line, which must not be lost: waits for room (the callers write
-    /// summaries only when the queue has room, at a thread's end, or at exit).
+    /// Queues a thread's summary lines as one record. A program thread never waits for
+    /// room: its caller may hold the program's lock (the drain runs before the program's
+    /// `monitorexit`), so when the queue is full the lines are dropped and counted, as any
+    /// event is (the callers write summaries when the queue has room, so this is rare). Only
+    /// the thread that closes the log at exit waits, up to [`FINISH_TIMEOUT`], for the writer
+    /// to make room: nothing runs after it.
     pub fn push_summaries(&self, lines: Vec<EventRecord>) {
         let n = lines.len() as u64;
         if n == 0 {
@@ -588,7 +637,7 @@ impl LogWriter {
                 Ok(()) => return,
                 Err(r) => record = r,
             }
-            if start.elapsed() > FINISH_TIMEOUT {
+            if !is_closer() || start.elapsed() > FINISH_TIMEOUT {
                 self.dropped.fetch_add(n, Ordering::Relaxed);
                 return;
             }
@@ -650,7 +699,7 @@ impl LogWriter {
                 // Only what reached the file before the last successful flush is surely there.
                 let written = self.flushed_events.load(Ordering::SeqCst);
                 let abandoned = self.accepted.load(Ordering::SeqCst).saturating_sub(written);
-                eprintln!(
+                crate::say!(
                     "orca: the log writer is still blocked on a write after {} s; giving up on {abandoned} events not yet written so the JVM can exit",
                     FINISH_TIMEOUT.as_secs()
                 );
@@ -680,6 +729,9 @@ impl LogWriter {
     }
 
     fn run(&self, files: Files) -> Totals {
+        if let Some(stall) = test_writer_stall() {
+            std::thread::sleep(stall);
+        }
         let mut out = Output::new(files);
         let mut line = Vec::with_capacity(4096);
         let mut reported_drops = 0u64;
@@ -886,9 +938,9 @@ impl Output {
 
     fn fail(&mut self, file: usize, e: io::Error) {
         if file == ORCA || self.files[ORCA].is_none() {
-            eprintln!("orca: cannot write {} ({e}); its lines from now on are lost, the program keeps running", self.paths[file].display());
+            crate::say!("orca: cannot write {} ({e}); its lines from now on are lost, the program keeps running", self.paths[file].display());
         } else {
-            eprintln!("orca: cannot write {} ({e}); the events file {} stops there too (no event may name a missing method), events from now on are lost, the program keeps running", self.paths[file].display(), self.paths[ORCA].display());
+            crate::say!("orca: cannot write {} ({e}); the events file {} stops there too (no event may name a missing method), events from now on are lost, the program keeps running", self.paths[file].display(), self.paths[ORCA].display());
         }
         self.give_up(file);
         if file != ORCA {
@@ -919,7 +971,7 @@ impl Output {
             };
             if !self.deleted[file] && f.metadata().is_ok_and(|m| m.is_file() && m.nlink() == 0) {
                 self.deleted[file] = true;
-                eprintln!(
+                crate::say!(
                     "orca: {} was deleted during the run (its folder removed?); recording goes on and the file will be written back at exit",
                     self.paths[file].display()
                 );
@@ -940,13 +992,13 @@ impl Output {
             };
             let path = &self.paths[file];
             match restore(f, path) {
-                Ok(()) => eprintln!(
+                Ok(()) => crate::say!(
                     "orca: wrote {} back ({} lines; it was deleted during the run)",
                     path.display(),
                     self.committed[file]
                 ),
                 Err(e) => {
-                    eprintln!(
+                    crate::say!(
                         "orca: {} was deleted during the run and cannot be written back ({e}); its {} lines are lost",
                         path.display(),
                         self.committed[file]
@@ -972,6 +1024,17 @@ fn restore(mut from: &File, path: &std::path::Path) -> io::Result<()> {
     from.seek(SeekFrom::Start(0))?;
     io::copy(&mut from, &mut to)?;
     to.sync_all()
+}
+
+/// A test hook: `ORCA_TEST_WRITER_STALL_MS` makes the writer sleep that long before its first
+/// pass, as a stuck disk would, so that a test can fill the queue and time the program's
+/// threads (tests/e2e/invariants.rs).
+fn test_writer_stall() -> Option<Duration> {
+    std::env::var("ORCA_TEST_WRITER_STALL_MS")
+        .ok()?
+        .parse()
+        .ok()
+        .map(Duration::from_millis)
 }
 
 /// CPU time of the calling thread.
