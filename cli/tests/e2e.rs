@@ -361,6 +361,104 @@ fn record_runs_java_under_the_agent_and_prints_the_report() {
     }
 }
 
+/// `orca record` in `dir` with `args`, the agent from $ORCA_AGENT: (status, stdout, stderr).
+fn record_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_orca"));
+    c.current_dir(dir)
+        .arg("record")
+        .args(args)
+        .env("ORCA_AGENT", orca_tests::agent_path());
+    let o = output_with_timeout(c, 300);
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn record_never_reports_files_an_earlier_run_left() {
+    let classes = test_classes().to_str().unwrap();
+    for jdk in jdks() {
+        let dir = orca_tests::work_dir()
+            .join("runs")
+            .join(format!("cli-record-stale-{}", jdk.label()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let java = jdk.java();
+        let java = java.to_str().unwrap();
+        let (code, out, err) = record_in(
+            &dir,
+            &[
+                "-o",
+                "out/st",
+                "--",
+                java,
+                "-cp",
+                classes,
+                "ExitStatus",
+                "0",
+            ],
+        );
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(0), "{ctx}");
+        assert!(out.contains("\n$ orca report out/st\n"), "{ctx}");
+        assert!(!err.contains("removed"), "{ctx}");
+
+        // The JVM refuses its options before it loads the agent: the old files are removed
+        // first (and it says so), and no report is printed.
+        let (code, out, err) = record_in(
+            &dir,
+            &[
+                "-o",
+                "out/st",
+                "--",
+                java,
+                "-XX:+OrcaNoSuchFlag",
+                "-cp",
+                classes,
+                "ExitStatus",
+                "0",
+            ],
+        );
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(1), "{ctx}");
+        assert!(
+            err.contains("orca: removed out/st.orca, out/st.methods, out/st.classtable (left by an earlier run)\n"),
+            "{ctx}"
+        );
+        assert!(
+            err.contains(&format!("orca: {java} exited with status 1 before the agent started: it wrote no out/st.orca, out/st.methods, out/st.classtable")),
+            "{ctx}"
+        );
+        assert!(!out.contains("orca report"), "{ctx}");
+        assert!(!dir.join("out/st.orca").exists(), "{ctx}");
+
+        // The agent starts but the main class does not exist: not an empty report.
+        let (code, out, err) = record_in(
+            &dir,
+            &[
+                "-o",
+                "out/st",
+                "--",
+                java,
+                "-cp",
+                classes,
+                "OrcaNoSuchClass",
+            ],
+        );
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(1), "{ctx}");
+        assert!(!err.contains("removed"), "{ctx}");
+        assert!(
+            err.contains(&format!("orca: {java} exited with status 1 and the log has no lock, wait, park, sleep or join event outside the JDK")),
+            "{ctx}"
+        );
+        assert!(!out.contains("orca report"), "{ctx}");
+        assert!(dir.join("out/st.orca").is_file(), "{ctx}");
+    }
+}
+
 #[test]
 fn record_says_clearly_when_it_cannot_find_the_agent() {
     // A copy of `orca` alone in a folder, without $ORCA_AGENT.
