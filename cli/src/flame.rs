@@ -92,9 +92,11 @@ pub fn collapse_with<R: std::io::Read>(
     let mut add = |raw: String, m: Hash, ns: u64| {
         *weights.entry((raw, m)).or_default() += ns;
     };
+    let mut last_ts = 0;
     while let Some((_, rec)) = r.next_event()? {
         let Ok(rec) = rec else { continue };
         let ts = rec.timestamp.nanos();
+        last_ts = last_ts.max(ts);
         let Some(thread) = rec.event.thread() else {
             continue;
         };
@@ -266,6 +268,21 @@ pub fn collapse_with<R: std::io::Read>(
                 }
             }
             _ => {}
+        }
+    }
+    // Contentions, waits and parks still open when the log ends (a deadlock, a thread
+    // waiting for good) count up to its last timestamp, as in `orca report`. Open holds do
+    // not: the report counts them apart ("still held at end").
+    if w != FlameWeight::Held {
+        let mut threads: Vec<(Hash, ThreadState)> = threads.into_iter().collect();
+        threads.sort_by_key(|(h, _)| *h);
+        for (_, t) in threads {
+            if let Some((m, since, raw)) = t.open {
+                *weights.entry((raw, m)).or_default() += last_ts.saturating_sub(since);
+            }
+            if let Some((what, o, since, raw)) = t.juc_open {
+                *juc_weights.entry((raw, o, what)).or_default() += last_ts.saturating_sub(since);
+            }
         }
     }
     if w == FlameWeight::Held && summary_lines > 0 && !from_events {

@@ -813,7 +813,10 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
             flame_json(stacks, inp.budget.bytes_per_flame)
         );
     }
-    s.push_str("},\"deadlocks\":");
+    s.push_str("},\"verdict\":");
+    let v = crate::verdict::verdict(a, inp.deadlocks, inp.md, inp.title, false);
+    s.push_str(&crate::verdict::json(&v));
+    s.push_str(",\"deadlocks\":");
     s.push_str(&deadlocks_json(
         inp.deadlocks,
         inp.md,

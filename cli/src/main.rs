@@ -12,6 +12,7 @@ mod record;
 mod report;
 mod timeline;
 mod util;
+mod verdict;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -104,6 +105,10 @@ enum Cmd {
         /// `trace=all` log has both).
         #[arg(long)]
         from_events: bool,
+        /// Also show the locks folded by default: uncontended ones and those only the
+        /// JDK's own code takes.
+        #[arg(long)]
+        all: bool,
     },
     /// Lock-order cycles (potential deadlocks) and threads blocked at the end
     /// (actual deadlocks); exit 1 if any is found.
@@ -241,8 +246,9 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             top,
             json,
             from_events,
+            all,
         } => {
-            print_out(&report_text_with(&prefix, top, json, from_events)?)?;
+            print_out(&report_text_with(&prefix, top, json, from_events, all)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Deadlocks {
@@ -291,7 +297,7 @@ fn report_text(
     top: usize,
     json: bool,
 ) -> Result<String, Box<dyn std::error::Error>> {
-    report_text_with(prefix, top, json, false)
+    report_text_with(prefix, top, json, false, false)
 }
 
 /// [`report_text`], with `--from-events`.
@@ -300,14 +306,28 @@ fn report_text_with(
     top: usize,
     json: bool,
     from_events: bool,
+    all: bool,
 ) -> Result<String, Box<dyn std::error::Error>> {
     let md = Metadata::load(prefix)?;
-    let a = report::Analysis::run_with(open_events(prefix)?, from_events)?;
+    // Two passes over the log, side by side: the figures and the deadlock analysis.
+    let (ev_a, ev_f) = (open_events(prefix)?, open_events(prefix)?);
+    let (a, f) = std::thread::scope(|sc| {
+        let d = sc.spawn(|| deadlocks::analyze_with(ev_f, from_events));
+        let a = report::Analysis::run_with(ev_a, from_events);
+        (a, d.join().expect("the deadlock analysis panicked"))
+    });
+    let (a, f) = (a?, f?);
     let p = prefix.display().to_string();
+    let v = verdict::verdict(&a, &f, &md, &p, all);
     Ok(if json {
-        report::json(&a, &md, &p, top)
+        let j = report::json(&a, &md, &p, top, all);
+        format!("{{\"verdict\":{},{}", verdict::json(&v), &j[1..])
     } else {
-        report::text(&a, &md, &p, top)
+        format!(
+            "{}\n{}",
+            verdict::text(&v),
+            report::text(&a, &md, &p, top, all)
+        )
     })
 }
 

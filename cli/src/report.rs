@@ -26,7 +26,7 @@ use orca_format::{
     LockMode, LockOp, Metadata,
 };
 
-use crate::util::{dur, json_str, Hist};
+use crate::util::{dur, is_jdk_frame, json_str, Hist};
 
 /// Per-thread totals.
 #[derive(Debug, Default)]
@@ -152,7 +152,38 @@ pub struct Analysis {
     pub long_holds: Vec<LongHold>,
     /// The longest `LockHold` events.
     pub long_lock_holds: Vec<LongLockHold>,
+    /// Holds still open at the end of the log, when the log has their acquisitions (a
+    /// complete trace): (thread, monitor or lock, acquisition site, since).
+    pub open_holds_at_end: Vec<(Hash, Hash, Option<Frame>, u64)>,
+    /// Waits, notifies, condition awaits and signals in file order, for the missed-wakeup
+    /// suspects (sorted by time in [`crate::verdict`]: the file is not sorted across threads).
+    pub wakes: Vec<Wake>,
+    /// Whether there were more than [`WAKES_KEPT`] of them (the suspects are then not sought).
+    pub wakes_overflow: bool,
+    /// Class of each object the log names (`ObjectClass` lines), Java spelling.
+    pub classes: FastMap<Hash, String>,
 }
+
+/// One wait/notify (or condition await/signal) event, for [`crate::verdict`].
+#[derive(Debug, Clone, Copy)]
+pub struct Wake {
+    pub ts: u64,
+    pub thread: Hash,
+    /// The object waited on, or the condition awaited.
+    pub object: Hash,
+    pub what: WakeKind,
+    pub site: Option<Frame>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WakeKind {
+    Wait,
+    Waited,
+    Notify,
+}
+
+/// Most wait/notify events kept for the missed-wakeup suspects (about 40 bytes each).
+pub const WAKES_KEPT: usize = 4_000_000;
 
 /// One `LockHold` event: (nanos, thread, lock, mode, end timestamp, acquisition site, raw
 /// stack of the `unlock`).
@@ -230,6 +261,35 @@ impl Analysis {
         });
         t.last = t.last.max(ts);
         let top = ev.stack().and_then(|s| s.top());
+        let wake = match *ev {
+            Event::ObjectWait { object, .. } => Some((object, WakeKind::Wait)),
+            Event::ObjectWaited { object, .. } => Some((object, WakeKind::Waited)),
+            Event::ObjectNotify { object, .. } | Event::ObjectNotifyAll { object, .. } => {
+                Some((object, WakeKind::Notify))
+            }
+            Event::Condition { op, condition, .. } => Some((
+                condition,
+                match op {
+                    ConditionOp::Await => WakeKind::Wait,
+                    ConditionOp::Awaited => WakeKind::Waited,
+                    ConditionOp::Signal | ConditionOp::SignalAll => WakeKind::Notify,
+                },
+            )),
+            _ => None,
+        };
+        if let Some((object, what)) = wake {
+            if self.wakes.len() < WAKES_KEPT {
+                self.wakes.push(Wake {
+                    ts,
+                    thread,
+                    object,
+                    what,
+                    site: top,
+                });
+            } else {
+                self.wakes_overflow = true;
+            }
+        }
         match *ev {
             Event::ThreadStarted { name, .. } => {
                 t.name = Some(name.decode().into_owned());
@@ -580,8 +640,9 @@ impl Analysis {
                     None,
                 );
             }
-            for (m, ..) in t.held.drain(..) {
+            for (m, _, since, site, _) in t.held.drain(..) {
                 self.objects.entry(m).or_default().open_holds += 1;
+                self.open_holds_at_end.push((thread, m, site, since));
             }
             if let Some((lock, owner, since, site)) = t.juc_acquire.take() {
                 let l = self.locks.entry(lock).or_default();
@@ -606,9 +667,10 @@ impl Analysis {
             }
             // In a log summarised for j.u.c. locks the releases are not written: the holds
             // of its LockAcquired lines are not known to be open.
-            for (lock, ..) in t.juc_held.drain(..) {
+            for (lock, _, _, since, site, _) in t.juc_held.drain(..) {
                 if !juc_summarised {
                     self.locks.entry(lock).or_default().open_holds += 1;
+                    self.open_holds_at_end.push((thread, lock, site, since));
                 }
             }
         }
@@ -622,6 +684,30 @@ impl Analysis {
         match self.threads.get(&h).and_then(|t| t.name.as_deref()) {
             Some(n) => format!("{n} [{h}]"),
             None => format!("[{h}]"),
+        }
+    }
+
+    /// A lock as the tools name it: `HashMap@6404CC3C` when the log names its class, else
+    /// `monitor 6404CC3C` (`lock 6404CC3C` for a j.u.c. lock's synchronizer).
+    pub fn lock_name(&self, h: Hash, juc: bool) -> String {
+        match self.classes.get(&h) {
+            Some(c) => format!("{}@{h}", simple_name(c)),
+            None if juc => format!("lock {h}"),
+            None => format!("monitor {h}"),
+        }
+    }
+
+    /// Any other object (a wait object, a condition, a park blocker): `FutureTask@7440E464`,
+    /// else `object 7440E464`.
+    pub fn object_name(&self, h: Hash) -> String {
+        self.named(h, "object")
+    }
+
+    /// `Class@HASH` when the log names the object's class, else `{what} HASH`.
+    pub fn named(&self, h: Hash, what: &str) -> String {
+        match self.classes.get(&h) {
+            Some(c) => format!("{}@{h}", simple_name(c)),
+            None => format!("{what} {h}"),
         }
     }
 
@@ -649,6 +735,12 @@ impl Analysis {
     }
 }
 
+/// `java.util.HashMap` -> `HashMap`, `java.util.concurrent.locks.ReentrantLock$NonfairSync`
+/// -> `ReentrantLock$NonfairSync`: short enough for a table, still unambiguous in practice.
+pub fn simple_name(class: &str) -> &str {
+    class.rsplit('.').next().unwrap_or(class)
+}
+
 /// `Class.method(File.java:line)`, or `(no stack)`.
 pub fn site(md: &Metadata, f: Option<Frame>) -> String {
     match f {
@@ -674,7 +766,7 @@ pub fn top_sites(
 }
 
 /// The report as text.
-pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
+pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) -> String {
     let mut s = String::new();
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = writeln!(
@@ -742,8 +834,9 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
     for (i, (h, o)) in contended.iter().take(top).enumerate() {
         let _ = writeln!(
             s,
-            "  #{} monitor {h}: {} blocked in {} contentions (max {}){}",
+            "  #{} {}: {} blocked in {} contentions (max {}){}",
             i + 1,
+            a.lock_name(*h, false),
             dur(o.blocked),
             o.contentions,
             dur(o.blocked_max),
@@ -795,7 +888,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
             }
         );
         for (h, o) in held.iter().take(top) {
-            let _ = writeln!(s, "  monitor {h}: {}", holds_line(o));
+            let _ = writeln!(s, "  {}: {}", a.lock_name(*h, false), holds_line(o));
             for (f, c, ns) in top_sites(&o.hold_sites, 3) {
                 let _ = writeln!(s, "      held from {} x{c} {}", site(md, f), dur(ns));
             }
@@ -812,7 +905,8 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
                 .unwrap_or_else(|| "(no stack)".into());
             let _ = writeln!(
                 s,
-                "  monitor {m} held {} by {} at {at}",
+                "  {} held {} by {} at {at}",
+                a.lock_name(*m, false),
                 dur(*ns),
                 a.thread_label(*t)
             );
@@ -825,7 +919,8 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         for (h, o) in sems.iter().take(top) {
             let _ = writeln!(
                 s,
-                "  semaphore {h}: {} acquiring in {} acquires (max {}), {} releases",
+                "  {}: {} acquiring in {} acquires (max {}), {} releases",
+                a.named(*h, "semaphore"),
                 dur(o.sem_time),
                 o.sem_acquires,
                 dur(o.sem_max),
@@ -837,7 +932,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         }
     }
 
-    juc_text(&mut s, a, md, top);
+    juc_text(&mut s, a, md, top, all);
 
     let waits = a.ranked(|o| o.waited, |o| o.waits + o.notifies + o.notify_alls > 0);
     let _ = writeln!(s, "\nWait/notify");
@@ -847,7 +942,8 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
     for (h, o) in waits.iter().take(top) {
         let _ = writeln!(
             s,
-            "  object {h}: {} waits ({}), {} notify, {} notifyAll",
+            "  {}: {} waits ({}), {} notify, {} notifyAll",
+            a.object_name(*h),
             o.waits,
             dur(o.waited),
             o.notifies,
@@ -858,11 +954,11 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
 }
 
 /// The j.u.c. sections, when the log has j.u.c. lock, condition or park events.
-fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
+fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) {
     if a.locks.is_empty() && a.parks.is_empty() && a.unparks == 0 {
         return;
     }
-    let mut locks: Vec<(Hash, &LockStats)> = a.locks.iter().map(|(h, l)| (*h, l)).collect();
+    let (mut locks, folded) = shown_locks(a, md, all);
     let held = |l: &LockStats| l.write_holds.total() + l.read_holds.total();
     locks.sort_by(|x, y| {
         (y.1.blocked, held(y.1))
@@ -884,11 +980,15 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
             }
         );
     }
+    if locks.is_empty() {
+        let _ = writeln!(s, "  (no contention)");
+    }
     for (i, (h, l)) in locks.iter().take(top).enumerate() {
         let _ = writeln!(
             s,
-            "  #{} lock {h}: {} blocked in {} contentions (max {}){}{}{}",
+            "  #{} {}: {} blocked in {} contentions (max {}){}{}{}",
             i + 1,
+            a.lock_name(*h, true),
             dur(l.blocked),
             l.contentions,
             dur(l.blocked_max),
@@ -951,9 +1051,20 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
             );
         }
     }
-    if !a.long_lock_holds.is_empty() {
+    if folded > 0 {
+        let _ = writeln!(
+            s,
+            "  ({folded} uncontended or JDK-internal locks folded; --all shows them)"
+        );
+    }
+    let long_lock_holds: Vec<_> = a
+        .long_lock_holds
+        .iter()
+        .filter(|h| all || !h.5.is_some_and(|f| is_jdk_frame(md, f)))
+        .collect();
+    if !long_lock_holds.is_empty() {
         let _ = writeln!(s, "\nLongest j.u.c. lock holds (LockHold events)");
-        for (ns, t, l, mode, _, at, raw) in a.long_lock_holds.iter().take(top) {
+        for (ns, t, l, mode, _, at, raw) in long_lock_holds.into_iter().take(top) {
             let released = parse_stack(raw.as_bytes(), 0)
                 .ok()
                 .and_then(|st| st.top())
@@ -961,7 +1072,8 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
                 .unwrap_or_else(|| "(no stack)".into());
             let _ = writeln!(
                 s,
-                "  lock {l} ({}) held {} by {}, acquired at {}, released at {released}",
+                "  {} ({}) held {} by {}, acquired at {}, released at {released}",
+                a.lock_name(*l, true),
                 mode_name(*mode),
                 dur(*ns),
                 a.thread_label(*t),
@@ -980,7 +1092,7 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
             let name = if *h == Hash::UNKNOWN {
                 "no blocker".to_string()
             } else {
-                format!("blocker {h}")
+                format!("blocker {}", a.named(*h, "").trim_start())
             };
             let _ = writeln!(s, "  {name}: {c} parks, {}", dur(*ns));
         }
@@ -1010,6 +1122,29 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
             );
         }
     }
+}
+
+/// The j.u.c. locks the tables show, and how many they fold: without `all`, a lock nobody
+/// contended, or whose every known site is in the JDK's own code, is left out.
+fn shown_locks<'a>(
+    a: &'a Analysis,
+    md: &Metadata,
+    all: bool,
+) -> (Vec<(Hash, &'a LockStats)>, usize) {
+    let mut folded = 0;
+    let mut v = Vec::new();
+    for (h, l) in &a.locks {
+        let mut sites = l.sites.keys().chain(l.hold_sites.keys()).peekable();
+        let internal =
+            sites.peek().is_some() && sites.all(|f| f.is_some_and(|f| is_jdk_frame(md, f)));
+        let failed = l.failed + l.timed_out + l.interrupted;
+        if all || (l.contentions + failed > 0 && !internal) {
+            v.push((*h, l));
+        } else {
+            folded += 1;
+        }
+    }
+    (v, folded)
 }
 
 fn mode_name(m: LockMode) -> &'static str {
@@ -1067,7 +1202,7 @@ fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>, top: usize)
 }
 
 /// The report as one JSON object (times in nanoseconds).
-pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
+pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) -> String {
     let mut s = String::new();
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = write!(
@@ -1168,8 +1303,10 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         .collect();
     s.push_str(&waits.join(","));
     s.push_str("],\"juc_locks\":[");
-    s.push_str(&juc_json(a, md, top));
-    s.push_str("],\"parks\":[");
+    let (juc, juc_folded) = juc_json(a, md, top, all);
+    s.push_str(&juc);
+    let _ = write!(s, "],\"juc_locks_folded\":{juc_folded}");
+    s.push_str(",\"parks\":[");
     let mut parks: Vec<(Hash, (u64, u64))> = a.parks.iter().map(|(h, p)| (*h, *p)).collect();
     parks.sort_by(|x, y| y.1 .1.cmp(&x.1 .1).then(x.0.cmp(&y.0)));
     let parks: Vec<String> = parks
@@ -1221,8 +1358,8 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
 
 /// The j.u.c. locks as JSON objects (without the brackets), ranked as in the text.
 /// `acquisitions` is `null` in a log summarised for j.u.c. locks (not known).
-fn juc_json(a: &Analysis, md: &Metadata, top: usize) -> String {
-    let mut locks: Vec<(Hash, &LockStats)> = a.locks.iter().map(|(h, l)| (*h, l)).collect();
+fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, usize) {
+    let (mut locks, folded) = shown_locks(a, md, all);
     let held = |l: &LockStats| l.write_holds.total() + l.read_holds.total();
     locks.sort_by(|x, y| {
         (y.1.blocked, held(y.1))
@@ -1251,7 +1388,8 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize) -> String {
                 })
                 .collect();
             format!(
-                "{{\"id\":\"{h}\",\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
+                json_str(&a.lock_name(*h, true)),
                 l.blocked,
                 l.contentions,
                 l.blocked_max,
@@ -1277,7 +1415,7 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize) -> String {
             )
         })
         .collect();
-    v.join(",")
+    (v.join(","), folded)
 }
 
 #[cfg(test)]
@@ -1347,6 +1485,7 @@ mod tests {
             &md,
             "t",
             10,
+            true,
         );
         let entry = |m: &str| {
             let i = out
@@ -1366,7 +1505,7 @@ mod tests {
                 .contains("      owners from: the JVM (no instrumented code took this monitor)\n"),
             "{out}"
         );
-        let out = text(&analyse(contended, false), &md, "t", 10);
+        let out = text(&analyse(contended, false), &md, "t", 10, true);
         assert!(!out.contains("owners from:"), "{out}");
     }
 
@@ -1415,7 +1554,7 @@ mod tests {
                 .as_bytes(),
         )
         .unwrap();
-        let out = text(&a, &md, "t", 10);
+        let out = text(&a, &md, "t", 10, true);
         assert!(
             out.contains("  #1 lock 00002222: 1.100 µs blocked in 1 contentions (max 1.100 µs) of 4 acquisitions, 1 failed, 0 timed out, 0 interrupted\n"),
             "{out}"
@@ -1503,7 +1642,7 @@ mod tests {
                 .as_bytes(),
         )
         .unwrap();
-        let out = text(&a, &md, "t", 10);
+        let out = text(&a, &md, "t", 10, true);
         for want in [
             "  (hold times from LockHolds summary lines; only contended or unsuccessful acquisitions are events, so their number is not known)\n",
             "  #1 lock 00002222: 400 ns blocked in 1 contentions (max 400 ns)\n",
@@ -1514,7 +1653,7 @@ mod tests {
             assert!(out.contains(want), "{want}\n{out}");
         }
         assert!(!out.contains("still open"), "{out}");
-        let j = json(&a, &md, "t", 10);
+        let j = json(&a, &md, "t", 10, true);
         for want in [
             "\"acquisitions\":null",
             "\"write_holds\":{\"count\":4,\"total_ns\":28000,",

@@ -305,10 +305,7 @@ fn record_runs_java_under_the_agent_and_prints_the_report() {
             err.contains("orca: recording (mode=instrument, trace=summary, stackdepth=8) to orca.orca, orca.methods, orca.classtable"),
             "{ctx}"
         );
-        assert!(
-            out.contains("\n$ orca report orca\nOrca report for orca: "),
-            "{ctx}"
-        );
+        assert!(out.contains("\n$ orca report orca\nVerdict\n"), "{ctx}");
         assert!(
             out.contains("\nMonitor hold times (MonitorEntered to MonitorExit"),
             "{ctx}"
@@ -353,10 +350,7 @@ fn record_runs_java_under_the_agent_and_prints_the_report() {
             err.contains("orca: recording (mode=jvmti, stackdepth=2) to out/jv.orca"),
             "{ctx}"
         );
-        assert!(
-            out.contains("\n$ orca report out/jv\nOrca report for out/jv: "),
-            "{ctx}"
-        );
+        assert!(out.contains("\n$ orca report out/jv\nVerdict\n"), "{ctx}");
         assert!(dir.join("out/jv.orca").is_file());
     }
 }
@@ -581,10 +575,7 @@ fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
         let ctx = format!("{}:\n{rest}", jdk.label());
         // The JVM exits on SIGINT with 128 + 2; orca waited for it and reported.
         assert_eq!(status.code(), Some(130), "{ctx}");
-        assert!(
-            rest.contains("\n$ orca report int\nOrca report for int: "),
-            "{ctx}"
-        );
+        assert!(rest.contains("\n$ orca report int\nVerdict\n"), "{ctx}");
         let (code, check, _) = orca(&["check", dir.join("int").to_str().unwrap()]);
         assert_eq!(code, Some(0), "{check}");
     }
@@ -636,10 +627,7 @@ fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page()
         let ctx = format!("{}:\n{rest}{err}", jdk.label());
         // The JVM got the SIGTERM (it exits with 128 + 15); `orca` did not die of it.
         assert_eq!(status.code(), Some(143), "{ctx}");
-        assert!(
-            rest.contains("\n$ orca report term\nOrca report for term: "),
-            "{ctx}"
-        );
+        assert!(rest.contains("\n$ orca report term\nVerdict\n"), "{ctx}");
         assert!(rest.contains("\nWait/notify\n  object "), "{ctx}");
         let (code, check, _) = orca(&["check", dir.join("term").to_str().unwrap()]);
         assert_eq!(code, Some(0), "{check}");
@@ -649,6 +637,74 @@ fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page()
         assert!(page.ends_with("</html>\n"), "{ctx}");
         assert!(page.contains("\"title\":\"term\""), "{ctx}");
         assert!(page.contains("Exits.main(Exits.java:"), "{ctx}");
+    }
+}
+
+/// The answer first: on the same deadlock recorded with the default options (instrumentation
+/// mode, summary lines), `orca report` opens with a verdict that names the deadlock, both
+/// threads, what each waits for and where, who holds it and where that owner took it, and
+/// points to `orca deadlocks`; `orca flame` shows the time both are blocked up to the end.
+#[test]
+fn report_opens_with_the_deadlock_and_flame_shows_its_blocked_time() {
+    let line = |m: &str| marker_line("MixedDeadlock.java", m);
+    for jdk in jdks() {
+        let r = run("cli-verdict-deadlock", jdk, "", "MixedDeadlock", &[]);
+        assert_eq!(r.code, Some(0), "{} MixedDeadlock: {r:?}", jdk.label());
+        let (a, b) = (
+            field(&r.stdout, "juc-first"),
+            field(&r.stdout, "monitor-first"),
+        );
+        let p = prefix(&r);
+        let (code, out, err) = orca(&["report", &p]);
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(0), "{ctx}");
+        assert!(
+            out.starts_with("Verdict\n  DEADLOCK: 2 threads blocked on each other for good: "),
+            "{ctx}"
+        );
+        let site = |lambda: u32, marker: &str| {
+            format!(
+                "MixedDeadlock.lambda$main${lambda}(MixedDeadlock.java:{})",
+                line(marker)
+            )
+        };
+        let a_waits = format!(
+            "      juc-first [{a}] waits for monitor {{}} at {}, held by monitor-first [{b}], which took it at {}\n",
+            site(0, "juc-first-enter"),
+            site(1, "monitor-first-enter")
+        );
+        let b_waits = format!(
+            "      monitor-first [{b}] waits for lock {{}} at {}, held by juc-first [{a}], which took it at {}\n",
+            site(1, "monitor-first-lock"),
+            site(0, "juc-first-lock")
+        );
+        for want in [a_waits, b_waits] {
+            let (head, tail) = want.split_once("{}").unwrap();
+            let i = out
+                .find(head)
+                .unwrap_or_else(|| panic!("no {head:?}: {ctx}"));
+            let rest = &out[i + head.len()..];
+            assert!(
+                rest.len() > 8 && rest[8..].starts_with(tail),
+                "no {tail:?} after {head:?}: {ctx}"
+            );
+        }
+        let verdict = out.split("\nOrca report for ").next().unwrap();
+        assert!(
+            verdict.contains(&format!("      more: orca deadlocks {p}\n")),
+            "{ctx}"
+        );
+        // Both blocked threads, blocked until the end of the log, in the blocked flame graph.
+        let (code, flame, err) = orca(&["flame", &p]);
+        assert_eq!(code, Some(0), "{}: {flame}{err}", jdk.label());
+        for (lambda, marker) in [(0, "juc-first-enter"), (1, "monitor-first-lock")] {
+            let s = format!(";{};", site(lambda, marker));
+            let l = flame.lines().find(|l| l.contains(&s)).unwrap_or_else(|| {
+                panic!("{}: no {s} in the blocked flame:\n{flame}", jdk.label())
+            });
+            let ns: u64 = l.rsplit(' ').next().unwrap().parse().unwrap();
+            assert!(ns > 0, "{l}");
+        }
     }
 }
 
@@ -744,7 +800,7 @@ fn juc_locks_in_report_flame_and_timeline() {
                 .to_string()
         };
         let (holder, blocker, condition) = (word("holder"), word("blocker"), word("condition"));
-        let (code, out, err) = orca(&["report", &prefix(&r)]);
+        let (code, out, err) = orca(&["report", "--all", &prefix(&r)]);
         let ctx = format!("{}:\n{out}{err}", jdk.label());
         assert_eq!(code, Some(0), "{ctx}");
         // The pairs lock: every acquisition, each one outermost hold.
