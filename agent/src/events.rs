@@ -78,6 +78,9 @@ pub enum Kind {
     ThreadParked,
     /// `LockSupport.unpark` of the thread in `<object>`.
     ThreadUnpark,
+    /// The class of an object other lines name (`<object>,<classSignature>`, no thread): the
+    /// writer's `Extra::Class`.
+    ObjectClass,
 }
 
 impl Kind {
@@ -121,6 +124,7 @@ impl Kind {
             Kind::ThreadPark => "ThreadPark",
             Kind::ThreadParked => "ThreadParked",
             Kind::ThreadUnpark => "ThreadUnpark",
+            Kind::ObjectClass => "ObjectClass",
         }
     }
 
@@ -158,7 +162,10 @@ impl Kind {
 
     /// Whether the line ends with a stack trace.
     pub fn has_stack(self) -> bool {
-        !matches!(self, Kind::ThreadStarted | Kind::ThreadEnded)
+        !matches!(
+            self,
+            Kind::ThreadStarted | Kind::ThreadEnded | Kind::ObjectClass
+        )
     }
 }
 

@@ -114,6 +114,7 @@ type Scan = (
     u64,
     Option<&'static str>,
     HashSet<Hash>,
+    HashMap<Hash, String>,
 );
 
 /// The streaming pass.
@@ -130,12 +131,16 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     let mut entered_events = 0u64;
     let mut summary_lines = 0u64;
     let mut juc: HashSet<Hash> = HashSet::new();
+    let mut classes: HashMap<Hash, String> = HashMap::new();
     while let Some((line, rec)) = r.next_event()? {
         let rec = match rec {
             Ok(rec) => rec,
             Err(LineError::Torn) | Err(_) => continue,
         };
         let Some(thread) = rec.event.thread() else {
+            if let Event::ObjectClass { object, class } = rec.event {
+                classes.insert(object, orca_format::java_class_name(&class.decode()));
+            }
             continue;
         };
         let t = threads.entry(thread).or_default();
@@ -298,7 +303,14 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     } else {
         (edges, None)
     };
-    Ok((threads, edges, entered_events + summary_lines, source, juc))
+    Ok((
+        threads,
+        edges,
+        entered_events + summary_lines,
+        source,
+        juc,
+        classes,
+    ))
 }
 
 /// Whether the thread holds `id` (a monitor when `mode` is `None`, else the j.u.c. lock
@@ -455,6 +467,8 @@ pub struct Findings {
     names: HashMap<Hash, String>,
     /// The nodes that are j.u.c. locks (their synchronizers); the others are monitors.
     pub juc: HashSet<Hash>,
+    /// Classes of the objects the log names (`ObjectClass` lines), Java spelling.
+    pub classes: HashMap<Hash, String>,
 }
 
 impl Findings {
@@ -469,9 +483,11 @@ impl Findings {
         }
     }
 
-    /// `monitor HASH` or `j.u.c. lock HASH`.
+    /// `HashMap@HASH` when the log names the class, else `monitor HASH` or `j.u.c. lock HASH`.
     pub fn node(&self, h: Hash) -> String {
-        if self.juc.contains(&h) {
+        if let Some(c) = self.classes.get(&h) {
+            format!("{}@{h}", crate::report::simple_name(c))
+        } else if self.juc.contains(&h) {
             format!("j.u.c. lock {h}")
         } else {
             format!("monitor {h}")
@@ -495,9 +511,10 @@ pub fn analyze_with<R: std::io::Read>(
     r: EventReader<R>,
     from_events: bool,
 ) -> std::io::Result<Findings> {
-    let (threads, edges, entered_events, source, juc) = scan(r, from_events)?;
+    let (threads, edges, entered_events, source, juc, classes) = scan(r, from_events)?;
     let mut f = findings(threads, edges, entered_events, source);
     f.juc = juc;
+    f.classes = classes;
     Ok(f)
 }
 
@@ -649,6 +666,7 @@ fn findings(
         entered_events,
         source,
         juc: HashSet::new(),
+        classes: HashMap::new(),
         names: threads
             .into_iter()
             .filter_map(|(h, t)| t.name.map(|n| (h, n)))

@@ -1,4 +1,5 @@
-//! `orca flame`: collapsed stacks (`outer;...;inner;monitor HASH weight`),
+//! `orca flame`: collapsed stacks (`outer;...;inner;monitor HASH weight`; `monitor
+//! HashMap@HASH` when the log names the object's class in an `ObjectClass` line),
 //! weighted by nanoseconds blocked, held or waiting, as async-profiler's lock
 //! mode does; feed it to FlameGraph's `flamegraph.pl` or speedscope.
 //! Stacks are aggregated by their raw text, so memory grows with distinct
@@ -93,11 +94,15 @@ pub fn collapse_with<R: std::io::Read>(
         *weights.entry((raw, m)).or_default() += ns;
     };
     let mut last_ts = 0;
+    let mut classes: HashMap<Hash, String> = HashMap::new();
     while let Some((_, rec)) = r.next_event()? {
         let Ok(rec) = rec else { continue };
         let ts = rec.timestamp.nanos();
         last_ts = last_ts.max(ts);
         let Some(thread) = rec.event.thread() else {
+            if let Event::ObjectClass { object, class } = rec.event {
+                classes.insert(object, orca_format::java_class_name(&class.decode()));
+            }
             continue;
         };
         let t = threads.entry(thread).or_default();
@@ -307,6 +312,8 @@ pub fn collapse_with<R: std::io::Read>(
             frames.reverse(); // outermost first
             frames.push(if what == "park" && m == Hash::UNKNOWN {
                 "park".to_string()
+            } else if let Some(c) = classes.get(&m) {
+                format!("{what} {}@{m}", crate::report::simple_name(c))
             } else {
                 format!("{what} {m}")
             });

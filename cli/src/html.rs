@@ -813,6 +813,15 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
             flame_json(stacks, inp.budget.bytes_per_flame)
         );
     }
+    s.push_str("},\"classes\":{");
+    let mut classes: Vec<(&Hash, &String)> = a.classes.iter().collect();
+    classes.sort();
+    for (i, (h, c)) in classes.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "\"{h}\":{}", json_str(crate::report::simple_name(c)));
+    }
     s.push_str("},\"verdict\":");
     let v = crate::verdict::verdict(a, inp.deadlocks, inp.md, inp.title, false);
     s.push_str(&crate::verdict::json(&v));

@@ -204,7 +204,11 @@ fn has_program_events(prefix: &Path) -> bool {
             Ok(Some((_, Ok(rec)))) => {
                 if matches!(
                     rec.event.kind(),
-                    K::ThreadStarted | K::ThreadEnded | K::ThreadStart | K::EventsDropped
+                    K::ThreadStarted
+                        | K::ThreadEnded
+                        | K::ThreadStart
+                        | K::EventsDropped
+                        | K::ObjectClass
                 ) {
                     continue;
                 }

@@ -248,8 +248,13 @@ impl Analysis {
         self.first_ts = Some(self.first_ts.map_or(ts, |f| f.min(ts)));
         self.last_ts = self.last_ts.max(ts);
         let Some(thread) = ev.thread() else {
-            if let Event::EventsDropped { count } = ev {
-                self.dropped += *count;
+            match ev {
+                Event::EventsDropped { count } => self.dropped += *count,
+                Event::ObjectClass { object, class } => {
+                    let name = orca_format::java_class_name(&class.decode());
+                    self.classes.insert(*object, name);
+                }
+                _ => {}
             }
             return;
         };

@@ -223,7 +223,7 @@ fn report_names_the_contention_site_and_owner() {
         // The monitor with the contention is ranked first, with main as its owner and the
         // blocked thread's synchronized statement as the site.
         let i = out
-            .find(&format!("  #1 monitor {lock}: "))
+            .find(&format!("  #1 Object@{lock}: "))
             .unwrap_or_else(|| panic!("monitor {lock} not ranked first: {ctx}"));
         let entry = &out[i..];
         let entry = &entry[..entry.find("\n  #2 ").unwrap_or(entry.len())];
@@ -628,7 +628,10 @@ fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page()
         // The JVM got the SIGTERM (it exits with 128 + 15); `orca` did not die of it.
         assert_eq!(status.code(), Some(143), "{ctx}");
         assert!(rest.contains("\n$ orca report term\nVerdict\n"), "{ctx}");
-        assert!(rest.contains("\nWait/notify\n  object "), "{ctx}");
+        assert!(
+            rest.contains("\nWait/notify\n  ") && !rest.contains("\nWait/notify\n  (none)"),
+            "{ctx}"
+        );
         let (code, check, _) = orca(&["check", dir.join("term").to_str().unwrap()]);
         assert_eq!(code, Some(0), "{check}");
         assert!(check.contains(": valid (0 errors, 0 warnings"), "{check}");
@@ -669,12 +672,12 @@ fn report_opens_with_the_deadlock_and_flame_shows_its_blocked_time() {
             )
         };
         let a_waits = format!(
-            "      juc-first [{a}] waits for monitor {{}} at {}, held by monitor-first [{b}], which took it at {}\n",
+            "      juc-first [{a}] waits for Object@{{}} at {}, held by monitor-first [{b}], which took it at {}\n",
             site(0, "juc-first-enter"),
             site(1, "monitor-first-enter")
         );
         let b_waits = format!(
-            "      monitor-first [{b}] waits for lock {{}} at {}, held by juc-first [{a}], which took it at {}\n",
+            "      monitor-first [{b}] waits for ReentrantLock$NonfairSync@{{}} at {}, held by juc-first [{a}], which took it at {}\n",
             site(1, "monitor-first-lock"),
             site(0, "juc-first-lock")
         );
@@ -708,6 +711,70 @@ fn report_opens_with_the_deadlock_and_flame_shows_its_blocked_time() {
     }
 }
 
+/// Locks and objects by class (tests/java/ObjectNames.java): the agent writes the class of
+/// the contended HashMap and of the FutureTask that main parks on, `orca check` accepts the
+/// lines, and the report, the verdict, and the flame graphs name them `HashMap@HASH` and
+/// `FutureTask@HASH`, in both modes.
+#[test]
+fn a_hash_map_monitor_and_a_future_task_blocker_are_named_by_class() {
+    for jdk in jdks() {
+        for mode in ["mode=instrument", "mode=jvmti"] {
+            let r = run("cli-object-names", jdk, mode, "ObjectNames", &[]);
+            let ctx0 = format!("{} {mode}", jdk.label());
+            assert_eq!(r.code, Some(0), "{ctx0}: {r:?}");
+            let (map, task) = (field(&r.stdout, "map"), field(&r.stdout, "task"));
+            let p = prefix(&r);
+            let (code, out, err) = orca(&["check", &p]);
+            assert_eq!(code, Some(0), "{ctx0}: orca check:\n{out}{err}");
+            let log = std::fs::read_to_string(format!("{p}.orca")).unwrap();
+            assert_eq!(
+                log.matches(&format!(",ObjectClass,{map},Ljava/util/HashMap;\n"))
+                    .count(),
+                1,
+                "{ctx0}"
+            );
+            assert_eq!(
+                log.matches(&format!(
+                    ",ObjectClass,{task},Ljava/util/concurrent/FutureTask;\n"
+                ))
+                .count(),
+                1,
+                "{ctx0}"
+            );
+            let (code, out, err) = orca(&["report", &p]);
+            let ctx = format!("{ctx0}:\n{out}{err}");
+            assert_eq!(code, Some(0), "{ctx}");
+            assert!(
+                out.contains(&format!("  Blocked on HashMap@{map}: ")),
+                "{ctx}"
+            );
+            // In the monitors table (other monitors, the JDK's, may rank above it).
+            let table = out
+                .split("\nMonitors by time threads spent blocked on them\n")
+                .nth(1)
+                .unwrap_or_else(|| panic!("no monitors table: {ctx}"));
+            assert!(table.contains(&format!(" HashMap@{map}: ")), "{ctx}");
+            assert!(
+                out.contains(&format!("  blocker FutureTask@{task}: 1 parks, ")),
+                "{ctx}"
+            );
+            let (_, flame, _) = orca(&["flame", &p]);
+            assert!(
+                flame.contains(&format!(
+                    "ObjectNames.lambda$main$0(ObjectNames.java:{});monitor HashMap@{map} ",
+                    marker_line("ObjectNames.java", "contended")
+                )),
+                "{ctx0}: {flame}"
+            );
+            let (_, flame, _) = orca(&["flame", "--weight", "waiting", &p]);
+            assert!(
+                flame.contains(&format!(";park FutureTask@{task} ")),
+                "{ctx0}: {flame}"
+            );
+        }
+    }
+}
+
 /// A real deadlock across kinds (tests/java/MixedDeadlock.java): "juc-first" holds a
 /// ReentrantLock and is blocked entering a monitor that "monitor-first" holds while it waits
 /// in `lock()`. In JVMTI mode (the mode that records j.u.c. locks today) `orca deadlocks`
@@ -735,7 +802,7 @@ fn a_real_deadlock_between_a_reentrant_lock_and_a_monitor() {
         let ctx = format!("{}:\n{out}{err}", jdk.label());
         assert_eq!(code, Some(1), "{ctx}");
         let blocked_a = format!(
-            "thread \"juc-first\" [{a}] blocked on monitor {{}} owned by \"monitor-first\" [{b}]"
+            "thread \"juc-first\" [{a}] blocked on Object@{{}} owned by \"monitor-first\" [{b}]"
         );
         let blocked_a = blocked_a.split("{}").collect::<Vec<_>>();
         let i = out.find(blocked_a[0]).unwrap_or_else(|| panic!("{ctx}"));
@@ -749,7 +816,7 @@ fn a_real_deadlock_between_a_reentrant_lock_and_a_monitor() {
         );
         let i = out
             .find(&format!(
-                "thread \"monitor-first\" [{b}] blocked on j.u.c. lock "
+                "thread \"monitor-first\" [{b}] blocked on ReentrantLock$NonfairSync@"
             ))
             .unwrap_or_else(|| panic!("{ctx}"));
         assert!(
@@ -855,7 +922,7 @@ fn juc_locks_in_report_flame_and_timeline() {
             "{ctx}"
         );
         assert!(
-            out.contains(&format!("  blocker {blocker}: 1 parks, ")),
+            out.contains("  blocker ") && out.contains(&format!("@{blocker}: 1 parks, ")),
             "{ctx}"
         );
         assert!(out.contains("\nThreads on j.u.c. locks\n"), "{ctx}");
@@ -865,14 +932,14 @@ fn juc_locks_in_report_flame_and_timeline() {
         assert_eq!(code, Some(0), "{ctx}");
         assert!(
             out.lines().any(|l| l.contains(&format!(
-                "JucLocks.lambda$parkUnpark$8(JucLocks.java:{});park {blocker} ",
+                "JucLocks.lambda$parkUnpark$8(JucLocks.java:{});park ",
                 marker_line("JucLocks.java", "park")
-            ))),
+            )) && l.contains(&format!("@{blocker} "))),
             "{ctx}"
         );
         assert!(
             out.lines().any(|l| l.contains(&format!(
-                "(JucLocks.java:{});condition {condition} ",
+                "(JucLocks.java:{});condition AbstractQueuedSynchronizer$ConditionObject@{condition} ",
                 marker_line("JucLocks.java", "cond-await")
             ))),
             "{ctx}"
@@ -972,18 +1039,18 @@ fn a_reentrant_lock_and_a_monitor_in_opposite_orders_are_a_lock_order_cycle() {
         };
         assert!(
             in_order(&[
-                format!("  thread \"juc-first\" [{a}] holds j.u.c. lock "),
+                format!("  thread \"juc-first\" [{a}] holds ReentrantLock$NonfairSync@"),
                 frame(0, "juc-first-lock"),
-                "    then takes monitor ".to_string(),
+                "    then takes Object@".to_string(),
                 frame(0, "juc-first-enter"),
             ]),
             "{ctx}"
         );
         assert!(
             in_order(&[
-                format!("  thread \"monitor-first\" [{b}] holds monitor "),
+                format!("  thread \"monitor-first\" [{b}] holds Object@"),
                 frame(1, "monitor-first-enter"),
-                "    then takes j.u.c. lock ".to_string(),
+                "    then takes ReentrantLock$NonfairSync@".to_string(),
                 frame(1, "monitor-first-lock"),
             ]),
             "{ctx}"

@@ -1017,11 +1017,12 @@ pub enum EventKind {
     ThreadParked,
     ThreadUnpark,
     EventsDropped,
+    ObjectClass,
 }
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 38] = [
+    pub const ALL: [EventKind; 39] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -1060,6 +1061,7 @@ impl EventKind {
         EventKind::ThreadParked,
         EventKind::ThreadUnpark,
         EventKind::EventsDropped,
+        EventKind::ObjectClass,
     ];
 
     /// The name as written in the file.
@@ -1103,6 +1105,7 @@ impl EventKind {
             EventKind::ThreadParked => "ThreadParked",
             EventKind::ThreadUnpark => "ThreadUnpark",
             EventKind::EventsDropped => "EventsDropped",
+            EventKind::ObjectClass => "ObjectClass",
         }
     }
 
@@ -1164,6 +1167,7 @@ impl EventKind {
             b"ThreadParked" => EventKind::ThreadParked,
             b"ThreadUnpark" => EventKind::ThreadUnpark,
             b"EventsDropped" => EventKind::EventsDropped,
+            b"ObjectClass" => EventKind::ObjectClass,
             _ => return None,
         })
     }
@@ -1430,6 +1434,12 @@ pub enum Event<'a> {
     EventsDropped {
         count: u64,
     },
+    /// The class of an object other lines name (no thread).
+    ObjectClass {
+        object: Hash,
+        /// JVM type signature, escaped as a JVM name.
+        class: Text<'a>,
+    },
 }
 
 impl<'a> Event<'a> {
@@ -1478,6 +1488,7 @@ impl<'a> Event<'a> {
             Event::ThreadParked { .. } => EventKind::ThreadParked,
             Event::ThreadUnpark { .. } => EventKind::ThreadUnpark,
             Event::EventsDropped { .. } => EventKind::EventsDropped,
+            Event::ObjectClass { .. } => EventKind::ObjectClass,
         }
     }
 
@@ -1514,7 +1525,7 @@ impl<'a> Event<'a> {
             | Event::ThreadPark { thread, .. }
             | Event::ThreadParked { thread, .. }
             | Event::ThreadUnpark { thread, .. } => Some(thread),
-            Event::EventsDropped { .. } => None,
+            Event::EventsDropped { .. } | Event::ObjectClass { .. } => None,
         }
     }
 
@@ -1660,6 +1671,26 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             let [_, _, t] = split::<3>(line, name)?;
             Event::ThreadEnded {
                 thread: parse_hash(t, 3, "thread", false)?,
+            }
+        }
+        K::ObjectClass => {
+            let [_, _, o, c] = split::<4>(line, name)?;
+            let shape = match c.first() {
+                Some(b'[') => c.len() > 1,
+                Some(b'L') => c.len() > 2 && c.ends_with(b";"),
+                _ => false,
+            };
+            if !shape {
+                return Err(field_err(
+                    4,
+                    "classSignature",
+                    c,
+                    "expected an object's class signature: `Lpkg/Name;` or an array's `[...`",
+                ));
+            }
+            Event::ObjectClass {
+                object: parse_hash(o, 3, "object", false)?,
+                class: parse_text(c, 4, "classSignature", false)?,
             }
         }
         K::EventsDropped => {
@@ -1988,6 +2019,21 @@ mod tests {
         assert!(f[1].is_native());
         assert!(parse_event_line(b"1.000000000,ThreadSleep,00000001,0").is_ok());
         assert!(parse_event_line(b"1.000000000,EventsDropped,12").is_ok());
+        assert!(parse_event_line(b"1.000000000,ObjectClass,6404CC3C,Ljava/util/HashMap;").is_ok());
+        assert!(parse_event_line(b"1.000000000,ObjectClass,6404CC3C,[Ljava/lang/Object;").is_ok());
+        for bad in [
+            &b"1.000000000,ObjectClass,6404CC3C,"[..],
+            b"1.000000000,ObjectClass,6404CC3C,I",
+            b"1.000000000,ObjectClass,6404CC3C,java.util.HashMap",
+            b"1.000000000,ObjectClass,00000000,Ljava/util/HashMap;",
+            b"1.000000000,ObjectClass,6404CC3C",
+        ] {
+            assert!(
+                parse_event_line(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
         assert!(parse_event_line(b"1.000000000,MonitorExit,00000001,0000000A,0").is_ok());
     }
 

@@ -279,6 +279,8 @@ pub struct Validator {
     /// locks (`LockHolds`/`LockHold` lines and no `LockRelease`: the releases of the
     /// `LockAcquired` written were not).
     juc_notes: Vec<(u64, String)>,
+    /// `ObjectClass` lines by object: the line that named it.
+    object_classes: crate::FastMap<Hash, u64>,
 }
 
 impl Validator {
@@ -299,6 +301,7 @@ impl Validator {
             juc_summaries: false,
             juc_releases: false,
             juc_notes: Vec::new(),
+            object_classes: Default::default(),
         }
     }
 
@@ -530,8 +533,17 @@ impl Validator {
             _ => {}
         }
         let Some(thread) = ev.thread() else {
-            if let Event::EventsDropped { count } = ev {
-                self.report.dropped += *count;
+            match ev {
+                Event::EventsDropped { count } => self.report.dropped += *count,
+                Event::ObjectClass { object, .. } => {
+                    if let Some(first) = self.object_classes.insert(*object, n) {
+                        let msg = format!(
+                            "ObjectClass of object {object} again (first at line {first}): each object is named once"
+                        );
+                        self.err(file, n, ViolationKind::DuplicateId, msg);
+                    }
+                }
+                _ => {}
             }
             return;
         };

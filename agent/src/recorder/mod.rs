@@ -10,6 +10,7 @@
 pub mod buffers;
 pub mod clock;
 pub mod metadata;
+pub mod names;
 pub mod sites;
 pub mod stacks;
 pub mod summary;

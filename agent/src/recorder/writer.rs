@@ -156,6 +156,8 @@ pub enum Extra {
     LockHold(Box<LockHoldLine>),
     /// `LockOrder`.
     Order(Box<OrderLine>),
+    /// `ObjectClass`: the class signature of the object in `object` (the line has no thread).
+    Class(Box<str>),
     /// j.u.c. lock lines: the `<mode>` letter (`R`, `W`); `LockAcquire`'s owner is in `owner`.
     Mode(u8),
     /// `Condition*` lines: the hash of the condition's lock.
@@ -967,6 +969,16 @@ fn push_site(out: &mut Vec<u8>, s: &Site) {
 
 /// Formats one `.orca` line (with its newline) as docs/FORMAT.md says.
 pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
+    if let Extra::Class(sig) = &e.extra {
+        // `<timestamp>,ObjectClass,<object>,<classSignature>`: no thread.
+        push_timestamp(out, e.nanos);
+        out.extend_from_slice(b",ObjectClass,");
+        push_hex(out, e.object);
+        out.push(b',');
+        push_escaped(out, sig, TextKind::JvmName);
+        out.push(b'\n');
+        return;
+    }
     push_timestamp(out, e.nanos);
     out.push(b',');
     out.extend_from_slice(e.kind.name().as_bytes());
