@@ -813,6 +813,19 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
             flame_json(stacks, inp.budget.bytes_per_flame)
         );
     }
+    // Per thread, the totals of `orca report` (one vocabulary: report::STATES).
+    s.push_str("},\"totals\":{");
+    for (i, (h, t)) in a.sorted_threads().iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let st = t.states();
+        let _ = write!(
+            s,
+            "\"{h}\":[{},{},{},{},{}]",
+            st[0], st[1], st[2], st[3], st[4]
+        );
+    }
     s.push_str("},\"classes\":{");
     let mut classes: Vec<(&Hash, &String)> = a.classes.iter().collect();
     classes.sort();

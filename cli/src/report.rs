@@ -60,6 +60,24 @@ pub struct ThreadStats {
     juc_call: Option<(EventKind, Hash, u64)>,
 }
 
+impl ThreadStats {
+    /// The one vocabulary of thread states every output uses (report, JSON, flame graphs,
+    /// timeline, page), in ns: blocked (on a monitor or a j.u.c. lock), waiting
+    /// (`Object.wait`, `Condition.await`, park), sleeping, joining, acquiring a semaphore.
+    pub fn states(&self) -> [u64; 5] {
+        [
+            self.blocked.1 + self.juc_blocked.1,
+            self.waiting.1 + self.awaiting.1 + self.parked.1,
+            self.sleeping.1,
+            self.joining.1,
+            self.acquiring.1,
+        ]
+    }
+}
+
+/// The names of [`ThreadStats::states`], as JSON keys and the page's legend use them.
+pub const STATES: [&str; 5] = ["blocked", "waiting", "sleeping", "joining", "semaphore"];
+
 /// Per-lock totals of a j.u.c. lock (its synchronizer).
 #[derive(Debug, Default)]
 pub struct LockStats {
@@ -798,11 +816,12 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         "thread", "lifetime", "blocked", "waiting", "sleeping", "joining", "semaphores"
     );
     let mut threads = a.sorted_threads();
-    threads.sort_by_key(|(_, t)| std::cmp::Reverse(t.blocked.1 + t.waiting.1 + t.acquiring.1));
-    if threads
-        .iter()
-        .all(|(_, t)| t.blocked.1 + t.waiting.1 + t.acquiring.1 == 0)
-    {
+    let busy = |t: &ThreadStats| {
+        let st = t.states();
+        st[0] + st[1] + st[4]
+    };
+    threads.sort_by_key(|(_, t)| std::cmp::Reverse(busy(t)));
+    if threads.iter().all(|(_, t)| busy(t) == 0) {
         threads.sort_by_key(|(_, t)| t.order);
     }
     for (h, t) in threads.iter().take(top) {
@@ -810,16 +829,17 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             .ended
             .unwrap_or(a.last_ts)
             .saturating_sub(t.started.unwrap_or(t.first));
+        let st = t.states();
         let _ = writeln!(
             s,
             "  {:<32} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}{}",
             a.thread_label(*h),
             dur(life),
-            dur(t.blocked.1),
-            dur(t.waiting.1),
-            dur(t.sleeping.1),
-            dur(t.joining.1),
-            dur(t.acquiring.1),
+            dur(st[0]),
+            dur(st[1]),
+            dur(st[2]),
+            dur(st[3]),
+            dur(st[4]),
             if t.ended.is_none() {
                 "  (alive at end)"
             } else {
@@ -830,6 +850,10 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     if threads.len() > top {
         let _ = writeln!(s, "  ... {} more threads", threads.len() - top);
     }
+    let _ = writeln!(
+        s,
+        "  (blocked: on a monitor or a j.u.c. lock; waiting: Object.wait, Condition.await, park; what is still open at the end counts up to the end of the log)"
+    );
 
     let contended = a.ranked(|o| o.blocked, |o| o.contentions > 0);
     let _ = writeln!(s, "\nMonitors by time threads spent blocked on them");
@@ -1224,8 +1248,14 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         .iter()
         .map(|(h, t)| {
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"start_ns\":{},\"end_ns\":{},\"ended\":{},\"blocked_ns\":{},\"blocked\":{},\"waiting_ns\":{},\"waits\":{},\"sleeping_ns\":{},\"sleeps\":{},\"joining_ns\":{},\"joins\":{},\"acquiring_ns\":{},\"acquires\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"states_ns\":{{{}}},\"start_ns\":{},\"end_ns\":{},\"ended\":{},\"blocked_ns\":{},\"blocked\":{},\"waiting_ns\":{},\"waits\":{},\"sleeping_ns\":{},\"sleeps\":{},\"joining_ns\":{},\"joins\":{},\"acquiring_ns\":{},\"acquires\":{}}}",
                 t.name.as_deref().map(json_str).unwrap_or_else(|| "null".into()),
+                STATES
+                    .iter()
+                    .zip(t.states())
+                    .map(|(k, v)| format!("\"{k}\":{v}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
                 t.started.unwrap_or(t.first),
                 t.ended.unwrap_or(a.last_ts),
                 t.ended.is_some(),

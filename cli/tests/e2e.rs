@@ -775,6 +775,118 @@ fn a_hash_map_monitor_and_a_future_task_blocker_are_named_by_class() {
     }
 }
 
+/// `orca`'s duration format (cli/src/util.rs).
+fn dur(ns: u64) -> String {
+    if ns < 1_000 {
+        format!("{ns} ns")
+    } else if ns < 1_000_000 {
+        format!("{:.3} µs", ns as f64 / 1e3)
+    } else if ns < 1_000_000_000 {
+        format!("{:.3} ms", ns as f64 / 1e6)
+    } else {
+        format!("{:.3} s", ns as f64 / 1e9)
+    }
+}
+
+/// `(thread, [blocked, waiting, sleeping, joining, semaphore])` of every thread in
+/// `orca report --json` (`states_ns`).
+fn json_states(json: &str) -> Vec<(String, [u64; 5])> {
+    let mut v = Vec::new();
+    let mut at = 0;
+    while let Some(i) = json[at..].find("{\"id\":\"") {
+        let start = at + i + 7;
+        let id = json[start..start + 8].to_string();
+        let Some(j) = json[start..].find("\"states_ns\":{") else {
+            break;
+        };
+        let from = start + j;
+        let mut st = [0; 5];
+        for (k, name) in ["blocked", "waiting", "sleeping", "joining", "semaphore"]
+            .iter()
+            .enumerate()
+        {
+            st[k] = json_u64(json, from, name);
+        }
+        v.push((id, st));
+        at = from;
+        if json[..at].contains("\"monitors\":") {
+            break;
+        }
+    }
+    v
+}
+
+/// One vocabulary of thread states with the same totals everywhere: per thread, the text
+/// report's columns, `report --json`'s `states_ns` and the page's `totals` agree, and over all
+/// threads the blocked and waiting flame graphs add up to the report's blocked and waiting
+/// time (the j.u.c. awaits and parks are waiting, contended j.u.c. acquisitions blocked). On
+/// JucLocks (contention, awaits, parks) and on the deadlock (whose blocked time is still open
+/// at the end of the log).
+#[test]
+fn thread_state_totals_agree_in_report_json_flame_and_page() {
+    for jdk in jdks() {
+        for (main, args) in [
+            ("JucLocks", &["3", "40", "2", "5", "4"][..]),
+            ("MixedDeadlock", &[]),
+        ] {
+            let r = run("cli-state-totals", jdk, "", main, args);
+            let ctx0 = format!("{} {main}", jdk.label());
+            assert_eq!(r.code, Some(0), "{ctx0}: {r:?}");
+            let p = prefix(&r);
+            let (code, json, err) = orca(&["report", "--json", "--top", "1000", &p]);
+            assert_eq!(code, Some(0), "{ctx0}: {err}");
+            let states = json_states(&json);
+            assert!(states.len() >= 2, "{ctx0}: {json}");
+            let (_, text, _) = orca(&["report", "--top", "1000", &p]);
+            let html = r.prefix.with_extension("html");
+            let (code, _, err) = orca(&["html", &p, "-o", html.to_str().unwrap()]);
+            assert_eq!(code, Some(0), "{ctx0}: {err}");
+            let page = std::fs::read_to_string(&html).unwrap();
+            for (id, st) in &states {
+                let want = format!(
+                    "\"{id}\":[{},{},{},{},{}]",
+                    st[0], st[1], st[2], st[3], st[4]
+                );
+                assert!(
+                    page.contains(&want),
+                    "{ctx0}: no {want} in the page's totals"
+                );
+                // The text report's row of that thread: its five state columns.
+                let threads = text
+                    .split("\nThreads\n")
+                    .nth(1)
+                    .and_then(|t| t.split("\nMonitors by ").next())
+                    .unwrap_or_else(|| panic!("{ctx0}: no threads table in\n{text}"));
+                let row = threads
+                    .lines()
+                    .find(|l| l.contains(&format!("[{id}] ")))
+                    .unwrap_or_else(|| panic!("{ctx0}: no row for {id} in\n{text}"));
+                let cols = st.map(|ns| format!(" {:>12}", dur(ns))).concat();
+                assert!(row.contains(&cols), "{ctx0}: {cols:?} not in {row:?}");
+            }
+            let total = |k: usize| states.iter().map(|(_, s)| s[k]).sum::<u64>();
+            for (weight, k) in [("blocked", 0), ("waiting", 1)] {
+                let (code, flame, err) = orca(&["flame", "--weight", weight, &p]);
+                assert_eq!(code, Some(0), "{ctx0}: {err}");
+                let sum: u64 = flame
+                    .lines()
+                    .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+                    .sum();
+                assert_eq!(
+                    sum,
+                    total(k),
+                    "{ctx0}: {weight} flame vs report:\n{json}\n{flame}"
+                );
+            }
+            if main == "MixedDeadlock" {
+                assert!(total(0) > 0, "{ctx0}: {json}");
+            } else {
+                assert!(total(1) > 0, "{ctx0}: {json}");
+            }
+        }
+    }
+}
+
 /// A real deadlock across kinds (tests/java/MixedDeadlock.java): "juc-first" holds a
 /// ReentrantLock and is blocked entering a monitor that "monitor-first" holds while it waits
 /// in `lock()`. In JVMTI mode (the mode that records j.u.c. locks today) `orca deadlocks`

@@ -124,6 +124,9 @@ fn check_page(r: &Run, name: &str, flames: bool) -> String {
     );
     // Every page here has spans of a single lock on screen: the scripted hover and click ran.
     for check in [
+        "PASS axis labels never overlap at 12 zoom levels (keyboard +)",
+        "PASS keyboard 0 shows the whole run",
+        "PASS verdict first: ",
         "PASS hover shows lock, site and duration",
         "PASS click on a span highlights its lock",
         "PASS the highlighted lock is marked in the locks table",
