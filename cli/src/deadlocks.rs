@@ -700,11 +700,11 @@ pub fn text(f: &Findings, md: &Metadata) -> String {
         for e in &c.edges {
             let _ = writeln!(
                 out,
-                "  thread {} holds {} (order first seen at line {} of the log, {} times), acquired at:",
+                "  thread {} holds {} (order first seen at line {} of the log, {}), acquired at:",
                 label(e.thread),
                 f.node(e.from),
                 e.line,
-                e.count
+                crate::util::times(e.count)
             );
             out.push_str(&stack_lines(md, &e.from_stack, "      "));
             let _ = writeln!(out, "    then takes {} at:", f.node(e.to));
@@ -875,12 +875,12 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("thread [0000AAAA] holds j.u.c. lock 00002222 (order first seen at line 5 of the log, 1 times)"),
+            out.contains("thread [0000AAAA] holds j.u.c. lock 00002222 (order first seen at line 5 of the log, 1 time)"),
             "{out}"
         );
         assert!(out.contains("then takes monitor 00001111 at:"), "{out}");
         assert!(
-            out.contains("thread [0000BBBB] holds monitor 00001111 (order first seen at line 12 of the log, 1 times)"),
+            out.contains("thread [0000BBBB] holds monitor 00001111 (order first seen at line 12 of the log, 1 time)"),
             "{out}"
         );
         assert!(
@@ -969,9 +969,9 @@ mod tests {
         let out = run_on(log, false);
         for want in [
             "Potential deadlock #1: lock-order cycle of 2 locks: 00001111 -> 00002222 -> 00001111\n",
-            "  thread \"b\" [0000BBBB] holds monitor 00001111 (order first seen at line 13 of the log, 1 times), acquired at:\n",
+            "  thread \"b\" [0000BBBB] holds monitor 00001111 (order first seen at line 13 of the log, 1 time), acquired at:\n",
             "    then takes j.u.c. lock 00002222 at:\n",
-            "  thread \"a\" [0000AAAA] holds j.u.c. lock 00002222 (order first seen at line 11 of the log, 1 times), acquired at:\n",
+            "  thread \"a\" [0000AAAA] holds j.u.c. lock 00002222 (order first seen at line 11 of the log, 1 time), acquired at:\n",
             "    then takes monitor 00001111 at:\n",
             "  thread \"a\" [0000AAAA] blocked on monitor 00001111 owned by \"b\" [0000BBBB] (line 7), at:\n",
             "  thread \"b\" [0000BBBB] blocked on j.u.c. lock 00002222 owned by \"a\" [0000AAAA] (line 8), at:\n",
@@ -995,7 +995,7 @@ mod tests {
         let out = run_on(&no_holds, false);
         assert!(
             out.contains(
-                "holds j.u.c. lock 00002222 (order first seen at line 11 of the log, 1 times)"
+                "holds j.u.c. lock 00002222 (order first seen at line 11 of the log, 1 time)"
             ),
             "{out}"
         );

@@ -1184,6 +1184,12 @@ pub fn run(prefix: &Path, output: &Path) -> Result<usize, HtmlError> {
         }
         budget = budget.halved();
     };
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| HtmlError::Write {
+            path: dir.display().to_string(),
+            source,
+        })?;
+    }
     std::fs::write(output, &html).map_err(|source| HtmlError::Write {
         path: output.display().to_string(),
         source,

@@ -34,9 +34,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run `java ARGS...` under liborca.so (found beside `orca` or in
-    /// $ORCA_AGENT), then print `orca report PREFIX`. Exit status: the
-    /// Java program's.
+    /// Run a Java command under liborca.so and print its report (exit status: the Java
+    /// program's).
+    ///
+    /// `orca record [OPTIONS] -- java ARGS...` runs `java ARGS...` with the agent (found
+    /// beside `orca` or in $ORCA_AGENT), then prints `orca report PREFIX`.
     Record {
         /// Dump prefix: the run writes PREFIX.orca, PREFIX.methods, PREFIX.classtable.
         #[arg(
@@ -79,6 +81,7 @@ enum Cmd {
     /// Prints one `file:line: what is wrong` per violation; exit 1 if invalid.
     Check {
         /// Dump prefix (the files are PREFIX.orca, PREFIX.methods, PREFIX.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// The agent's stackdepth, to reject deeper stacks.
         #[arg(long)]
@@ -90,9 +93,11 @@ enum Cmd {
         #[arg(long, default_value_t = 10_000)]
         max_violations: usize,
     },
-    /// Threads, contended monitors with owners and sites, hold times, semaphores, wait/notify.
+    /// The verdict first (deadlocks, most blocked locks, long holds, missed wakeups), then
+    /// threads, locks with owners and sites, hold times, semaphores, wait/notify.
     Report {
-        /// Dump prefix.
+        /// Dump prefix (`out/run` for out/run.orca, out/run.methods, out/run.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// Rows per table.
         #[arg(long, default_value_t = 10)]
@@ -113,7 +118,8 @@ enum Cmd {
     /// Lock-order cycles (potential deadlocks) and threads blocked at the end
     /// (actual deadlocks); exit 1 if any is found.
     Deadlocks {
-        /// Dump prefix.
+        /// Dump prefix (`out/run` for out/run.orca, out/run.methods, out/run.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// The lock-order graph from MonitorEnter/MonitorEntered and LockAcquire
         /// events even when the log has LockOrder summary lines (a `trace=all` log
@@ -123,7 +129,8 @@ enum Cmd {
     },
     /// Collapsed stacks (`frame;frame;... weight`) for FlameGraph or speedscope.
     Flame {
-        /// Dump prefix.
+        /// Dump prefix (`out/run` for out/run.orca, out/run.methods, out/run.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// Weight: nanoseconds blocked on monitors, or held (instrumentation mode).
         #[arg(long, value_enum, default_value_t = FlameWeight::Blocked)]
@@ -138,7 +145,8 @@ enum Cmd {
     },
     /// Chrome trace-event JSON (Perfetto, chrome://tracing).
     Timeline {
-        /// Dump prefix.
+        /// Dump prefix (`out/run` for out/run.orca, out/run.methods, out/run.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// Output file.
         #[arg(short, long)]
@@ -147,7 +155,8 @@ enum Cmd {
     /// One self-contained HTML page (no network needed): threads over time, locks, flame
     /// graphs, deadlocks.
     Html {
-        /// Dump prefix.
+        /// Dump prefix (`out/run` for out/run.orca, out/run.methods, out/run.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// Output file.
         #[arg(short, long, value_name = "FILE")]
@@ -329,6 +338,24 @@ fn report_text_with(
             report::text(&a, &md, &p, top, all)
         )
     })
+}
+
+/// A PREFIX argument; `out/run.orca` (or `.methods`, `.classtable`) names the prefix `out/run`
+/// when that is what exists: a user who points at one of the files means the run.
+fn parse_prefix(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    for ext in [".orca", ".methods", ".classtable"] {
+        if let Some(stem) = s.strip_suffix(ext) {
+            let orca = format!("{s}.orca");
+            if !stem.is_empty()
+                && !Path::new(&orca).exists()
+                && Path::new(&format!("{stem}.orca")).exists()
+            {
+                return Ok(PathBuf::from(stem));
+            }
+        }
+    }
+    Ok(p)
 }
 
 /// Writes the HTML report and says where, with its size.

@@ -852,7 +852,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     }
     let _ = writeln!(
         s,
-        "  (blocked: on a monitor or a j.u.c. lock; waiting: Object.wait, Condition.await, park; what is still open at the end counts up to the end of the log)"
+        "  (blocked: on a monitor or a j.u.c. lock; waiting: Object.wait, Condition.await, park; a state not over when the log ends counts up to its end)"
     );
 
     let contended = a.ranked(|o| o.blocked, |o| o.contentions > 0);
@@ -1054,8 +1054,8 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
             if hist.count() > 0 {
                 let _ = writeln!(
                     s,
-                    "      {what} held {} times, total {}, p50 {}, p99 {}, max {}",
-                    hist.count(),
+                    "      {what} held {}, total {}, p50 {}, p99 {}, max {}",
+                    crate::util::times(hist.count()),
                     dur(hist.total()),
                     dur(hist.percentile(50.0)),
                     dur(hist.percentile(99.0)),
@@ -1203,8 +1203,8 @@ fn owners_text(a: &Analysis, owners: &HashMap<Hash, u64>, top: usize) -> String 
 fn holds_line(o: &ObjectStats) -> String {
     let h = &o.holds;
     format!(
-        "held {} times, total {}, p50 {}, p99 {}, max {}{}",
-        h.count(),
+        "held {}, total {}, p50 {}, p99 {}, max {}{}",
+        crate::util::times(h.count()),
         dur(h.total()),
         dur(h.percentile(50.0)),
         dur(h.percentile(99.0)),
@@ -1682,7 +1682,7 @@ mod tests {
             "  (hold times from LockHolds summary lines; only contended or unsuccessful acquisitions are events, so their number is not known)\n",
             "  #1 lock 00002222: 400 ns blocked in 1 contentions (max 400 ns)\n",
             "      write/exclusive held 4 times, total 28.000 µs",
-            "      read held 1 times, total 70 ns",
+            "      read held 1 time, total 70 ns",
             "Longest j.u.c. lock holds (LockHold events)\n  lock 00002222 (write/exclusive) held 20.000 µs by [0000AAAA], acquired at T.a(T.java), released at T.a(T.java)\n",
         ] {
             assert!(out.contains(want), "{want}\n{out}");

@@ -44,6 +44,15 @@ pub fn is_jdk_frame(md: &orca_format::Metadata, f: orca_format::Frame) -> bool {
         .is_some_and(|c| is_jdk_class(&orca_format::meta::java_class_name(&c.signature)))
 }
 
+/// `1 time`, `5 times`.
+pub fn times(n: u64) -> String {
+    if n == 1 {
+        "1 time".into()
+    } else {
+        format!("{n} times")
+    }
+}
+
 /// Human duration: `812 ns`, `3.412 µs`, `12.004 ms`, `1.500 s`.
 pub fn dur(ns: u64) -> String {
     if ns < 1_000 {
