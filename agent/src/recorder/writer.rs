@@ -1236,6 +1236,14 @@ mod tests {
             line(&ev(Kind::ThreadEnded, f)),
             "12.000000345,ThreadEnded,000000AB\n"
         );
+        // ObjectClass: no thread; the signature keeps its `;` and escapes `,` and `%`.
+        let mut c = ev(Kind::ObjectClass, vec![]);
+        c.object = 0x6404CC3C;
+        c.extra = Extra::Class("Lcom/x/A,b%c;".into());
+        assert_eq!(
+            line(&c),
+            "12.000000345,ObjectClass,6404CC3C,Lcom/x/A%2Cb%25c;\n"
+        );
         let mut s = ev(Kind::ThreadStarted, vec![]);
         s.extra = Extra::Name("a,b\nc".into());
         assert_eq!(line(&s), "12.000000345,ThreadStarted,000000AB,a%2Cb%0Ac\n");
