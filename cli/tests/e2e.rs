@@ -887,6 +887,40 @@ fn thread_state_totals_agree_in_report_json_flame_and_page() {
     }
 }
 
+/// A missed-wakeup suspect in the verdict (tests/java/MissedWakeup.java): a notify while
+/// nobody waited, then a wait that no notify ended, both sites named, in both modes.
+#[test]
+fn the_verdict_names_a_notify_that_came_before_the_wait() {
+    let line = |m: &str| marker_line("MissedWakeup.java", m);
+    for jdk in jdks() {
+        for mode in ["mode=instrument", "mode=jvmti"] {
+            let r = run("cli-missed-wakeup", jdk, mode, "MissedWakeup", &[]);
+            let ctx0 = format!("{} {mode}", jdk.label());
+            assert_eq!(r.code, Some(0), "{ctx0}: {r:?}");
+            let signal = field(&r.stdout, "signal");
+            let (code, out, err) = orca(&["report", &prefix(&r)]);
+            let ctx = format!("{ctx0}:\n{out}{err}");
+            assert_eq!(code, Some(0), "{ctx}");
+            let verdict = out.split("\nOrca report for ").next().unwrap();
+            assert!(
+                verdict.contains("\n  Wait with no notify: waiter ["),
+                "{ctx}"
+            );
+            assert!(
+                verdict.contains(&format!(" on Object@{signal} at MissedWakeup.lambda$main$0(MissedWakeup.java:{}), and no notify came\n", line("wait"))),
+                "{ctx}"
+            );
+            assert!(
+                verdict.contains(&format!(
+                    "      a notify at MissedWakeup.main(MissedWakeup.java:{}) came while nobody waited on it, before this wait began: a missed wakeup?\n",
+                    line("notify")
+                )),
+                "{ctx}"
+            );
+        }
+    }
+}
+
 /// A real deadlock across kinds (tests/java/MixedDeadlock.java): "juc-first" holds a
 /// ReentrantLock and is blocked entering a monitor that "monitor-first" holds while it waits
 /// in `lock()`. In JVMTI mode (the mode that records j.u.c. locks today) `orca deadlocks`
