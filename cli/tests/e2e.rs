@@ -771,6 +771,16 @@ fn a_hash_map_monitor_and_a_future_task_blocker_are_named_by_class() {
                 flame.contains(&format!(";park FutureTask@{task} ")),
                 "{ctx0}: {flame}"
             );
+            let json = r.prefix.with_extension("json");
+            let (code, _, err) = orca(&["timeline", &p, "-o", json.to_str().unwrap()]);
+            assert_eq!(code, Some(0), "{ctx0}: {err}");
+            let trace = std::fs::read_to_string(&json).unwrap();
+            for want in [
+                format!("\"name\":\"blocked on HashMap@{map}\""),
+                format!("FutureTask@{task}\""),
+            ] {
+                assert!(trace.contains(&want), "{ctx0}: no {want} in the timeline");
+            }
         }
     }
 }
@@ -1119,12 +1129,14 @@ fn juc_locks_in_report_flame_and_timeline() {
         assert_eq!(lock_begins, lock_ends, "{}", jdk.label());
         assert!(lock_begins as u64 >= threads * pairs, "{}", jdk.label());
         assert!(
-            trace.contains(&format!("\"name\":\"park {blocker}\"")),
+            trace.contains("\"name\":\"park ") && trace.contains(&format!("@{blocker}\"")),
             "{}",
             jdk.label()
         );
         assert!(
-            trace.contains(&format!("\"name\":\"await {condition}\"")),
+            trace.contains(&format!(
+                "\"name\":\"await AbstractQueuedSynchronizer$ConditionObject@{condition}\""
+            )),
             "{}",
             jdk.label()
         );
