@@ -180,6 +180,10 @@ pub struct Analysis {
     pub wakes_overflow: bool,
     /// Class of each object the log names (`ObjectClass` lines), Java spelling.
     pub classes: FastMap<Hash, String>,
+    /// Hold sites per (lock or monitor, thread): where each thread took each lock, for the
+    /// verdict's "the owner took it at". From summary lines or events, as the hold times.
+    pub thread_hold_sites: FastMap<(Hash, Hash), HashMap<Option<Frame>, (u64, u64)>>,
+    sum_thread_hold_sites: FastMap<(Hash, Hash), HashMap<Option<Frame>, (u64, u64)>>,
 }
 
 /// One wait/notify (or condition await/signal) event, for [`crate::verdict`].
@@ -352,6 +356,8 @@ impl Analysis {
                 o.sum_holds
                     .add_summary(count, total, max, histogram.buckets());
                 add_sites(&mut o.sum_hold_sites, site.top(), count, total);
+                let ts = self.sum_thread_hold_sites.entry((monitor, thread));
+                add_sites(ts.or_default(), site.top(), count, total);
             }
             Event::LockOrder { .. } => self.has_summaries = true,
             Event::LockHolds {
@@ -373,6 +379,8 @@ impl Analysis {
                 };
                 h.add_summary(count, total, max, histogram.buckets());
                 add_sites(&mut l.sum_hold_sites, site.top(), count, total);
+                let ts = self.sum_thread_hold_sites.entry((lock, thread));
+                add_sites(ts.or_default(), site.top(), count, total);
             }
             Event::LockHold {
                 lock,
@@ -423,6 +431,8 @@ impl Analysis {
                         let o = self.objects.entry(monitor).or_default();
                         o.holds.add(ns);
                         add_site(&mut o.hold_sites, site, ns);
+                        let th = self.thread_hold_sites.entry((monitor, thread));
+                        add_site(th.or_default(), site, ns);
                     }
                 }
             }
@@ -502,6 +512,8 @@ impl Analysis {
                                     LockMode::Read => l.read_holds.add(ns),
                                 }
                                 add_site(&mut l.hold_sites, site, ns);
+                                let th = self.thread_hold_sites.entry((lock, thread));
+                                add_site(th.or_default(), site, ns);
                             }
                         }
                     }
@@ -619,6 +631,10 @@ impl Analysis {
     /// and picks the source of hold times.
     fn finish(&mut self) {
         self.holds_from_summaries = self.has_summaries && !self.from_events;
+        let sum = std::mem::take(&mut self.sum_thread_hold_sites);
+        if self.holds_from_summaries {
+            self.thread_hold_sites = sum;
+        }
         self.lock_holds_from_summaries = self.has_lock_summaries && !self.from_events;
         let juc_summarised = self.juc_summarised();
         for l in self.locks.values_mut() {

@@ -196,6 +196,17 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
             let taken = owner_site(a, f, md, **o, l.id)
                 .map(|s| format!("; it took the lock at {s}"))
                 .or_else(|| {
+                    // Where that thread held the lock longest (its summary lines' sites).
+                    let sites = a.thread_hold_sites.get(&(l.id, **o))?;
+                    top_sites(sites, 1).first().map(|(f, c, ns)| {
+                        format!(
+                            "; it took the lock at {} (held from there x{c}, {} in all)",
+                            site(md, *f),
+                            dur(*ns)
+                        )
+                    })
+                })
+                .or_else(|| {
                     top_sites(l.hold_sites, 1).first().map(|(f, _, ns)| {
                         format!(
                             "; the lock was held longest from {} ({} in all)",
