@@ -182,9 +182,12 @@ pub struct Analysis {
     pub classes: FastMap<Hash, String>,
     /// Hold sites per (lock or monitor, thread): where each thread took each lock, for the
     /// verdict's "the owner took it at". From summary lines or events, as the hold times.
-    pub thread_hold_sites: FastMap<(Hash, Hash), HashMap<Option<Frame>, (u64, u64)>>,
-    sum_thread_hold_sites: FastMap<(Hash, Hash), HashMap<Option<Frame>, (u64, u64)>>,
+    pub thread_hold_sites: FastMap<(Hash, Hash), Sites>,
+    sum_thread_hold_sites: FastMap<(Hash, Hash), Sites>,
 }
+
+/// (count, ns) per site.
+pub type Sites = HashMap<Option<Frame>, (u64, u64)>;
 
 /// One wait/notify (or condition await/signal) event, for [`crate::verdict`].
 #[derive(Debug, Clone, Copy)]
