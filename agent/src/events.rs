@@ -81,6 +81,9 @@ pub enum Kind {
     ThreadParked,
     /// `LockSupport.unpark` of the thread in `<object>`.
     ThreadUnpark,
+    /// The class of an object other lines name (`<object>,<classSignature>`, no thread): the
+    /// writer's `Extra::Class`.
+    ObjectClass,
 }
 
 impl Kind {
@@ -125,6 +128,7 @@ impl Kind {
             Kind::ThreadPark => "ThreadPark",
             Kind::ThreadParked => "ThreadParked",
             Kind::ThreadUnpark => "ThreadUnpark",
+            Kind::ObjectClass => "ObjectClass",
         }
     }
 
@@ -162,7 +166,10 @@ impl Kind {
 
     /// Whether the line ends with a stack trace.
     pub fn has_stack(self) -> bool {
-        !matches!(self, Kind::ThreadStarted | Kind::ThreadEnded)
+        !matches!(
+            self,
+            Kind::ThreadStarted | Kind::ThreadEnded | Kind::ObjectClass
+        )
     }
 }
 

@@ -114,6 +114,7 @@ type Scan = (
     u64,
     Option<&'static str>,
     HashSet<Hash>,
+    HashMap<Hash, String>,
 );
 
 /// The streaming pass.
@@ -130,12 +131,16 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     let mut entered_events = 0u64;
     let mut summary_lines = 0u64;
     let mut juc: HashSet<Hash> = HashSet::new();
+    let mut classes: HashMap<Hash, String> = HashMap::new();
     while let Some((line, rec)) = r.next_event()? {
         let rec = match rec {
             Ok(rec) => rec,
             Err(LineError::Torn) | Err(_) => continue,
         };
         let Some(thread) = rec.event.thread() else {
+            if let Event::ObjectClass { object, class } = rec.event {
+                classes.insert(object, orca_format::java_class_name(&class.decode()));
+            }
             continue;
         };
         let t = threads.entry(thread).or_default();
@@ -303,7 +308,14 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     } else {
         (edges, None)
     };
-    Ok((threads, edges, entered_events + summary_lines, source, juc))
+    Ok((
+        threads,
+        edges,
+        entered_events + summary_lines,
+        source,
+        juc,
+        classes,
+    ))
 }
 
 /// Whether the thread holds `id` (a monitor when `mode` is `None`, else the j.u.c. lock
@@ -460,6 +472,8 @@ pub struct Findings {
     names: HashMap<Hash, String>,
     /// The nodes that are j.u.c. locks (their synchronizers); the others are monitors.
     pub juc: HashSet<Hash>,
+    /// Classes of the objects the log names (`ObjectClass` lines), Java spelling.
+    pub classes: HashMap<Hash, String>,
 }
 
 impl Findings {
@@ -474,9 +488,11 @@ impl Findings {
         }
     }
 
-    /// `monitor HASH` or `j.u.c. lock HASH`.
+    /// `HashMap@HASH` when the log names the class, else `monitor HASH` or `j.u.c. lock HASH`.
     pub fn node(&self, h: Hash) -> String {
-        if self.juc.contains(&h) {
+        if let Some(c) = self.classes.get(&h) {
+            format!("{}@{h}", crate::report::simple_name(c))
+        } else if self.juc.contains(&h) {
             format!("j.u.c. lock {h}")
         } else {
             format!("monitor {h}")
@@ -500,9 +516,10 @@ pub fn analyze_with<R: std::io::Read>(
     r: EventReader<R>,
     from_events: bool,
 ) -> std::io::Result<Findings> {
-    let (threads, edges, entered_events, source, juc) = scan(r, from_events)?;
+    let (threads, edges, entered_events, source, juc, classes) = scan(r, from_events)?;
     let mut f = findings(threads, edges, entered_events, source);
     f.juc = juc;
+    f.classes = classes;
     Ok(f)
 }
 
@@ -654,6 +671,7 @@ fn findings(
         entered_events,
         source,
         juc: HashSet::new(),
+        classes: HashMap::new(),
         names: threads
             .into_iter()
             .filter_map(|(h, t)| t.name.map(|n| (h, n)))
@@ -687,11 +705,11 @@ pub fn text(f: &Findings, md: &Metadata) -> String {
         for e in &c.edges {
             let _ = writeln!(
                 out,
-                "  thread {} holds {} (order first seen at line {} of the log, {} times), acquired at:",
+                "  thread {} holds {} (order first seen at line {} of the log, {}), acquired at:",
                 label(e.thread),
                 f.node(e.from),
                 e.line,
-                e.count
+                crate::util::times(e.count)
             );
             out.push_str(&stack_lines(md, &e.from_stack, "      "));
             let _ = writeln!(out, "    then takes {} at:", f.node(e.to));
@@ -862,12 +880,12 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("thread [0000AAAA] holds j.u.c. lock 00002222 (order first seen at line 5 of the log, 1 times)"),
+            out.contains("thread [0000AAAA] holds j.u.c. lock 00002222 (order first seen at line 5 of the log, 1 time)"),
             "{out}"
         );
         assert!(out.contains("then takes monitor 00001111 at:"), "{out}");
         assert!(
-            out.contains("thread [0000BBBB] holds monitor 00001111 (order first seen at line 12 of the log, 1 times)"),
+            out.contains("thread [0000BBBB] holds monitor 00001111 (order first seen at line 12 of the log, 1 time)"),
             "{out}"
         );
         assert!(
@@ -956,9 +974,9 @@ mod tests {
         let out = run_on(log, false);
         for want in [
             "Potential deadlock #1: lock-order cycle of 2 locks: 00001111 -> 00002222 -> 00001111\n",
-            "  thread \"b\" [0000BBBB] holds monitor 00001111 (order first seen at line 13 of the log, 1 times), acquired at:\n",
+            "  thread \"b\" [0000BBBB] holds monitor 00001111 (order first seen at line 13 of the log, 1 time), acquired at:\n",
             "    then takes j.u.c. lock 00002222 at:\n",
-            "  thread \"a\" [0000AAAA] holds j.u.c. lock 00002222 (order first seen at line 11 of the log, 1 times), acquired at:\n",
+            "  thread \"a\" [0000AAAA] holds j.u.c. lock 00002222 (order first seen at line 11 of the log, 1 time), acquired at:\n",
             "    then takes monitor 00001111 at:\n",
             "  thread \"a\" [0000AAAA] blocked on monitor 00001111 owned by \"b\" [0000BBBB] (line 7), at:\n",
             "  thread \"b\" [0000BBBB] blocked on j.u.c. lock 00002222 owned by \"a\" [0000AAAA] (line 8), at:\n",
@@ -982,7 +1000,7 @@ mod tests {
         let out = run_on(&no_holds, false);
         assert!(
             out.contains(
-                "holds j.u.c. lock 00002222 (order first seen at line 11 of the log, 1 times)"
+                "holds j.u.c. lock 00002222 (order first seen at line 11 of the log, 1 time)"
             ),
             "{out}"
         );

@@ -1,4 +1,5 @@
-//! `orca flame`: collapsed stacks (`outer;...;inner;monitor HASH weight`),
+//! `orca flame`: collapsed stacks (`outer;...;inner;monitor HASH weight`; `monitor
+//! HashMap@HASH` when the log names the object's class in an `ObjectClass` line),
 //! weighted by nanoseconds blocked, held or waiting, as async-profiler's lock
 //! mode does; feed it to FlameGraph's `flamegraph.pl` or speedscope.
 //! Stacks are aggregated by their raw text, so memory grows with distinct
@@ -92,10 +93,16 @@ pub fn collapse_with<R: std::io::Read>(
     let mut add = |raw: String, m: Hash, ns: u64| {
         *weights.entry((raw, m)).or_default() += ns;
     };
+    let mut last_ts = 0;
+    let mut classes: HashMap<Hash, String> = HashMap::new();
     while let Some((_, rec)) = r.next_event()? {
         let Ok(rec) = rec else { continue };
         let ts = rec.timestamp.nanos();
+        last_ts = last_ts.max(ts);
         let Some(thread) = rec.event.thread() else {
+            if let Event::ObjectClass { object, class } = rec.event {
+                classes.insert(object, orca_format::java_class_name(&class.decode()));
+            }
             continue;
         };
         let t = threads.entry(thread).or_default();
@@ -268,6 +275,21 @@ pub fn collapse_with<R: std::io::Read>(
             _ => {}
         }
     }
+    // Contentions, waits and parks still open when the log ends (a deadlock, a thread
+    // waiting for good) count up to its last timestamp, as in `orca report`. Open holds do
+    // not: the report counts them apart ("still held at end").
+    if w != FlameWeight::Held {
+        let mut threads: Vec<(Hash, ThreadState)> = threads.into_iter().collect();
+        threads.sort_by_key(|(h, _)| *h);
+        for (_, t) in threads {
+            if let Some((m, since, raw)) = t.open {
+                *weights.entry((raw, m)).or_default() += last_ts.saturating_sub(since);
+            }
+            if let Some((what, o, since, raw)) = t.juc_open {
+                *juc_weights.entry((raw, o, what)).or_default() += last_ts.saturating_sub(since);
+            }
+        }
+    }
     if w == FlameWeight::Held && summary_lines > 0 && !from_events {
         weights = summary_weights;
     }
@@ -290,6 +312,8 @@ pub fn collapse_with<R: std::io::Read>(
             frames.reverse(); // outermost first
             frames.push(if what == "park" && m == Hash::UNKNOWN {
                 "park".to_string()
+            } else if let Some(c) = classes.get(&m) {
+                format!("{what} {}@{m}", crate::report::simple_name(c))
             } else {
                 format!("{what} {m}")
             });

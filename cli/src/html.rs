@@ -813,7 +813,32 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
             flame_json(stacks, inp.budget.bytes_per_flame)
         );
     }
-    s.push_str("},\"deadlocks\":");
+    // Per thread, the totals of `orca report` (one vocabulary: report::STATES).
+    s.push_str("},\"totals\":{");
+    for (i, (h, t)) in a.sorted_threads().iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let st = t.states();
+        let _ = write!(
+            s,
+            "\"{h}\":[{},{},{},{},{}]",
+            st[0], st[1], st[2], st[3], st[4]
+        );
+    }
+    s.push_str("},\"classes\":{");
+    let mut classes: Vec<(&Hash, &String)> = a.classes.iter().collect();
+    classes.sort();
+    for (i, (h, c)) in classes.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "\"{h}\":{}", json_str(crate::report::simple_name(c)));
+    }
+    s.push_str("},\"verdict\":");
+    let v = crate::verdict::verdict(a, inp.deadlocks, inp.md, inp.title, false);
+    s.push_str(&crate::verdict::json(&v));
+    s.push_str(",\"deadlocks\":");
     s.push_str(&deadlocks_json(
         inp.deadlocks,
         inp.md,
@@ -1159,6 +1184,12 @@ pub fn run(prefix: &Path, output: &Path) -> Result<usize, HtmlError> {
         }
         budget = budget.halved();
     };
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| HtmlError::Write {
+            path: dir.display().to_string(),
+            source,
+        })?;
+    }
     std::fs::write(output, &html).map_err(|source| HtmlError::Write {
         path: output.display().to_string(),
         source,

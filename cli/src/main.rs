@@ -13,6 +13,7 @@ mod record;
 mod report;
 mod timeline;
 mod util;
+mod verdict;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -34,9 +35,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run `java ARGS...` under liborca.so (found beside `orca` or in
-    /// $ORCA_AGENT), then print `orca report PREFIX`. Exit status: the
-    /// Java program's.
+    /// Run a Java command under liborca.so and print its report (exit status: the Java
+    /// program's).
+    ///
+    /// `orca record [OPTIONS] -- java ARGS...` runs `java ARGS...` with the agent (found
+    /// beside `orca` or in $ORCA_AGENT), then prints `orca report PREFIX`.
     Record {
         /// Dump prefix: the run writes PREFIX.orca, PREFIX.methods, PREFIX.classtable.
         #[arg(
@@ -83,6 +86,7 @@ enum Cmd {
     /// Prints one `file:line: what is wrong` per violation; exit 1 if invalid.
     Check {
         /// Dump prefix (the files are PREFIX.orca, PREFIX.methods, PREFIX.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// The agent's stackdepth, to reject deeper stacks.
         #[arg(long)]
@@ -94,9 +98,11 @@ enum Cmd {
         #[arg(long, default_value_t = 10_000)]
         max_violations: usize,
     },
-    /// Threads, contended monitors with owners and sites, hold times, semaphores, wait/notify.
+    /// The verdict first (deadlocks, most blocked locks, long holds, missed wakeups), then
+    /// threads, locks with owners and sites, hold times, semaphores, wait/notify.
     Report {
-        /// Dump prefix.
+        /// Dump prefix (`out/run` for out/run.orca, out/run.methods, out/run.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// Rows per table.
         #[arg(long, default_value_t = 10)]
@@ -109,11 +115,16 @@ enum Cmd {
         /// `trace=all` log has both).
         #[arg(long)]
         from_events: bool,
+        /// Also show the locks folded by default: uncontended ones and those only the
+        /// JDK's own code takes.
+        #[arg(long)]
+        all: bool,
     },
     /// Lock-order cycles (potential deadlocks) and threads blocked at the end
     /// (actual deadlocks); exit 1 if any is found.
     Deadlocks {
-        /// Dump prefix.
+        /// Dump prefix (`out/run` for out/run.orca, out/run.methods, out/run.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// The lock-order graph from MonitorEnter/MonitorEntered and LockAcquire
         /// events even when the log has LockOrder summary lines (a `trace=all` log
@@ -123,7 +134,8 @@ enum Cmd {
     },
     /// Collapsed stacks (`frame;frame;... weight`) for FlameGraph or speedscope.
     Flame {
-        /// Dump prefix.
+        /// Dump prefix (`out/run` for out/run.orca, out/run.methods, out/run.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// Weight: nanoseconds blocked on monitors, or held (instrumentation mode).
         #[arg(long, value_enum, default_value_t = FlameWeight::Blocked)]
@@ -154,7 +166,8 @@ enum Cmd {
     },
     /// Chrome trace-event JSON (Perfetto, chrome://tracing).
     Timeline {
-        /// Dump prefix.
+        /// Dump prefix (`out/run` for out/run.orca, out/run.methods, out/run.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// Output file.
         #[arg(short, long)]
@@ -163,7 +176,8 @@ enum Cmd {
     /// One self-contained HTML page (no network needed): threads over time, locks, flame
     /// graphs, deadlocks.
     Html {
-        /// Dump prefix.
+        /// Dump prefix (`out/run` for out/run.orca, out/run.methods, out/run.classtable).
+        #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
         /// Output file.
         #[arg(short, long, value_name = "FILE")]
@@ -264,8 +278,9 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             top,
             json,
             from_events,
+            all,
         } => {
-            print_out(&report_text_with(&prefix, top, json, from_events)?)?;
+            print_out(&report_text_with(&prefix, top, json, from_events, all)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Deadlocks {
@@ -324,7 +339,7 @@ fn report_text(
     top: usize,
     json: bool,
 ) -> Result<String, Box<dyn std::error::Error>> {
-    report_text_with(prefix, top, json, false)
+    report_text_with(prefix, top, json, false, false)
 }
 
 /// [`report_text`], with `--from-events`.
@@ -333,15 +348,47 @@ fn report_text_with(
     top: usize,
     json: bool,
     from_events: bool,
+    all: bool,
 ) -> Result<String, Box<dyn std::error::Error>> {
     let md = Metadata::load(prefix)?;
-    let a = report::Analysis::run_with(open_events(prefix)?, from_events)?;
+    // Two passes over the log, side by side: the figures and the deadlock analysis.
+    let (ev_a, ev_f) = (open_events(prefix)?, open_events(prefix)?);
+    let (a, f) = std::thread::scope(|sc| {
+        let d = sc.spawn(|| deadlocks::analyze_with(ev_f, from_events));
+        let a = report::Analysis::run_with(ev_a, from_events);
+        (a, d.join().expect("the deadlock analysis panicked"))
+    });
+    let (a, f) = (a?, f?);
     let p = prefix.display().to_string();
+    let v = verdict::verdict(&a, &f, &md, &p, all);
     Ok(if json {
-        report::json(&a, &md, &p, top)
+        let j = report::json(&a, &md, &p, top, all);
+        format!("{{\"verdict\":{},{}", verdict::json(&v), &j[1..])
     } else {
-        report::text(&a, &md, &p, top)
+        format!(
+            "{}\n{}",
+            verdict::text(&v),
+            report::text(&a, &md, &p, top, all)
+        )
     })
+}
+
+/// A PREFIX argument; `out/run.orca` (or `.methods`, `.classtable`) names the prefix `out/run`
+/// when that is what exists: a user who points at one of the files means the run.
+fn parse_prefix(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    for ext in [".orca", ".methods", ".classtable"] {
+        if let Some(stem) = s.strip_suffix(ext) {
+            let orca = format!("{s}.orca");
+            if !stem.is_empty()
+                && !Path::new(&orca).exists()
+                && Path::new(&format!("{stem}.orca")).exists()
+            {
+                return Ok(PathBuf::from(stem));
+            }
+        }
+    }
+    Ok(p)
 }
 
 /// Writes the HTML report and says where, with its size.

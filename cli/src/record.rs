@@ -110,6 +110,11 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let so = find_agent()?;
     let options = agent_options(&r)?;
     let args = java_args(&so, &options, &r.command);
+    let files: Vec<String> = ["orca", "methods", "classtable"]
+        .iter()
+        .map(|ext| format!("{}.{ext}", r.prefix))
+        .collect();
+    remove_stale(&files)?;
     // Signals that arrive while the JVM starts wait (blocked) for the forwarder.
     let blocked = BlockSignals::new();
     let mut child = Command::new(&args[0])
@@ -121,11 +126,33 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let status = child.wait();
     drop(forward);
     let status = status.map_err(|e| format!("waiting for {}: {e}", args[0]))?;
-    let files: Vec<String> = ["orca", "methods", "classtable"]
-        .iter()
-        .map(|ext| format!("{}.{ext}", r.prefix))
-        .collect();
-    if files.iter().all(|f| Path::new(f).is_file()) {
+    let code = match status.code() {
+        Some(c) => c,
+        None => {
+            use std::os::unix::process::ExitStatusExt;
+            128 + status.signal().unwrap_or(0)
+        }
+    };
+    if !files.iter().all(|f| Path::new(f).is_file()) {
+        // The JVM stops before loading agents when its own options are wrong (an
+        // unrecognized -XX option, a bad -Xmx): it printed why, and no file was written.
+        eprintln!(
+            "orca: {} exited with status {code} before the agent started: it wrote no {} \
+             (the JVM's own message above says why); nothing to report",
+            r.command[0],
+            files.join(", ")
+        );
+    } else if code != 0 && !has_program_events(Path::new(&r.prefix)) {
+        // The agent started but the program did not (a class not found, a bad jar): an
+        // empty report would only look like a program that did nothing.
+        eprintln!(
+            "orca: {} exited with status {code} and the log has no lock, wait, park, sleep or \
+             join event outside the JDK (did the program start? the message above says why); not printing an \
+             empty report (`orca report {}` prints it)",
+            r.command[0],
+            shell_word(&r.prefix)
+        );
+    } else {
         println!();
         println!("$ orca report {}", shell_word(&r.prefix));
         match crate::report_text(Path::new(&r.prefix), 10, false) {
@@ -142,20 +169,70 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 eprintln!("orca: cannot write the pprof profiles: {e}");
             }
         }
-    } else {
+    }
+    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// Removes the files an earlier run left under this prefix, saying so, so that what is
+/// reported after the run is what this run wrote (a JVM that fails before loading the agent
+/// writes nothing, and the old files would be reported as if they were new).
+fn remove_stale(files: &[String]) -> Result<(), String> {
+    let stale: Vec<&String> = files.iter().filter(|f| Path::new(f).exists()).collect();
+    for f in &stale {
+        std::fs::remove_file(f).map_err(|e| {
+            format!("cannot remove {f}, left by an earlier run: {e}; remove it or choose another prefix with -o")
+        })?;
+    }
+    if !stale.is_empty() {
+        let names: Vec<&str> = stale.iter().map(|s| s.as_str()).collect();
         eprintln!(
-            "orca: the run did not write {} (did the JVM start with the agent?)",
-            files.join(", ")
+            "orca: removed {} (left by an earlier run)",
+            names.join(", ")
         );
     }
-    let code = match status.code() {
-        Some(c) => c,
-        None => {
-            use std::os::unix::process::ExitStatusExt;
-            128 + status.signal().unwrap_or(0)
-        }
+    Ok(())
+}
+
+/// Whether the log has any event of the program's own doing: a lock, wait, park, sleep or
+/// join with a frame outside the JDK in its stack (a log with only thread births, deaths and
+/// starts, and the JDK's own locking while it looks for the main class, is a program that did
+/// not get to run). A log that cannot be read, and an event without a stack (`stackdepth=0`),
+/// count as the program's: the report then says what is in it.
+fn has_program_events(prefix: &Path) -> bool {
+    use orca_format::EventKind as K;
+    let (Ok(md), Ok(mut r)) = (
+        orca_format::Metadata::load(prefix),
+        orca_format::EventReader::open(prefix),
+    ) else {
+        return true;
     };
-    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+    loop {
+        match r.next_event() {
+            Ok(Some((_, Ok(rec)))) => {
+                if matches!(
+                    rec.event.kind(),
+                    K::ThreadStarted
+                        | K::ThreadEnded
+                        | K::ThreadStart
+                        | K::EventsDropped
+                        | K::ObjectClass
+                ) {
+                    continue;
+                }
+                let mut stacks = rec.event.stacks().peekable();
+                if stacks.peek().is_none() {
+                    return true;
+                }
+                for st in stacks {
+                    if st.is_empty() || st.frames().any(|f| !crate::util::is_jdk_frame(&md, f)) {
+                        return true;
+                    }
+                }
+            }
+            Ok(Some((_, Err(_)))) | Err(_) => return true,
+            Ok(None) => return false,
+        }
+    }
 }
 
 /// Signals `orca record` passes on to the JVM: the ones that ask a program to stop (and

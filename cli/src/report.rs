@@ -26,7 +26,7 @@ use orca_format::{
     LockMode, LockOp, Metadata, WakeCall,
 };
 
-use crate::util::{dur, json_str, Hist};
+use crate::util::{dur, is_jdk_frame, json_str, Hist};
 
 /// Per-thread totals.
 #[derive(Debug, Default)]
@@ -59,6 +59,24 @@ pub struct ThreadStats {
     /// The open `ConditionAwait` (its lock) or `ThreadPark`, since when.
     juc_call: Option<(EventKind, Hash, u64)>,
 }
+
+impl ThreadStats {
+    /// The one vocabulary of thread states every output uses (report, JSON, flame graphs,
+    /// timeline, page), in ns: blocked (on a monitor or a j.u.c. lock), waiting
+    /// (`Object.wait`, `Condition.await`, park), sleeping, joining, acquiring a semaphore.
+    pub fn states(&self) -> [u64; 5] {
+        [
+            self.blocked.1 + self.juc_blocked.1,
+            self.waiting.1 + self.awaiting.1 + self.parked.1,
+            self.sleeping.1,
+            self.joining.1,
+            self.acquiring.1,
+        ]
+    }
+}
+
+/// The names of [`ThreadStats::states`], as JSON keys and the page's legend use them.
+pub const STATES: [&str; 5] = ["blocked", "waiting", "sleeping", "joining", "semaphore"];
 
 /// Per-lock totals of a j.u.c. lock (its synchronizer).
 #[derive(Debug, Default)]
@@ -155,7 +173,45 @@ pub struct Analysis {
     pub long_holds: Vec<LongHold>,
     /// The longest `LockHold` events.
     pub long_lock_holds: Vec<LongLockHold>,
+    /// Holds still open at the end of the log, when the log has their acquisitions (a
+    /// complete trace): (thread, monitor or lock, acquisition site, since).
+    pub open_holds_at_end: Vec<(Hash, Hash, Option<Frame>, u64)>,
+    /// Waits, notifies, condition awaits and signals in file order, for the missed-wakeup
+    /// suspects (sorted by time in [`crate::verdict`]: the file is not sorted across threads).
+    pub wakes: Vec<Wake>,
+    /// Whether there were more than [`WAKES_KEPT`] of them (the suspects are then not sought).
+    pub wakes_overflow: bool,
+    /// Class of each object the log names (`ObjectClass` lines), Java spelling.
+    pub classes: FastMap<Hash, String>,
+    /// Hold sites per (lock or monitor, thread): where each thread took each lock, for the
+    /// verdict's "the owner took it at". From summary lines or events, as the hold times.
+    pub thread_hold_sites: FastMap<(Hash, Hash), Sites>,
+    sum_thread_hold_sites: FastMap<(Hash, Hash), Sites>,
 }
+
+/// (count, ns) per site.
+pub type Sites = HashMap<Option<Frame>, (u64, u64)>;
+
+/// One wait/notify (or condition await/signal) event, for [`crate::verdict`].
+#[derive(Debug, Clone, Copy)]
+pub struct Wake {
+    pub ts: u64,
+    pub thread: Hash,
+    /// The object waited on, or the condition awaited.
+    pub object: Hash,
+    pub what: WakeKind,
+    pub site: Option<Frame>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WakeKind {
+    Wait,
+    Waited,
+    Notify,
+}
+
+/// Most wait/notify events kept for the missed-wakeup suspects (about 40 bytes each).
+pub const WAKES_KEPT: usize = 4_000_000;
 
 /// One `LockHold` event: (nanos, thread, lock, mode, end timestamp, acquisition site, raw
 /// stack of the `unlock`).
@@ -220,8 +276,13 @@ impl Analysis {
         self.first_ts = Some(self.first_ts.map_or(ts, |f| f.min(ts)));
         self.last_ts = self.last_ts.max(ts);
         let Some(thread) = ev.thread() else {
-            if let Event::EventsDropped { count } = ev {
-                self.dropped += *count;
+            match ev {
+                Event::EventsDropped { count } => self.dropped += *count,
+                Event::ObjectClass { object, class } => {
+                    let name = orca_format::java_class_name(&class.decode());
+                    self.classes.insert(*object, name);
+                }
+                _ => {}
             }
             return;
         };
@@ -233,6 +294,35 @@ impl Analysis {
         });
         t.last = t.last.max(ts);
         let top = ev.stack().and_then(|s| s.top());
+        let wake = match *ev {
+            Event::ObjectWait { object, .. } => Some((object, WakeKind::Wait)),
+            Event::ObjectWaited { object, .. } => Some((object, WakeKind::Waited)),
+            Event::ObjectNotify { object, .. } | Event::ObjectNotifyAll { object, .. } => {
+                Some((object, WakeKind::Notify))
+            }
+            Event::Condition { op, condition, .. } => Some((
+                condition,
+                match op {
+                    ConditionOp::Await => WakeKind::Wait,
+                    ConditionOp::Awaited => WakeKind::Waited,
+                    ConditionOp::Signal | ConditionOp::SignalAll => WakeKind::Notify,
+                },
+            )),
+            _ => None,
+        };
+        if let Some((object, what)) = wake {
+            if self.wakes.len() < WAKES_KEPT {
+                self.wakes.push(Wake {
+                    ts,
+                    thread,
+                    object,
+                    what,
+                    site: top,
+                });
+            } else {
+                self.wakes_overflow = true;
+            }
+        }
         match *ev {
             Event::ThreadStarted { name, .. } => {
                 t.name = Some(name.decode().into_owned());
@@ -272,6 +362,8 @@ impl Analysis {
                 o.sum_holds
                     .add_summary(count, total, max, histogram.buckets());
                 add_sites(&mut o.sum_hold_sites, site.top(), count, total);
+                let ts = self.sum_thread_hold_sites.entry((monitor, thread));
+                add_sites(ts.or_default(), site.top(), count, total);
             }
             Event::LockOrder { .. } => self.has_summaries = true,
             Event::LockHolds {
@@ -293,6 +385,8 @@ impl Analysis {
                 };
                 h.add_summary(count, total, max, histogram.buckets());
                 add_sites(&mut l.sum_hold_sites, site.top(), count, total);
+                let ts = self.sum_thread_hold_sites.entry((lock, thread));
+                add_sites(ts.or_default(), site.top(), count, total);
             }
             Event::LockHold {
                 lock,
@@ -343,6 +437,8 @@ impl Analysis {
                         let o = self.objects.entry(monitor).or_default();
                         o.holds.add(ns);
                         add_site(&mut o.hold_sites, site, ns);
+                        let th = self.thread_hold_sites.entry((monitor, thread));
+                        add_site(th.or_default(), site, ns);
                     }
                 }
             }
@@ -432,6 +528,8 @@ impl Analysis {
                                     LockMode::Read => l.read_holds.add(ns),
                                 }
                                 add_site(&mut l.hold_sites, site, ns);
+                                let th = self.thread_hold_sites.entry((lock, thread));
+                                add_site(th.or_default(), site, ns);
                             }
                         }
                     }
@@ -549,6 +647,10 @@ impl Analysis {
     /// and picks the source of hold times.
     fn finish(&mut self) {
         self.holds_from_summaries = self.has_summaries && !self.from_events;
+        let sum = std::mem::take(&mut self.sum_thread_hold_sites);
+        if self.holds_from_summaries {
+            self.thread_hold_sites = sum;
+        }
         self.lock_holds_from_summaries = self.has_lock_summaries && !self.from_events;
         let juc_summarised = self.juc_summarised();
         for l in self.locks.values_mut() {
@@ -593,8 +695,9 @@ impl Analysis {
                     None,
                 );
             }
-            for (m, ..) in t.held.drain(..) {
+            for (m, _, since, site, _) in t.held.drain(..) {
                 self.objects.entry(m).or_default().open_holds += 1;
+                self.open_holds_at_end.push((thread, m, site, since));
             }
             if let Some((lock, owner, since, site)) = t.juc_acquire.take() {
                 let l = self.locks.entry(lock).or_default();
@@ -619,9 +722,10 @@ impl Analysis {
             }
             // In a log summarised for j.u.c. locks the releases are not written: the holds
             // of its LockAcquired lines are not known to be open.
-            for (lock, ..) in t.juc_held.drain(..) {
+            for (lock, _, _, since, site, _) in t.juc_held.drain(..) {
                 if !juc_summarised {
                     self.locks.entry(lock).or_default().open_holds += 1;
+                    self.open_holds_at_end.push((thread, lock, site, since));
                 }
             }
         }
@@ -635,6 +739,36 @@ impl Analysis {
         match self.threads.get(&h).and_then(|t| t.name.as_deref()) {
             Some(n) => format!("{n} [{h}]"),
             None => format!("[{h}]"),
+        }
+    }
+
+    /// A lock as the tools name it: `HashMap@6404CC3C` when the log names its class, else
+    /// `monitor 6404CC3C` (`lock 6404CC3C` for a j.u.c. lock's synchronizer).
+    pub fn lock_name(&self, h: Hash, juc: bool) -> String {
+        if h == Hash(0) {
+            // A summary row of the monitors (locks) that had no row of their own at a site
+            // (docs/FORMAT.md, "other monitors").
+            return if juc { "other locks" } else { "other monitors" }.to_string()
+                + " (summarised together)";
+        }
+        match self.classes.get(&h) {
+            Some(c) => format!("{}@{h}", simple_name(c)),
+            None if juc => format!("lock {h}"),
+            None => format!("monitor {h}"),
+        }
+    }
+
+    /// Any other object (a wait object, a condition, a park blocker): `FutureTask@7440E464`,
+    /// else `object 7440E464`.
+    pub fn object_name(&self, h: Hash) -> String {
+        self.named(h, "object")
+    }
+
+    /// `Class@HASH` when the log names the object's class, else `{what} HASH`.
+    pub fn named(&self, h: Hash, what: &str) -> String {
+        match self.classes.get(&h) {
+            Some(c) => format!("{}@{h}", simple_name(c)),
+            None => format!("{what} {h}"),
         }
     }
 
@@ -662,6 +796,12 @@ impl Analysis {
     }
 }
 
+/// `java.util.HashMap` -> `HashMap`, `java.util.concurrent.locks.ReentrantLock$NonfairSync`
+/// -> `ReentrantLock$NonfairSync`: short enough for a table, still unambiguous in practice.
+pub fn simple_name(class: &str) -> &str {
+    class.rsplit('.').next().unwrap_or(class)
+}
+
 /// `Class.method(File.java:line)`, or `(no stack)`.
 pub fn site(md: &Metadata, f: Option<Frame>) -> String {
     match f {
@@ -687,7 +827,7 @@ pub fn top_sites(
 }
 
 /// The report as text.
-pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
+pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) -> String {
     let mut s = String::new();
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = writeln!(
@@ -714,11 +854,12 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         "thread", "lifetime", "blocked", "waiting", "sleeping", "joining", "semaphores"
     );
     let mut threads = a.sorted_threads();
-    threads.sort_by_key(|(_, t)| std::cmp::Reverse(t.blocked.1 + t.waiting.1 + t.acquiring.1));
-    if threads
-        .iter()
-        .all(|(_, t)| t.blocked.1 + t.waiting.1 + t.acquiring.1 == 0)
-    {
+    let busy = |t: &ThreadStats| {
+        let st = t.states();
+        st[0] + st[1] + st[4]
+    };
+    threads.sort_by_key(|(_, t)| std::cmp::Reverse(busy(t)));
+    if threads.iter().all(|(_, t)| busy(t) == 0) {
         threads.sort_by_key(|(_, t)| t.order);
     }
     for (h, t) in threads.iter().take(top) {
@@ -726,16 +867,17 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
             .ended
             .unwrap_or(a.last_ts)
             .saturating_sub(t.started.unwrap_or(t.first));
+        let st = t.states();
         let _ = writeln!(
             s,
             "  {:<32} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}{}",
             a.thread_label(*h),
             dur(life),
-            dur(t.blocked.1),
-            dur(t.waiting.1),
-            dur(t.sleeping.1),
-            dur(t.joining.1),
-            dur(t.acquiring.1),
+            dur(st[0]),
+            dur(st[1]),
+            dur(st[2]),
+            dur(st[3]),
+            dur(st[4]),
             if t.ended.is_none() {
                 "  (alive at end)"
             } else {
@@ -746,6 +888,10 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
     if threads.len() > top {
         let _ = writeln!(s, "  ... {} more threads", threads.len() - top);
     }
+    let _ = writeln!(
+        s,
+        "  (blocked: on a monitor or a j.u.c. lock; waiting: Object.wait, Condition.await, park; a state not over when the log ends counts up to its end)"
+    );
 
     let contended = a.ranked(|o| o.blocked, |o| o.contentions > 0);
     let _ = writeln!(s, "\nMonitors by time threads spent blocked on them");
@@ -755,8 +901,9 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
     for (i, (h, o)) in contended.iter().take(top).enumerate() {
         let _ = writeln!(
             s,
-            "  #{} monitor {h}: {} blocked in {} contentions (max {}){}",
+            "  #{} {}: {} blocked in {} contentions (max {}){}",
             i + 1,
+            a.lock_name(*h, false),
             dur(o.blocked),
             o.contentions,
             dur(o.blocked_max),
@@ -808,7 +955,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
             }
         );
         for (h, o) in held.iter().take(top) {
-            let _ = writeln!(s, "  {}: {}", monitor_label(*h), holds_line(o));
+            let _ = writeln!(s, "  {}: {}", a.lock_name(*h, false), holds_line(o));
             for (f, c, ns) in top_sites(&o.hold_sites, 3) {
                 let _ = writeln!(s, "      held from {} x{c} {}", site(md, f), dur(ns));
             }
@@ -825,7 +972,8 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
                 .unwrap_or_else(|| "(no stack)".into());
             let _ = writeln!(
                 s,
-                "  monitor {m} held {} by {} at {at}",
+                "  {} held {} by {} at {at}",
+                a.lock_name(*m, false),
                 dur(*ns),
                 a.thread_label(*t)
             );
@@ -838,7 +986,8 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         for (h, o) in sems.iter().take(top) {
             let _ = writeln!(
                 s,
-                "  semaphore {h}: {} acquiring in {} acquires (max {}), {} releases",
+                "  {}: {} acquiring in {} acquires (max {}), {} releases",
+                a.named(*h, "semaphore"),
                 dur(o.sem_time),
                 o.sem_acquires,
                 dur(o.sem_max),
@@ -850,7 +999,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         }
     }
 
-    juc_text(&mut s, a, md, top);
+    juc_text(&mut s, a, md, top, all);
 
     let waits = a.ranked(|o| o.waited, |o| o.waits + o.notifies + o.notify_alls > 0);
     let _ = writeln!(s, "\nWait/notify");
@@ -879,7 +1028,8 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
     for (h, o) in waits.iter().take(top) {
         let _ = writeln!(
             s,
-            "  object {h}: {} waits ({}), {} notify, {} notifyAll",
+            "  {}: {} waits ({}), {} notify, {} notifyAll",
+            a.object_name(*h),
             o.waits,
             dur(o.waited),
             o.notifies,
@@ -889,22 +1039,12 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
     s
 }
 
-/// How a monitor of the hold table is named: monitor 0 is a summary row of the monitors that
-/// had no row of their own at a site (docs/FORMAT.md, "other monitors").
-fn monitor_label(h: Hash) -> String {
-    if h == Hash(0) {
-        "other monitors (summarised together)".to_string()
-    } else {
-        format!("monitor {h}")
-    }
-}
-
 /// The j.u.c. sections, when the log has j.u.c. lock, condition or park events.
-fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
+fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) {
     if a.locks.is_empty() && a.parks.is_empty() && a.unparks == 0 {
         return;
     }
-    let mut locks: Vec<(Hash, &LockStats)> = a.locks.iter().map(|(h, l)| (*h, l)).collect();
+    let (mut locks, folded) = shown_locks(a, md, all);
     let held = |l: &LockStats| l.write_holds.total() + l.read_holds.total();
     locks.sort_by(|x, y| {
         (y.1.blocked, held(y.1))
@@ -926,16 +1066,15 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
             }
         );
     }
+    if locks.is_empty() {
+        let _ = writeln!(s, "  (no contention)");
+    }
     for (i, (h, l)) in locks.iter().take(top).enumerate() {
         let _ = writeln!(
             s,
             "  #{} {}: {} blocked in {} contentions (max {}){}{}{}",
             i + 1,
-            if *h == Hash(0) {
-                "other locks (summarised together)".to_string()
-            } else {
-                format!("lock {h}")
-            },
+            a.lock_name(*h, true),
             dur(l.blocked),
             l.contentions,
             dur(l.blocked_max),
@@ -972,8 +1111,8 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
             if hist.count() > 0 {
                 let _ = writeln!(
                     s,
-                    "      {what} held {} times, total {}, p50 {}, p99 {}, max {}",
-                    hist.count(),
+                    "      {what} held {}, total {}, p50 {}, p99 {}, max {}",
+                    crate::util::times(hist.count()),
                     dur(hist.total()),
                     dur(hist.percentile(50.0)),
                     dur(hist.percentile(99.0)),
@@ -998,9 +1137,20 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
             );
         }
     }
-    if !a.long_lock_holds.is_empty() {
+    if folded > 0 {
+        let _ = writeln!(
+            s,
+            "  ({folded} uncontended or JDK-internal locks folded; --all shows them)"
+        );
+    }
+    let long_lock_holds: Vec<_> = a
+        .long_lock_holds
+        .iter()
+        .filter(|h| all || !h.5.is_some_and(|f| is_jdk_frame(md, f)))
+        .collect();
+    if !long_lock_holds.is_empty() {
         let _ = writeln!(s, "\nLongest j.u.c. lock holds (LockHold events)");
-        for (ns, t, l, mode, _, at, raw) in a.long_lock_holds.iter().take(top) {
+        for (ns, t, l, mode, _, at, raw) in long_lock_holds.into_iter().take(top) {
             let released = parse_stack(raw.as_bytes(), 0)
                 .ok()
                 .and_then(|st| st.top())
@@ -1008,7 +1158,8 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
                 .unwrap_or_else(|| "(no stack)".into());
             let _ = writeln!(
                 s,
-                "  lock {l} ({}) held {} by {}, acquired at {}, released at {released}",
+                "  {} ({}) held {} by {}, acquired at {}, released at {released}",
+                a.lock_name(*l, true),
                 mode_name(*mode),
                 dur(*ns),
                 a.thread_label(*t),
@@ -1027,7 +1178,7 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
             let name = if *h == Hash::UNKNOWN {
                 "no blocker".to_string()
             } else {
-                format!("blocker {h}")
+                format!("blocker {}", a.named(*h, "").trim_start())
             };
             let _ = writeln!(s, "  {name}: {c} parks, {}", dur(*ns));
         }
@@ -1059,6 +1210,29 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize) {
     }
 }
 
+/// The j.u.c. locks the tables show, and how many they fold: without `all`, a lock nobody
+/// contended, or whose every known site is in the JDK's own code, is left out.
+fn shown_locks<'a>(
+    a: &'a Analysis,
+    md: &Metadata,
+    all: bool,
+) -> (Vec<(Hash, &'a LockStats)>, usize) {
+    let mut folded = 0;
+    let mut v = Vec::new();
+    for (h, l) in &a.locks {
+        let mut sites = l.sites.keys().chain(l.hold_sites.keys()).peekable();
+        let internal =
+            sites.peek().is_some() && sites.all(|f| f.is_some_and(|f| is_jdk_frame(md, f)));
+        let failed = l.failed + l.timed_out + l.interrupted;
+        if all || (l.contentions + failed > 0 && !internal) {
+            v.push((*h, l));
+        } else {
+            folded += 1;
+        }
+    }
+    (v, folded)
+}
+
 fn mode_name(m: LockMode) -> &'static str {
     match m {
         LockMode::Write => "write/exclusive",
@@ -1086,8 +1260,8 @@ fn owners_text(a: &Analysis, owners: &HashMap<Hash, u64>, top: usize) -> String 
 fn holds_line(o: &ObjectStats) -> String {
     let h = &o.holds;
     format!(
-        "held {} times, total {}, p50 {}, p99 {}, max {}{}",
-        h.count(),
+        "held {}, total {}, p50 {}, p99 {}, max {}{}",
+        crate::util::times(h.count()),
         dur(h.total()),
         dur(h.percentile(50.0)),
         dur(h.percentile(99.0)),
@@ -1114,7 +1288,7 @@ fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>, top: usize)
 }
 
 /// The report as one JSON object (times in nanoseconds).
-pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
+pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) -> String {
     let mut s = String::new();
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = write!(
@@ -1131,8 +1305,14 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         .iter()
         .map(|(h, t)| {
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"start_ns\":{},\"end_ns\":{},\"ended\":{},\"blocked_ns\":{},\"blocked\":{},\"waiting_ns\":{},\"waits\":{},\"sleeping_ns\":{},\"sleeps\":{},\"joining_ns\":{},\"joins\":{},\"acquiring_ns\":{},\"acquires\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"states_ns\":{{{}}},\"start_ns\":{},\"end_ns\":{},\"ended\":{},\"blocked_ns\":{},\"blocked\":{},\"waiting_ns\":{},\"waits\":{},\"sleeping_ns\":{},\"sleeps\":{},\"joining_ns\":{},\"joins\":{},\"acquiring_ns\":{},\"acquires\":{}}}",
                 t.name.as_deref().map(json_str).unwrap_or_else(|| "null".into()),
+                STATES
+                    .iter()
+                    .zip(t.states())
+                    .map(|(k, v)| format!("\"{k}\":{v}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
                 t.started.unwrap_or(t.first),
                 t.ended.unwrap_or(a.last_ts),
                 t.ended.is_some(),
@@ -1215,8 +1395,10 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
         .collect();
     s.push_str(&waits.join(","));
     s.push_str("],\"juc_locks\":[");
-    s.push_str(&juc_json(a, md, top));
-    s.push_str("],\"parks\":[");
+    let (juc, juc_folded) = juc_json(a, md, top, all);
+    s.push_str(&juc);
+    let _ = write!(s, "],\"juc_locks_folded\":{juc_folded}");
+    s.push_str(",\"parks\":[");
     let mut parks: Vec<(Hash, (u64, u64))> = a.parks.iter().map(|(h, p)| (*h, *p)).collect();
     parks.sort_by(|x, y| y.1 .1.cmp(&x.1 .1).then(x.0.cmp(&y.0)));
     let parks: Vec<String> = parks
@@ -1268,8 +1450,8 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize) -> String {
 
 /// The j.u.c. locks as JSON objects (without the brackets), ranked as in the text.
 /// `acquisitions` is `null` in a log summarised for j.u.c. locks (not known).
-fn juc_json(a: &Analysis, md: &Metadata, top: usize) -> String {
-    let mut locks: Vec<(Hash, &LockStats)> = a.locks.iter().map(|(h, l)| (*h, l)).collect();
+fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, usize) {
+    let (mut locks, folded) = shown_locks(a, md, all);
     let held = |l: &LockStats| l.write_holds.total() + l.read_holds.total();
     locks.sort_by(|x, y| {
         (y.1.blocked, held(y.1))
@@ -1298,7 +1480,8 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize) -> String {
                 })
                 .collect();
             format!(
-                "{{\"id\":\"{h}\",\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
+                json_str(&a.lock_name(*h, true)),
                 l.blocked,
                 l.contentions,
                 l.blocked_max,
@@ -1324,7 +1507,7 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize) -> String {
             )
         })
         .collect();
-    v.join(",")
+    (v.join(","), folded)
 }
 
 #[cfg(test)]
@@ -1394,6 +1577,7 @@ mod tests {
             &md,
             "t",
             10,
+            true,
         );
         let entry = |m: &str| {
             let i = out
@@ -1413,7 +1597,7 @@ mod tests {
                 .contains("      owners from: the JVM (no instrumented code took this monitor)\n"),
             "{out}"
         );
-        let out = text(&analyse(contended, false), &md, "t", 10);
+        let out = text(&analyse(contended, false), &md, "t", 10, true);
         assert!(!out.contains("owners from:"), "{out}");
     }
 
@@ -1462,7 +1646,7 @@ mod tests {
                 .as_bytes(),
         )
         .unwrap();
-        let out = text(&a, &md, "t", 10);
+        let out = text(&a, &md, "t", 10, true);
         assert!(
             out.contains("  #1 lock 00002222: 1.100 µs blocked in 1 contentions (max 1.100 µs) of 4 acquisitions, 1 failed, 0 timed out, 0 interrupted\n"),
             "{out}"
@@ -1550,18 +1734,18 @@ mod tests {
                 .as_bytes(),
         )
         .unwrap();
-        let out = text(&a, &md, "t", 10);
+        let out = text(&a, &md, "t", 10, true);
         for want in [
             "  (hold times from LockHolds summary lines; only contended or unsuccessful acquisitions are events, so their number is not known)\n",
             "  #1 lock 00002222: 400 ns blocked in 1 contentions (max 400 ns)\n",
             "      write/exclusive held 4 times, total 28.000 µs",
-            "      read held 1 times, total 70 ns",
+            "      read held 1 time, total 70 ns",
             "Longest j.u.c. lock holds (LockHold events)\n  lock 00002222 (write/exclusive) held 20.000 µs by [0000AAAA], acquired at T.a(T.java), released at T.a(T.java)\n",
         ] {
             assert!(out.contains(want), "{want}\n{out}");
         }
         assert!(!out.contains("still open"), "{out}");
-        let j = json(&a, &md, "t", 10);
+        let j = json(&a, &md, "t", 10, true);
         for want in [
             "\"acquisitions\":null",
             "\"write_holds\":{\"count\":4,\"total_ns\":28000,",

@@ -96,11 +96,17 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
     let mut last = 0;
     let mut entered_events = false;
     let (mut lock_releases, mut lock_summaries) = (false, false);
+    // Classes of the objects (ObjectClass lines, anywhere in the file): span names say
+    // `blocked on HashMap@6404CC3C`.
+    let mut classes: std::collections::HashMap<Hash, String> = Default::default();
     let mut r = EventReader::open(prefix)?;
     while let Some((_, rec)) = r.next_event()? {
         if let Ok(rec) = rec {
             let mut start = rec.timestamp.nanos();
             match rec.event {
+                Event::ObjectClass { object, class } => {
+                    classes.insert(object, orca_format::java_class_name(&class.decode()));
+                }
                 Event::MonitorEntered { .. } => entered_events = true,
                 Event::MonitorHold { nanos, .. } => start = start.saturating_sub(nanos),
                 Event::LockHold { nanos, .. } => {
@@ -160,7 +166,14 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                         "\"monitor\":\"{m}\",\"owner\":\"{owner}\",\"site\":{}",
                         json_str(&site(f))
                     );
-                    out.complete(tid, &format!("blocked on {m}"), "monitor", since, ts, &args)?;
+                    out.complete(
+                        tid,
+                        &format!("blocked on {}", named(&classes, m)),
+                        "monitor",
+                        since,
+                        ts,
+                        &args,
+                    )?;
                     // The releaser: the last thread seen releasing it while this
                     // one was blocked, else (JVMTI mode, no MonitorExit) the owner
                     // at contention, which released it just before this thread got it.
@@ -254,7 +267,14 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
             Event::ObjectWaited { object, .. } if t.held.iter().any(|h| h.0 == object) => {
                 if let Some((what, obj, since, f)) = t.call.take() {
                     let args = format!("\"site\":{}", json_str(&site(f)));
-                    out.complete(tid, &format!("{what} {obj}"), "call", since, ts, &args)?;
+                    out.complete(
+                        tid,
+                        &format!("{what} {}", named(&classes, obj)),
+                        "call",
+                        since,
+                        ts,
+                        &args,
+                    )?;
                 }
                 let s = format!(
                     "{{\"ph\":\"b\",\"pid\":1,\"tid\":{tid},\"name\":\"hold {object}\",\"cat\":\"hold\",\"id\":\"{tid}-{object}\",\"ts\":{},\"args\":{{\"after\":\"wait\"}}}}",
@@ -270,7 +290,7 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                     let name = if what == "sleep" {
                         what.to_string()
                     } else {
-                        format!("{what} {obj}")
+                        format!("{what} {}", named(&classes, obj))
                     };
                     let args = format!("\"site\":{}", json_str(&site(f)));
                     out.complete(tid, &name, "call", since, ts, &args)?;
@@ -321,7 +341,14 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                                 rec.event.kind(),
                                 json_str(&site(f))
                             );
-                            out.complete(tid, &format!("{what} {l}"), "juc", since, ts, &args)?;
+                            out.complete(
+                                tid,
+                                &format!("{what} {}", named(&classes, l)),
+                                "juc",
+                                since,
+                                ts,
+                                &args,
+                            )?;
                         }
                     }
                 }
@@ -366,7 +393,14 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                 ConditionOp::Awaited => {
                     if let Some((what, c, _, since, f)) = t.juc.take() {
                         let args = format!("\"lock\":\"{lock}\",\"site\":{}", json_str(&site(f)));
-                        out.complete(tid, &format!("{what} {c}"), "juc", since, ts, &args)?;
+                        out.complete(
+                            tid,
+                            &format!("{what} {}", named(&classes, c)),
+                            "juc",
+                            since,
+                            ts,
+                            &args,
+                        )?;
                     }
                     if t.awaiting.take() == Some(lock) {
                         let at = out.us(ts);
@@ -390,7 +424,7 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
                     let name = if b == Hash::UNKNOWN {
                         what.to_string()
                     } else {
-                        format!("{what} {b}")
+                        format!("{what} {}", named(&classes, b))
                     };
                     let args = format!("\"blocker\":\"{b}\",\"site\":{}", json_str(&site(f)));
                     out.complete(tid, &name, "juc", since, ts, &args)?;
@@ -422,7 +456,7 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
             let args = format!("\"monitor\":\"{m}\",\"owner\":\"{owner}\",\"open_at_end\":true");
             out.complete(
                 t.tid,
-                &format!("blocked on {m}"),
+                &format!("blocked on {}", named(&classes, m)),
                 "monitor",
                 since,
                 last,
@@ -432,7 +466,7 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
         if let Some((what, obj, since, _)) = t.call {
             out.complete(
                 t.tid,
-                &format!("{what} {obj}"),
+                &format!("{what} {}", named(&classes, obj)),
                 "call",
                 since,
                 last,
@@ -444,7 +478,7 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
             if what != "blocked on lock" || contended {
                 out.complete(
                     t.tid,
-                    &format!("{what} {obj}"),
+                    &format!("{what} {}", named(&classes, obj)),
                     "juc",
                     since,
                     last,
@@ -488,4 +522,12 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
     out.w.write_all(b"\n]}\n")?;
     out.w.flush()?;
     Ok(out.n)
+}
+
+/// `HashMap@6404CC3C` when the log names the object's class, else the bare ID.
+fn named(classes: &std::collections::HashMap<Hash, String>, h: Hash) -> String {
+    match classes.get(&h) {
+        Some(c) => format!("{}@{h}", crate::report::simple_name(c)),
+        None => h.to_string(),
+    }
 }

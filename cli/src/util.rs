@@ -28,6 +28,31 @@ pub fn json_str(s: &str) -> String {
     out
 }
 
+/// Whether a class (Java spelling, `java.util.HashMap`) is the JDK's own: its locks and
+/// frames are folded away by default in the verdict, which is about the program.
+pub fn is_jdk_class(name: &str) -> bool {
+    ["java.", "javax.", "jdk.", "sun.", "com.sun."]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// Whether a frame is in one of the JDK's own classes (unknown methods are not).
+pub fn is_jdk_frame(md: &orca_format::Metadata, f: orca_format::Frame) -> bool {
+    md.methods
+        .get(&f.method)
+        .and_then(|m| md.classes.get(&m.class))
+        .is_some_and(|c| is_jdk_class(&orca_format::meta::java_class_name(&c.signature)))
+}
+
+/// `1 time`, `5 times`.
+pub fn times(n: u64) -> String {
+    if n == 1 {
+        "1 time".into()
+    } else {
+        format!("{n} times")
+    }
+}
+
 /// Human duration: `812 ns`, `3.412 µs`, `12.004 ms`, `1.500 s`.
 pub fn dur(ns: u64) -> String {
     if ns < 1_000 {

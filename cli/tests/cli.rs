@@ -470,3 +470,34 @@ fn html_page_stays_small_with_deep_distinct_stacks_and_long_names() {
     assert!(data.contains("\"locks\":{\"total\":50,"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A file of the log given where the prefix is meant (`out/run.orca`) names the run, and
+/// `orca html -o` creates the folder it is asked to write into.
+#[test]
+fn a_log_file_names_its_prefix_and_html_creates_its_folder() {
+    let p = fixture("pingpong");
+    let by_prefix = stdout(&orca(&["report", p.to_str().unwrap()]));
+    for ext in ["orca", "methods", "classtable"] {
+        let f = format!("{}.{ext}", p.display());
+        let o = orca(&["report", &f]);
+        assert!(
+            o.status.success(),
+            "{f}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        // The same report, but for the prefix it names in its first line.
+        let out = stdout(&o);
+        assert_eq!(
+            out.lines().skip(1).collect::<Vec<_>>(),
+            by_prefix.lines().skip(1).collect::<Vec<_>>(),
+            "{f}"
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("orca-cli-html-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.join("new/sub/x.html");
+    let o = orca(&["html", p.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}

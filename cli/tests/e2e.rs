@@ -223,7 +223,7 @@ fn report_names_the_contention_site_and_owner() {
         // The monitor with the contention is ranked first, with main as its owner and the
         // blocked thread's synchronized statement as the site.
         let i = out
-            .find(&format!("  #1 monitor {lock}: "))
+            .find(&format!("  #1 Object@{lock}: "))
             .unwrap_or_else(|| panic!("monitor {lock} not ranked first: {ctx}"));
         let entry = &out[i..];
         let entry = &entry[..entry.find("\n  #2 ").unwrap_or(entry.len())];
@@ -305,10 +305,7 @@ fn record_runs_java_under_the_agent_and_prints_the_report() {
             err.contains("orca: recording (mode=instrument, trace=summary, stackdepth=8) to orca.orca, orca.methods, orca.classtable"),
             "{ctx}"
         );
-        assert!(
-            out.contains("\n$ orca report orca\nOrca report for orca: "),
-            "{ctx}"
-        );
+        assert!(out.contains("\n$ orca report orca\nVerdict\n"), "{ctx}");
         assert!(
             out.contains("\nMonitor hold times (MonitorEntered to MonitorExit"),
             "{ctx}"
@@ -353,11 +350,106 @@ fn record_runs_java_under_the_agent_and_prints_the_report() {
             err.contains("orca: recording (mode=jvmti, stackdepth=2) to out/jv.orca"),
             "{ctx}"
         );
+        assert!(out.contains("\n$ orca report out/jv\nVerdict\n"), "{ctx}");
+        assert!(dir.join("out/jv.orca").is_file());
+    }
+}
+
+/// `orca record` in `dir` with `args`, the agent from $ORCA_AGENT: (status, stdout, stderr).
+fn record_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_orca"));
+    c.current_dir(dir)
+        .arg("record")
+        .args(args)
+        .env("ORCA_AGENT", orca_tests::agent_path());
+    let o = output_with_timeout(c, 300);
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn record_never_reports_files_an_earlier_run_left() {
+    let classes = test_classes().to_str().unwrap();
+    for jdk in jdks() {
+        let dir = orca_tests::work_dir()
+            .join("runs")
+            .join(format!("cli-record-stale-{}", jdk.label()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let java = jdk.java();
+        let java = java.to_str().unwrap();
+        let (code, out, err) = record_in(
+            &dir,
+            &[
+                "-o",
+                "out/st",
+                "--",
+                java,
+                "-cp",
+                classes,
+                "ExitStatus",
+                "0",
+            ],
+        );
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(0), "{ctx}");
+        assert!(out.contains("\n$ orca report out/st\n"), "{ctx}");
+        assert!(!err.contains("removed"), "{ctx}");
+
+        // The JVM refuses its options before it loads the agent: the old files are removed
+        // first (and it says so), and no report is printed.
+        let (code, out, err) = record_in(
+            &dir,
+            &[
+                "-o",
+                "out/st",
+                "--",
+                java,
+                "-XX:+OrcaNoSuchFlag",
+                "-cp",
+                classes,
+                "ExitStatus",
+                "0",
+            ],
+        );
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(1), "{ctx}");
         assert!(
-            out.contains("\n$ orca report out/jv\nOrca report for out/jv: "),
+            err.contains("orca: removed out/st.orca, out/st.methods, out/st.classtable (left by an earlier run)\n"),
             "{ctx}"
         );
-        assert!(dir.join("out/jv.orca").is_file());
+        assert!(
+            err.contains(&format!("orca: {java} exited with status 1 before the agent started: it wrote no out/st.orca, out/st.methods, out/st.classtable")),
+            "{ctx}"
+        );
+        assert!(!out.contains("orca report"), "{ctx}");
+        assert!(!dir.join("out/st.orca").exists(), "{ctx}");
+
+        // The agent starts but the main class does not exist: not an empty report.
+        let (code, out, err) = record_in(
+            &dir,
+            &[
+                "-o",
+                "out/st",
+                "--",
+                java,
+                "-cp",
+                classes,
+                "OrcaNoSuchClass",
+            ],
+        );
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(1), "{ctx}");
+        assert!(!err.contains("removed"), "{ctx}");
+        assert!(
+            err.contains(&format!("orca: {java} exited with status 1 and the log has no lock, wait, park, sleep or join event outside the JDK")),
+            "{ctx}"
+        );
+        assert!(!out.contains("orca report"), "{ctx}");
+        assert!(dir.join("out/st.orca").is_file(), "{ctx}");
     }
 }
 
@@ -483,10 +575,7 @@ fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
         let ctx = format!("{}:\n{rest}", jdk.label());
         // The JVM exits on SIGINT with 128 + 2; orca waited for it and reported.
         assert_eq!(status.code(), Some(130), "{ctx}");
-        assert!(
-            rest.contains("\n$ orca report int\nOrca report for int: "),
-            "{ctx}"
-        );
+        assert!(rest.contains("\n$ orca report int\nVerdict\n"), "{ctx}");
         let (code, check, _) = orca(&["check", dir.join("int").to_str().unwrap()]);
         assert_eq!(code, Some(0), "{check}");
     }
@@ -538,8 +627,9 @@ fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page()
         let ctx = format!("{}:\n{rest}{err}", jdk.label());
         // The JVM got the SIGTERM (it exits with 128 + 15); `orca` did not die of it.
         assert_eq!(status.code(), Some(143), "{ctx}");
+        assert!(rest.contains("\n$ orca report term\nVerdict\n"), "{ctx}");
         assert!(
-            rest.contains("\n$ orca report term\nOrca report for term: "),
+            rest.contains("\nWait/notify\n  ") && !rest.contains("\nWait/notify\n  (none)"),
             "{ctx}"
         );
         // Its notify wakes nobody: counted per site, not an event (FORMAT.md, `Notifies`).
@@ -555,6 +645,294 @@ fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page()
         assert!(page.ends_with("</html>\n"), "{ctx}");
         assert!(page.contains("\"title\":\"term\""), "{ctx}");
         assert!(page.contains("Exits.main(Exits.java:"), "{ctx}");
+    }
+}
+
+/// The answer first: on the same deadlock recorded with the default options (instrumentation
+/// mode, summary lines), `orca report` opens with a verdict that names the deadlock, both
+/// threads, what each waits for and where, who holds it and where that owner took it, and
+/// points to `orca deadlocks`; `orca flame` shows the time both are blocked up to the end.
+#[test]
+fn report_opens_with_the_deadlock_and_flame_shows_its_blocked_time() {
+    let line = |m: &str| marker_line("MixedDeadlock.java", m);
+    for jdk in jdks() {
+        let r = run("cli-verdict-deadlock", jdk, "", "MixedDeadlock", &[]);
+        assert_eq!(r.code, Some(0), "{} MixedDeadlock: {r:?}", jdk.label());
+        let (a, b) = (
+            field(&r.stdout, "juc-first"),
+            field(&r.stdout, "monitor-first"),
+        );
+        let p = prefix(&r);
+        let (code, out, err) = orca(&["report", &p]);
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(0), "{ctx}");
+        assert!(
+            out.starts_with("Verdict\n  DEADLOCK: 2 threads blocked on each other for good: "),
+            "{ctx}"
+        );
+        let site = |lambda: u32, marker: &str| {
+            format!(
+                "MixedDeadlock.lambda$main${lambda}(MixedDeadlock.java:{})",
+                line(marker)
+            )
+        };
+        let a_waits = format!(
+            "      juc-first [{a}] waits for Object@{{}} at {}, held by monitor-first [{b}], which took it at {}\n",
+            site(0, "juc-first-enter"),
+            site(1, "monitor-first-enter")
+        );
+        let b_waits = format!(
+            "      monitor-first [{b}] waits for ReentrantLock$NonfairSync@{{}} at {}, held by juc-first [{a}], which took it at {}\n",
+            site(1, "monitor-first-lock"),
+            site(0, "juc-first-lock")
+        );
+        for want in [a_waits, b_waits] {
+            let (head, tail) = want.split_once("{}").unwrap();
+            let i = out
+                .find(head)
+                .unwrap_or_else(|| panic!("no {head:?}: {ctx}"));
+            let rest = &out[i + head.len()..];
+            assert!(
+                rest.len() > 8 && rest[8..].starts_with(tail),
+                "no {tail:?} after {head:?}: {ctx}"
+            );
+        }
+        let verdict = out.split("\nOrca report for ").next().unwrap();
+        assert!(
+            verdict.contains(&format!("      more: orca deadlocks {p}\n")),
+            "{ctx}"
+        );
+        // Both blocked threads, blocked until the end of the log, in the blocked flame graph.
+        let (code, flame, err) = orca(&["flame", &p]);
+        assert_eq!(code, Some(0), "{}: {flame}{err}", jdk.label());
+        for (lambda, marker) in [(0, "juc-first-enter"), (1, "monitor-first-lock")] {
+            let s = format!(";{};", site(lambda, marker));
+            let l = flame.lines().find(|l| l.contains(&s)).unwrap_or_else(|| {
+                panic!("{}: no {s} in the blocked flame:\n{flame}", jdk.label())
+            });
+            let ns: u64 = l.rsplit(' ').next().unwrap().parse().unwrap();
+            assert!(ns > 0, "{l}");
+        }
+    }
+}
+
+/// Locks and objects by class (tests/java/ObjectNames.java): the agent writes the class of
+/// the contended HashMap and of the FutureTask that main parks on, `orca check` accepts the
+/// lines, and the report, the verdict, and the flame graphs name them `HashMap@HASH` and
+/// `FutureTask@HASH`, in both modes.
+#[test]
+fn a_hash_map_monitor_and_a_future_task_blocker_are_named_by_class() {
+    for jdk in jdks() {
+        for mode in ["mode=instrument", "mode=jvmti"] {
+            let r = run("cli-object-names", jdk, mode, "ObjectNames", &[]);
+            let ctx0 = format!("{} {mode}", jdk.label());
+            assert_eq!(r.code, Some(0), "{ctx0}: {r:?}");
+            let (map, task) = (field(&r.stdout, "map"), field(&r.stdout, "task"));
+            let p = prefix(&r);
+            let (code, out, err) = orca(&["check", &p]);
+            assert_eq!(code, Some(0), "{ctx0}: orca check:\n{out}{err}");
+            let log = std::fs::read_to_string(format!("{p}.orca")).unwrap();
+            assert_eq!(
+                log.matches(&format!(",ObjectClass,{map},Ljava/util/HashMap;\n"))
+                    .count(),
+                1,
+                "{ctx0}"
+            );
+            assert_eq!(
+                log.matches(&format!(
+                    ",ObjectClass,{task},Ljava/util/concurrent/FutureTask;\n"
+                ))
+                .count(),
+                1,
+                "{ctx0}"
+            );
+            let (code, out, err) = orca(&["report", &p]);
+            let ctx = format!("{ctx0}:\n{out}{err}");
+            assert_eq!(code, Some(0), "{ctx}");
+            assert!(
+                out.contains(&format!("  Blocked on HashMap@{map}: ")),
+                "{ctx}"
+            );
+            // In the monitors table (other monitors, the JDK's, may rank above it).
+            let table = out
+                .split("\nMonitors by time threads spent blocked on them\n")
+                .nth(1)
+                .unwrap_or_else(|| panic!("no monitors table: {ctx}"));
+            assert!(table.contains(&format!(" HashMap@{map}: ")), "{ctx}");
+            assert!(
+                out.contains(&format!("  blocker FutureTask@{task}: 1 parks, ")),
+                "{ctx}"
+            );
+            let (_, flame, _) = orca(&["flame", &p]);
+            assert!(
+                flame.contains(&format!(
+                    "ObjectNames.lambda$main$0(ObjectNames.java:{});monitor HashMap@{map} ",
+                    marker_line("ObjectNames.java", "contended")
+                )),
+                "{ctx0}: {flame}"
+            );
+            let (_, flame, _) = orca(&["flame", "--weight", "waiting", &p]);
+            assert!(
+                flame.contains(&format!(";park FutureTask@{task} ")),
+                "{ctx0}: {flame}"
+            );
+            let json = r.prefix.with_extension("json");
+            let (code, _, err) = orca(&["timeline", &p, "-o", json.to_str().unwrap()]);
+            assert_eq!(code, Some(0), "{ctx0}: {err}");
+            let trace = std::fs::read_to_string(&json).unwrap();
+            for want in [
+                format!("\"name\":\"blocked on HashMap@{map}\""),
+                format!("FutureTask@{task}\""),
+            ] {
+                assert!(trace.contains(&want), "{ctx0}: no {want} in the timeline");
+            }
+        }
+    }
+}
+
+/// `orca`'s duration format (cli/src/util.rs).
+fn dur(ns: u64) -> String {
+    if ns < 1_000 {
+        format!("{ns} ns")
+    } else if ns < 1_000_000 {
+        format!("{:.3} µs", ns as f64 / 1e3)
+    } else if ns < 1_000_000_000 {
+        format!("{:.3} ms", ns as f64 / 1e6)
+    } else {
+        format!("{:.3} s", ns as f64 / 1e9)
+    }
+}
+
+/// `(thread, [blocked, waiting, sleeping, joining, semaphore])` of every thread in
+/// `orca report --json` (`states_ns`).
+fn json_states(json: &str) -> Vec<(String, [u64; 5])> {
+    let mut v = Vec::new();
+    let mut at = 0;
+    while let Some(i) = json[at..].find("{\"id\":\"") {
+        let start = at + i + 7;
+        let id = json[start..start + 8].to_string();
+        let Some(j) = json[start..].find("\"states_ns\":{") else {
+            break;
+        };
+        let from = start + j;
+        let mut st = [0; 5];
+        for (k, name) in ["blocked", "waiting", "sleeping", "joining", "semaphore"]
+            .iter()
+            .enumerate()
+        {
+            st[k] = json_u64(json, from, name);
+        }
+        v.push((id, st));
+        at = from;
+        if json[..at].contains("\"monitors\":") {
+            break;
+        }
+    }
+    v
+}
+
+/// One vocabulary of thread states with the same totals everywhere: per thread, the text
+/// report's columns, `report --json`'s `states_ns` and the page's `totals` agree, and over all
+/// threads the blocked and waiting flame graphs add up to the report's blocked and waiting
+/// time (the j.u.c. awaits and parks are waiting, contended j.u.c. acquisitions blocked). On
+/// JucLocks (contention, awaits, parks) and on the deadlock (whose blocked time is still open
+/// at the end of the log).
+#[test]
+fn thread_state_totals_agree_in_report_json_flame_and_page() {
+    for jdk in jdks() {
+        for (main, args) in [
+            ("JucLocks", &["3", "40", "2", "5", "4"][..]),
+            ("MixedDeadlock", &[]),
+        ] {
+            let r = run("cli-state-totals", jdk, "", main, args);
+            let ctx0 = format!("{} {main}", jdk.label());
+            assert_eq!(r.code, Some(0), "{ctx0}: {r:?}");
+            let p = prefix(&r);
+            let (code, json, err) = orca(&["report", "--json", "--top", "1000", &p]);
+            assert_eq!(code, Some(0), "{ctx0}: {err}");
+            let states = json_states(&json);
+            assert!(states.len() >= 2, "{ctx0}: {json}");
+            let (_, text, _) = orca(&["report", "--top", "1000", &p]);
+            let html = r.prefix.with_extension("html");
+            let (code, _, err) = orca(&["html", &p, "-o", html.to_str().unwrap()]);
+            assert_eq!(code, Some(0), "{ctx0}: {err}");
+            let page = std::fs::read_to_string(&html).unwrap();
+            for (id, st) in &states {
+                let want = format!(
+                    "\"{id}\":[{},{},{},{},{}]",
+                    st[0], st[1], st[2], st[3], st[4]
+                );
+                assert!(
+                    page.contains(&want),
+                    "{ctx0}: no {want} in the page's totals"
+                );
+                // The text report's row of that thread: its five state columns.
+                let threads = text
+                    .split("\nThreads\n")
+                    .nth(1)
+                    .and_then(|t| t.split("\nMonitors by ").next())
+                    .unwrap_or_else(|| panic!("{ctx0}: no threads table in\n{text}"));
+                let row = threads
+                    .lines()
+                    .find(|l| l.contains(&format!("[{id}] ")))
+                    .unwrap_or_else(|| panic!("{ctx0}: no row for {id} in\n{text}"));
+                let cols = st.map(|ns| format!(" {:>12}", dur(ns))).concat();
+                assert!(row.contains(&cols), "{ctx0}: {cols:?} not in {row:?}");
+            }
+            let total = |k: usize| states.iter().map(|(_, s)| s[k]).sum::<u64>();
+            for (weight, k) in [("blocked", 0), ("waiting", 1)] {
+                let (code, flame, err) = orca(&["flame", "--weight", weight, &p]);
+                assert_eq!(code, Some(0), "{ctx0}: {err}");
+                let sum: u64 = flame
+                    .lines()
+                    .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+                    .sum();
+                assert_eq!(
+                    sum,
+                    total(k),
+                    "{ctx0}: {weight} flame vs report:\n{json}\n{flame}"
+                );
+            }
+            if main == "MixedDeadlock" {
+                assert!(total(0) > 0, "{ctx0}: {json}");
+            } else {
+                assert!(total(1) > 0, "{ctx0}: {json}");
+            }
+        }
+    }
+}
+
+/// A missed-wakeup suspect in the verdict (tests/java/MissedWakeup.java): a notify while
+/// nobody waited, then a wait that no notify ended, both sites named, in both modes.
+#[test]
+fn the_verdict_names_a_notify_that_came_before_the_wait() {
+    let line = |m: &str| marker_line("MissedWakeup.java", m);
+    for jdk in jdks() {
+        for mode in ["mode=instrument", "mode=jvmti"] {
+            let r = run("cli-missed-wakeup", jdk, mode, "MissedWakeup", &[]);
+            let ctx0 = format!("{} {mode}", jdk.label());
+            assert_eq!(r.code, Some(0), "{ctx0}: {r:?}");
+            let signal = field(&r.stdout, "signal");
+            let (code, out, err) = orca(&["report", &prefix(&r)]);
+            let ctx = format!("{ctx0}:\n{out}{err}");
+            assert_eq!(code, Some(0), "{ctx}");
+            let verdict = out.split("\nOrca report for ").next().unwrap();
+            assert!(
+                verdict.contains("\n  Wait with no notify: waiter ["),
+                "{ctx}"
+            );
+            assert!(
+                verdict.contains(&format!(" on Object@{signal} at MissedWakeup.lambda$main$0(MissedWakeup.java:{}), and no notify came\n", line("wait"))),
+                "{ctx}"
+            );
+            assert!(
+                verdict.contains(&format!(
+                    "      a notify at MissedWakeup.main(MissedWakeup.java:{}) came while nobody waited on it, before this wait began: a missed wakeup?\n",
+                    line("notify")
+                )),
+                "{ctx}"
+            );
+        }
     }
 }
 
@@ -585,7 +963,7 @@ fn a_real_deadlock_between_a_reentrant_lock_and_a_monitor() {
         let ctx = format!("{}:\n{out}{err}", jdk.label());
         assert_eq!(code, Some(1), "{ctx}");
         let blocked_a = format!(
-            "thread \"juc-first\" [{a}] blocked on monitor {{}} owned by \"monitor-first\" [{b}]"
+            "thread \"juc-first\" [{a}] blocked on Object@{{}} owned by \"monitor-first\" [{b}]"
         );
         let blocked_a = blocked_a.split("{}").collect::<Vec<_>>();
         let i = out.find(blocked_a[0]).unwrap_or_else(|| panic!("{ctx}"));
@@ -599,7 +977,7 @@ fn a_real_deadlock_between_a_reentrant_lock_and_a_monitor() {
         );
         let i = out
             .find(&format!(
-                "thread \"monitor-first\" [{b}] blocked on j.u.c. lock "
+                "thread \"monitor-first\" [{b}] blocked on ReentrantLock$NonfairSync@"
             ))
             .unwrap_or_else(|| panic!("{ctx}"));
         assert!(
@@ -650,7 +1028,7 @@ fn juc_locks_in_report_flame_and_timeline() {
                 .to_string()
         };
         let (holder, blocker, condition) = (word("holder"), word("blocker"), word("condition"));
-        let (code, out, err) = orca(&["report", &prefix(&r)]);
+        let (code, out, err) = orca(&["report", "--all", &prefix(&r)]);
         let ctx = format!("{}:\n{out}{err}", jdk.label());
         assert_eq!(code, Some(0), "{ctx}");
         // The pairs lock: every acquisition, each one outermost hold.
@@ -705,7 +1083,7 @@ fn juc_locks_in_report_flame_and_timeline() {
             "{ctx}"
         );
         assert!(
-            out.contains(&format!("  blocker {blocker}: 1 parks, ")),
+            out.contains("  blocker ") && out.contains(&format!("@{blocker}: 1 parks, ")),
             "{ctx}"
         );
         assert!(out.contains("\nThreads on j.u.c. locks\n"), "{ctx}");
@@ -715,14 +1093,14 @@ fn juc_locks_in_report_flame_and_timeline() {
         assert_eq!(code, Some(0), "{ctx}");
         assert!(
             out.lines().any(|l| l.contains(&format!(
-                "JucLocks.lambda$parkUnpark$8(JucLocks.java:{});park {blocker} ",
+                "JucLocks.lambda$parkUnpark$8(JucLocks.java:{});park ",
                 marker_line("JucLocks.java", "park")
-            ))),
+            )) && l.contains(&format!("@{blocker} "))),
             "{ctx}"
         );
         assert!(
             out.lines().any(|l| l.contains(&format!(
-                "(JucLocks.java:{});condition {condition} ",
+                "(JucLocks.java:{});condition AbstractQueuedSynchronizer$ConditionObject@{condition} ",
                 marker_line("JucLocks.java", "cond-await")
             ))),
             "{ctx}"
@@ -756,12 +1134,14 @@ fn juc_locks_in_report_flame_and_timeline() {
         assert_eq!(lock_begins, lock_ends, "{}", jdk.label());
         assert!(lock_begins as u64 >= threads * pairs, "{}", jdk.label());
         assert!(
-            trace.contains(&format!("\"name\":\"park {blocker}\"")),
+            trace.contains("\"name\":\"park ") && trace.contains(&format!("@{blocker}\"")),
             "{}",
             jdk.label()
         );
         assert!(
-            trace.contains(&format!("\"name\":\"await {condition}\"")),
+            trace.contains(&format!(
+                "\"name\":\"await AbstractQueuedSynchronizer$ConditionObject@{condition}\""
+            )),
             "{}",
             jdk.label()
         );
@@ -822,18 +1202,18 @@ fn a_reentrant_lock_and_a_monitor_in_opposite_orders_are_a_lock_order_cycle() {
         };
         assert!(
             in_order(&[
-                format!("  thread \"juc-first\" [{a}] holds j.u.c. lock "),
+                format!("  thread \"juc-first\" [{a}] holds ReentrantLock$NonfairSync@"),
                 frame(0, "juc-first-lock"),
-                "    then takes monitor ".to_string(),
+                "    then takes Object@".to_string(),
                 frame(0, "juc-first-enter"),
             ]),
             "{ctx}"
         );
         assert!(
             in_order(&[
-                format!("  thread \"monitor-first\" [{b}] holds monitor "),
+                format!("  thread \"monitor-first\" [{b}] holds Object@"),
                 frame(1, "monitor-first-enter"),
-                "    then takes j.u.c. lock ".to_string(),
+                "    then takes ReentrantLock$NonfairSync@".to_string(),
                 frame(1, "monitor-first-lock"),
             ]),
             "{ctx}"

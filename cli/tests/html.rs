@@ -124,13 +124,16 @@ fn check_page(r: &Run, name: &str, flames: bool) -> String {
     );
     // Every page here has spans of a single lock on screen: the scripted hover and click ran.
     for check in [
+        "PASS axis labels never overlap at 12 zoom levels (keyboard +)",
+        "PASS keyboard 0 shows the whole run",
+        "PASS verdict first: ",
         "PASS hover shows lock, site and duration",
         "PASS click on a span highlights its lock",
         "PASS the highlighted lock is marked in the locks table",
         if flames {
             "PASS flame click zooms into"
         } else {
-            "PASS flame graphs: no closed blocked, held or waiting span"
+            "PASS flame graphs: no blocked, held or waiting time"
         },
     ] {
         assert!(result.contains(check), "{name}: no {check:?} in\n{result}");
@@ -321,7 +324,21 @@ fn deadlocked_fixture_page_shows_the_cycle_and_the_threads_blocked_at_the_end() 
         stdout: String::new(),
         stderr: String::new(),
     };
-    let dom = check_page(&r, "stuck", false);
+    // The contentions still open at the end are blocked time, in the flame graph too.
+    let dom = check_page(&r, "stuck", true);
+    assert!(
+        dom.contains("PASS flame graphs with data: blocked"),
+        "no blocked flame graph in\n{dom}"
+    );
+    let vd = dom
+        .split("<div id=\"vd\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .expect("verdict section");
+    assert!(
+        vd.contains("DEADLOCK: 2 threads blocked on each other for good"),
+        "no deadlock in the verdict:\n{vd}"
+    );
     let dl = dom
         .split("<div id=\"dl\">")
         .nth(1)
@@ -480,8 +497,15 @@ fn recorded_juc_trace_pages_work_in_chromium() {
                 stdout: String::new(),
                 stderr: String::new(),
             };
-            // MixedDeadlock's threads block at once: no closed span for a flame graph.
-            let dom = check_page(&r, &page, name != "mixed");
+            // MixedDeadlock's threads block for good: their time blocked up to the end of
+            // the log is in the blocked flame graph.
+            let dom = check_page(&r, &page, true);
+            if name == "mixed" {
+                assert!(
+                    dom.contains("PASS flame graphs with data: blocked"),
+                    "{page}: no blocked flame graph"
+                );
+            }
             assert!(
                 dom.contains("j.u.c. lock "),
                 "{page}: no j.u.c. lock in the page"

@@ -1018,11 +1018,12 @@ pub enum EventKind {
     ThreadParked,
     ThreadUnpark,
     EventsDropped,
+    ObjectClass,
 }
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 39] = [
+    pub const ALL: [EventKind; 40] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -1062,6 +1063,7 @@ impl EventKind {
         EventKind::ThreadParked,
         EventKind::ThreadUnpark,
         EventKind::EventsDropped,
+        EventKind::ObjectClass,
     ];
 
     /// The name as written in the file.
@@ -1106,6 +1108,7 @@ impl EventKind {
             EventKind::ThreadParked => "ThreadParked",
             EventKind::ThreadUnpark => "ThreadUnpark",
             EventKind::EventsDropped => "EventsDropped",
+            EventKind::ObjectClass => "ObjectClass",
         }
     }
 
@@ -1171,6 +1174,7 @@ impl EventKind {
             b"ThreadParked" => EventKind::ThreadParked,
             b"ThreadUnpark" => EventKind::ThreadUnpark,
             b"EventsDropped" => EventKind::EventsDropped,
+            b"ObjectClass" => EventKind::ObjectClass,
             _ => return None,
         })
     }
@@ -1470,6 +1474,12 @@ pub enum Event<'a> {
     EventsDropped {
         count: u64,
     },
+    /// The class of an object other lines name (no thread).
+    ObjectClass {
+        object: Hash,
+        /// JVM type signature, escaped as a JVM name.
+        class: Text<'a>,
+    },
 }
 
 impl<'a> Event<'a> {
@@ -1519,6 +1529,7 @@ impl<'a> Event<'a> {
             Event::ThreadParked { .. } => EventKind::ThreadParked,
             Event::ThreadUnpark { .. } => EventKind::ThreadUnpark,
             Event::EventsDropped { .. } => EventKind::EventsDropped,
+            Event::ObjectClass { .. } => EventKind::ObjectClass,
         }
     }
 
@@ -1556,7 +1567,7 @@ impl<'a> Event<'a> {
             | Event::ThreadPark { thread, .. }
             | Event::ThreadParked { thread, .. }
             | Event::ThreadUnpark { thread, .. } => Some(thread),
-            Event::EventsDropped { .. } => None,
+            Event::EventsDropped { .. } | Event::ObjectClass { .. } => None,
         }
     }
 
@@ -1703,6 +1714,26 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             let [_, _, t] = split::<3>(line, name)?;
             Event::ThreadEnded {
                 thread: parse_hash(t, 3, "thread", false)?,
+            }
+        }
+        K::ObjectClass => {
+            let [_, _, o, c] = split::<4>(line, name)?;
+            let shape = match c.first() {
+                Some(b'[') => c.len() > 1,
+                Some(b'L') => c.len() > 2 && c.ends_with(b";"),
+                _ => false,
+            };
+            if !shape {
+                return Err(field_err(
+                    4,
+                    "classSignature",
+                    c,
+                    "expected an object's class signature: `Lpkg/Name;` or an array's `[...`",
+                ));
+            }
+            Event::ObjectClass {
+                object: parse_hash(o, 3, "object", false)?,
+                class: parse_text(c, 4, "classSignature", false)?,
             }
         }
         K::EventsDropped => {
@@ -2073,6 +2104,21 @@ mod tests {
         assert!(f[1].is_native());
         assert!(parse_event_line(b"1.000000000,ThreadSleep,00000001,0").is_ok());
         assert!(parse_event_line(b"1.000000000,EventsDropped,12").is_ok());
+        assert!(parse_event_line(b"1.000000000,ObjectClass,6404CC3C,Ljava/util/HashMap;").is_ok());
+        assert!(parse_event_line(b"1.000000000,ObjectClass,6404CC3C,[Ljava/lang/Object;").is_ok());
+        for bad in [
+            &b"1.000000000,ObjectClass,6404CC3C,"[..],
+            b"1.000000000,ObjectClass,6404CC3C,I",
+            b"1.000000000,ObjectClass,6404CC3C,java.util.HashMap",
+            b"1.000000000,ObjectClass,00000000,Ljava/util/HashMap;",
+            b"1.000000000,ObjectClass,6404CC3C",
+        ] {
+            assert!(
+                parse_event_line(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
         assert!(parse_event_line(b"1.000000000,MonitorExit,00000001,0000000A,0").is_ok());
     }
 

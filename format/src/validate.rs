@@ -327,6 +327,8 @@ pub struct Validator {
     method_keys: HashMap<(Hash, String, String), (u32, u64)>,
     /// Events seen with a thread, to prune [`Validator::ownerships`] now and then.
     seen_events: u64,
+    /// `ObjectClass` lines by object: the line that named it.
+    object_classes: crate::FastMap<Hash, u64>,
 }
 
 impl Validator {
@@ -350,6 +352,7 @@ impl Validator {
             ownerships: Default::default(),
             method_keys: HashMap::new(),
             seen_events: 0,
+            object_classes: Default::default(),
         }
     }
 
@@ -615,8 +618,17 @@ impl Validator {
             _ => {}
         }
         let Some(thread) = ev.thread() else {
-            if let Event::EventsDropped { count } = ev {
-                self.report.dropped += *count;
+            match ev {
+                Event::EventsDropped { count } => self.report.dropped += *count,
+                Event::ObjectClass { object, .. } => {
+                    if let Some(first) = self.object_classes.insert(*object, n) {
+                        let msg = format!(
+                            "ObjectClass of object {object} again (first at line {first}): each object is named once"
+                        );
+                        self.err(file, n, ViolationKind::DuplicateId, msg);
+                    }
+                }
+                _ => {}
             }
             return;
         };

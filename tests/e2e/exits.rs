@@ -40,7 +40,7 @@ fn orderly_ends_write_everything() {
             assert!(run.stderr.contains("; wrote "), "exit line missing: {ctx}");
             assert!(
                 run.stderr
-                    .contains(&format!("{} events, 0 dropped", log.events.len())),
+                    .contains(&format!("{} events, 0 dropped", log.lines_written())),
                 "the exit line counts every event: {ctx}"
             );
         }
@@ -157,7 +157,7 @@ fn the_output_folder_vanishing_mid_run_loses_nothing() {
         assert_eq!(notifies_from_main(&log), NOTIFIES, "{ctx}");
         assert!(
             run.stderr
-                .contains(&format!("{} events, 0 dropped", log.events.len())),
+                .contains(&format!("{} events, 0 dropped", log.lines_written())),
             "every event is in the written-back file: {ctx}"
         );
     }
@@ -214,7 +214,7 @@ fn the_output_folder_becoming_read_only_mid_run_loses_nothing() {
         assert_eq!(notifies_from_main(&log), NOTIFIES, "{ctx}");
         assert!(
             run.stderr
-                .contains(&format!("{} events, 0 dropped", log.events.len())),
+                .contains(&format!("{} events, 0 dropped", log.lines_written())),
             "{ctx}"
         );
     }

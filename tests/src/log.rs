@@ -49,6 +49,8 @@ pub struct Log {
     pub classes: HashMap<u32, (String, String)>,
     /// thread ID -> name (unescaped), from ThreadStarted
     pub thread_names: HashMap<u32, String>,
+    /// object ID -> class signature (unescaped), from ObjectClass lines (not in `events`)
+    pub object_classes: HashMap<u32, String>,
     /// Whether the last line of some file lacked its newline (it is left out).
     pub torn: bool,
     /// The sum of the `EventsDropped` lines' counts (the lines are not in `events`).
@@ -279,9 +281,15 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
 }
 
 impl Log {
+    /// The `.orca` lines the agent counts as written in its exit line: the events and the
+    /// `ObjectClass` lines (not `EventsDropped`).
+    pub fn lines_written(&self) -> usize {
+        self.events.len() + self.object_classes.len()
+    }
+
     /// Reads `PREFIX.orca`, `PREFIX.methods` and `PREFIX.classtable`. Any line this reader
     /// does not understand is an error naming the file and line. `EventsDropped` lines are
-    /// counted in `dropped` rather than listed.
+    /// counted in `dropped` rather than listed; `ObjectClass` lines go to `object_classes`.
     pub fn read(prefix: &Path) -> Result<Log, String> {
         let read = |ext: &str| {
             let p = format!("{}.{ext}", prefix.display());
@@ -307,6 +315,18 @@ impl Log {
             if text.split(',').nth(1) == Some("EventsDropped") {
                 let n = text.split(',').nth(2).and_then(|n| n.parse::<u64>().ok());
                 log.dropped += n.ok_or_else(|| ctx("bad EventsDropped count".into()))?;
+                continue;
+            }
+            if text.split(',').nth(1) == Some("ObjectClass") {
+                let f: Vec<&str> = text.split(',').collect();
+                if f.len() != 4 {
+                    return Err(ctx(format!("{} fields, expected 4", f.len())));
+                }
+                let object = hex(f[2]).map_err(ctx)?;
+                let class = unescape(f[3]).map_err(ctx)?;
+                if log.object_classes.insert(object, class).is_some() {
+                    return Err(ctx("a second ObjectClass line for this object".into()));
+                }
                 continue;
             }
             let e = parse_event(i + 1, text).map_err(ctx)?;

@@ -11,6 +11,7 @@ use crate::events::Kind;
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
 use crate::recorder::ids;
+use crate::recorder::names;
 use crate::recorder::threads::ThreadState;
 use crate::recorder::writer::{EventRecord, Extra};
 use crate::recorder::Recorder;
@@ -99,5 +100,6 @@ fn arrival(
         rec.before_event(jni, state, nanos);
     }
     let monitor = rec.jvmti.object_hash(object).unwrap_or(0);
+    names::name_object(rec, jni, object, monitor);
     Some((nanos, state, monitor))
 }

@@ -18,6 +18,7 @@ use crate::events::{Kind, ReportCode};
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
 use crate::recorder::ids;
+use crate::recorder::names;
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::{JucLine, Recorder};
 
@@ -808,7 +809,7 @@ impl Methods {
             }
             return;
         }
-        let object = receiver(&rec.jvmti, jni, call);
+        let object = receiver(rec, jni, call);
         let frames = rec.stack(jni, state, 1, false);
         if let Some(kind) = call.exit_kind() {
             state.open = Some(OpenCall {
@@ -875,6 +876,7 @@ pub fn juc_entry(
             } else {
                 jvmti.object_hash(lock).unwrap_or(0)
             };
+            names::name_object(rec, jni, lock, hash);
             let owner = if !k.is_release() && class.has_owner() && !lock.is_null() {
                 owner_hash(jvmti, jni, lock)
             } else {
@@ -887,6 +889,7 @@ pub fn juc_entry(
         }
         Call::Await | Call::Signal | Call::SignalAll if !subject.is_null() => {
             let condition = jvmti.object_hash(subject).unwrap_or(0);
+            names::name_object(rec, jni, subject, condition);
             let outer = field_of(jni, subject, &CONDITION_LOCK);
             let lock = if outer.is_null() {
                 condition
@@ -898,7 +901,11 @@ pub fn juc_entry(
             (condition, 0, OpenExtra::Lock(lock))
         }
         Call::Unpark => (ids::thread_id(jvmti, subject), 0, OpenExtra::None),
-        _ if !subject.is_null() => (jvmti.object_hash(subject).unwrap_or(0), 0, OpenExtra::None),
+        _ if !subject.is_null() => {
+            let hash = jvmti.object_hash(subject).unwrap_or(0);
+            names::name_object(rec, jni, subject, hash);
+            (hash, 0, OpenExtra::None)
+        }
         _ => (0, 0, OpenExtra::None),
     };
     if let Some(skip) = hook {
@@ -1015,6 +1022,7 @@ pub fn juc_contended(
         return;
     }
     let lock = rec.jvmti.object_hash(sync).unwrap_or(0);
+    names::name_object(rec, jni, sync, lock);
     let frames = rec.stack(jni, state, skip, false);
     let (t0, nanos) = (
         t0.max(state.last_contention),
@@ -1148,14 +1156,17 @@ fn owner_hash(jvmti: &Jvmti, jni: Jni, sync: jobject) -> u32 {
 /// owns exactly one monitor that is the receiver. Otherwise (nested `synchronized`, or no
 /// monitor: the call is about to throw IllegalMonitorStateException) and for `Thread` and
 /// `Semaphore` calls, the agent pays for `GetLocalInstance`.
-fn receiver(jvmti: &Jvmti, jni: Jni, call: Call) -> u32 {
+fn receiver(rec: &Recorder, jni: Jni, call: Call) -> u32 {
+    let jvmti = &rec.jvmti;
     if !call.has_receiver() {
         return 0;
     }
     if call.is_monitor_call() {
         if let Ok(owned) = jvmti.owned_monitors() {
             let only = if owned.len() == 1 {
-                jvmti.object_hash(owned[0].0).ok()
+                let hash = jvmti.object_hash(owned[0].0).ok();
+                names::name_object(rec, jni, owned[0].0, hash.unwrap_or(0));
+                hash
             } else {
                 None
             };
@@ -1172,7 +1183,9 @@ fn receiver(jvmti: &Jvmti, jni: Jni, call: Call) -> u32 {
             let hash = if call.is_thread_call() {
                 ids::thread_id(jvmti, o)
             } else {
-                jvmti.object_hash(o).unwrap_or(0)
+                let hash = jvmti.object_hash(o).unwrap_or(0);
+                names::name_object(rec, jni, o, hash);
+                hash
             };
             jni.delete_local_ref(o);
             hash

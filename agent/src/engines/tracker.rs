@@ -19,6 +19,7 @@ use crate::events::{Kind, ReportCode};
 use crate::jvmti::Jni;
 use crate::recorder::buffers::RecFields;
 use crate::recorder::clock::now_nanos;
+use crate::recorder::names;
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::writer::Frames;
 use crate::recorder::Recorder;
@@ -391,6 +392,7 @@ fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, 
     if exit.is_none() && rec.notify_counted(jni, state, entry, object, skip) {
         return;
     }
+    names::name_object(rec, jni, subject, object);
     let frames = rec.stack(jni, state, skip, false);
     if let Some(kind) = exit {
         state.open = Some(OpenCall {

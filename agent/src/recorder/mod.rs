@@ -11,6 +11,7 @@ pub mod buffers;
 pub mod clock;
 pub mod ids;
 pub mod metadata;
+pub mod names;
 pub mod sites;
 pub mod stacks;
 pub mod summary;

@@ -158,6 +158,8 @@ pub enum Extra {
     Order(Box<OrderLine>),
     /// `Notifies`.
     Notifies(Box<NotifiesLine>),
+    /// `ObjectClass`: the class signature of the object in `object` (the line has no thread).
+    Class(Box<str>),
     /// j.u.c. lock lines: the `<mode>` letter (`R`, `W`); `LockAcquire`'s owner is in `owner`.
     Mode(u8),
     /// `Condition*` lines: the hash of the condition's lock.
@@ -1072,6 +1074,16 @@ fn push_site(out: &mut Vec<u8>, s: &Site) {
 
 /// Formats one `.orca` line (with its newline) as docs/FORMAT.md says.
 pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
+    if let Extra::Class(sig) = &e.extra {
+        // `<timestamp>,ObjectClass,<object>,<classSignature>`: no thread.
+        push_timestamp(out, e.nanos);
+        out.extend_from_slice(b",ObjectClass,");
+        push_hex(out, e.object);
+        out.push(b',');
+        push_escaped(out, sig, TextKind::JvmName);
+        out.push(b'\n');
+        return;
+    }
     push_timestamp(out, e.nanos);
     out.push(b',');
     out.extend_from_slice(e.kind.name().as_bytes());
@@ -1338,6 +1350,14 @@ mod tests {
         assert_eq!(
             line(&ev(Kind::ThreadEnded, f)),
             "12.000000345,ThreadEnded,000000AB\n"
+        );
+        // ObjectClass: no thread; the signature keeps its `;` and escapes `,` and `%`.
+        let mut c = ev(Kind::ObjectClass, vec![]);
+        c.object = 0x6404CC3C;
+        c.extra = Extra::Class("Lcom/x/A,b%c;".into());
+        assert_eq!(
+            line(&c),
+            "12.000000345,ObjectClass,6404CC3C,Lcom/x/A%2Cb%25c;\n"
         );
         let mut s = ev(Kind::ThreadStarted, vec![]);
         s.extra = Extra::Name("a,b\nc".into());

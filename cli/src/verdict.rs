@@ -1,0 +1,575 @@
+//! The answer first: a short block that `orca report`, `orca record` and the HTML page put
+//! before their tables. It names actual deadlocks (who waits for what, held by whom, taken
+//! where), then the locks that cost the most blocked time, the longest holds and the
+//! missed-wakeup suspects, each with the command that shows more.
+//!
+//! Locks nobody contended and locks only the JDK's own code takes (every site known of them
+//! is in a JDK class: a `ThreadPoolExecutor` worker's lock, a class loader's) are folded away
+//! unless `--all` is given, and the block says how many were.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use orca_format::{parse_stack, Frame, Hash, Metadata};
+
+use crate::deadlocks::Findings;
+use crate::report::{site, top_sites, Analysis, WakeKind};
+use crate::util::{dur, is_jdk_frame, json_str};
+
+/// Items shown per kind (the commands named show the rest).
+const SHOWN: usize = 3;
+
+/// One finding: a headline, its detail lines and the command that shows more.
+pub struct Item {
+    /// `deadlock`, `potential-deadlock`, `contention`, `long-hold` or `missed-wakeup`.
+    pub kind: &'static str,
+    pub headline: String,
+    pub details: Vec<String>,
+    pub more: String,
+}
+
+/// What the verdict block says.
+pub struct Verdict {
+    pub items: Vec<Item>,
+    /// Locks folded away (uncontended or JDK-internal); 0 with `--all`.
+    pub folded: usize,
+    /// Missed-wakeup suspects not sought: too many wait/notify events.
+    pub wakes_skipped: bool,
+}
+
+/// Whether every site known of a lock is in the JDK's own code (and at least one is known).
+fn jdk_internal<'a>(md: &Metadata, sites: impl IntoIterator<Item = &'a Option<Frame>>) -> bool {
+    let mut any = false;
+    for f in sites {
+        match f {
+            Some(f) if is_jdk_frame(md, *f) => any = true,
+            _ => return false,
+        }
+    }
+    any
+}
+
+/// The top frame of a raw stack as text.
+fn top_of(md: &Metadata, raw: &str) -> String {
+    site(
+        md,
+        parse_stack(raw.as_bytes(), 0).ok().and_then(|s| s.top()),
+    )
+}
+
+/// A candidate for "most blocked time": monitor or j.u.c. lock.
+struct Hot<'a> {
+    id: Hash,
+    juc: bool,
+    blocked: u64,
+    contentions: u64,
+    still: u64,
+    owners: &'a HashMap<Hash, u64>,
+    sites: &'a HashMap<Option<Frame>, (u64, u64)>,
+    hold_sites: &'a HashMap<Option<Frame>, (u64, u64)>,
+}
+
+/// Builds the verdict; `all` keeps what is folded by default.
+pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: bool) -> Verdict {
+    let p = shell(prefix);
+    let mut items = Vec::new();
+    let mut folded = 0;
+    let name = |h: Hash, juc: bool| a.lock_name(h, juc);
+
+    // Actual deadlocks: threads blocked at the end waiting for each other.
+    let blocked: HashMap<Hash, &crate::deadlocks::BlockedThread> =
+        f.blocked.iter().map(|b| (b.thread, b)).collect();
+    for cyc in &f.wait_for_cycles {
+        let threads: Vec<String> = cyc.iter().map(|t| a.thread_label(*t)).collect();
+        let mut details = Vec::new();
+        for t in cyc {
+            let Some(b) = blocked.get(t) else { continue };
+            let juc = f.juc.contains(&b.monitor);
+            let taken = owner_site(a, f, md, b.owner, b.monitor)
+                .map(|s| format!(", which took it at {s}"))
+                .unwrap_or_else(|| ", which took it where the log does not say".into());
+            details.push(format!(
+                "{} waits for {} at {}, held by {}{taken}",
+                a.thread_label(*t),
+                name(b.monitor, juc),
+                top_of(md, &b.stack),
+                a.thread_label(b.owner),
+            ));
+        }
+        items.push(Item {
+            kind: "deadlock",
+            headline: format!(
+                "DEADLOCK: {} threads blocked on each other for good: {}",
+                cyc.len(),
+                threads.join(", ")
+            ),
+            details,
+            more: format!("orca deadlocks {p}"),
+        });
+    }
+    // Lock-order cycles that did not (yet) deadlock.
+    let actual: Vec<Hash> = f.blocked.iter().map(|b| b.monitor).collect();
+    for c in &f.cycles {
+        if c.monitors.iter().all(|m| actual.contains(m)) {
+            continue; // the deadlock above
+        }
+        let names: Vec<String> = c
+            .monitors
+            .iter()
+            .map(|m| name(*m, f.juc.contains(m)))
+            .collect();
+        let details = c
+            .edges
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} holds {} (taken at {}) and then takes {} at {}",
+                    a.thread_label(e.thread),
+                    name(e.from, f.juc.contains(&e.from)),
+                    top_of(md, &e.from_stack),
+                    name(e.to, f.juc.contains(&e.to)),
+                    top_of(md, &e.to_stack)
+                )
+            })
+            .collect();
+        items.push(Item {
+            kind: "potential-deadlock",
+            headline: format!(
+                "Potential deadlock: {} locks taken in opposite orders: {}",
+                c.monitors.len(),
+                names.join(", ")
+            ),
+            details,
+            more: format!("orca deadlocks {p}"),
+        });
+    }
+
+    // The locks that cost the most blocked time.
+    let mut hot: Vec<Hot> = Vec::new();
+    for (h, o) in &a.objects {
+        if o.contentions == 0 && o.holds.count() + o.open_holds == 0 {
+            continue; // a wait object or semaphore only
+        }
+        hot.push(Hot {
+            id: *h,
+            juc: false,
+            blocked: o.blocked,
+            contentions: o.contentions,
+            still: o.still_blocked,
+            owners: &o.owners,
+            sites: &o.sites,
+            hold_sites: &o.hold_sites,
+        });
+    }
+    for (h, l) in &a.locks {
+        hot.push(Hot {
+            id: *h,
+            juc: true,
+            blocked: l.blocked,
+            contentions: l.contentions,
+            still: l.still_blocked,
+            owners: &l.owners,
+            sites: &l.sites,
+            hold_sites: &l.hold_sites,
+        });
+    }
+    hot.sort_by(|x, y| y.blocked.cmp(&x.blocked).then(x.id.cmp(&y.id)));
+    let mut shown = 0;
+    for l in &hot {
+        let internal = jdk_internal(md, l.sites.keys().chain(l.hold_sites.keys()));
+        if !all && (l.contentions == 0 || internal) {
+            folded += 1;
+            continue;
+        }
+        if shown == SHOWN {
+            continue;
+        }
+        shown += 1;
+        let at = top_sites(l.sites, 1)
+            .first()
+            .map(|(f, c, ns)| format!(", most at {} (x{c}, {})", site(md, *f), dur(*ns)))
+            .unwrap_or_default();
+        let mut details = Vec::new();
+        let mut owners: Vec<(&Hash, &u64)> = l.owners.iter().collect();
+        owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+        if let Some((o, c)) = owners.first() {
+            let taken = owner_site(a, f, md, **o, l.id)
+                .map(|s| format!("; it took the lock at {s}"))
+                .or_else(|| {
+                    // Where that thread held the lock longest (its summary lines' sites).
+                    let sites = a.thread_hold_sites.get(&(l.id, **o))?;
+                    top_sites(sites, 1).first().map(|(f, c, ns)| {
+                        format!(
+                            "; it took the lock at {} (held from there x{c}, {} in all)",
+                            site(md, *f),
+                            dur(*ns)
+                        )
+                    })
+                })
+                .or_else(|| {
+                    top_sites(l.hold_sites, 1).first().map(|(f, _, ns)| {
+                        format!(
+                            "; the lock was held longest from {} ({} in all)",
+                            site(md, *f),
+                            dur(*ns)
+                        )
+                    })
+                })
+                .unwrap_or_default();
+            details.push(format!(
+                "owner at contention: {} x{c} of {}{taken}",
+                a.thread_label(**o),
+                l.contentions
+            ));
+        }
+        items.push(Item {
+            kind: "contention",
+            headline: format!(
+                "Blocked on {}: {} in {} contentions{}{at}",
+                name(l.id, l.juc),
+                dur(l.blocked),
+                l.contentions,
+                if l.still > 0 {
+                    format!(" ({} still blocked at the end)", l.still)
+                } else {
+                    String::new()
+                },
+            ),
+            details,
+            more: format!("orca report {p}; orca flame {p} > blocked.collapsed"),
+        });
+    }
+
+    // The longest holds (events above the agent's threshold).
+    let mut long: Vec<(u64, String, String)> = Vec::new();
+    for (ns, t, m, _, raw) in &a.long_holds {
+        let st = parse_stack(raw.as_bytes(), 0).ok();
+        if !all
+            && st
+                .as_ref()
+                .is_some_and(|s| s.frames().all(|f| is_jdk_frame(md, f)))
+        {
+            continue;
+        }
+        let at = site(md, st.and_then(|s| s.top()));
+        long.push((
+            *ns,
+            name(*m, false),
+            format!("by {} from {at}", a.thread_label(*t)),
+        ));
+    }
+    for (ns, t, l, _, _, at, _) in &a.long_lock_holds {
+        if !all && at.is_some_and(|f| is_jdk_frame(md, f)) {
+            continue;
+        }
+        long.push((
+            *ns,
+            name(*l, true),
+            format!("by {} from {}", a.thread_label(*t), site(md, *at)),
+        ));
+    }
+    long.sort_by_key(|x| std::cmp::Reverse(x.0));
+    for (ns, lock, by) in long.into_iter().take(SHOWN) {
+        items.push(Item {
+            kind: "long-hold",
+            headline: format!("Long hold: {lock} held {} {by}", dur(ns)),
+            details: Vec::new(),
+            more: format!("orca report {p}; orca flame --weight held {p}"),
+        });
+    }
+
+    // Missed-wakeup suspects.
+    if !a.wakes_overflow {
+        for s in suspects(a, md, all).into_iter().take(SHOWN) {
+            items.push(s.item(a, md, &p));
+        }
+    }
+    Verdict {
+        items,
+        folded,
+        wakes_skipped: a.wakes_overflow,
+    }
+}
+
+/// Where `owner` took `lock`: its open hold at the end of the log (a complete trace), else
+/// the lock-order edge it recorded holding the lock (summary lines or events).
+fn owner_site(
+    a: &Analysis,
+    f: &Findings,
+    md: &Metadata,
+    owner: Hash,
+    lock: Hash,
+) -> Option<String> {
+    if let Some((_, _, s, _)) = a
+        .open_holds_at_end
+        .iter()
+        .find(|(t, l, s, _)| *t == owner && *l == lock && s.is_some())
+    {
+        return Some(site(md, *s));
+    }
+    f.cycles
+        .iter()
+        .flat_map(|c| c.edges.iter())
+        .find(|e| e.thread == owner && e.from == lock)
+        .map(|e| top_of(md, &e.from_stack))
+}
+
+/// One missed-wakeup suspect.
+struct Suspect {
+    object: Hash,
+    thread: Hash,
+    wait_site: Option<Frame>,
+    waited: u64,
+    still: bool,
+    /// A notify on the object while nobody waited, before this wait began: (when, site).
+    lonely: Option<(u64, Option<Frame>)>,
+    /// Waits like it (same object and site) that also got no notify.
+    like: u64,
+}
+
+impl Suspect {
+    fn item(&self, a: &Analysis, md: &Metadata, p: &str) -> Item {
+        let obj = a.object_name(self.object);
+        let how = if self.still {
+            format!("is still waiting at the end, {} on", dur(self.waited))
+        } else {
+            format!("waited {} on", dur(self.waited))
+        };
+        let mut details = Vec::new();
+        if let Some((_, at)) = self.lonely {
+            details.push(format!(
+                "a notify at {} came while nobody waited on it, before this wait began: a missed wakeup?",
+                site(md, at)
+            ));
+        } else {
+            details.push(
+                "no notify on it during the wait: a timeout (or interrupt) ended it".to_string(),
+            );
+        }
+        if self.like > 1 {
+            details.push(format!("{} waits at that site got no notify", self.like));
+        }
+        Item {
+            kind: "missed-wakeup",
+            headline: format!(
+                "Wait with no notify: {} {how} {obj} at {}, and no notify came",
+                a.thread_label(self.thread),
+                site(md, self.wait_site)
+            ),
+            details,
+            more: format!("orca html {p} -o {p}.html (thread lanes); orca report {p}"),
+        }
+    }
+}
+
+/// Waits that no notify ended: a notify that came while nobody waited and then a wait that
+/// got none first, then the waits at the sites that got no notify most often. Waits still
+/// open at the end count only after such a lonely notify (an idle worker waits for good).
+fn suspects(a: &Analysis, md: &Metadata, all: bool) -> Vec<Suspect> {
+    let mut wakes = a.wakes.clone();
+    wakes.sort_by_key(|w| w.ts);
+    /// A notify while nobody waited: (when, site).
+    type Lonely = Option<(u64, Option<Frame>)>;
+    #[derive(Default)]
+    struct Obj {
+        /// Waiting threads: (since, site, notified, lonely notify before it).
+        waiting: HashMap<Hash, (u64, Option<Frame>, bool, Lonely)>,
+        lonely: Lonely,
+    }
+    let mut objs: HashMap<Hash, Obj> = HashMap::new();
+    let mut found: Vec<Suspect> = Vec::new();
+    for w in &wakes {
+        let o = objs.entry(w.object).or_default();
+        match w.what {
+            WakeKind::Wait => {
+                let lonely = o.lonely.take();
+                o.waiting.insert(w.thread, (w.ts, w.site, false, lonely));
+            }
+            WakeKind::Notify => {
+                if o.waiting.is_empty() {
+                    o.lonely = Some((w.ts, w.site));
+                } else {
+                    for x in o.waiting.values_mut() {
+                        x.2 = true;
+                    }
+                }
+            }
+            WakeKind::Waited => {
+                if let Some((since, site, notified, lonely)) = o.waiting.remove(&w.thread) {
+                    if !notified {
+                        found.push(Suspect {
+                            object: w.object,
+                            thread: w.thread,
+                            wait_site: site,
+                            waited: w.ts.saturating_sub(since),
+                            still: false,
+                            lonely,
+                            like: 1,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    for (h, o) in objs {
+        for (t, (since, site, notified, lonely)) in o.waiting {
+            if !notified && lonely.is_some() {
+                found.push(Suspect {
+                    object: h,
+                    thread: t,
+                    wait_site: site,
+                    waited: a.last_ts.saturating_sub(since),
+                    still: true,
+                    lonely,
+                    like: 1,
+                });
+            }
+        }
+    }
+    if !all {
+        found.retain(|s| !s.wait_site.is_some_and(|f| is_jdk_frame(md, f)));
+    }
+    // One per (object, site): the longest, counting the others.
+    let mut by: HashMap<(Hash, Option<(u32, u32)>), Suspect> = HashMap::new();
+    for s in found {
+        let key = (s.object, s.wait_site.map(|f| (f.method.0, f.location)));
+        match by.get_mut(&key) {
+            Some(b) => {
+                let like = b.like + 1;
+                if (s.lonely.is_some(), s.waited) > (b.lonely.is_some(), b.waited) {
+                    *b = s;
+                }
+                b.like = like;
+            }
+            None => {
+                by.insert(key, s);
+            }
+        }
+    }
+    let mut v: Vec<Suspect> = by.into_values().collect();
+    v.sort_by(|x, y| {
+        (y.lonely.is_some(), y.like, y.waited)
+            .cmp(&(x.lonely.is_some(), x.like, x.waited))
+            .then(x.object.cmp(&y.object))
+    });
+    v
+}
+
+/// The verdict as the text block at the top of `orca report`.
+pub fn text(v: &Verdict) -> String {
+    let mut s = String::from("Verdict\n");
+    if v.items.is_empty() {
+        s.push_str("  no deadlock, no contention, no long hold, no wait without a notify\n");
+    }
+    let mut last_more = String::new();
+    for (i, it) in v.items.iter().enumerate() {
+        let _ = writeln!(s, "  {}", it.headline);
+        for d in &it.details {
+            let _ = writeln!(s, "      {d}");
+        }
+        // One "more:" line per run of items that share it.
+        let next_same = v.items.get(i + 1).is_some_and(|n| n.more == it.more);
+        if !next_same && it.more != last_more {
+            let _ = writeln!(s, "      more: {}", it.more);
+        }
+        last_more = if next_same {
+            String::new()
+        } else {
+            it.more.clone()
+        };
+    }
+    if v.folded > 0 {
+        let _ = writeln!(
+            s,
+            "  ({} uncontended or JDK-internal locks folded; --all shows them)",
+            v.folded
+        );
+    }
+    if v.wakes_skipped {
+        let _ = writeln!(
+            s,
+            "  (missed-wakeup suspects not sought: more than {} wait/notify events)",
+            crate::report::WAKES_KEPT
+        );
+    }
+    s
+}
+
+/// The verdict as JSON (for `--json` and the HTML page).
+pub fn json(v: &Verdict) -> String {
+    let items: Vec<String> = v
+        .items
+        .iter()
+        .map(|it| {
+            let details: Vec<String> = it.details.iter().map(|d| json_str(d)).collect();
+            format!(
+                "{{\"kind\":{},\"headline\":{},\"details\":[{}],\"more\":{}}}",
+                json_str(it.kind),
+                json_str(&it.headline),
+                details.join(","),
+                json_str(&it.more)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"items\":[{}],\"folded\":{}}}",
+        items.join(","),
+        v.folded
+    )
+}
+
+/// `s` quoted for a POSIX shell when it needs it.
+fn shell(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:@%".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use orca_format::EventReader;
+
+    fn verdict_of(log: &str) -> String {
+        let a = Analysis::run(EventReader::new(log.as_bytes())).unwrap();
+        let f = crate::deadlocks::analyze(EventReader::new(log.as_bytes())).unwrap();
+        text(&verdict(&a, &f, &Metadata::default(), "t", false))
+    }
+
+    /// A notify while nobody waited, then a wait that no notify ended: a missed-wakeup
+    /// suspect, found although the file has the waiter's lines before the notifier's (the
+    /// file is not sorted across threads). A wait that a notify ended is none.
+    #[test]
+    fn a_notify_before_the_wait_and_a_wait_no_notify_ended_is_a_suspect() {
+        let log = "\
+1.000000300,ObjectWait,0000BBBB,0000F001,1;00000002;00000009
+1.200000300,ObjectWaited,0000BBBB,0000F001,1;00000002;00000009
+1.000000100,ObjectNotify,0000AAAA,0000F001,1;00000001;00000005
+";
+        let v = verdict_of(log);
+        assert!(
+            v.contains(
+                "  Wait with no notify: [0000BBBB] waited 200.000 ms on object 0000F001 at "
+            ),
+            "{v}"
+        );
+        assert!(
+            v.contains("came while nobody waited on it, before this wait began"),
+            "{v}"
+        );
+
+        let notified = "\
+1.000000300,ObjectWait,0000BBBB,0000F001,1;00000002;00000009
+1.200000300,ObjectWaited,0000BBBB,0000F001,1;00000002;00000009
+1.000000100,ObjectNotify,0000AAAA,0000F001,1;00000001;00000005
+1.100000000,ObjectNotify,0000AAAA,0000F001,1;00000001;00000005
+";
+        let v = verdict_of(notified);
+        assert!(!v.contains("Wait with no notify"), "{v}");
+    }
+}
