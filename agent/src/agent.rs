@@ -68,6 +68,7 @@ fn required_capabilities(mode: Mode) -> Vec<Capability> {
             Capability::TagObjects,
             Capability::GenerateObjectFreeEvents,
             Capability::RetransformClasses,
+            Capability::GetConstantPool,
         ]),
     }
     caps
@@ -265,7 +266,12 @@ impl Agent {
             m.start(&self.rec, jni);
         }
         if let Some(ins) = &self.instrument {
-            ins.start(&self.rec, jni);
+            ins.start(
+                &self.rec,
+                jni,
+                &crate::entry::first_hook_table(),
+                &crate::entry::last_hook_table(),
+            );
         }
     }
 
