@@ -55,6 +55,21 @@ pub fn align_to_running(
     Ok(align_methods(&dpool, &dmethods, &bpool, &bmethods))
 }
 
+/// (name, descriptor, code length) of every method with code of a class file.
+pub fn code_lengths(bytes: &[u8]) -> Result<Vec<(String, String, u32)>, RewriteError> {
+    let (_, ms) = methods(bytes)?;
+    Ok(ms
+        .iter()
+        .map(|(n, d, c)| {
+            (
+                String::from_utf8_lossy(n).into_owned(),
+                String::from_utf8_lossy(d).into_owned(),
+                c.len() as u32,
+            )
+        })
+        .collect())
+}
+
 fn align_methods(
     dpool: &Pool,
     dmethods: &[MethodCode],

@@ -20,7 +20,7 @@ mod refs;
 mod stack;
 mod transform;
 
-pub use align::{align, align_to_running};
+pub use align::{align, align_to_running, code_lengths};
 pub use error::RewriteError;
 
 use cp::{Pool, PoolBuilder, UTF8};

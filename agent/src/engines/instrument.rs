@@ -15,7 +15,8 @@ use std::sync::{Mutex, OnceLock};
 
 use jni_sys::{jclass, jobject};
 use orca_rewriter::{
-    align, align_to_running, rewrite, Config, MethodHook, MethodMap, MethodNote, Outcome,
+    align, align_to_running, code_lengths, rewrite, Config, MethodHook, MethodMap, MethodNote,
+    Outcome,
 };
 
 use super::methods::tracked;
@@ -121,6 +122,17 @@ pub struct Instrumentation {
     /// to the original class file.
     first_env: OnceLock<Jvmti>,
     last_env: OnceLock<Jvmti>,
+    /// Classes retransformed or redefined, by (loader key, name): the class and the code
+    /// length of each method as Orca's last hook left it. An agent attached at run time has
+    /// an environment younger than Orca's last, so its hook runs after it unseen: at exit a
+    /// method whose code is not what Orca left shows it.
+    redefinitions: Mutex<HashMap<(i64, String), Redefinition>>,
+}
+
+/// A class as Orca's last hook left it in a retransformation or redefinition.
+struct Redefinition {
+    class: GlobalRef,
+    lengths: Vec<(String, String, u32)>,
 }
 
 /// What the hook did, for the exit line.
@@ -152,6 +164,7 @@ impl Instrumentation {
             methods_left: AtomicU64::new(0),
             first_env: OnceLock::new(),
             last_env: OnceLock::new(),
+            redefinitions: Mutex::new(HashMap::new()),
         }
     }
 
@@ -269,8 +282,63 @@ impl Instrumentation {
         }
         if !redefined.is_null() {
             self.redefined(rec, jni, redefined);
+            self.remember(rec, jni, redefined, name, out.as_deref().unwrap_or(bytes));
         }
         out
+    }
+
+    /// Notes what a retransformed or redefined class's code is as Orca's last hook leaves it.
+    fn remember(&self, rec: &Recorder, jni: Jni, class: jclass, name: &str, bytes: &[u8]) {
+        // The boot loader's: the tracked JDK classes Orca retransforms itself at start-up.
+        let Some(key) = rec
+            .meta
+            .class_loader_key(&rec.jvmti, jni, class)
+            .filter(|&k| k != crate::recorder::metadata::BOOT_LOADER)
+        else {
+            return;
+        };
+        let Ok(lengths) = code_lengths(bytes) else {
+            return;
+        };
+        let mut r = self.redefinitions.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = r.get_mut(&(key, name.to_string())) {
+            old.lengths = lengths;
+            return;
+        }
+        let class = GlobalRef(jni.new_global_ref(class));
+        r.insert((key, name.to_string()), Redefinition { class, lengths });
+    }
+
+    /// At exit: one line per retransformed class whose code an agent Orca did not see
+    /// changed after it (the first few; then their count).
+    fn check_redefinitions(&self, rec: &Recorder) {
+        let r = self.redefinitions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut changed: Vec<&str> = Vec::new();
+        for ((_, name), d) in r.iter() {
+            let methods = rec.jvmti.class_methods(d.class.0).unwrap_or_default();
+            let differs = methods.into_iter().any(|m| {
+                let (Ok((n, desc)), Ok(code)) = (rec.jvmti.method_name(m), rec.jvmti.bytecodes(m))
+                else {
+                    return false;
+                };
+                d.lengths
+                    .iter()
+                    .any(|(ln, ld, len)| *ln == n && *ld == desc && *len as usize != code.len())
+            });
+            if differs {
+                changed.push(name);
+            }
+        }
+        changed.sort_unstable();
+        for name in changed.iter().take(FAILURES_SHOWN as usize) {
+            eprintln!("orca: class {} was changed after Orca by an agent attached at run time (its class-load hook runs after Orca's): its events carry that agent's bytecode indexes, not the original class file's", name.replace('/', "."));
+        }
+        if changed.len() > FAILURES_SHOWN as usize {
+            eprintln!(
+                "orca: {} more classes were changed after Orca by agents attached at run time",
+                changed.len() - FAILURES_SHOWN as usize
+            );
+        }
     }
 
     /// A class retransformed or redefined: no ClassPrepare comes, so its new sites are bound
@@ -395,6 +463,7 @@ impl Instrumentation {
     /// VMDeath: every thread's buffer is drained, since their threads will not end on their
     /// own any more.
     pub fn stop(&self, rec: &Recorder, jni: Jni) {
+        self.check_redefinitions(rec);
         rec.drain_all(jni);
         let _ = rec.jvmti.set_event(false, Event::ClassPrepare);
     }
