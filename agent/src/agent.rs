@@ -310,7 +310,7 @@ impl Agent {
             m.stop(&self.rec.jvmti);
         }
         self.contention.stop(&self.rec.jvmti);
-        self.rec.log.finish();
+        self.rec.log.finish_at_vm_death();
         if let Some(ms) = std::env::var("ORCA_TEST_EXIT_DELAY_MS")
             .ok()
             .and_then(|v| v.parse().ok())

@@ -1017,11 +1017,12 @@ pub enum EventKind {
     ThreadParked,
     ThreadUnpark,
     EventsDropped,
+    RecordingEnded,
 }
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 38] = [
+    pub const ALL: [EventKind; 39] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -1060,6 +1061,7 @@ impl EventKind {
         EventKind::ThreadParked,
         EventKind::ThreadUnpark,
         EventKind::EventsDropped,
+        EventKind::RecordingEnded,
     ];
 
     /// The name as written in the file.
@@ -1103,6 +1105,7 @@ impl EventKind {
             EventKind::ThreadParked => "ThreadParked",
             EventKind::ThreadUnpark => "ThreadUnpark",
             EventKind::EventsDropped => "EventsDropped",
+            EventKind::RecordingEnded => "RecordingEnded",
         }
     }
 
@@ -1164,6 +1167,7 @@ impl EventKind {
             b"ThreadParked" => EventKind::ThreadParked,
             b"ThreadUnpark" => EventKind::ThreadUnpark,
             b"EventsDropped" => EventKind::EventsDropped,
+            b"RecordingEnded" => EventKind::RecordingEnded,
             _ => return None,
         })
     }
@@ -1430,6 +1434,40 @@ pub enum Event<'a> {
     EventsDropped {
         count: u64,
     },
+    /// The agent's last line: the recording ended in order (FORMAT.md, "Agent events").
+    RecordingEnded {
+        how: RecordingEnd,
+    },
+}
+
+/// How a recording ended, as its `RecordingEnded` line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RecordingEnd {
+    /// `vmdeath`: the JVM posted VMDeath (the program ended, `System.exit`, `Runtime.halt`,
+    /// an uncaught exception or error, or a signal the JVM handles such as SIGTERM).
+    VmDeath,
+    /// `unload`: the agent was unloaded without VMDeath.
+    Unload,
+}
+
+impl RecordingEnd {
+    /// The word written in the log.
+    pub fn word(self) -> &'static str {
+        match self {
+            RecordingEnd::VmDeath => "vmdeath",
+            RecordingEnd::Unload => "unload",
+        }
+    }
+
+    /// How a log with this ending (`None`: without a `RecordingEnded` line) ended, in
+    /// words, for `orca check` and `orca report`.
+    pub fn describe(ended: Option<RecordingEnd>) -> &'static str {
+        match ended {
+            Some(RecordingEnd::VmDeath) => "the JVM ended in order (VMDeath: the program returned or called System.exit or Runtime.halt, an exception or error such as OutOfMemoryError ended it, or a signal the JVM handles such as SIGTERM)",
+            Some(RecordingEnd::Unload) => "the agent was unloaded without VMDeath; the recording is complete",
+            None => "no RecordingEnded line: the JVM was killed (SIGKILL) or crashed (a fatal error); the log holds what was written up to its last complete line (the writer flushes at least every 100 ms)",
+        }
+    }
 }
 
 impl<'a> Event<'a> {
@@ -1478,6 +1516,7 @@ impl<'a> Event<'a> {
             Event::ThreadParked { .. } => EventKind::ThreadParked,
             Event::ThreadUnpark { .. } => EventKind::ThreadUnpark,
             Event::EventsDropped { .. } => EventKind::EventsDropped,
+            Event::RecordingEnded { .. } => EventKind::RecordingEnded,
         }
     }
 
@@ -1514,7 +1553,7 @@ impl<'a> Event<'a> {
             | Event::ThreadPark { thread, .. }
             | Event::ThreadParked { thread, .. }
             | Event::ThreadUnpark { thread, .. } => Some(thread),
-            Event::EventsDropped { .. } => None,
+            Event::EventsDropped { .. } | Event::RecordingEnded { .. } => None,
         }
     }
 
@@ -1661,6 +1700,15 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             Event::ThreadEnded {
                 thread: parse_hash(t, 3, "thread", false)?,
             }
+        }
+        K::RecordingEnded => {
+            let [_, _, h] = split::<3>(line, name)?;
+            let how = match h {
+                b"vmdeath" => RecordingEnd::VmDeath,
+                b"unload" => RecordingEnd::Unload,
+                _ => return Err(field_err(3, "how", h, "expected vmdeath or unload")),
+            };
+            Event::RecordingEnded { how }
         }
         K::EventsDropped => {
             let [_, _, c] = split::<3>(line, name)?;
@@ -1988,6 +2036,8 @@ mod tests {
         assert!(f[1].is_native());
         assert!(parse_event_line(b"1.000000000,ThreadSleep,00000001,0").is_ok());
         assert!(parse_event_line(b"1.000000000,EventsDropped,12").is_ok());
+        assert!(parse_event_line(b"1.000000000,RecordingEnded,vmdeath").is_ok());
+        assert!(parse_event_line(b"1.000000000,RecordingEnded,unload").is_ok());
         assert!(parse_event_line(b"1.000000000,MonitorExit,00000001,0000000A,0").is_ok());
     }
 
@@ -2010,6 +2060,8 @@ mod tests {
             b"1.000000000,ThreadStarted,00000001,a\rb", // raw control
             b"1.000000000,Bogus,00000001",
             b"1.000000000,EventsDropped,0",
+            b"1.000000000,RecordingEnded,exit",
+            b"1.000000000,RecordingEnded",
             b"",
         ];
         for b in bad {

@@ -51,6 +51,9 @@ pub struct Log {
     pub thread_names: HashMap<u32, String>,
     /// Whether the last line of some file lacked its newline (it is left out).
     pub torn: bool,
+    /// The word of the `RecordingEnded` line (`vmdeath`, `unload`); `None` without one (the
+    /// JVM was killed or crashed).
+    pub ended: Option<String>,
 }
 
 fn hex(s: &str) -> Result<u32, String> {
@@ -266,7 +269,7 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
 impl Log {
     /// Reads `PREFIX.orca`, `PREFIX.methods` and `PREFIX.classtable`. Any line this reader
     /// does not understand is an error naming the file and line. `EventsDropped` lines are
-    /// counted in `dropped` rather than listed.
+    /// left out, and the `RecordingEnded` line goes to `ended`.
     pub fn read(prefix: &Path) -> Result<Log, String> {
         let read = |ext: &str| {
             let p = format!("{}.{ext}", prefix.display());
@@ -290,6 +293,10 @@ impl Log {
         for (i, text) in orca.lines().enumerate() {
             let ctx = |e: String| format!("{}.orca:{}: {e}: {text}", prefix.display(), i + 1);
             if text.split(',').nth(1) == Some("EventsDropped") {
+                continue;
+            }
+            if text.split(',').nth(1) == Some("RecordingEnded") {
+                log.ended = text.split(',').nth(2).map(str::to_string);
                 continue;
             }
             let e = parse_event(i + 1, text).map_err(ctx)?;

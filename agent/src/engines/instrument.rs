@@ -114,6 +114,9 @@ pub struct Instrumentation {
     changed: AtomicU64,
     failed: AtomicU64,
     methods_left: AtomicU64,
+    /// Classes changed by another agent whose changes could not be followed (only the first
+    /// few are named).
+    untranslated: AtomicU64,
     /// The JVMTI environment whose class-load hook runs before every retransformation-capable
     /// agent's ([`Instrumentation::class_file_first`]) and the one whose hook runs after
     /// every agent loaded at start-up ([`Instrumentation::class_file_last`]). Why: other
@@ -162,6 +165,7 @@ impl Instrumentation {
             changed: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             methods_left: AtomicU64::new(0),
+            untranslated: AtomicU64::new(0),
             first_env: OnceLock::new(),
             last_env: OnceLock::new(),
             redefinitions: Mutex::new(HashMap::new()),
@@ -350,7 +354,7 @@ impl Instrumentation {
 
     /// One line per class whose changes by another agent could not be followed.
     fn say_untranslated(&self, name: &str, why: &str) {
-        let n = self.failed.fetch_add(1, Ordering::Relaxed) + 1;
+        let n = self.untranslated.fetch_add(1, Ordering::Relaxed) + 1;
         if n <= FAILURES_SHOWN {
             eprintln!("orca: class {name} as another agent changed it cannot be read ({why}); its locations are that agent's");
         }
