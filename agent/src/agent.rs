@@ -266,12 +266,7 @@ impl Agent {
             m.start(&self.rec, jni);
         }
         if let Some(ins) = &self.instrument {
-            ins.start(
-                &self.rec,
-                jni,
-                &crate::entry::first_hook_table(),
-                &crate::entry::last_hook_table(),
-            );
+            ins.start(&self.rec, jni, &crate::entry::last_hook_table());
         }
     }
 

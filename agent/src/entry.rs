@@ -621,7 +621,12 @@ unsafe fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError
     if AGENT.set(agent).is_err() {
         return Err(StartError::AlreadyLoaded);
     }
-    AGENT.get().expect("just set").start(pending, &table())
+    let agent = AGENT.get().expect("just set");
+    if let Some(ins) = &agent.instrument {
+        // SAFETY: as this function's.
+        unsafe { ins.create_first_env(vm, &first_hook_table()) };
+    }
+    agent.start(pending, &table())
 }
 /// The option string the JVM passed (`-agentpath:liborca.so=OPTIONS`), if any.
 ///

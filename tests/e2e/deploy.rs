@@ -643,7 +643,9 @@ const ASM_JAR: &str = "/usr/share/java/asm.jar";
 /// Another agent (ASM, through java.lang.instrument) rewrites a class before or after Orca
 /// (both orders of `-agentpath` and `-javaagent`), at load time and by retransformations,
 /// each version inserting more code than the one before: every event must still carry the
-/// original class file's index and line. Orca sees the class before the other agents (a
+/// original class file's index and line. The same agent unable to retransform (its manifest
+/// says so) is exact after Orca; before Orca it is the one combination Orca cannot make
+/// exact, and says so at start-up. Orca sees the class before the other agents (a
 /// retransformation-incapable environment), after the command line's agents (an environment
 /// created at VMInit) and, for a retransformation, as it runs (JVMTI's code and constant
 /// pool), and maps each version to the original by an instruction diff.
@@ -663,29 +665,35 @@ fn a_class_rewritten_by_another_agent_keeps_original_locations() {
         &[],
         &[],
     );
-    let manifest = dir.join("MANIFEST.MF");
-    std::fs::write(
-        &manifest,
-        format!(
-            "Premain-Class: Shift\nCan-Retransform-Classes: true\nBoot-Class-Path: {ASM_JAR}\n"
-        ),
-    )
-    .unwrap();
-    let jar = dir.join("shift.jar");
-    let o = Command::new(jdk17().home.join("bin/jar"))
-        .arg("cfm")
-        .arg(&jar)
-        .arg(&manifest)
-        .arg("-C")
-        .arg(&agent_classes)
-        .arg(".")
-        .output()
-        .expect("run jar");
-    assert!(
-        o.status.success(),
-        "jar: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    // The same agent as one that can retransform and as one that cannot.
+    let make_jar = |name: &str, retransform: bool| {
+        let manifest = dir.join(format!("{name}.MF"));
+        std::fs::write(
+            &manifest,
+            format!(
+                "Premain-Class: Shift\nCan-Retransform-Classes: {retransform}\nBoot-Class-Path: {ASM_JAR}\n"
+            ),
+        )
+        .unwrap();
+        let jar = dir.join(format!("{name}.jar"));
+        let o = Command::new(jdk17().home.join("bin/jar"))
+            .arg("cfm")
+            .arg(&jar)
+            .arg(&manifest)
+            .arg("-C")
+            .arg(&agent_classes)
+            .arg(".")
+            .output()
+            .expect("run jar");
+        assert!(
+            o.status.success(),
+            "jar: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        jar
+    };
+    let capable = make_jar("shift", true);
+    let incapable = make_jar("shift-incapable", false);
     let line = line_of_marker(&src.join("OtherAgentTarget.java"), "notify");
     let sync_line = line - 2;
     let bci = call_bcis(
@@ -704,49 +712,80 @@ fn a_class_rewritten_by_another_agent_keeps_original_locations() {
         );
         (prefix, o)
     };
+    let said_before =
+        "loads before Orca: a class it changes at load without being able to retransform classes";
+    let cases = [
+        (true, true, "load", 0),
+        (true, true, "load", 3),
+        (true, true, "later", 3),
+        (false, true, "load", 0),
+        (false, true, "load", 3),
+        (false, true, "later", 3),
+        (true, false, "load", 0),
+        (false, false, "load", 0),
+    ];
     for jdk in jdks() {
-        for orca_first in [true, false] {
-            for (agent_arg, rounds) in [("load", 0), ("load", 3), ("later", 3)] {
-                let order = if orca_first {
-                    "orca-first"
-                } else {
-                    "orca-last"
-                };
-                let case = format!("{order}-{agent_arg}-{rounds}");
-                let (prefix, agentpath) = orca(jdk, &case);
-                let javaagent = format!("-javaagent:{}={agent_arg}", jar.display());
-                let mut c = Command::new(jdk.java());
-                if orca_first {
-                    c.arg(&agentpath).arg(&javaagent);
-                } else {
-                    c.arg(&javaagent).arg(&agentpath);
-                }
-                c.args(["-cp", &cp, "OtherAgentTarget", &rounds.to_string()])
-                    .stdin(std::process::Stdio::null());
-                let r = finish(prefix, output_with_timeout(c, 60));
-                let ctx = format!("{} {case}: {}", jdk.label(), r.stderr);
-                assert_eq!(r.code, Some(0), "{ctx}");
-                assert_eq!(r.stdout, "done\n", "{ctx}");
-                assert!(!r.stderr.contains("cannot"), "{ctx}");
-                let log = r.log();
-                assert_valid(&r, &log);
-                let notifies: Vec<(u32, Option<u32>)> = log
+        for (orca_first, retransform, agent_arg, rounds) in cases {
+            let jar = if retransform { &capable } else { &incapable };
+            let order = if orca_first {
+                "orca-first"
+            } else {
+                "orca-last"
+            };
+            let kind = if retransform { "" } else { "-incapable" };
+            let case = format!("{order}{kind}-{agent_arg}-{rounds}");
+            let (prefix, agentpath) = orca(jdk, &case);
+            let javaagent = format!("-javaagent:{}={agent_arg}", jar.display());
+            let mut c = Command::new(jdk.java());
+            if orca_first {
+                c.arg(&agentpath).arg(&javaagent);
+            } else {
+                c.arg(&javaagent).arg(&agentpath);
+            }
+            c.args(["-cp", &cp, "OtherAgentTarget", &rounds.to_string()])
+                .stdin(std::process::Stdio::null());
+            let r = finish(prefix, output_with_timeout(c, 60));
+            let ctx = format!("{} {case}: {}", jdk.label(), r.stderr);
+            assert_eq!(r.code, Some(0), "{ctx}");
+            assert_eq!(r.stdout, "done\n", "{ctx}");
+            assert!(!r.stderr.contains("cannot"), "{ctx}");
+            // Orca says at start-up which agents load before it, and what that costs.
+            assert_eq!(
+                r.stderr.matches(said_before).count(),
+                usize::from(!orca_first),
+                "{ctx}"
+            );
+            let log = r.log();
+            assert_valid(&r, &log);
+            if !orca_first && !retransform {
+                // The one order Orca cannot follow: the agent's hook runs before Orca's
+                // first (both cannot retransform; the older runs first), so Orca never
+                // sees the original: its indexes are the agent's code's, its lines right.
+                let notifies: Vec<Option<u32>> = log
                     .events
                     .iter()
                     .filter(|e| e.name == "ObjectNotify")
-                    .map(|e| (e.frames[0].1, log.line_of(e.frames[0].0, e.frames[0].1)))
-                    .collect();
-                assert_eq!(notifies, vec![(bci, Some(line)); 1 + rounds], "{ctx}");
-                // The monitor's enter and exit are on the synchronized line, once per call.
-                let entered: Vec<Option<u32>> = log
-                    .events
-                    .iter()
-                    .filter(|e| e.name == "MonitorEntered")
-                    .filter(|e| log.method_name(e.frames[0].0) == "OtherAgentTarget.work")
                     .map(|e| log.line_of(e.frames[0].0, e.frames[0].1))
                     .collect();
-                assert_eq!(entered, vec![Some(sync_line); 1 + rounds], "{ctx}");
+                assert_eq!(notifies, vec![Some(line)], "{ctx}");
+                continue;
             }
+            let notifies: Vec<(u32, Option<u32>)> = log
+                .events
+                .iter()
+                .filter(|e| e.name == "ObjectNotify")
+                .map(|e| (e.frames[0].1, log.line_of(e.frames[0].0, e.frames[0].1)))
+                .collect();
+            assert_eq!(notifies, vec![(bci, Some(line)); 1 + rounds], "{ctx}");
+            // The monitor's enter and exit are on the synchronized line, once per call.
+            let entered: Vec<Option<u32>> = log
+                .events
+                .iter()
+                .filter(|e| e.name == "MonitorEntered")
+                .filter(|e| log.method_name(e.frames[0].0) == "OtherAgentTarget.work")
+                .map(|e| log.line_of(e.frames[0].0, e.frames[0].1))
+                .collect();
+            assert_eq!(entered, vec![Some(sync_line); 1 + rounds], "{ctx}");
         }
     }
 }

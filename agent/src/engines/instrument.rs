@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use jni_sys::{jclass, jobject};
+use jni_sys::{jclass, jobject, JavaVM};
 use orca_rewriter::{
     align, align_to_running, code_lengths, rewrite, Config, MethodHook, MethodMap, MethodNote,
     Outcome,
@@ -61,6 +61,23 @@ fn push_bounded<T>(stack: &mut Vec<T>, item: T) {
         stack.remove(0);
     }
     stack.push(item);
+}
+
+/// A JVMTI environment of Orca's own with `caps` and only a class-load hook.
+///
+/// # Safety
+/// `vm` is the running VM's `JavaVM*`.
+unsafe fn make_env(
+    vm: *mut JavaVM,
+    callbacks: &EventCallbacks,
+    caps: &[Capability],
+) -> Option<Jvmti> {
+    // SAFETY: as this function's.
+    let env = unsafe { Jvmti::from_vm(vm) }.ok()?;
+    env.add_capabilities(caps).ok()?;
+    env.set_event_callbacks(callbacks).ok()?;
+    env.set_event(true, Event::ClassFileLoadHook).ok()?;
+    Some(env)
 }
 
 /// A JNI global reference, usable from any thread.
@@ -174,7 +191,7 @@ impl Instrumentation {
 
     /// VMInit: install the tracker, then switch on the class-load hook. Without the tracker
     /// nothing is switched on: recording goes on with monitor contention and threads only.
-    pub fn start(&self, rec: &Recorder, jni: Jni, first: &EventCallbacks, last: &EventCallbacks) {
+    pub fn start(&self, rec: &Recorder, jni: Jni, last: &EventCallbacks) {
         self.set_platform_loader(jni);
         let fields = &rec.buffers.fields;
         if let Err(e) = tracker::install(jni, &self.settings, fields) {
@@ -186,7 +203,7 @@ impl Instrumentation {
         // Sites are bound to their methods when a class is prepared.
         report(rec.jvmti.set_event(true, Event::ClassPrepare));
         report(rec.jvmti.set_event(true, Event::ObjectFree));
-        self.other_envs(jni, first, last);
+        self.create_last_env(jni, last);
         report(rec.jvmti.set_event(true, Event::ClassFileLoadHook));
         // The tracked JDK classes loaded before now (Object and Thread always) go through the
         // hook again, from their original bytes.
@@ -200,26 +217,35 @@ impl Instrumentation {
         }
     }
 
-    /// Creates the environments of the first and the last hook (at VMInit: younger than
-    /// every agent of the command line, whose hooks therefore run before the last one).
-    /// Without them Orca works as before, and says once what it cannot translate.
-    fn other_envs(&self, jni: Jni, first: &EventCallbacks, last: &EventCallbacks) {
-        let make = |callbacks: &EventCallbacks, caps: &[Capability]| -> Option<Jvmti> {
-            let vm = jni.java_vm()?;
-            // SAFETY: the JavaVM* of the running VM.
-            let env = unsafe { Jvmti::from_vm(vm) }.ok()?;
-            env.add_capabilities(caps).ok()?;
-            env.set_event_callbacks(callbacks).ok()?;
-            env.set_event(true, Event::ClassFileLoadHook).ok()?;
-            Some(env)
-        };
-        match make(first, &[]) {
+    /// Agent_OnLoad: the environment of the first hook, created now so that it is older than
+    /// every agent of the command line after Orca (retransformation-incapable ones run in
+    /// the order their environments were made).
+    ///
+    /// # Safety
+    /// `vm` is the `JavaVM*` the JVM passed to `Agent_OnLoad`.
+    pub unsafe fn create_first_env(&self, vm: *mut JavaVM, first: &EventCallbacks) {
+        // SAFETY: as this function's.
+        match unsafe { make_env(vm, first, &[]) } {
             Some(e) => {
                 let _ = self.first_env.set(e);
+                let before = agents_before_orca();
+                if !before.is_empty() {
+                    eprintln!("orca: {} loads before Orca: a class it changes at load without being able to retransform classes (no `Can-Retransform-Classes: true`) is reported with its code's bytecode indexes, not the original class file's; load Orca first to make them exact", before.join(", "));
+                }
             }
             None => eprintln!("orca: cannot see classes before other agents change them (no second JVMTI environment); locations in classes another agent changes before Orca are that agent's"),
         }
-        match make(last, &[Capability::RetransformClasses]) {
+    }
+
+    /// VMInit: the environment of the last hook, younger than every agent of the command
+    /// line, whose hooks therefore run before it. Without it Orca says once what it cannot
+    /// translate.
+    fn create_last_env(&self, jni: Jni, last: &EventCallbacks) {
+        // SAFETY: the JavaVM* of the running VM.
+        let env = jni
+            .java_vm()
+            .and_then(|vm| unsafe { make_env(vm, last, &[Capability::RetransformClasses]) });
+        match env {
             Some(e) => {
                 let _ = self.last_env.set(e);
             }
@@ -868,4 +894,46 @@ fn through(methods: Vec<MethodMap>, before: Vec<MethodMap>) -> Vec<MethodMap> {
 /// Whether `needle` occurs in `hay` (a class file naming the tracker has it in a Utf8 entry).
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The agents the command line (`/proc/self/cmdline`) loads before Orca's own `-agentpath`.
+/// Why: a retransformation-incapable agent's hook runs in the order the environments were
+/// made, so one loaded before Orca changes classes before Orca's first hook keeps them.
+fn agents_before_orca() -> Vec<String> {
+    let Ok(cmdline) = std::fs::read("/proc/self/cmdline") else {
+        return Vec::new();
+    };
+    let own = own_library();
+    let mut before = Vec::new();
+    for arg in cmdline.split(|&b| b == 0) {
+        let arg = String::from_utf8_lossy(arg);
+        if let Some(rest) = arg.strip_prefix("-agentpath:") {
+            let path = rest.split('=').next().unwrap_or("");
+            let same = std::fs::canonicalize(path).ok();
+            if same.is_some() && same == own {
+                return before;
+            }
+        }
+        if arg.starts_with("-javaagent:")
+            || arg.starts_with("-agentpath:")
+            || arg.starts_with("-agentlib:")
+        {
+            before.push(arg.split('=').next().unwrap_or("").to_string());
+        }
+    }
+    // Orca's own argument not found (loaded another way): nothing can be said.
+    Vec::new()
+}
+
+/// The file of this library (`liborca.so`), canonical.
+fn own_library() -> Option<std::path::PathBuf> {
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr reads the address of a function of this library and fills `info`.
+    let ok = unsafe { libc::dladdr(own_library as *const libc::c_void, &mut info) };
+    if ok == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: dladdr gives a NUL-terminated path.
+    let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+    std::fs::canonicalize(name.to_str().ok()?).ok()
 }

@@ -13,7 +13,8 @@ import org.objectweb.asm.Opcodes;
  * of `OtherAgentTarget.work` and before its `notify`, keeping its line numbers: three of each
  * when the class loads (with the argument `load`), and one more each time the program asks
  * for a retransformation (which starts from the class file as loaded), so that every version
- * of the class differs from the one before.
+ * of the class differs from the one before. Its jar may say it cannot retransform: then its
+ * transformer runs only at load, among the retransformation-incapable ones.
  */
 public class Shift {
     static Instrumentation inst;
@@ -64,7 +65,7 @@ public class Shift {
                 }, 0);
                 return w.toByteArray();
             }
-        }, true);
+        }, i.isRetransformClassesSupported());
     }
 
     public static void retransform(Class<?> c) throws Exception {
