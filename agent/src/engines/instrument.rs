@@ -262,7 +262,9 @@ impl Instrumentation {
         if !self.jdk && self.is_jdk_loader(jni, loader) {
             return;
         }
-        ORIGINALS.with(|o| push_bounded(&mut o.borrow_mut(), (name.to_string(), bytes.to_vec())));
+        // A thread whose locals are being torn down keeps nothing.
+        let _ = ORIGINALS
+            .try_with(|o| push_bounded(&mut o.borrow_mut(), (name.to_string(), bytes.to_vec())));
     }
 
     /// The last hook (younger than every agent of the command line): when an agent changed
@@ -284,11 +286,14 @@ impl Instrumentation {
         bytes: &[u8],
     ) -> Option<Vec<u8>> {
         let name = name?;
-        let handed = HANDED.with(|h| {
-            let mut h = h.borrow_mut();
-            let i = h.iter().rposition(|x| x.name == name)?;
-            Some(h.remove(i))
-        });
+        let handed = HANDED
+            .try_with(|h| {
+                let mut h = h.borrow_mut();
+                let i = h.iter().rposition(|x| x.name == name)?;
+                Some(h.remove(i))
+            })
+            .ok()
+            .flatten();
         let mut out = None;
         if let Some(h) = handed {
             if h.bytes != bytes {
@@ -638,11 +643,14 @@ impl Instrumentation {
         let name = name?;
         // The class file before the agents that ran before this hook (none when it was not
         // kept, as for a retransformation, which starts from the class file as loaded).
-        let original = ORIGINALS.with(|o| {
-            let mut o = o.borrow_mut();
-            let i = o.iter().rposition(|x| x.0 == name)?;
-            Some(o.remove(i).1)
-        });
+        let original = ORIGINALS
+            .try_with(|o| {
+                let mut o = o.borrow_mut();
+                let i = o.iter().rposition(|x| x.0 == name)?;
+                Some(o.remove(i).1)
+            })
+            .ok()
+            .flatten();
         let configs = self.configs.get()?;
         let before = if !redefined.is_null() {
             // A retransformation starts from the class file as loaded, a redefinition from new
@@ -828,7 +836,7 @@ impl Instrumentation {
             bytes: bytes.to_vec(),
             methods,
         };
-        HANDED.with(|s| push_bounded(&mut s.borrow_mut(), h));
+        let _ = HANDED.try_with(|s| push_bounded(&mut s.borrow_mut(), h));
     }
 
     /// Counts the methods the rewriter left unchanged and names the first few on stderr, so
