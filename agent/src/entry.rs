@@ -231,7 +231,7 @@ unsafe extern "C" fn first_class_file_load_hook(
     _: *mut jvmtiEnv,
     jni: *mut JNIEnv,
     _class_being_redefined: jclass,
-    loader: jobject,
+    _loader: jobject,
     name: *const c_char,
     _protection_domain: jobject,
     len: jint,
@@ -239,13 +239,13 @@ unsafe extern "C" fn first_class_file_load_hook(
     _new_len: *mut jint,
     _new_data: *mut *mut u8,
 ) {
-    with_agent("ClassFileLoadHook", jni, |a, jni| {
+    with_agent("ClassFileLoadHook", jni, |a, _| {
         // SAFETY: JVMTI's class-load hook arguments.
         let Some((name, bytes)) = (unsafe { hook_args(name, len, data) }) else {
             return;
         };
         if let Some(ins) = &a.instrument {
-            ins.class_file_first(jni, loader, name, bytes);
+            ins.class_file_first(name, bytes);
         }
     });
 }

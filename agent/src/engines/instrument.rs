@@ -255,13 +255,12 @@ impl Instrumentation {
 
     /// The first hook (retransformation-incapable, so it runs before every capable
     /// agent's): keeps the class file as loaded, for [`Instrumentation::class_file`].
-    pub fn class_file_first(&self, jni: Jni, loader: jobject, name: Option<&str>, bytes: &[u8]) {
-        let Some(name) = name else {
+    pub fn class_file_first(&self, name: Option<&str>, bytes: &[u8]) {
+        // Only while the rewriting hook runs (from VMInit), which takes each class kept: a
+        // class kept before could be taken for another of the same name.
+        let (Some(name), Some(_)) = (name, self.configs.get()) else {
             return;
         };
-        if !self.jdk && self.is_jdk_loader(jni, loader) {
-            return;
-        }
         // A thread whose locals are being torn down keeps nothing.
         let _ = ORIGINALS
             .try_with(|o| push_bounded(&mut o.borrow_mut(), (name.to_string(), bytes.to_vec())));
