@@ -69,6 +69,7 @@ fn required_capabilities(mode: Mode) -> Vec<Capability> {
             // the loader is collected (its classes are unloaded with it).
             Capability::GenerateObjectFreeEvents,
             Capability::RetransformClasses,
+            Capability::GetConstantPool,
         ]),
     }
     caps
@@ -267,7 +268,7 @@ impl Agent {
             m.start(&self.rec, jni);
         }
         if let Some(ins) = &self.instrument {
-            ins.start(&self.rec, jni);
+            ins.start(&self.rec, jni, &crate::entry::last_hook_table());
         }
     }
 
@@ -309,7 +310,7 @@ impl Agent {
             m.stop(&self.rec.jvmti);
         }
         self.contention.stop(&self.rec.jvmti);
-        self.rec.log.finish();
+        self.rec.log.finish_at_vm_death();
         if let Some(ms) = std::env::var("ORCA_TEST_EXIT_DELAY_MS")
             .ok()
             .and_then(|v| v.parse().ok())

@@ -163,7 +163,7 @@ unsafe extern "C" fn contended_entered(
 unsafe extern "C" fn class_file_load_hook(
     _: *mut jvmtiEnv,
     jni: *mut JNIEnv,
-    _class_being_redefined: jclass,
+    class_being_redefined: jclass,
     loader: jobject,
     name: *const c_char,
     _protection_domain: jobject,
@@ -173,27 +173,17 @@ unsafe extern "C" fn class_file_load_hook(
     new_data: *mut *mut u8,
 ) {
     with_agent("ClassFileLoadHook", jni, |a, jni| {
-        if len < 0 || (data.is_null() && len > 0) || new_len.is_null() || new_data.is_null() {
+        if new_len.is_null() || new_data.is_null() {
             return;
         }
-        // An empty class file (a loader may define one) goes to the rewriter too, which
-        // reports it as unreadable like any other: the exit line counts every such class.
-        let bytes: &[u8] = if len == 0 {
-            &[]
-        } else {
-            // SAFETY: JVMTI passes `len` bytes of class file at `data`.
-            unsafe { std::slice::from_raw_parts(data, len as usize) }
-        };
-        // SAFETY: JVMTI passes a NUL-terminated name or null.
-        let name = if name.is_null() {
-            None
-        } else {
-            unsafe { CStr::from_ptr(name) }.to_str().ok()
+        // SAFETY: JVMTI's class-load hook arguments.
+        let Some((name, bytes)) = (unsafe { hook_args(name, len, data) }) else {
+            return;
         };
         let Some(ins) = &a.instrument else {
             return;
         };
-        if let Some(out) = ins.class_file(&a.rec, jni, loader, name, bytes) {
+        if let Some(out) = ins.class_file(&a.rec, jni, class_being_redefined, loader, name, bytes) {
             if let Ok(mem) = a.rec.jvmti.allocate_copy(&out) {
                 // SAFETY: JVMTI's out-parameters; the memory was allocated with JVMTI Allocate.
                 unsafe {
@@ -203,6 +193,123 @@ unsafe extern "C" fn class_file_load_hook(
             }
         }
     });
+}
+
+/// The name and bytes of a class-load hook's class (`None` for a bad length or pointer).
+/// An empty class file (a loader may define one) goes to the rewriter too, which reports it
+/// as unreadable like any other: the exit line counts every such class.
+///
+/// # Safety
+/// `name` is null or NUL-terminated; `data` holds `len` bytes.
+unsafe fn hook_args<'a>(
+    name: *const c_char,
+    len: jint,
+    data: *const u8,
+) -> Option<(Option<&'a str>, &'a [u8])> {
+    if len < 0 || (data.is_null() && len > 0) {
+        return None;
+    }
+    let bytes: &[u8] = if len == 0 {
+        &[]
+    } else {
+        // SAFETY: JVMTI passes `len` bytes of class file at `data`.
+        unsafe { std::slice::from_raw_parts(data, len as usize) }
+    };
+    // SAFETY: JVMTI passes a NUL-terminated name or null.
+    let name = if name.is_null() {
+        None
+    } else {
+        unsafe { CStr::from_ptr(name) }.to_str().ok()
+    };
+    Some((name, bytes))
+}
+
+/// The class-load hook of the environment that runs before every other agent able to
+/// retransform: keeps the class file as it was loaded. Changes nothing.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn first_class_file_load_hook(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    _class_being_redefined: jclass,
+    _loader: jobject,
+    name: *const c_char,
+    _protection_domain: jobject,
+    len: jint,
+    data: *const u8,
+    _new_len: *mut jint,
+    _new_data: *mut *mut u8,
+) {
+    with_agent("ClassFileLoadHook", jni, |a, _| {
+        // SAFETY: JVMTI's class-load hook arguments.
+        let Some((name, bytes)) = (unsafe { hook_args(name, len, data) }) else {
+            return;
+        };
+        if let Some(ins) = &a.instrument {
+            ins.class_file_first(name, bytes);
+        }
+    });
+}
+
+/// The class-load hook of the environment that runs after every agent of the command line:
+/// sees the class as it will run, and instruments it again if an agent replaced Orca's code.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn last_class_file_load_hook(
+    _: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    class_being_redefined: jclass,
+    loader: jobject,
+    name: *const c_char,
+    _protection_domain: jobject,
+    len: jint,
+    data: *const u8,
+    new_len: *mut jint,
+    new_data: *mut *mut u8,
+) {
+    with_agent("ClassFileLoadHook", jni, |a, jni| {
+        if new_len.is_null() || new_data.is_null() {
+            return;
+        }
+        // SAFETY: JVMTI's class-load hook arguments.
+        let Some((name, bytes)) = (unsafe { hook_args(name, len, data) }) else {
+            return;
+        };
+        let Some(ins) = &a.instrument else {
+            return;
+        };
+        if let Some(out) =
+            ins.class_file_last(&a.rec, jni, class_being_redefined, loader, name, bytes)
+        {
+            if let Ok(mem) = a.rec.jvmti.allocate_copy(&out) {
+                // SAFETY: JVMTI's out-parameters; the memory was allocated with JVMTI Allocate.
+                unsafe {
+                    *new_len = out.len() as jint;
+                    *new_data = mem;
+                }
+            }
+        }
+    });
+}
+
+/// The callbacks of the first hook's environment (instrumentation mode).
+pub fn first_hook_table() -> EventCallbacks {
+    EventCallbacks {
+        base: jvmtiEventCallbacks {
+            ClassFileLoadHook: Some(first_class_file_load_hook),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// The callbacks of the last hook's environment (instrumentation mode).
+pub fn last_hook_table() -> EventCallbacks {
+    EventCallbacks {
+        base: jvmtiEventCallbacks {
+            ClassFileLoadHook: Some(last_class_file_load_hook),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
 }
 
 /// The callback table (both modes; each enables the events it needs).
@@ -581,7 +688,12 @@ unsafe fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError
     if AGENT.set(agent).is_err() {
         return Err(StartError::AlreadyLoaded);
     }
-    AGENT.get().expect("just set").start(pending, &table())
+    let agent = AGENT.get().expect("just set");
+    if let Some(ins) = &agent.instrument {
+        // SAFETY: as this function's.
+        unsafe { ins.create_first_env(vm, &first_hook_table()) };
+    }
+    agent.start(pending, &table())
 }
 /// The option string the JVM passed (`-agentpath:liborca.so=OPTIONS`), if any.
 ///

@@ -78,6 +78,9 @@ pub enum Capability {
     GetOwnedMonitorStackDepthInfo = 34,
     GenerateAllClassHookEvents = 26,
     GenerateObjectFreeEvents = 32,
+    /// Instrumentation mode: a class another agent retransforms or redefines is compared
+    /// with the version that runs.
+    GetConstantPool = 35,
     /// Instrumentation mode: the tracked JDK methods of classes loaded before VMInit.
     RetransformClasses = 37,
     /// JDK 21+: virtual threads get their own start and end events.
@@ -100,6 +103,7 @@ impl Capability {
             Capability::GetOwnedMonitorStackDepthInfo => "can_get_owned_monitor_stack_depth_info",
             Capability::GenerateAllClassHookEvents => "can_generate_all_class_hook_events",
             Capability::GenerateObjectFreeEvents => "can_generate_object_free_events",
+            Capability::GetConstantPool => "can_get_constant_pool",
             Capability::RetransformClasses => "can_retransform_classes",
             Capability::SupportVirtualThreads => "can_support_virtual_threads",
         }
@@ -424,6 +428,15 @@ impl Jni {
                 .map(|f| f(self.raw, obj))
                 .unwrap_or(ptr::null_mut())
         }
+    }
+
+    /// The `JavaVM*` of this thread's JNI environment (JNI `GetJavaVM`), for a JVMTI
+    /// environment of its own.
+    pub fn java_vm(&self) -> Option<*mut JavaVM> {
+        let mut vm: *mut JavaVM = ptr::null_mut();
+        // SAFETY: `raw` is this thread's JNIEnv; `vm` is a valid out-parameter.
+        let rc = unsafe { (**self.raw).GetJavaVM.map(|f| f(self.raw, &mut vm)) };
+        (rc == Some(0) && !vm.is_null()).then_some(vm)
     }
 
     /// JNI `IsSameObject`.
@@ -1094,6 +1107,25 @@ impl Jvmti {
         );
         check("GetBytecodes", rc)?;
         Ok(self.take_array(code, count))
+    }
+
+    /// A class's constant pool as the class file has it: the entry count and the entries'
+    /// bytes (JVMTI `GetConstantPool`).
+    pub fn constant_pool(&self, class: jclass) -> Result<(u16, Vec<u8>), JvmtiError> {
+        let mut count: jint = 0;
+        let mut len: jint = 0;
+        let mut bytes: *mut u8 = ptr::null_mut();
+        let rc = call!(
+            self,
+            GetConstantPool,
+            fn(jclass, *mut jint, *mut jint, *mut *mut u8),
+            class,
+            &mut count,
+            &mut len,
+            &mut bytes
+        );
+        check("GetConstantPool", rc)?;
+        Ok((count as u16, self.take_array(bytes, len)))
     }
 
     /// The current thread (a local reference).

@@ -464,6 +464,7 @@ fn check(
             r.suppressed
         ));
     }
+    s.push_str(&format!("how it ended: {}\n", r.ending()));
     s.push_str(&format!(
         "{}: {} events, {} methods, {} classes, {} threads{}: {} ({} errors, {} warnings, {} notes{})\n",
         prefix.display(),

@@ -143,6 +143,8 @@ pub struct Analysis {
     pub events: u64,
     pub malformed: u64,
     pub torn: bool,
+    /// The log's `RecordingEnded` line, if it has one (none: killed or crashed).
+    pub ended: Option<orca_format::RecordingEnd>,
     pub dropped: u64,
     pub bytes: u64,
     pub first_ts: Option<u64>,
@@ -272,6 +274,10 @@ impl Analysis {
     }
 
     fn event(&mut self, ts: u64, ev: &Event<'_>) {
+        if let Event::RecordingEnded { how } = *ev {
+            self.ended = Some(how);
+            return;
+        }
         self.events += 1;
         self.first_ts = Some(self.first_ts.map_or(ts, |f| f.min(ts)));
         self.last_ts = self.last_ts.max(ts);
@@ -837,6 +843,11 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         a.threads.len(),
         a.objects.len(),
         dur(span)
+    );
+    let _ = writeln!(
+        s,
+        "  how it ended: {}",
+        orca_format::RecordingEnd::describe(a.ended)
     );
     if a.malformed > 0 || a.torn || a.dropped > 0 {
         let _ = writeln!(

@@ -1019,11 +1019,12 @@ pub enum EventKind {
     ThreadUnpark,
     EventsDropped,
     ObjectClass,
+    RecordingEnded,
 }
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 40] = [
+    pub const ALL: [EventKind; 41] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -1064,6 +1065,7 @@ impl EventKind {
         EventKind::ThreadUnpark,
         EventKind::EventsDropped,
         EventKind::ObjectClass,
+        EventKind::RecordingEnded,
     ];
 
     /// The name as written in the file.
@@ -1109,6 +1111,7 @@ impl EventKind {
             EventKind::ThreadUnpark => "ThreadUnpark",
             EventKind::EventsDropped => "EventsDropped",
             EventKind::ObjectClass => "ObjectClass",
+            EventKind::RecordingEnded => "RecordingEnded",
         }
     }
 
@@ -1175,6 +1178,7 @@ impl EventKind {
             b"ThreadUnpark" => EventKind::ThreadUnpark,
             b"EventsDropped" => EventKind::EventsDropped,
             b"ObjectClass" => EventKind::ObjectClass,
+            b"RecordingEnded" => EventKind::RecordingEnded,
             _ => return None,
         })
     }
@@ -1480,6 +1484,40 @@ pub enum Event<'a> {
         /// JVM type signature, escaped as a JVM name.
         class: Text<'a>,
     },
+    /// The agent's last line: the recording ended in order (FORMAT.md, "Agent events").
+    RecordingEnded {
+        how: RecordingEnd,
+    },
+}
+
+/// How a recording ended, as its `RecordingEnded` line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RecordingEnd {
+    /// `vmdeath`: the JVM posted VMDeath (the program ended, `System.exit`, `Runtime.halt`,
+    /// an uncaught exception or error, or a signal the JVM handles such as SIGTERM).
+    VmDeath,
+    /// `unload`: the agent was unloaded without VMDeath.
+    Unload,
+}
+
+impl RecordingEnd {
+    /// The word written in the log.
+    pub fn word(self) -> &'static str {
+        match self {
+            RecordingEnd::VmDeath => "vmdeath",
+            RecordingEnd::Unload => "unload",
+        }
+    }
+
+    /// How a log with this ending (`None`: without a `RecordingEnded` line) ended, in
+    /// words, for `orca check` and `orca report`.
+    pub fn describe(ended: Option<RecordingEnd>) -> &'static str {
+        match ended {
+            Some(RecordingEnd::VmDeath) => "the JVM ended in order (VMDeath: the program returned or called System.exit or Runtime.halt, an exception or error such as OutOfMemoryError ended it, or a signal the JVM handles such as SIGTERM)",
+            Some(RecordingEnd::Unload) => "the agent was unloaded without VMDeath; the recording is complete",
+            None => "no RecordingEnded line: the JVM was killed (SIGKILL) or crashed (a fatal error); the log holds what was written up to its last complete line (the writer flushes at least every 100 ms)",
+        }
+    }
 }
 
 impl<'a> Event<'a> {
@@ -1530,6 +1568,7 @@ impl<'a> Event<'a> {
             Event::ThreadUnpark { .. } => EventKind::ThreadUnpark,
             Event::EventsDropped { .. } => EventKind::EventsDropped,
             Event::ObjectClass { .. } => EventKind::ObjectClass,
+            Event::RecordingEnded { .. } => EventKind::RecordingEnded,
         }
     }
 
@@ -1567,7 +1606,9 @@ impl<'a> Event<'a> {
             | Event::ThreadPark { thread, .. }
             | Event::ThreadParked { thread, .. }
             | Event::ThreadUnpark { thread, .. } => Some(thread),
-            Event::EventsDropped { .. } | Event::ObjectClass { .. } => None,
+            Event::EventsDropped { .. }
+            | Event::ObjectClass { .. }
+            | Event::RecordingEnded { .. } => None,
         }
     }
 
@@ -1735,6 +1776,15 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 object: parse_hash(o, 3, "object", false)?,
                 class: parse_text(c, 4, "classSignature", false)?,
             }
+        }
+        K::RecordingEnded => {
+            let [_, _, h] = split::<3>(line, name)?;
+            let how = match h {
+                b"vmdeath" => RecordingEnd::VmDeath,
+                b"unload" => RecordingEnd::Unload,
+                _ => return Err(field_err(3, "how", h, "expected vmdeath or unload")),
+            };
+            Event::RecordingEnded { how }
         }
         K::EventsDropped => {
             let [_, _, c] = split::<3>(line, name)?;
@@ -2119,6 +2169,8 @@ mod tests {
                 String::from_utf8_lossy(bad)
             );
         }
+        assert!(parse_event_line(b"1.000000000,RecordingEnded,vmdeath").is_ok());
+        assert!(parse_event_line(b"1.000000000,RecordingEnded,unload").is_ok());
         assert!(parse_event_line(b"1.000000000,MonitorExit,00000001,0000000A,0").is_ok());
     }
 
@@ -2141,6 +2193,8 @@ mod tests {
             b"1.000000000,ThreadStarted,00000001,a\rb", // raw control
             b"1.000000000,Bogus,00000001",
             b"1.000000000,EventsDropped,0",
+            b"1.000000000,RecordingEnded,exit",
+            b"1.000000000,RecordingEnded",
             b"",
         ];
         for b in bad {

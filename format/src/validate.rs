@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::parse::{
     parse_class_line, parse_event_line, parse_method_line, ConditionOp, Event, EventKind, Frame,
-    Hash, LockMode, LockOp, Timestamp,
+    Hash, LockMode, LockOp, RecordingEnd, Timestamp,
 };
 use crate::reader::{Line, LineReader};
 use crate::{paths, OrcaError};
@@ -71,6 +71,8 @@ pub enum ViolationKind {
     /// One ID names two things: a thread ID started again after its `ThreadEnded`, or two
     /// method IDs for one method of one class (FORMAT.md, "One ID, one thing").
     IdReuse,
+    /// A line after the `RecordingEnded` line, which must be the last.
+    AfterEnd,
 }
 
 /// One broken (or noteworthy) rule at one line.
@@ -144,8 +146,18 @@ pub struct ValidationReport {
     pub dropped: u64,
     /// Whether any of the three files has a torn last line.
     pub torn: bool,
+    /// How the recording ended, from its `RecordingEnded` line; `None` when the log has
+    /// none: the JVM was killed (SIGKILL) or crashed (a fatal error), and the log holds what
+    /// the writer had flushed (at least every 100 ms) up to its last complete line.
+    pub ended: Option<RecordingEnd>,
 }
 
+impl ValidationReport {
+    /// How the JVM ended, in words, for `orca check` and `orca report`.
+    pub fn ending(&self) -> &'static str {
+        RecordingEnd::describe(self.ended)
+    }
+}
 impl ValidationReport {
     /// True when the log has no error (warnings and notes are allowed).
     pub fn is_valid(&self) -> bool {
@@ -552,8 +564,16 @@ impl Validator {
                 continue;
             }
             let Line::Complete(b) = line else { continue };
+            if self.report.ended.is_some() {
+                let msg = "a line after the RecordingEnded line, which must be the last".into();
+                self.err(name, n, ViolationKind::AfterEnd, msg);
+            }
             match parse_event_line(b) {
                 Ok(rec) => {
+                    if let Event::RecordingEnded { how } = rec.event {
+                        self.report.ended = Some(how);
+                        continue;
+                    }
                     self.report.events += 1;
                     self.event(name, n, rec.timestamp, &rec.event);
                 }

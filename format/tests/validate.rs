@@ -815,3 +815,30 @@ fn a_hold_open_at_the_end_excludes_later_ones() {
     let r = run(CLASSES, METHODS, &ev);
     assert!(r.is_valid(), "{:#?}", r.violations);
 }
+
+/// The `RecordingEnded` line: the last, not an event, and how the log ended; a log without it
+/// was cut short; a line after it is an error.
+#[test]
+fn recording_ended_is_the_last_line() {
+    let r = run(CLASSES, METHODS, EVENTS);
+    assert_eq!(r.ended, None);
+    assert!(r.ending().contains("killed (SIGKILL) or crashed"));
+    let ended = format!("{EVENTS}5087.300000000,RecordingEnded,vmdeath\n");
+    let r = run(CLASSES, METHODS, &ended);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    assert_eq!(r.ended, Some(orca_format::RecordingEnd::VmDeath));
+    assert_eq!(r.events, EVENTS.lines().count() as u64);
+    let after = format!("{ended}5087.300000001,ThreadStarted,0000CCCC,late\n");
+    let r = run(CLASSES, METHODS, &after);
+    let n = EVENTS.lines().count() + 2;
+    assert_eq!(
+        lines(&r, Severity::Error),
+        vec![format!(
+            "t.orca:{n}: a line after the RecordingEnded line, which must be the last"
+        )]
+    );
+    assert!(r
+        .violations
+        .iter()
+        .any(|v| v.kind == ViolationKind::AfterEnd));
+}

@@ -10,6 +10,7 @@
 //! Entry point: [`rewrite`]. See `rewriter/README.md` for the design and the
 //! decisions (call-site owner policy, offset attribution).
 
+mod align;
 mod cp;
 mod error;
 mod fixup;
@@ -19,6 +20,7 @@ mod refs;
 mod stack;
 mod transform;
 
+pub use align::{align, align_to_running, code_lengths};
 pub use error::RewriteError;
 
 use cp::{Pool, PoolBuilder, UTF8};
@@ -446,7 +448,7 @@ impl Small {
     }
 }
 
-fn skip_members(r: &mut Reader, what: &'static str) -> Result<(), RewriteError> {
+pub(crate) fn skip_members(r: &mut Reader, what: &'static str) -> Result<(), RewriteError> {
     let n = r.u2(what)?;
     for _ in 0..n {
         r.skip(6, what)?;

@@ -1,4 +1,6 @@
-//! Every way a JVM ends leaves complete files (a torn last line only after `kill -9`).
+//! Every way a JVM ends leaves complete files (a torn last line only after `kill -9` or a
+//! crash), and the log says how it ended: a `RecordingEnded` line last when the agent saw the
+//! JVM end, none when it was killed or crashed, which `orca check` and `orca report` tell.
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
@@ -13,14 +15,14 @@ const NOTIFIES: usize = 2000;
 /// them in summary lines, written every 10 s and at exit).
 const EVENTS: &str = "notifies=events";
 
-fn notifies_from_main(log: &Log) -> usize {
+fn notifies_logged(log: &Log) -> usize {
     log.events
         .iter()
         .filter(|e| {
             e.name == "ObjectNotify"
                 && e.frames
                     .first()
-                    .is_some_and(|f| log.method_name(f.0) == "Exits.main")
+                    .is_some_and(|f| log.method_name(f.0) == "Exits.notifies")
         })
         .count()
 }
@@ -36,14 +38,148 @@ fn orderly_ends_write_everything() {
             let log = run.log();
             assert!(!log.torn, "{ctx}");
             assert_valid(&run, &log);
-            assert_eq!(notifies_from_main(&log), NOTIFIES, "{ctx}");
+            assert_eq!(notifies_logged(&log), NOTIFIES, "{ctx}");
             assert!(run.stderr.contains("; wrote "), "exit line missing: {ctx}");
             assert!(
                 run.stderr
                     .contains(&format!("{} events, 0 dropped", log.lines_written())),
                 "the exit line counts every event: {ctx}"
             );
+            assert_eq!(log.ended.as_deref(), Some("vmdeath"), "{ctx}");
+            if how == "exit-many" {
+                // Every exiter started (each has its ThreadStarted) before the first exit.
+                let exiters = log
+                    .thread_names
+                    .values()
+                    .filter(|n| n.starts_with("exiter-"))
+                    .count();
+                assert_eq!(exiters, 16, "{ctx}");
+            }
         }
+    }
+}
+
+/// `orca` (the command, beside the agent) on `prefix`: its standard output.
+fn orca(args: &[&str], prefix: &std::path::Path) -> String {
+    let bin = agent_path().with_file_name("orca");
+    let o = std::process::Command::new(&bin)
+        .args(args)
+        .arg(prefix)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// What `orca check` and `orca report` say of a log that ended in order, and of one cut short.
+fn assert_said_ending(prefix: &std::path::Path, in_order: bool, ctx: &str) {
+    let said = if in_order {
+        "how it ended: the JVM ended in order (VMDeath"
+    } else {
+        "how it ended: no RecordingEnded line: the JVM was killed (SIGKILL) or crashed"
+    };
+    let check = orca(&["check"], prefix);
+    assert!(check.contains(said), "{ctx}: orca check said:\n{check}");
+    assert!(
+        check.contains(": valid ("),
+        "{ctx}: orca check said:\n{check}"
+    );
+    let report = orca(&["report"], prefix);
+    assert!(report.contains(said), "{ctx}: orca report said:\n{report}");
+}
+
+/// An OutOfMemoryError in the program, with the heap filled inside synchronized blocks (so
+/// the tracker runs while memory is short): uncaught, it ends the JVM in order; caught, the
+/// program goes on and every later event is recorded. Nothing of the agent's reaches the
+/// program: the error is the program's own.
+#[test]
+fn an_out_of_memory_error_ends_the_recording_in_order() {
+    for jdk in jdks() {
+        for (how, code, notifies) in [("oom", 1, NOTIFIES), ("oom-caught", 0, 2 * NOTIFIES)] {
+            let run = run_with(
+                &format!("exit-{how}"),
+                jdk,
+                EVENTS,
+                &["-Xmx64m"],
+                "Exits",
+                &[how],
+            );
+            let ctx = format!("{} {how}: stderr:\n{}", jdk.label(), run.stderr);
+            assert_eq!(run.code, Some(code), "{ctx}");
+            if how == "oom" {
+                assert!(
+                    run.stderr
+                        .contains("Exception in thread \"main\" java.lang.OutOfMemoryError"),
+                    "{ctx}"
+                );
+            } else {
+                assert!(
+                    run.stdout.contains("caught java.lang.OutOfMemoryError"),
+                    "{ctx}"
+                );
+            }
+            let log = run.log();
+            assert!(!log.torn, "{ctx}");
+            assert_valid(&run, &log);
+            assert_eq!(notifies_logged(&log), notifies, "{ctx}");
+            assert!(
+                run.stderr
+                    .contains(&format!("{} events, 0 dropped", log.lines_written())),
+                "the exit line counts every event: {ctx}"
+            );
+            assert_eq!(log.ended.as_deref(), Some("vmdeath"), "{ctx}");
+            assert_said_ending(&run.prefix, true, &ctx);
+        }
+    }
+}
+
+/// A JVM ended by a fatal error (-XX:+CrashOnOutOfMemoryError: HotSpot reports and aborts,
+/// no VMDeath): the log is valid up to its last complete line and has no `RecordingEnded`,
+/// so `orca check` and `orca report` say it was killed or crashed. What the writer had
+/// flushed before the abort depends on timing: only its upper bound is certain.
+#[test]
+fn a_fatal_error_leaves_a_valid_log_that_says_it_was_cut_short() {
+    for jdk in jdks() {
+        let prefix = prefix_for("exit-crash", jdk);
+        let dir = prefix.parent().unwrap().to_path_buf();
+        let error_file = format!("-XX:ErrorFile={}/hs_err_%p.log", dir.display());
+        let mut cmd = java_command(
+            jdk,
+            &format!("{},{EVENTS}", prefix.display()),
+            &[
+                "-Xmx64m",
+                "-XX:+CrashOnOutOfMemoryError",
+                "-XX:-CreateCoredumpOnCrash",
+                &error_file,
+            ],
+            "Exits",
+            &["crash"],
+        );
+        cmd.current_dir(&dir);
+        let run = finish(prefix, output_with_timeout(cmd, 300));
+        let ctx = format!(
+            "{}: stdout:\n{}\nstderr:\n{}",
+            jdk.label(),
+            run.stdout,
+            run.stderr
+        );
+        assert_ne!(run.code, Some(0), "{ctx}");
+        assert!(
+            run.stdout
+                .contains("Aborting due to java.lang.OutOfMemoryError")
+                || run
+                    .stderr
+                    .contains("Aborting due to java.lang.OutOfMemoryError"),
+            "{ctx}"
+        );
+        assert!(
+            !run.stderr.contains("; wrote "),
+            "no exit line after a crash: {ctx}"
+        );
+        let log = run.log();
+        assert_valid(&run, &log);
+        assert_eq!(log.ended, None, "{ctx}");
+        assert!(notifies_logged(&log) <= NOTIFIES, "{ctx}");
+        assert_said_ending(&run.prefix, false, &ctx);
     }
 }
 
@@ -92,8 +228,10 @@ fn sigterm_writes_everything() {
         let log = run.log();
         assert!(!log.torn);
         assert_valid(&run, &log);
-        assert_eq!(notifies_from_main(&log), NOTIFIES);
+        assert_eq!(notifies_logged(&log), NOTIFIES);
         assert!(run.stderr.contains("; wrote "), "{}", run.stderr);
+        assert_eq!(log.ended.as_deref(), Some("vmdeath"), "{}", jdk.label());
+        assert_said_ending(&run.prefix, true, &jdk.label());
     }
 }
 
@@ -114,11 +252,13 @@ fn kill_9_loses_at_most_a_torn_tail() {
         let log = run.log();
         assert_valid(&run, &log);
         assert_eq!(
-            notifies_from_main(&log),
+            notifies_logged(&log),
             NOTIFIES,
             "{}: events before the kill were flushed",
             jdk.label()
         );
+        assert_eq!(log.ended, None, "{}", jdk.label());
+        assert_said_ending(&run.prefix, false, &jdk.label());
     }
 }
 
@@ -154,7 +294,7 @@ fn the_output_folder_vanishing_mid_run_loses_nothing() {
         let log = run.log();
         assert!(!log.torn, "{ctx}");
         assert_valid(&run, &log);
-        assert_eq!(notifies_from_main(&log), NOTIFIES, "{ctx}");
+        assert_eq!(notifies_logged(&log), NOTIFIES, "{ctx}");
         assert!(
             run.stderr
                 .contains(&format!("{} events, 0 dropped", log.lines_written())),
@@ -211,7 +351,7 @@ fn the_output_folder_becoming_read_only_mid_run_loses_nothing() {
         let log = run.log();
         assert!(!log.torn, "{ctx}");
         assert_valid(&run, &log);
-        assert_eq!(notifies_from_main(&log), NOTIFIES, "{ctx}");
+        assert_eq!(notifies_logged(&log), NOTIFIES, "{ctx}");
         assert!(
             run.stderr
                 .contains(&format!("{} events, 0 dropped", log.lines_written())),

@@ -55,6 +55,9 @@ pub struct Log {
     pub torn: bool,
     /// The sum of the `EventsDropped` lines' counts (the lines are not in `events`).
     pub dropped: u64,
+    /// The word of the `RecordingEnded` line (`vmdeath`, `unload`); `None` without one (the
+    /// JVM was killed or crashed).
+    pub ended: Option<String>,
 }
 
 fn hex(s: &str) -> Result<u32, String> {
@@ -289,7 +292,8 @@ impl Log {
 
     /// Reads `PREFIX.orca`, `PREFIX.methods` and `PREFIX.classtable`. Any line this reader
     /// does not understand is an error naming the file and line. `EventsDropped` lines are
-    /// counted in `dropped` rather than listed; `ObjectClass` lines go to `object_classes`.
+    /// counted in `dropped` rather than listed; `ObjectClass` lines go to `object_classes`, and
+    /// the `RecordingEnded` line goes to `ended`.
     pub fn read(prefix: &Path) -> Result<Log, String> {
         let read = |ext: &str| {
             let p = format!("{}.{ext}", prefix.display());
@@ -327,6 +331,10 @@ impl Log {
                 if log.object_classes.insert(object, class).is_some() {
                     return Err(ctx("a second ObjectClass line for this object".into()));
                 }
+                continue;
+            }
+            if text.split(',').nth(1) == Some("RecordingEnded") {
+                log.ended = text.split(',').nth(2).map(str::to_string);
                 continue;
             }
             let e = parse_event(i + 1, text).map_err(ctx)?;

@@ -8,23 +8,77 @@
 //! rewritten method it keeps the rewriter's map from new to original bytecode indexes, so
 //! that stack traces and line tables report the original class file's locations.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use jni_sys::{jclass, jobject};
-use orca_rewriter::{rewrite, Config, MethodHook, MethodMap, MethodNote, Outcome};
+use jni_sys::{jclass, jobject, JavaVM};
+use orca_rewriter::{
+    align, align_to_running, code_lengths, rewrite, Config, MethodHook, MethodMap, MethodNote,
+    Outcome,
+};
 
 use super::methods::tracked;
 use super::tracker::{self, TrackerSettings};
 use super::{report, LOCAL_FRAME};
-use crate::jvmti::{Event, Jni};
+use crate::jvmti::{Capability, Event, EventCallbacks, Jni, Jvmti};
 use crate::recorder::Recorder;
 
 /// How many rewrite failures are printed one by one before only the count at exit.
 const FAILURES_SHOWN: u64 = 5;
 /// The package of the JDK's lock classes (internal-name prefix).
 const LOCK_PACKAGE: &str = "java/util/concurrent/locks/";
+
+/// Class bytes handed from one of Orca's class-load hooks to the next on the thread that
+/// loads the class, by class name (a transformer may load classes of its own meanwhile, so
+/// they stack up); at most this many are kept.
+const HANDOFFS: usize = 32;
+
+/// What Orca's last hook needs of what its rewriting hook made of a class.
+struct Handoff {
+    name: String,
+    /// The defining loader's key.
+    key: i64,
+    /// The bytes Orca's rewriting hook handed on (its output, or its input if it changed
+    /// nothing).
+    bytes: Vec<u8>,
+    /// The maps of those bytes to the original class file's, by method.
+    methods: Vec<MethodMap>,
+}
+
+thread_local! {
+    /// The class file as the first hook saw it, before any agent that runs after the
+    /// retransformation-incapable ones changed it.
+    static ORIGINALS: RefCell<Vec<(String, Vec<u8>)>> = const { RefCell::new(Vec::new()) };
+    /// Orca's rewriting hook's result, for its last hook.
+    static HANDED: RefCell<Vec<Handoff>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Pushes `item` on a hand-off stack, dropping the oldest past [`HANDOFFS`].
+fn push_bounded<T>(stack: &mut Vec<T>, item: T) {
+    if stack.len() >= HANDOFFS {
+        stack.remove(0);
+    }
+    stack.push(item);
+}
+
+/// A JVMTI environment of Orca's own with `caps` and only a class-load hook.
+///
+/// # Safety
+/// `vm` is the running VM's `JavaVM*`.
+unsafe fn make_env(
+    vm: *mut JavaVM,
+    callbacks: &EventCallbacks,
+    caps: &[Capability],
+) -> Option<Jvmti> {
+    // SAFETY: as this function's.
+    let env = unsafe { Jvmti::from_vm(vm) }.ok()?;
+    env.add_capabilities(caps).ok()?;
+    env.set_event_callbacks(callbacks).ok()?;
+    env.set_event(true, Event::ClassFileLoadHook).ok()?;
+    Some(env)
+}
 
 /// A JNI global reference, usable from any thread.
 struct GlobalRef(jobject);
@@ -77,6 +131,28 @@ pub struct Instrumentation {
     changed: AtomicU64,
     failed: AtomicU64,
     methods_left: AtomicU64,
+    /// Classes changed by another agent whose changes could not be followed (only the first
+    /// few are named).
+    untranslated: AtomicU64,
+    /// The JVMTI environment whose class-load hook runs before every retransformation-capable
+    /// agent's ([`Instrumentation::class_file_first`]) and the one whose hook runs after
+    /// every agent loaded at start-up ([`Instrumentation::class_file_last`]). Why: other
+    /// agents (APM, mocks, coverage) change classes before or after Orca; with the class as
+    /// it was before them and as it is after them, Orca's maps lead from the code that runs
+    /// to the original class file.
+    first_env: OnceLock<Jvmti>,
+    last_env: OnceLock<Jvmti>,
+    /// Classes retransformed or redefined, by (loader key, name): the class and the code
+    /// length of each method as Orca's last hook left it. An agent attached at run time has
+    /// an environment younger than Orca's last, so its hook runs after it unseen: at exit a
+    /// method whose code is not what Orca left shows it.
+    redefinitions: Mutex<HashMap<(i64, String), Redefinition>>,
+}
+
+/// A class as Orca's last hook left it in a retransformation or redefinition.
+struct Redefinition {
+    class: GlobalRef,
+    lengths: Vec<(String, String, u32)>,
 }
 
 /// What the hook did, for the exit line.
@@ -106,12 +182,16 @@ impl Instrumentation {
             changed: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             methods_left: AtomicU64::new(0),
+            untranslated: AtomicU64::new(0),
+            first_env: OnceLock::new(),
+            last_env: OnceLock::new(),
+            redefinitions: Mutex::new(HashMap::new()),
         }
     }
 
     /// VMInit: install the tracker, then switch on the class-load hook. Without the tracker
     /// nothing is switched on: recording goes on with monitor contention and threads only.
-    pub fn start(&self, rec: &Recorder, jni: Jni) {
+    pub fn start(&self, rec: &Recorder, jni: Jni, last: &EventCallbacks) {
         self.set_platform_loader(jni);
         let fields = &rec.buffers.fields;
         if let Err(e) = tracker::install(jni, &self.settings, fields) {
@@ -123,6 +203,7 @@ impl Instrumentation {
         // Sites are bound to their methods when a class is prepared.
         report(rec.jvmti.set_event(true, Event::ClassPrepare));
         report(rec.jvmti.set_event(true, Event::ObjectFree));
+        self.create_last_env(jni, last);
         report(rec.jvmti.set_event(true, Event::ClassFileLoadHook));
         // The tracked JDK classes loaded before now (Object and Thread always) go through the
         // hook again, from their original bytes.
@@ -133,6 +214,179 @@ impl Instrumentation {
             for c in loaded {
                 jni.delete_global_ref(c);
             }
+        }
+    }
+
+    /// Agent_OnLoad: the environment of the first hook, created now so that it is older than
+    /// every agent of the command line after Orca (retransformation-incapable ones run in
+    /// the order their environments were made).
+    ///
+    /// # Safety
+    /// `vm` is the `JavaVM*` the JVM passed to `Agent_OnLoad`.
+    pub unsafe fn create_first_env(&self, vm: *mut JavaVM, first: &EventCallbacks) {
+        // SAFETY: as this function's.
+        match unsafe { make_env(vm, first, &[]) } {
+            Some(e) => {
+                let _ = self.first_env.set(e);
+                let before = agents_before_orca();
+                if !before.is_empty() {
+                    eprintln!("orca: {} loads before Orca: a class it changes at load without being able to retransform classes (no `Can-Retransform-Classes: true`) is reported with its code's bytecode indexes, not the original class file's; load Orca first to make them exact", before.join(", "));
+                }
+            }
+            None => eprintln!("orca: cannot see classes before other agents change them (no second JVMTI environment); locations in classes another agent changes before Orca are that agent's"),
+        }
+    }
+
+    /// VMInit: the environment of the last hook, younger than every agent of the command
+    /// line, whose hooks therefore run before it. Without it Orca says once what it cannot
+    /// translate.
+    fn create_last_env(&self, jni: Jni, last: &EventCallbacks) {
+        // SAFETY: the JavaVM* of the running VM.
+        let env = jni
+            .java_vm()
+            .and_then(|vm| unsafe { make_env(vm, last, &[Capability::RetransformClasses]) });
+        match env {
+            Some(e) => {
+                let _ = self.last_env.set(e);
+            }
+            None => eprintln!("orca: cannot see classes after other agents change them (no third JVMTI environment); locations in classes another agent changes after Orca are off by what it inserted"),
+        }
+    }
+
+    /// The first hook (retransformation-incapable, so it runs before every capable
+    /// agent's): keeps the class file as loaded, for [`Instrumentation::class_file`].
+    pub fn class_file_first(&self, name: Option<&str>, bytes: &[u8]) {
+        // Only while the rewriting hook runs (from VMInit), which takes each class kept: a
+        // class kept before could be taken for another of the same name.
+        let (Some(name), Some(_)) = (name, self.configs.get()) else {
+            return;
+        };
+        // A thread whose locals are being torn down keeps nothing.
+        let _ = ORIGINALS
+            .try_with(|o| push_bounded(&mut o.borrow_mut(), (name.to_string(), bytes.to_vec())));
+    }
+
+    /// The last hook (younger than every agent of the command line): when an agent changed
+    /// the class after Orca, maps its code to Orca's by an instruction diff and registers
+    /// the composed maps, so that the code that runs maps to the original class file. For a
+    /// retransformation or redefinition it also binds the new version's sites and hands the
+    /// new maps to the methods already described.
+    ///
+    /// An agent that replaces the class outright (Byte Buddy's retransformation strategy
+    /// returns the bytes it made, whatever it is given) removes Orca's code: then the class
+    /// is rewritten again here, and its maps lead through the diff to the original.
+    pub fn class_file_last(
+        &self,
+        rec: &Recorder,
+        jni: Jni,
+        redefined: jclass,
+        loader: jobject,
+        name: Option<&str>,
+        bytes: &[u8],
+    ) -> Option<Vec<u8>> {
+        let name = name?;
+        let handed = HANDED
+            .try_with(|h| {
+                let mut h = h.borrow_mut();
+                let i = h.iter().rposition(|x| x.name == name)?;
+                Some(h.remove(i))
+            })
+            .ok()
+            .flatten();
+        let mut out = None;
+        if let Some(h) = handed {
+            if h.bytes != bytes {
+                match align(bytes, &h.bytes) {
+                    Ok(after) => {
+                        let methods = through(after, h.methods);
+                        let ours_gone = contains(&h.bytes, tracker::CLASS_NAME.as_bytes())
+                            && !contains(bytes, tracker::CLASS_NAME.as_bytes());
+                        match self.configs.get() {
+                            Some(configs) if ours_gone => {
+                                out = self.rewrite_class(
+                                    rec, jni, loader, name, bytes, configs, methods, false,
+                                );
+                            }
+                            _ => rec.meta.register_rewritten(h.key, name, methods),
+                        }
+                    }
+                    Err(e) => self.say_untranslated(name, &e.to_string()),
+                }
+            }
+        }
+        if !redefined.is_null() {
+            self.redefined(rec, jni, redefined);
+            self.remember(rec, jni, redefined, name, out.as_deref().unwrap_or(bytes));
+        }
+        out
+    }
+
+    /// Notes what a retransformed or redefined class's code is as Orca's last hook leaves it.
+    fn remember(&self, rec: &Recorder, jni: Jni, class: jclass, name: &str, bytes: &[u8]) {
+        // The boot loader's: the tracked JDK classes Orca retransforms itself at start-up.
+        let Some(key) = rec
+            .meta
+            .class_loader_key(&rec.jvmti, jni, class)
+            .filter(|&k| k != crate::recorder::metadata::BOOT_LOADER)
+        else {
+            return;
+        };
+        let Ok(lengths) = code_lengths(bytes) else {
+            return;
+        };
+        let mut r = self.redefinitions.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = r.get_mut(&(key, name.to_string())) {
+            old.lengths = lengths;
+            return;
+        }
+        let class = GlobalRef(jni.new_global_ref(class));
+        r.insert((key, name.to_string()), Redefinition { class, lengths });
+    }
+
+    /// At exit: one line per retransformed class whose code an agent Orca did not see
+    /// changed after it (the first few; then their count).
+    fn check_redefinitions(&self, rec: &Recorder) {
+        let r = self.redefinitions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut changed: Vec<&str> = Vec::new();
+        for ((_, name), d) in r.iter() {
+            let methods = rec.jvmti.class_methods(d.class.0).unwrap_or_default();
+            let differs = methods.into_iter().any(|m| {
+                let (Ok((n, desc)), Ok(code)) = (rec.jvmti.method_name(m), rec.jvmti.bytecodes(m))
+                else {
+                    return false;
+                };
+                d.lengths
+                    .iter()
+                    .any(|(ln, ld, len)| *ln == n && *ld == desc && *len as usize != code.len())
+            });
+            if differs {
+                changed.push(name);
+            }
+        }
+        changed.sort_unstable();
+        for name in changed.iter().take(FAILURES_SHOWN as usize) {
+            eprintln!("orca: class {} was changed after Orca by an agent attached at run time (its class-load hook runs after Orca's): its events carry that agent's bytecode indexes, not the original class file's", name.replace('/', "."));
+        }
+        if changed.len() > FAILURES_SHOWN as usize {
+            eprintln!(
+                "orca: {} more classes were changed after Orca by agents attached at run time",
+                changed.len() - FAILURES_SHOWN as usize
+            );
+        }
+    }
+
+    /// A class retransformed or redefined: no ClassPrepare comes, so its new sites are bound
+    /// now (its methods keep their jmethodIDs), and described methods get their new maps.
+    fn redefined(&self, rec: &Recorder, jni: Jni, class: jclass) {
+        self.class_prepare(rec, jni, class);
+        rec.meta.class_redefined(&rec.jvmti, jni, class);
+    }
+
+    /// One line per class whose changes by another agent could not be followed.
+    fn say_untranslated(&self, name: &str, why: &str) {
+        let n = self.untranslated.fetch_add(1, Ordering::Relaxed) + 1;
+        if n <= FAILURES_SHOWN {
+            eprintln!("orca: class {name} as another agent changed it cannot be read ({why}); its locations are that agent's");
         }
     }
 
@@ -243,6 +497,7 @@ impl Instrumentation {
     /// VMDeath: every thread's buffer is drained, since their threads will not end on their
     /// own any more.
     pub fn stop(&self, rec: &Recorder, jni: Jni) {
+        self.check_redefinitions(rec);
         rec.drain_all(jni);
         let _ = rec.jvmti.set_event(false, Event::ClassPrepare);
     }
@@ -377,19 +632,108 @@ impl Instrumentation {
         &self,
         rec: &Recorder,
         jni: Jni,
+        redefined: jclass,
         loader: jobject,
         name: Option<&str>,
         bytes: &[u8],
     ) -> Option<Vec<u8>> {
-        let Recorder { jvmti, meta, .. } = rec;
         // A class without a name (hidden classes, lambda forms) could not be found again to
         // translate its locations: leave it as it is.
         let name = name?;
+        // The class file before the agents that ran before this hook (none when it was not
+        // kept, as for a retransformation, which starts from the class file as loaded).
+        let original = ORIGINALS
+            .try_with(|o| {
+                let mut o = o.borrow_mut();
+                let i = o.iter().rposition(|x| x.0 == name)?;
+                Some(o.remove(i).1)
+            })
+            .ok()
+            .flatten();
         let configs = self.configs.get()?;
+        let before = if !redefined.is_null() {
+            // A retransformation starts from the class file as loaded, a redefinition from new
+            // bytes, and agents before Orca may have changed either: what Orca gets is
+            // compared with the version that runs, whose maps lead to the original.
+            self.running_maps(rec, jni, redefined, name, bytes)
+        } else {
+            match original {
+                Some(o) if o != bytes => match align(bytes, &o) {
+                    Ok(maps) => maps,
+                    Err(e) => {
+                        self.say_untranslated(name, &e.to_string());
+                        Vec::new()
+                    }
+                },
+                _ => Vec::new(),
+            }
+        };
+        let out = self.rewrite_class(rec, jni, loader, name, bytes, configs, before, true);
+        // Without a last hook, this one is the last chance to bind a new version's sites.
+        if !redefined.is_null() && self.last_env.get().is_none() {
+            self.redefined(rec, jni, redefined);
+        }
+        out
+    }
+
+    /// For a class being retransformed or redefined: the maps from `bytes` (what Orca is
+    /// given) to the original class file, through the version that runs now (its code and
+    /// constant pool from JVMTI, its maps as registered).
+    fn running_maps(
+        &self,
+        rec: &Recorder,
+        jni: Jni,
+        class: jclass,
+        name: &str,
+        bytes: &[u8],
+    ) -> Vec<MethodMap> {
+        let jvmti = &rec.jvmti;
+        let mut running = rec.meta.class_maps(jvmti, jni, class);
+        for m in running.iter_mut() {
+            // its sites are bound already
+            m.sites.clear();
+        }
+        let Ok((count, pool)) = jvmti.constant_pool(class) else {
+            self.say_untranslated(name, "JVMTI cannot give its constant pool");
+            return running;
+        };
+        let mut code = Vec::new();
+        for m in jvmti.class_methods(class).unwrap_or_default() {
+            let (Ok((n, d)), Ok(c)) = (jvmti.method_name(m), jvmti.bytecodes(m)) else {
+                continue;
+            };
+            code.push((n, d, c));
+        }
+        let to_running = match align_to_running(bytes, count, &pool, &code) {
+            Ok(maps) => maps,
+            Err(e) => {
+                self.say_untranslated(name, &e.to_string());
+                return running;
+            }
+        };
+        // Methods whose code is the same as the running version's keep its maps.
+        through(to_running, running)
+    }
+
+    /// The rewriting step of [`Instrumentation::class_file`]; `before` maps `bytes` to the
+    /// original class file where another agent changed it before Orca.
+    #[allow(clippy::too_many_arguments)]
+    fn rewrite_class(
+        &self,
+        rec: &Recorder,
+        jni: Jni,
+        loader: jobject,
+        name: &str,
+        bytes: &[u8],
+        configs: &Configs,
+        before: Vec<MethodMap>,
+        first: bool,
+    ) -> Option<Vec<u8>> {
+        let Recorder { jvmti, meta, .. } = rec;
         // With `jdk=no`, a JDK class is rewritten only for its tracked methods and the sites
         // of its lock calls: not counted among the classes instrumented, which are the
         // program's.
-        let mut counted = true;
+        let mut counted = first;
         let config = if self.is_jdk_loader(jni, loader) {
             if self.jdk {
                 &configs.jdk
@@ -416,19 +760,34 @@ impl Instrumentation {
                 // A loader that cannot be tagged could not be told from another: its
                 // classes' locations could not be translated, so they stay as they are.
                 let key = meta.loader_key(jvmti, loader)?;
+                let methods = through(methods, before);
                 self.register_sites(key, name, &methods);
-                meta.register_rewritten(key, name, methods);
+                meta.register_rewritten(key, name, methods.clone());
                 if counted {
                     self.changed.fetch_add(1, Ordering::Relaxed);
+                }
+                if first {
+                    self.hand_on(name, key, &bytes, methods);
                 }
                 Some(bytes)
             }
             Ok(Outcome::Unchanged { notes }) => {
                 self.note_methods_left(name, &notes);
+                if first {
+                    self.unchanged(rec, loader, name, bytes, counted, before);
+                }
                 None
             }
-            Ok(Outcome::Excluded) => None,
+            Ok(Outcome::Excluded) => {
+                if first {
+                    self.unchanged(rec, loader, name, bytes, counted, before);
+                }
+                None
+            }
             Err(e) => {
+                if first {
+                    self.unchanged(rec, loader, name, bytes, counted, before);
+                }
                 let n = self.failed.fetch_add(1, Ordering::Relaxed) + 1;
                 if n <= FAILURES_SHOWN {
                     crate::say!("orca: class {name} is left uninstrumented: {e}");
@@ -440,6 +799,43 @@ impl Instrumentation {
                 None
             }
         }
+    }
+
+    /// A program's class Orca leaves as it is: its maps are those of the agents before Orca
+    /// (if any), and the last hook gets it to compare with what runs.
+    fn unchanged(
+        &self,
+        rec: &Recorder,
+        loader: jobject,
+        name: &str,
+        bytes: &[u8],
+        program: bool,
+        before: Vec<MethodMap>,
+    ) {
+        if !program && before.is_empty() {
+            return;
+        }
+        let Some(key) = rec.meta.loader_key(&rec.jvmti, loader) else {
+            return;
+        };
+        if !before.is_empty() {
+            rec.meta.register_rewritten(key, name, before.clone());
+        }
+        self.hand_on(name, key, bytes, before);
+    }
+
+    /// Hands what this hook made of a class to the last hook, if there is one.
+    fn hand_on(&self, name: &str, key: i64, bytes: &[u8], methods: Vec<MethodMap>) {
+        if self.last_env.get().is_none() {
+            return;
+        }
+        let h = Handoff {
+            name: name.to_string(),
+            key,
+            bytes: bytes.to_vec(),
+            methods,
+        };
+        let _ = HANDED.try_with(|s| push_bounded(&mut s.borrow_mut(), h));
     }
 
     /// Counts the methods the rewriter left unchanged and names the first few on stderr, so
@@ -471,4 +867,80 @@ impl Instrumentation {
             methods_left: self.methods_left.load(Ordering::Relaxed),
         }
     }
+}
+
+/// Orca's maps (rewritten -> what Orca was given) followed by `before` (what Orca was given
+/// -> the original class file), for every method either changed.
+fn through(methods: Vec<MethodMap>, before: Vec<MethodMap>) -> Vec<MethodMap> {
+    if before.is_empty() {
+        return methods;
+    }
+    let mut out: Vec<MethodMap> = methods
+        .iter()
+        .map(|m| {
+            match before
+                .iter()
+                .find(|b| b.name == m.name && b.descriptor == m.descriptor)
+            {
+                Some(b) => m.then(b),
+                None => m.clone(),
+            }
+        })
+        .collect();
+    for b in before {
+        if !out
+            .iter()
+            .any(|m| m.name == b.name && m.descriptor == b.descriptor)
+        {
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// Whether `needle` occurs in `hay` (a class file naming the tracker has it in a Utf8 entry).
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The agents the command line (`/proc/self/cmdline`) loads before Orca's own `-agentpath`.
+/// Why: a retransformation-incapable agent's hook runs in the order the environments were
+/// made, so one loaded before Orca changes classes before Orca's first hook keeps them.
+fn agents_before_orca() -> Vec<String> {
+    let Ok(cmdline) = std::fs::read("/proc/self/cmdline") else {
+        return Vec::new();
+    };
+    let own = own_library();
+    let mut before = Vec::new();
+    for arg in cmdline.split(|&b| b == 0) {
+        let arg = String::from_utf8_lossy(arg);
+        if let Some(rest) = arg.strip_prefix("-agentpath:") {
+            let path = rest.split('=').next().unwrap_or("");
+            let same = std::fs::canonicalize(path).ok();
+            if same.is_some() && same == own {
+                return before;
+            }
+        }
+        if arg.starts_with("-javaagent:")
+            || arg.starts_with("-agentpath:")
+            || arg.starts_with("-agentlib:")
+        {
+            before.push(arg.split('=').next().unwrap_or("").to_string());
+        }
+    }
+    // Orca's own argument not found (loaded another way): nothing can be said.
+    Vec::new()
+}
+
+/// The file of this library (`liborca.so`), canonical.
+fn own_library() -> Option<std::path::PathBuf> {
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr reads the address of a function of this library and fills `info`.
+    let ok = unsafe { libc::dladdr(own_library as *const libc::c_void, &mut info) };
+    if ok == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: dladdr gives a NUL-terminated path.
+    let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+    std::fs::canonicalize(name.to_str().ok()?).ok()
 }

@@ -94,6 +94,24 @@ impl IdTable {
         (id, true)
     }
 
+    /// The ID of `key` if it has one (never creates it).
+    pub fn get(&self, key: usize) -> Option<u32> {
+        let mask = (1usize << TABLE_BITS) - 1;
+        let mut i =
+            ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - TABLE_BITS)) as usize;
+        for _ in 0..MAX_PROBES {
+            let k = self.keys[i].load(Ordering::Acquire);
+            if k == 0 {
+                return None;
+            } else if k == key {
+                return Some(self.wait_value(i));
+            }
+            i = (i + 1) & mask;
+        }
+        let map = self.overflow.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&key).copied()
+    }
+
     /// The winner of a slot stores its value right after the key: wait those few nanoseconds.
     fn wait_value(&self, i: usize) -> u32 {
         loop {
@@ -294,6 +312,53 @@ impl Metadata {
         }
         // SAFETY: a leaked Box<MethodMap>, never freed.
         unsafe { &*p }.original(bci).unwrap_or(bci)
+    }
+
+    /// A class retransformed or redefined: the methods already numbered get the maps just
+    /// registered for its new version (their line tables, written in the original class
+    /// file's indexes, still fit). The maps they had are left allocated: a thread may be
+    /// reading one this moment (a few hundred bytes per method and retransformation).
+    pub fn class_redefined(&self, jvmti: &Jvmti, jni: Jni, class: jclass) {
+        if !self.instrumenting.load(Ordering::Relaxed) {
+            return;
+        }
+        for m in jvmti.class_methods(class).unwrap_or_default() {
+            let Some(id) = self.methods.get(m as usize) else {
+                continue;
+            };
+            let Some(slot) = self.maps.get(id as usize) else {
+                continue;
+            };
+            let (loader, new) = match self.map_of(jvmti, jni, m) {
+                Some((loader, map)) => (loader, Box::into_raw(Box::new(map))),
+                None => (BOOT_LOADER, NO_MAP),
+            };
+            let old = slot.swap(new, Ordering::AcqRel);
+            if new != NO_MAP && loader != BOOT_LOADER && (old.is_null() || old == NO_MAP) {
+                self.owned_by(loader, id);
+            }
+        }
+    }
+
+    /// The maps registered for `class` (those of the version that runs, until a class-load
+    /// hook registers its next version's).
+    pub fn class_maps(&self, jvmti: &Jvmti, jni: Jni, class: jclass) -> Vec<MethodMap> {
+        let Some(sig) = jvmti.class_signature(class).ok() else {
+            return Vec::new();
+        };
+        let Some(internal) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) else {
+            return Vec::new();
+        };
+        let Some(loader) = self.class_loader_key(jvmti, jni, class) else {
+            return Vec::new();
+        };
+        let rewritten = self.rewritten.lock().unwrap_or_else(|e| e.into_inner());
+        rewritten
+            .loaders
+            .get(&loader)
+            .and_then(|l| l.classes.get(internal))
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// The offset map of `method` and the key of its loader.

@@ -474,6 +474,9 @@ pub struct LogWriter {
     stop: AtomicBool,
     /// Set at exit once no producer is mid-push: the writer's last pass starts.
     last_pass: AtomicBool,
+    /// Set when the JVM posted VMDeath: the last line says whether it did (FORMAT.md,
+    /// `RecordingEnded`).
+    vm_death: AtomicBool,
     done: Mutex<Option<Receiver<Totals>>>,
     finished: Mutex<Option<Totals>>,
 }
@@ -492,6 +495,7 @@ impl LogWriter {
             traced: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             last_pass: AtomicBool::new(false),
+            vm_death: AtomicBool::new(false),
             done: Mutex::new(None),
             finished: Mutex::new(None),
         }
@@ -685,6 +689,12 @@ impl LogWriter {
         }
     }
 
+    /// [`LogWriter::finish`] at VMDeath: the log's last line says the JVM ended that way.
+    pub fn finish_at_vm_death(&self) -> Totals {
+        self.vm_death.store(true, Ordering::SeqCst);
+        self.finish()
+    }
+
     /// Drains the queues, flushes and closes the files; returns the totals. Safe to call more
     /// than once (VMDeath, then Agent_OnUnload): later calls return the first result.
     pub fn finish(&self) -> Totals {
@@ -792,6 +802,16 @@ impl LogWriter {
                 reported_drops = dropped;
             }
             if stopping && !busy {
+                // The last line: a log without it was cut short (the JVM killed or crashed).
+                line.clear();
+                push_timestamp(&mut line, now_nanos());
+                let how = if self.vm_death.load(Ordering::SeqCst) {
+                    "vmdeath"
+                } else {
+                    "unload"
+                };
+                let _ = writeln!(line, ",RecordingEnded,{how}");
+                out.write(ORCA, &line);
                 out.flush();
                 out.restore_deleted();
                 break;
@@ -1310,8 +1330,11 @@ mod tests {
             let pushed: u64 = producers.into_iter().map(|p| p.join().unwrap()).sum();
             let late_now = log.late_now();
             let text = std::fs::read_to_string(&paths[0]).unwrap();
-            let lines = text.lines().filter(|l| !l.contains(",EventsDropped,"));
+            let lines = text
+                .lines()
+                .filter(|l| !l.contains(",EventsDropped,") && !l.contains(",RecordingEnded,"));
             assert_eq!(totals.events, lines.count() as u64);
+            assert!(text.ends_with(",RecordingEnded,unload\n"), "round {round}");
             assert_eq!(
                 pushed,
                 totals.events + totals.dropped + late_now,
