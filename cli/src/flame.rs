@@ -97,6 +97,10 @@ pub fn collapse_with<R: std::io::Read>(
     let mut classes: HashMap<Hash, String> = HashMap::new();
     while let Some((_, rec)) = r.next_event()? {
         let Ok(rec) = rec else { continue };
+        if matches!(rec.event, Event::RecordingEnded { .. }) {
+            // Not an event: the log's end is its last event's time, as in `report`.
+            continue;
+        }
         let ts = rec.timestamp.nanos();
         last_ts = last_ts.max(ts);
         let Some(thread) = rec.event.thread() else {

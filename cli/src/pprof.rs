@@ -195,6 +195,10 @@ impl Profiles {
     }
 
     fn event(&mut self, threads: &mut HashMap<Hash, ThreadState>, ts: u64, ev: &Event<'_>) {
+        if matches!(ev, Event::RecordingEnded { .. }) {
+            // Not an event: the log's end is its last event's time, as in `report`.
+            return;
+        }
         self.first_ts = Some(self.first_ts.map_or(ts, |f| f.min(ts)));
         self.last_ts = self.last_ts.max(ts);
         let Some(thread) = ev.thread() else { return };

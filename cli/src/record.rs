@@ -216,6 +216,7 @@ fn has_program_events(prefix: &Path) -> bool {
                         | K::ThreadStart
                         | K::EventsDropped
                         | K::ObjectClass
+                        | K::RecordingEnded
                 ) {
                     continue;
                 }

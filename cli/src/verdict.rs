@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use orca_format::{parse_stack, Frame, Hash, Metadata};
+use orca_format::{parse_stack, Frame, Hash, Metadata, WakeCall};
 
 use crate::deadlocks::Findings;
 use crate::report::{site, top_sites, Analysis, WakeKind};
@@ -345,6 +345,23 @@ impl Suspect {
             details.push(
                 "no notify on it during the wait: a timeout (or interrupt) ended it".to_string(),
             );
+            // The default recording counts a notify that found nobody waiting per site,
+            // without its object (FORMAT.md, `Notifies`): one of them may be this wait's.
+            let lonely = a
+                .unwaited_notifies
+                .iter()
+                .filter(|((call, _), _)| matches!(call, WakeCall::Notify | WakeCall::NotifyAll))
+                .max_by_key(|((call, f), n)| {
+                    (**n, std::cmp::Reverse((*call, f.method.0, f.location)))
+                });
+            if let Some(((call, f), n)) = lonely {
+                details.push(format!(
+                    "{n} {} at {} found nobody waiting (counted, not recorded one by one): one may \
+                     have been meant for this wait; `notifies=events` records each with its object",
+                    call.name(),
+                    site(md, Some(*f))
+                ));
+            }
         }
         if self.like > 1 {
             details.push(format!("{} waits at that site got no notify", self.like));

@@ -634,7 +634,8 @@ fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page()
         );
         // Its notify wakes nobody: counted per site, not an event (FORMAT.md, `Notifies`).
         assert!(
-            rest.contains("\nWait/notify\n  notify at Exits.main(Exits.java:21) x"),
+            rest.contains("\n  notify at Exits.notifies(Exits.java:")
+                && rest.contains(" x2000 with nobody waiting\n"),
             "{ctx}"
         );
         let (code, check, _) = orca(&["check", dir.join("term").to_str().unwrap()]);
@@ -908,7 +909,9 @@ fn thread_state_totals_agree_in_report_json_flame_and_page() {
 fn the_verdict_names_a_notify_that_came_before_the_wait() {
     let line = |m: &str| marker_line("MissedWakeup.java", m);
     for jdk in jdks() {
-        for mode in ["mode=instrument", "mode=jvmti"] {
+        // Every notify an event with its object (instrumentation mode's default counts one
+        // that finds nobody waiting per site: checked below).
+        for mode in ["mode=instrument,notifies=events", "mode=jvmti"] {
             let r = run("cli-missed-wakeup", jdk, mode, "MissedWakeup", &[]);
             let ctx0 = format!("{} {mode}", jdk.label());
             assert_eq!(r.code, Some(0), "{ctx0}: {r:?}");
@@ -933,6 +936,20 @@ fn the_verdict_names_a_notify_that_came_before_the_wait() {
                 "{ctx}"
             );
         }
+        // The default: the lonely notify is counted per site, and the verdict points to it.
+        let r = run("cli-missed-wakeup-counted", jdk, "", "MissedWakeup", &[]);
+        assert_eq!(r.code, Some(0), "{}: {r:?}", jdk.label());
+        let (code, out, err) = orca(&["report", &prefix(&r)]);
+        let ctx = format!("{} default:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(0), "{ctx}");
+        let verdict = out.split("\nOrca report for ").next().unwrap();
+        assert!(
+            verdict.contains(&format!(
+                "      1 notify at MissedWakeup.main(MissedWakeup.java:{}) found nobody waiting (counted, not recorded one by one): one may have been meant for this wait",
+                line("notify")
+            )),
+            "{ctx}"
+        );
     }
 }
 

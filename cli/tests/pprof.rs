@@ -448,7 +448,8 @@ fn id(j: &Json) -> String {
 }
 
 fn report(prefix: &str, extra: &[&str]) -> Json {
-    let mut args = vec!["report", prefix, "--json", "--top", "1000000"];
+    // --all: the figures of every lock, the uncontended ones too (folded by default).
+    let mut args = vec!["report", prefix, "--json", "--top", "1000000", "--all"];
     args.extend_from_slice(extra);
     let (code, out) = orca(&args);
     assert_eq!(code, Some(0), "{out}");
