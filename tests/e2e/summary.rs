@@ -245,11 +245,16 @@ fn counted_notifies(run: &Run, log: &Log) -> BTreeMap<(orca_format::WakeCall, u3
     counted
 }
 
-/// `ObjectNotify` events: the source line of each one's top frame.
-fn notify_event_lines(log: &Log) -> Vec<u32> {
+/// `ObjectNotify` (`all`: `ObjectNotifyAll`) events: the source line of each one's top frame.
+fn notify_event_lines(log: &Log, all: bool) -> Vec<u32> {
+    let name = if all {
+        "ObjectNotifyAll"
+    } else {
+        "ObjectNotify"
+    };
     log.events
         .iter()
-        .filter(|e| e.name == "ObjectNotify")
+        .filter(|e| e.name == name)
         .map(|e| {
             let (m, loc) = e.frames[0];
             log.line_of(m, loc).expect("a line")
@@ -258,21 +263,36 @@ fn notify_event_lines(log: &Log) -> Vec<u32> {
 }
 
 /// A `notify` that wakes nobody is counted per site (`Notifies`), one made while a thread
-/// waits is an event with its stack (tests/java/Notifies.java forces both); with
-/// `notifies=events` every call is an event.
+/// waits is an event with its stack, and a `notifyAll` right after one that woke every waiter
+/// is counted (tests/java/Notifies.java forces all three); with `notifies=events` every call is
+/// an event.
 #[test]
 fn a_notify_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
     let alone = marker_line("Notifies.java", "alone");
     let wakes = marker_line("Notifies.java", "wakes");
+    let again = marker_line("Notifies.java", "again");
     for jdk in jdks() {
         let r = run("notifies-counted", jdk, "", "Notifies", &["1000"]);
         assert_eq!(r.code, Some(0), "{}", r.stderr);
         let log = r.log();
         assert_valid(&r, &log);
-        assert_eq!(notify_event_lines(&log), vec![wakes], "{}", jdk.label());
+        assert!(
+            notify_event_lines(&log, false).is_empty(),
+            "{}",
+            jdk.label()
+        );
+        assert_eq!(
+            notify_event_lines(&log, true),
+            vec![wakes],
+            "{}",
+            jdk.label()
+        );
         assert_eq!(
             counted_notifies(&r, &log),
-            BTreeMap::from([((orca_format::WakeCall::Notify, alone), 1000)]),
+            BTreeMap::from([
+                ((orca_format::WakeCall::Notify, alone), 1000),
+                ((orca_format::WakeCall::NotifyAll, again), 1)
+            ]),
             "{}",
             jdk.label()
         );
@@ -286,9 +306,9 @@ fn a_notify_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
         assert_eq!(r.code, Some(0), "{}", r.stderr);
         let log = r.log();
         assert_valid(&r, &log);
-        let lines = notify_event_lines(&log);
+        let lines = notify_event_lines(&log, false);
         assert_eq!(lines.iter().filter(|&&l| l == alone).count(), 1000);
-        assert_eq!(lines.iter().filter(|&&l| l == wakes).count(), 1);
+        assert_eq!(notify_event_lines(&log, true), vec![wakes, again]);
         assert!(counted_notifies(&r, &log).is_empty());
     }
 }

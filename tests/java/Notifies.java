@@ -3,7 +3,9 @@
  * notify COUNT times on an object nobody waits on (no other thread exists yet that touches it);
  * then a waiter thread takes the monitor, sets `ready` and waits until `done`, in one
  * synchronized block, so that main, which sees `ready` only once it holds the monitor, can
- * only see it while the waiter is inside wait(): its notify then always has a waiter.
+ * only see it while the waiter is inside wait(): its notifyAll then always has a waiter, and
+ * the notifyAll right after it, in the same synchronized block, never has one (the first woke
+ * the only waiter, which cannot return from wait() before main lets the monitor go).
  * Usage: Notifies COUNT
  */
 public class Notifies {
@@ -34,13 +36,14 @@ public class Notifies {
             synchronized (lock) {
                 if (ready) {
                     done = true;
-                    lock.notify(); // @wakes
+                    lock.notifyAll(); // @wakes
+                    lock.notifyAll(); // @again
                     break;
                 }
             }
             Thread.sleep(1);
         }
         waiter.join();
-        System.out.println("notified " + count + " times alone, once with a waiter");
+        System.out.println("notified " + count + " times alone, once with a waiter, once after");
     }
 }

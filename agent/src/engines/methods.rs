@@ -911,7 +911,7 @@ pub fn juc_entry(
     if let Some(skip) = hook {
         // Instrumentation mode: the tracker's waits and wake-ups, as for Object's.
         match call {
-            Call::Await => rec.waiters.enter(object),
+            Call::Await => state.wait_epoch = rec.waiters.enter(object),
             Call::Signal | Call::SignalAll => {
                 if let Some(kind) = call.entry_kind() {
                     if rec.notify_counted(jni, state, kind, object, skip) {

@@ -240,7 +240,7 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 lock_call: None,
             });
             if entry == Kind::ObjectWait {
-                rec.waiters.enter(object);
+                state.wait_epoch = rec.waiters.enter(object);
                 rec.summary_wait(state, (object, false), nanos, false);
             }
             rec.push(nanos, entry, state.hash, object, frames);
@@ -405,7 +405,7 @@ fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, 
         });
     }
     if entry == Kind::ObjectWait {
-        rec.waiters.enter(object);
+        state.wait_epoch = rec.waiters.enter(object);
         rec.summary_wait(state, (object, false), nanos, false);
     }
     rec.push(nanos, entry, state.hash, object, frames);

@@ -701,7 +701,14 @@ impl Recorder {
         let Some(call) = WakeCall::of(kind) else {
             return false;
         };
-        if !self.count_notifies || state.scratch.is_empty() || self.waiters.any(object) {
+        if !self.count_notifies || state.scratch.is_empty() {
+            return false;
+        }
+        if self.waiters.any(object) {
+            // Written as an event; a notifyAll wakes every waiter at once.
+            if matches!(call, WakeCall::NotifyAll | WakeCall::SignalAll) {
+                self.waiters.woke_all(object);
+            }
             return false;
         }
         let Some(recording) = state.recording.clone() else {

@@ -187,7 +187,7 @@ impl Recorder {
         if state.depth == 0 {
             if let Some(open) = state.open.take() {
                 if matches!(open.kind, Kind::ObjectWaited | Kind::ConditionAwaited) {
-                    self.waiters.leave(open.object);
+                    self.waiters.leave(open.object, state.wait_epoch);
                 }
                 if let Some(kind) = outcome(&open).filter(|k| pairs(state, *k, &open)) {
                     let line = JucLine {

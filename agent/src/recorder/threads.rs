@@ -59,6 +59,9 @@ pub struct ThreadState {
     /// is added for it), and a native runs no Java code: the thread's next report proves it
     /// is over (see `tracker::close_inline`).
     pub inline_open: u32,
+    /// The waiter-table epoch of the thread's outermost `wait`/`await` under way
+    /// ([`crate::recorder::waiters::Waiters`]).
+    pub wait_epoch: u32,
     /// Instrumentation mode: the monitors this thread holds, innermost last, with the stacks
     /// of their `MonitorEntered`. `MonitorExit` reuses the stack of the entry it closes
     /// (found by the monitor's hash; only the top frame moved), sparing a whole stack walk.
@@ -100,6 +103,7 @@ impl ThreadState {
             depth: 0,
             open: None,
             inline_open: 0,
+            wait_epoch: 0,
             held: Vec::new(),
             pending_enter: None,
             last_contention: 0,
