@@ -594,15 +594,20 @@ pub(crate) struct MethodInfo<'x> {
     pub(crate) exc: &'x [u8],
 }
 
-/// Whether the instruction at `off` is inside an exception range that is its own handler
-/// (`[h, end) -> h`): javac's pattern for the `monitorexit` of a `synchronized` block's
-/// exception path, which retries the release if it is interrupted.
+/// Whether the instruction at `off` is covered by a range that also covers its own handler,
+/// from the handler on (`[s, end) -> h` with `s <= h <= off < end`): javac's pattern for the
+/// `monitorexit` of a `synchronized` block's exception path, which retries the release if it
+/// is interrupted. The range starts at the handler for a plain block (`[h, end) -> h`) and
+/// before it when the block's body ends in a `finally` (`[body, end) -> h`, as in Derby's
+/// `EmbedResultSet.movePosition`). A call placed there would also make C1 give up on the
+/// method ("exception handler covers itself"): it treats `monitorexit` as not throwing, a call
+/// as throwing.
 fn in_own_handler(exc: &[u8], off: u32) -> bool {
     exc.chunks_exact(8).any(|e| {
         let start = u16::from_be_bytes([e[0], e[1]]) as u32;
         let end = u16::from_be_bytes([e[2], e[3]]) as u32;
         let handler = u16::from_be_bytes([e[4], e[5]]) as u32;
-        start == handler && start <= off && off < end
+        start <= handler && handler <= off && off < end
     })
 }
 

@@ -68,7 +68,11 @@ fn the_rewrite_keeps_every_method_compilable_by_c1_and_c2() {
                 .arg("JitShapes");
             let plain = output_with_timeout(plain, 300);
             let plain_out = String::from_utf8_lossy(&plain.stdout).into_owned();
-            assert!(plain.status.success(), "{} {compiler} without the agent failed", jdk.label());
+            assert!(
+                plain.status.success(),
+                "{} {compiler} without the agent failed",
+                jdk.label()
+            );
             let compiled = plain_out
                 .lines()
                 .filter(|l| l.contains("JitShapes::"))
