@@ -104,7 +104,7 @@ fn deadlock_prone_lock_order_is_a_potential_deadlock_with_both_sites() {
                 .find(&format!("      {outer_site}\n"))
                 .unwrap_or_else(|| panic!("no {outer_site}: {ctx}"));
             let rest = &out[i..];
-            let then = format!("    then takes monitor {taken} at:\n      {inner_site}\n");
+            let then = format!("    then takes Object@{taken} at:\n      {inner_site}\n");
             assert!(
                 rest.contains(&then),
                 "no {then:?} after {outer_site}: {ctx}"
@@ -191,7 +191,7 @@ fn hold_times_agree_with_the_programs_own_measurements() {
         let (code, text, _) = orca(&["report", &prefix(&r)]);
         assert_eq!(code, Some(0));
         assert!(
-            text.contains(&format!("  monitor {lock}: held {holds} times, total ")),
+            text.contains(&format!("  Object@{lock}: held {holds} times, total ")),
             "{}:\n{text}",
             jdk.label()
         );
