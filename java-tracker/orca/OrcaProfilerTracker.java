@@ -959,10 +959,14 @@ public final class OrcaProfilerTracker {
             }
         }
 
+        /** Never throws: a name lost (a StackOverflowError here) must not lose the hold. */
         @DontInline
         private static void nameNew(Object o, int hash) {
-            if (!namesFull && !OrcaProfilerTracker.name(o, hash)) {
-                namesFull = true;
+            try {
+                if (!namesFull && !OrcaProfilerTracker.name(o, hash)) {
+                    namesFull = true;
+                }
+            } catch (Throwable t) {
             }
         }
 
