@@ -359,7 +359,7 @@ unsafe extern "system" fn bind(env: *mut JNIEnv, class: jclass) -> jboolean {
 /// The tracker's natives but `bind`: name, JNI signature (the class files moved to
 /// `java.lang` by build.rs) and function. Each function is a guarded shell like every other
 /// way into the agent.
-fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 17] {
+fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 18] {
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
@@ -411,6 +411,11 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 17] {
         ),
         (c"lockEnd", c"(IJ)V", lock_end as *mut c_void),
         (c"lockLongHold", c"(IIJJ)V", lock_long_hold as *mut c_void),
+        (
+            c"name",
+            c"(Ljava/lang/Object;I)Z",
+            name_object as *mut c_void,
+        ),
         (
             c"callEnter",
             c"(ILjava/lang/Object;)V",
@@ -650,6 +655,23 @@ unsafe extern "system" fn lock_end(env: *mut JNIEnv, _class: jclass, outcome: ji
             let jni = unsafe { Jni::from_raw(env) };
             tracker::lock_end(&a.rec, jni, outcome, t.max(0) as u64);
         }
+    })
+}
+
+/// `OrcaProfilerTracker.name(Object, int)`.
+unsafe extern "system" fn name_object(
+    env: *mut JNIEnv,
+    _class: jclass,
+    obj: jobject,
+    hash: jint,
+) -> jboolean {
+    guard("OrcaProfilerTracker.name", 1, || match agent() {
+        Some(a) => {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            let jni = unsafe { Jni::from_raw(env) };
+            jboolean::from(tracker::name(&a.rec, jni, obj, hash as u32))
+        }
+        None => 0,
     })
 }
 

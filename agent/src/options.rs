@@ -28,7 +28,7 @@ impl Mode {
     }
 }
 
-/// Default frames per stack trace. Measured with `benches` (see README, "Stack depth"):
+/// Default frames per stack trace. Measured with `benches` (see docs/MODES.md, "Stack depth"):
 /// the cost of a JVMTI stack walk grows with depth, and 8 frames reach from a lock call
 /// into the application's own code in the programs we looked at.
 pub const DEFAULT_STACK_DEPTH: usize = 8;
@@ -36,7 +36,7 @@ pub const DEFAULT_STACK_DEPTH: usize = 8;
 pub const MAX_STACK_DEPTH: usize = 1024;
 /// Default `holdthreshold`: 10 ms, as JFR's `profile` settings for monitor events. Holds
 /// that long are what a user looks for, and rare enough in servers and databases that
-/// writing each with a stack costs nothing measurable (README, "Summaries and thresholds").
+/// writing each with a stack costs nothing measurable (docs/MODES.md, "Summaries and the complete trace").
 pub const DEFAULT_HOLD_THRESHOLD: u64 = 10_000_000;
 /// Default dump prefix, in the working directory.
 pub const DEFAULT_PREFIX: &str = "orca";

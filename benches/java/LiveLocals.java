@@ -1,6 +1,6 @@
 import java.lang.reflect.Method;
 import java.util.Optional;
-/** JVMTI mode, a receiver without a VM operation? (README, "What JVMTI event mode costs"): `java --add-opens java.base/java.lang=ALL-UNNAMED -Xint LiveLocals 20000`. */
+/** JVMTI mode, a receiver without a VM operation? (docs/MODES.md, "What JVMTI event mode costs"): `java --add-opens java.base/java.lang=ALL-UNNAMED -Xint LiveLocals 20000`. */
 public class LiveLocals {
     static StackWalker W;
     static Method getLocals;

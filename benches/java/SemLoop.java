@@ -1,5 +1,5 @@
 import java.util.concurrent.Semaphore;
-/** GetLocalInstance cost in JVMTI mode (README, "What JVMTI event mode costs"): `java -Xlog:safepoint:file=sp.log -agentpath:liborca.so=p,mode=jvmti SemLoop 20000`. */
+/** GetLocalInstance cost in JVMTI mode (docs/MODES.md, "What JVMTI event mode costs"): `java -Xlog:safepoint:file=sp.log -agentpath:liborca.so=p,mode=jvmti SemLoop 20000`. */
 public class SemLoop {
     public static void main(String[] a) throws Exception {
         int n = Integer.parseInt(a[0]);

@@ -13,7 +13,9 @@
 //! j.u.c. locks are in the locks table (holds of both modes, from events or `LockHolds`
 //! lines, as `orca report` has them) and in the lanes (contended acquisitions blocked,
 //! awaits and parks waiting, holds; in a log summarised for j.u.c. locks, the `LockHold`
-//! events as holds).
+//! events as holds). Holds taken in a JDK class (a pool worker's lock in `runWorker`) go to a
+//! row of their own per lane, which the page folds away by default, as `orca report` folds
+//! JDK-internal locks: a toggle draws them with the program's holds.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -212,6 +214,10 @@ pub struct Lane {
     pub thread: Hash,
     pub states: Row,
     pub holds: Row,
+    /// Holds taken in a JDK class (a pool worker's lock in `runWorker`, a class loader's):
+    /// folded away by default, as `orca report` folds JDK-internal locks; the page has a
+    /// toggle that draws them with the others.
+    pub jdk_holds: Row,
     /// Time spent in spans (blocked, waiting, ... holding): which lanes to keep.
     activity: u64,
 }
@@ -222,7 +228,18 @@ impl Lane {
             thread,
             states: Row::default(),
             holds: Row::default(),
+            jdk_holds: Row::default(),
             activity: 0,
+        }
+    }
+
+    /// Draws a hold in the row it belongs to: `jdk[site]` says whether its site is in a JDK
+    /// class (a span with no site, or several, is the program's).
+    fn hold(&mut self, sp: Span, jdk: &[bool]) {
+        if sp.site != NONE && jdk.get(sp.site as usize).copied().unwrap_or(false) {
+            self.jdk_holds.push(sp);
+        } else {
+            self.holds.push(sp);
         }
     }
 }
@@ -270,6 +287,8 @@ pub struct Lanes {
     pub dropped_lanes: usize,
     /// Spans before any merging, over the lanes kept.
     pub original_spans: u64,
+    /// Locks with holds in the lanes' JDK-internal rows (before any lane was left out).
+    pub jdk_locks: usize,
     objs: Strings,
     sites: Strings,
 }
@@ -297,6 +316,18 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
     let mut objs = Strings::default();
     let mut sites = Strings::default();
     let mut site_ids: HashMap<Frame, u32> = HashMap::new();
+    // Per site ID: whether its frame is in a JDK class (holds there are folded by default).
+    let jdk_sites: std::cell::RefCell<Vec<bool>> = Default::default();
+    let site_id = |f: Frame, site_ids: &mut HashMap<Frame, u32>, sites: &mut Strings| {
+        *site_ids.entry(f).or_insert_with(|| {
+            let id = sites.id(&md.frame_to_string(f));
+            let mut jdk = jdk_sites.borrow_mut();
+            if id as usize == jdk.len() {
+                jdk.push(crate::util::is_jdk_frame(md, f));
+            }
+            id
+        })
+    };
     let mut obj_ids: HashMap<Hash, u32> = HashMap::new();
     let (mut first, mut last) = (u64::MAX, 0u64);
     let mut per_hold_events = false;
@@ -323,9 +354,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
             }
         });
         let mut site = || match rec.event.stack().and_then(|s| s.top()) {
-            Some(f) => *site_ids
-                .entry(f)
-                .or_insert_with(|| sites.id(&md.frame_to_string(f))),
+            Some(f) => site_id(f, &mut site_ids, &mut sites),
             None => NONE,
         };
         let mut obj = |h: Hash| *obj_ids.entry(h).or_insert_with(|| objs.id(&h.to_string()));
@@ -347,7 +376,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
                     let mut s = span(Kind::Holding, h.2, ts, o, NONE, h.3);
                     s.depth = depth.saturating_sub(1).min(3) as u8;
                     t.lane.activity += ts - h.2.min(ts);
-                    t.lane.holds.push(s);
+                    t.lane.hold(s, &jdk_sites.borrow());
                     h.4 = true;
                 }
                 t.state = Some((Kind::Waiting, ts, o, NONE, site()));
@@ -402,7 +431,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
                                 let mut sp = span(Kind::Holding, since, ts, obj(l), NONE, s);
                                 sp.depth = (t.held.len() + i).min(3) as u8;
                                 t.lane.activity += ts - since.min(ts);
-                                t.lane.holds.push(sp);
+                                t.lane.hold(sp, &jdk_sites.borrow());
                             }
                         }
                     }
@@ -422,7 +451,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
                         let mut sp = span(Kind::Holding, h.3, ts, obj(lock), NONE, h.4);
                         sp.depth = (depth + i).min(3) as u8;
                         t.lane.activity += ts - h.3.min(ts);
-                        t.lane.holds.push(sp);
+                        t.lane.hold(sp, &jdk_sites.borrow());
                         h.5 = true;
                     }
                 }
@@ -457,9 +486,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
             } => {
                 lock_summaries = true;
                 let s = match at.top() {
-                    Some(f) => *site_ids
-                        .entry(f)
-                        .or_insert_with(|| sites.id(&md.frame_to_string(f))),
+                    Some(f) => site_id(f, &mut site_ids, &mut sites),
                     None => NONE,
                 };
                 let since = ts.saturating_sub(nanos);
@@ -485,7 +512,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
                             let mut sp = span(Kind::Holding, since, ts, obj(m), NONE, s);
                             sp.depth = i.min(3) as u8;
                             t.lane.activity += ts - since.min(ts);
-                            t.lane.holds.push(sp);
+                            t.lane.hold(sp, &jdk_sites.borrow());
                         }
                     }
                 }
@@ -523,9 +550,10 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
         if !long.is_empty() {
             for sp in long {
                 t.lane.activity += sp.end - sp.start;
-                t.lane.holds.push(sp);
+                t.lane.hold(sp, &jdk_sites.borrow());
             }
             t.lane.holds.spans.sort_by_key(|sp| sp.start);
+            t.lane.jdk_holds.spans.sort_by_key(|sp| sp.start);
         }
         let depth0 = t.held.len();
         for (i, (l, _, _, since, s, paused)) in
@@ -536,7 +564,7 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
                 let mut sp = span(Kind::Holding, since, last, id, NONE, s);
                 sp.open = true;
                 sp.depth = (depth0 + i).min(3) as u8;
-                t.lane.holds.push(sp);
+                t.lane.hold(sp, &jdk_sites.borrow());
             }
         }
         for (i, (m, _, since, s, paused)) in std::mem::take(&mut t.held).into_iter().enumerate() {
@@ -544,10 +572,16 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
                 let mut sp = span(Kind::Holding, since, last, objs.id(&m.to_string()), NONE, s);
                 sp.open = true;
                 sp.depth = i.min(3) as u8;
-                t.lane.holds.push(sp);
+                t.lane.hold(sp, &jdk_sites.borrow());
             }
         }
     }
+    let jdk_locks = threads
+        .values()
+        .flat_map(|t| t.lane.jdk_holds.spans.iter().map(|sp| sp.lock))
+        .filter(|&l| l != NONE)
+        .collect::<std::collections::HashSet<u32>>()
+        .len();
     let mut lanes: Vec<Lane> = order
         .iter()
         .filter_map(|h| threads.remove(h))
@@ -575,12 +609,13 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
     fit(&mut lanes, span_ns / PIXELS_AT_FULL_ZOOM, MAX_SPANS);
     let original_spans = lanes
         .iter()
-        .map(|l| l.states.original + l.holds.original)
+        .map(|l| l.states.original + l.holds.original + l.jdk_holds.original)
         .sum();
     Ok(Lanes {
         lanes,
         dropped_lanes,
         original_spans,
+        jdk_locks,
         objs,
         sites,
     })
@@ -597,7 +632,7 @@ fn close_state(t: &mut LaneState, ts: u64) {
 /// rows together hold at most `max` spans.
 pub fn fit(lanes: &mut [Lane], min_res: u64, max: usize) {
     for l in lanes.iter_mut() {
-        for row in [&mut l.states, &mut l.holds] {
+        for row in [&mut l.states, &mut l.holds, &mut l.jdk_holds] {
             if min_res > 0 || row.resolution > 0 {
                 row.coarsen(min_res);
             } else {
@@ -608,13 +643,13 @@ pub fn fit(lanes: &mut [Lane], min_res: u64, max: usize) {
     let total = |lanes: &[Lane]| -> usize {
         lanes
             .iter()
-            .map(|l| l.states.spans.len() + l.holds.spans.len())
+            .map(|l| l.states.spans.len() + l.holds.spans.len() + l.jdk_holds.spans.len())
             .sum()
     };
     while total(lanes) > max {
         let Some(row) = lanes
             .iter_mut()
-            .flat_map(|l| [&mut l.states, &mut l.holds])
+            .flat_map(|l| [&mut l.states, &mut l.holds, &mut l.jdk_holds])
             .max_by_key(|r| r.spans.len())
         else {
             break;
@@ -702,7 +737,13 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
     let mut obj_map: HashMap<u32, u32> = HashMap::new();
     let mut site_map: HashMap<u32, u32> = HashMap::new();
     for l in &inp.lanes.lanes {
-        for sp in l.states.spans.iter().chain(&l.holds.spans) {
+        for sp in l
+            .states
+            .spans
+            .iter()
+            .chain(&l.holds.spans)
+            .chain(&l.jdk_holds.spans)
+        {
             for x in [sp.lock, sp.owner] {
                 if x != NONE {
                     obj_map
@@ -743,6 +784,16 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
         json_list(&parks, |h| format!("\"{h}\""))
     );
     let _ = write!(s, "\"sites\":{},", strs(&sites.list));
+    let _ = write!(
+        s,
+        "\"jdkFolded\":{{\"holds\":{},\"locks\":{}}},",
+        inp.lanes
+            .lanes
+            .iter()
+            .map(|l| l.jdk_holds.original)
+            .sum::<u64>(),
+        inp.lanes.jdk_locks
+    );
     s.push_str("\"lanes\":");
     s.push_str(&json_list(&inp.lanes.lanes, |l| {
         let t = a.threads.get(&l.thread);
@@ -776,13 +827,14 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
             )
         };
         format!(
-            "{{\"id\":\"{}\",\"start\":{},\"end\":{},\"alive\":{},\"states\":{},\"holds\":{}}}",
+            "{{\"id\":\"{}\",\"start\":{},\"end\":{},\"alive\":{},\"states\":{},\"holds\":{},\"jdkHolds\":{}}}",
             l.thread,
             t.map_or(0, |t| t.started.unwrap_or(t.first).saturating_sub(t0)),
             t.map_or(span, |t| t.ended.unwrap_or(a.last_ts).saturating_sub(t0)),
             t.and_then(|t| t.ended).is_none(),
             row(&l.states),
-            row(&l.holds)
+            row(&l.holds),
+            row(&l.jdk_holds)
         )
     }));
     s.push(',');

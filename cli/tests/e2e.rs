@@ -104,7 +104,7 @@ fn deadlock_prone_lock_order_is_a_potential_deadlock_with_both_sites() {
                 .find(&format!("      {outer_site}\n"))
                 .unwrap_or_else(|| panic!("no {outer_site}: {ctx}"));
             let rest = &out[i..];
-            let then = format!("    then takes monitor {taken} at:\n      {inner_site}\n");
+            let then = format!("    then takes Object@{taken} at:\n      {inner_site}\n");
             assert!(
                 rest.contains(&then),
                 "no {then:?} after {outer_site}: {ctx}"
@@ -191,7 +191,7 @@ fn hold_times_agree_with_the_programs_own_measurements() {
         let (code, text, _) = orca(&["report", &prefix(&r)]);
         assert_eq!(code, Some(0));
         assert!(
-            text.contains(&format!("  monitor {lock}: held {holds} times, total ")),
+            text.contains(&format!("  Object@{lock}: held {holds} times, total ")),
             "{}:\n{text}",
             jdk.label()
         );
@@ -786,6 +786,66 @@ fn a_hash_map_monitor_and_a_future_task_blocker_are_named_by_class() {
                 format!("FutureTask@{task}\""),
             ] {
                 assert!(trace.contains(&want), "{ctx0}: no {want} in the timeline");
+            }
+        }
+    }
+}
+
+/// Locks that only summary lines name (tests/java/HeldNames.java: holds nobody contended, a
+/// lock-order cycle that never deadlocked) are named by class: the agent writes each one's
+/// class once per run however often it is locked, from every thread, and `orca report --all`
+/// and `orca deadlocks` print `ArrayList@HASH`, `HeldNames$Counter@HASH` (a synchronized
+/// method) and the ReentrantLock's synchronizer by class. Instrumentation mode only: JVMTI
+/// mode sees no holds.
+#[test]
+fn locks_that_only_summary_lines_name_are_named_by_class() {
+    for jdk in jdks() {
+        for options in ["mode=instrument", "mode=instrument,trace=all"] {
+            let r = run("cli-held-names", jdk, options, "HeldNames", &[]);
+            let ctx0 = format!("{} {options}", jdk.label());
+            assert_eq!(r.code, Some(0), "{ctx0}: {r:?}");
+            let (list, counter) = (field(&r.stdout, "list"), field(&r.stdout, "counter"));
+            let p = prefix(&r);
+            let (code, out, err) = orca(&["check", &p]);
+            assert_eq!(code, Some(0), "{ctx0}: orca check:\n{out}{err}");
+            let log = std::fs::read_to_string(format!("{p}.orca")).unwrap();
+            for line in [
+                format!(",ObjectClass,{list},Ljava/util/ArrayList;\n"),
+                format!(",ObjectClass,{counter},LHeldNames$Counter;\n"),
+            ] {
+                assert_eq!(log.matches(&line).count(), 1, "{ctx0}: {line}");
+            }
+            let syncs: Vec<&str> = log
+                .lines()
+                .filter(|l| l.ends_with(",Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;"))
+                .map(|l| l.split(',').nth(2).unwrap())
+                .collect();
+            assert_eq!(syncs.len(), 1, "{ctx0}: {syncs:?}");
+            let (code, out, err) = orca(&["report", "--all", &p]);
+            let ctx = format!("{ctx0}:\n{out}{err}");
+            assert_eq!(code, Some(0), "{ctx}");
+            let holds = out
+                .split("\nMonitor hold times ")
+                .nth(1)
+                .unwrap_or_else(|| panic!("no hold times: {ctx}"));
+            for name in [
+                format!("  ArrayList@{list}: "),
+                format!("  HeldNames$Counter@{counter}: "),
+            ] {
+                assert!(holds.contains(&name), "{ctx}: no {name}");
+            }
+            let name = format!("ReentrantLock$NonfairSync@{}", syncs[0]);
+            assert!(out.contains(&name), "{ctx}: no {name}");
+            let (code, out, err) = orca(&["deadlocks", &p]);
+            let ctx = format!("{ctx0}:\n{out}{err}");
+            assert_eq!(code, Some(1), "{ctx}");
+            for part in [
+                format!("holds ArrayList@{list}"),
+                format!("then takes HeldNames$Counter@{counter}"),
+                format!("holds HeldNames$Counter@{counter}"),
+                format!("then takes ArrayList@{list}"),
+            ] {
+                assert!(out.contains(&part), "{ctx}: no {part}");
             }
         }
     }

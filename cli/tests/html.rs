@@ -280,7 +280,69 @@ fn contention_page_works_in_chromium() {
     );
 }
 
+mod json;
 mod synthetic;
+
+/// JDK-internal holds are folded out of the lanes by default, as `orca report` folds
+/// JDK-internal locks (tests/java/PoolHolds.java, the default recording: a one-thread pool's
+/// worker holds its own lock in `ThreadPoolExecutor.runWorker` around each of two tasks, and
+/// each task holds a monitor of its own for 30 ms). The worker's lane draws the program's two
+/// holds; the worker lock's holds (at least two) are in its folded row, counted in the page
+/// (`jdkFolded`), and the self-test ticks the toggle: every folded span drawn, then folded
+/// again.
+#[test]
+fn jdk_internal_holds_are_folded_in_the_lanes_with_a_toggle() {
+    let r = run("html-poolholds", jdk17(), "", "PoolHolds", &[]);
+    let dom = check_page(&r, "poolholds", true);
+    assert!(
+        dom.contains("PASS JDK-internal holds folded by default: "),
+        "{dom}"
+    );
+    let page = std::fs::read_to_string(r.prefix.with_file_name("poolholds.html")).unwrap();
+    let data = page
+        .split("<script id=\"orca-data\" type=\"application/json\">")
+        .nth(1)
+        .and_then(|s| s.split("</script>").next())
+        .expect("the page's data");
+    let d = json::Json::parse(data);
+    let Some(json::Json::Obj(names)) = d.get("names") else {
+        panic!("no names in {data}");
+    };
+    let worker = names
+        .iter()
+        .find(|(_, n)| *n == json::Json::Str("pool-1-thread-1".into()))
+        .map(|(h, _)| h.clone())
+        .unwrap_or_else(|| panic!("no pool worker in {names:?}"));
+    let Some(json::Json::Arr(lanes)) = d.get("lanes") else {
+        panic!("no lanes");
+    };
+    let lane = lanes
+        .iter()
+        .find(|l| l.get("id") == Some(&json::Json::Str(worker.clone())))
+        .expect("the worker's lane");
+    let original = |row: &str| lane.get(row).unwrap().num("original");
+    assert_eq!(original("holds"), 2, "the program's holds: {lane:?}");
+    assert!(original("jdkHolds") >= 2, "the worker lock's: {lane:?}");
+    let folded = d.get("jdkFolded").expect("jdkFolded");
+    let all: u64 = lanes
+        .iter()
+        .map(|l| l.get("jdkHolds").unwrap().num("original"))
+        .sum();
+    assert_eq!(folded.num("holds"), all);
+    assert!(folded.num("locks") >= 1, "{folded:?}");
+    // The program's holds, drawn by default, are at its own site.
+    let Some(json::Json::Arr(sites)) = d.get("sites") else {
+        panic!("no sites");
+    };
+    let line = orca_tests::marker_line("PoolHolds.java", "held");
+    assert!(
+        sites
+            .iter()
+            .any(|s| *s
+                == json::Json::Str(format!("PoolHolds.lambda$main$0(PoolHolds.java:{line})"))),
+        "{sites:?}"
+    );
+}
 
 #[test]
 fn large_synthetic_log_page_merges_spans_and_works_in_chromium() {

@@ -132,6 +132,13 @@ public final class OrcaProfilerTracker {
     private static native int stack(Rec r, int site);
     /** A hold that reached the threshold: written with the current stack. */
     private static native void longHold(Rec r, int site, int hash, long nanos, long end);
+    /**
+     * Writes the class of `o` (hashed `hash`) as an ObjectClass line, once per object per run
+     * (the agent keeps which it named); false when the agent names no more objects.
+     */
+    static native boolean name(Object o, int hash);
+    /** The agent names no more objects (its table is full): no thread asks it again. */
+    static boolean namesFull;
 
     @Hidden
     public static void monitorEnter(Object monitor) {
@@ -160,6 +167,7 @@ public final class OrcaProfilerTracker {
             }
             // Hashed before it is locked: hashing a locked object would inflate its lock.
             int h = System.identityHashCode(monitor);
+            r.name(monitor, h);
             r.pendingObj = monitor;
             r.pendingHash = h;
             // A nested acquisition: its lock orders count when attempted (a deadlock's never
@@ -197,8 +205,10 @@ public final class OrcaProfilerTracker {
                 st = r.pendingStack;
                 inner = r.pendingInner;
             } else {
-                // a synchronized method: no monitorenter before it
+                // a synchronized method: no monitorenter before it (named before the hold's
+                // clock is read, so that naming is not counted in the hold)
                 h = System.identityHashCode(monitor);
+                r.name(monitor, h);
                 inner = r.depth > 0 && r.nested(monitor, site, h);
                 if (traceAll && deepStacks) {
                     st = stack(r, site);
@@ -423,6 +433,7 @@ public final class OrcaProfilerTracker {
                     site = callerSite();
                 }
                 int h = System.identityHashCode(sync);
+                r.name(sync, h);
                 r.lockSite = site;
                 r.lockHash = h;
                 int flags = OrcaEvents.S_LOCK | (read ? OrcaEvents.S_READ : 0);
@@ -930,6 +941,34 @@ public final class OrcaProfilerTracker {
         final long[] relStart = new long[OrcaEvents.RELEASED];
         final long[] relEnd = new long[OrcaEvents.RELEASED];
         int relPos;
+
+        /**
+         * Identity hashes this thread had the agent name, by their low bits. A summary line
+         * names monitors and locks by hash only, so their classes are written as they are
+         * first locked; the common case (a lock this thread named already) costs one array
+         * read per acquisition, a collision one call into the agent (which finds it named).
+         */
+        final int[] named = new int[NAMED];
+        static final int NAMED = 128;
+
+        void name(Object o, int hash) {
+            int k = hash & (NAMED - 1);
+            if (named[k] != hash) {
+                named[k] = hash;
+                nameNew(o, hash);
+            }
+        }
+
+        /** Never throws: a name lost (a StackOverflowError here) must not lose the hold. */
+        @DontInline
+        private static void nameNew(Object o, int hash) {
+            try {
+                if (!namesFull && !OrcaProfilerTracker.name(o, hash)) {
+                    namesFull = true;
+                }
+            } catch (Throwable t) {
+            }
+        }
 
         void released(int hash, long start, long end) {
             int k = relPos++ & (OrcaEvents.RELEASED - 1);

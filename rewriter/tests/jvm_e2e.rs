@@ -95,6 +95,10 @@ fn demo_runs_identically_with_exact_event_counts() {
             "private static void longHold(Rec r, int site, int hash, long nanos, long end) {}",
         ),
         (
+            "static native boolean name(Object o, int hash);",
+            "static boolean name(Object o, int hash) { return true; }",
+        ),
+        (
             "        void put(int kind, int site, int hash, long nanos, long third) {",
             "        void put(int kind, int site, int hash, long nanos, long third) {\n            C.incrementAndGet(kind);",
         ),

@@ -85,6 +85,7 @@ fn tracker_declares_every_called_method() {
             "flush(Lorca/OrcaProfilerTracker$Rec;)V",
             "stack(Lorca/OrcaProfilerTracker$Rec;I)I",
             "longHold(Lorca/OrcaProfilerTracker$Rec;IIJJ)V",
+            "name(Ljava/lang/Object;I)Z",
             "hookEnter(ILjava/lang/Object;)V",
             "hookExit()V",
             "callerSite()I",

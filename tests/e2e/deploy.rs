@@ -610,7 +610,7 @@ fn monitors_in_use_max(stdout: &str) -> u64 {
 /// that has no hash yet inflates its monitor, once per object; with lightweight locking
 /// (the default from JDK 23) the hash goes into the header and nothing is inflated. This
 /// proves both, counting the monitors the JVM inflated for a thousand fresh receivers; the
-/// cost and why it stays are in README.md ("Instrumentation mode: what is rewritten").
+/// cost and why it stays are in docs/MODES.md ("Instrumentation mode: what is rewritten").
 #[test]
 fn a_synchronized_method_inflates_its_receiver_only_with_stack_locking() {
     let cp = deploy_classes().display().to_string();
@@ -631,7 +631,7 @@ fn a_synchronized_method_inflates_its_receiver_only_with_stack_locking() {
         } else {
             assert!(
                 with >= 1000,
-                "{}: {with}: no longer inflated? then say so in README.md",
+                "{}: {with}: no longer inflated? then say so in docs/MODES.md",
                 jdk.label()
             );
         }

@@ -546,7 +546,7 @@ pub static TRACKED: &[Tracked] = &[
     ),
     d(AQS, "release", "(I)Z", Call::Lock(AqsExclusive, Unlock)),
     // StampedLock: its read and write locks (stamps; optimistic reads and conversions are
-    // not locks of their own, README), their slow paths, and the Lock views.
+    // not locks of their own, docs/MODES.md), their slow paths, and the Lock views.
     d(
         STAMPED,
         "writeLock",

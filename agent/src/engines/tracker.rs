@@ -534,6 +534,14 @@ pub fn caller_site(rec: &Recorder, jni: Jni) -> i32 {
     rec.caller_site(jni, HOOK_FRAMES) as i32
 }
 
+/// `OrcaProfilerTracker.name(o, hash)`: a monitor or lock this thread locks for the first
+/// time (as far as its small cache knows); its class is written once per run. False when the
+/// agent names no more objects, so that the tracker stops asking.
+pub fn name(rec: &Recorder, jni: Jni, obj: jobject, hash: u32) -> bool {
+    names::name_object(rec, jni, obj, hash);
+    names::naming()
+}
+
 /// `OrcaProfilerTracker.lockLongHold(site, hash, nanos, end)`: a j.u.c. hold past the
 /// threshold, written at its release with the release's stack.
 pub fn lock_long_hold(rec: &Recorder, jni: Jni, site: u32, lock: u32, nanos: u64, end: u64) {

@@ -1,5 +1,6 @@
 //! The class of each object a contention, wait, notify, park, condition or j.u.c. lock line
-//! names, written once per object as an `ObjectClass` line (docs/FORMAT.md), so that the tools
+//! names, and (in instrumentation mode) of each monitor and lock the tracker sees locked, which
+//! summary lines name, written once per object as an `ObjectClass` line (docs/FORMAT.md), so that the tools
 //! can say `HashMap@6404CC3C` where the log says `6404CC3C`.
 //!
 //! Which objects were named is kept in a fixed table of identity hashes, probed without a
@@ -50,6 +51,11 @@ fn claim(hash: u32) -> bool {
         );
     }
     false
+}
+
+/// Whether the agent still names new objects (its table is not full).
+pub fn naming() -> bool {
+    !FULL.load(Ordering::Relaxed)
 }
 
 /// Writes `obj`'s class as an `ObjectClass` line the first time `hash` (its identity hash)
