@@ -62,10 +62,13 @@ const INLINE_BUCKETS: usize = 4;
 /// Holds of one monitor at one site.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HoldStat {
+    /// Timed holds, with their total, maximum and histogram.
     pub count: u64,
     pub total: u64,
     pub max: u64,
     histogram: Histogram,
+    /// Holds counted but not timed (`holdtiming=sampled`).
+    pub untimed: u64,
 }
 
 /// Counts per bucket. Most keys are short-lived objects (a request's, a connection's) held a
@@ -370,6 +373,35 @@ impl Summary {
         stat.add(ns);
     }
 
+    /// An outermost hold of `monitor` taken at `site`, ending at `end`, that was counted but
+    /// not timed (`holdtiming=sampled`; `end` may be the coarse clock's).
+    pub fn untimed_hold(&mut self, monitor: u32, site: u32, end: u64, waited: bool) {
+        if waited && !self.pauses.is_empty() {
+            // Its waits are over (the coarse end may come before the last one's precise time).
+            let lock = site & SiteBits::Lock as u32 != 0;
+            self.pauses
+                .retain(|p| p.monitor != monitor || p.lock != lock || p.until.is_none());
+        }
+        if let Some(i) = self
+            .long
+            .iter()
+            .position(|l| (l.0, l.1, l.2) == (monitor, site, end))
+        {
+            self.long.swap_remove(i);
+        }
+        let e = self.holds.entry(site).or_default();
+        let stat = match e.rows.iter().position(|r| r.0 == monitor) {
+            Some(i) => &mut e.rows[i].1,
+            None if e.rows.len() < ROWS => {
+                e.rows.push((monitor, HoldStat::default()));
+                &mut e.rows.last_mut().expect("just pushed").1
+            }
+            None => &mut e.other,
+        };
+        self.lines += (stat.untimed == 0) as usize;
+        stat.untimed += 1;
+    }
+
     /// A long hold of `monitor` taken at `site` (with a j.u.c. lock's mode bits), ending at
     /// `end`, was written as lasting `nanos`: its hold record, still to come, counts that.
     pub fn long_hold(&mut self, monitor: u32, site: u32, end: u64, nanos: u64) {
@@ -436,8 +468,8 @@ impl Summary {
         let mut holds = Vec::new();
         self.holds.retain(|&site, e| {
             for (m, stat) in e.rows.iter_mut() {
-                if stat.count > 0 {
-                    let hot = stat.count >= HOT;
+                if stat.count > 0 || stat.untimed > 0 {
+                    let hot = stat.count + stat.untimed >= HOT;
                     holds.push(((*m, site), std::mem::take(stat)));
                     if hot {
                         // kept, with a count of 0 until its next hold
@@ -446,7 +478,7 @@ impl Summary {
                 }
                 *m = 0; // freed below
             }
-            if e.other.count > 0 {
+            if e.other.count > 0 || e.other.untimed > 0 {
                 holds.push(((0, site), std::mem::take(&mut e.other)));
             }
             e.rows.retain(|r| r.0 != 0);

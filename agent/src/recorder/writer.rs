@@ -1115,6 +1115,16 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             push_escaped(out, name, TextKind::Free);
         }
         Extra::None if e.kind == Kind::ThreadStarted => out.push(b','),
+        Extra::Holds(h) if e.kind == Kind::MonitorHoldsUntimed => {
+            out.push(b',');
+            push_hex(out, e.object);
+            out.push(b',');
+            push_dec(out, h.count);
+            out.push(b',');
+            push_site(out, &h.site);
+            out.push(b'\n');
+            return;
+        }
         Extra::Holds(h) => {
             out.push(b',');
             push_hex(out, e.object);
