@@ -19,11 +19,17 @@ fn orca_text(run: &Run) -> String {
 /// apart, as their summary lines are.
 type SiteCounts = BTreeMap<(String, String, String), u64>;
 
+/// Every hold counts, timed or not (`MonitorHoldsUntimed`).
 fn counts_by_site(log: &Log, sums: &Sums) -> SiteCounts {
     let monitors = sums
         .holds
         .iter()
-        .map(|((t, _, s), h)| (t.0, String::new(), *s, h.0));
+        .map(|((t, _, s), h)| (t.0, String::new(), *s, h.0))
+        .chain(
+            sums.untimed
+                .iter()
+                .map(|((t, _, s), n)| (t.0, String::new(), *s, *n)),
+        );
     site_counts(log, monitors)
 }
 
@@ -343,12 +349,21 @@ fn a_million_monitors_in_one_order_make_a_few_lines_and_no_cycle() {
             .map(|(_, n)| n)
             .sum();
         assert_eq!(orders, per_pair, "{}", jdk.label());
+        // Timed or not (holdtiming=sampled), every hold is counted.
         let holds = |at: u32| -> u64 {
-            sums.holds
+            let timed: u64 = sums
+                .holds
                 .iter()
                 .filter(|(k, _)| line(k.2) == at)
                 .map(|(_, h)| h.0)
-                .sum()
+                .sum();
+            let untimed: u64 = sums
+                .untimed
+                .iter()
+                .filter(|(k, _)| line(k.2) == at)
+                .map(|(_, n)| n)
+                .sum();
+            timed + untimed
         };
         assert_eq!(holds(outer), per_pair, "{}", jdk.label());
         assert_eq!(holds(inner), per_pair, "{}", jdk.label());

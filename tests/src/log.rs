@@ -236,6 +236,12 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.numbers = vec![num(f[4])?, num(f[5])?, num(f[6])?];
             e.frames = stack(f[8])?;
         }
+        "MonitorHoldsUntimed" => {
+            need(6)?;
+            e.object = Some(hex(f[3])?);
+            e.numbers = vec![num(f[4])?];
+            e.frames = stack(f[5])?;
+        }
         "LockOrder" => {
             need(9)?;
             e.object = Some(hex(f[3])?);
