@@ -106,8 +106,10 @@ public final class OrcaProfilerTracker {
      * clock, a plain load, so that a long one is still found.
      */
     static long coarseClock;
-    /** The ticks the coarse clock keeps after its current value. */
-    private static final int TICKS = 64;
+    /** The ticks the coarse clock keeps after its current value (a power of two: the coarse
+     * time's low bits are its tick's number modulo TICKS), and the ticker's period (ns). */
+    private static final int TICKS = 1024;
+    private static final long TICK = 1_000_000L;
     /** A hold not timed that the coarse clock says lasted this long (ns) gets a precise end,
      * to be compared with holdThreshold; < 0: none. */
     static long holdNear = -1;
@@ -949,20 +951,17 @@ public final class OrcaProfilerTracker {
 
         /**
          * A hold not timed whose coarse start was `c0` ended at `t` (System.nanoTime): the
-         * first tick after c0 that the coarse clock at `addr` remembers, by which the hold had
-         * surely begun (`t` if none). Its length from there is never an overstatement, even
-         * when the ticker ran late; out of line (holds that may be long only).
+         * time of the tick after c0's (its number is c0's low bits), by which the hold had
+         * surely begun, so that its length from there is never an overstatement, even when
+         * the ticker ran late. A hold of more than TICKS ticks finds that tick overwritten (a
+         * later round's, TICKS ticks or more after c0): its length is then taken from c0.
+         * Out of line: only holds that may be long come here.
          */
         @DontInline
         long startedBy(long addr, long c0, long t) {
-            long next = t;
-            for (int k = 1; k <= TICKS; k++) {
-                long v = U.getLongOpaque(null, addr + 8L * k);
-                if (v > c0 && v < next) {
-                    next = v;
-                }
-            }
-            return next;
+            int next = (int) (c0 + 1) & (TICKS - 1);
+            long v = U.getLongOpaque(null, addr + 8L + 8L * next);
+            return v > c0 && v - c0 < TICKS * TICK && v <= t ? v : c0;
         }
 
         /**

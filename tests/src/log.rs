@@ -24,7 +24,7 @@ pub struct Event {
     /// its `unlock`.
     pub frames: Vec<(u32, u32)>,
     /// Summary lines' numbers: `MonitorHolds` and `LockHolds` count, total, max; `LockOrder`
-    /// count; `MonitorHold` and `LockHold` its length.
+    /// and `MonitorHoldsUntimed` count; `MonitorHold` and `LockHold` its length.
     pub numbers: Vec<u64>,
     /// `LockHold`'s one-frame acquisition site.
     pub site: Option<(u32, u32)>,
