@@ -1607,6 +1607,49 @@ mod tests {
         assert_eq!(o.hold_sites.len(), 2);
     }
 
+    /// Sampled hold timing: untimed holds are counted exactly, per monitor and per site, and
+    /// their time is scaled from the timed ones (per site from that site's); the text marks
+    /// the estimate and its sample size, the JSON says so.
+    #[test]
+    fn untimed_holds_are_counted_and_their_time_estimated() {
+        let log = "\
+1.000000000,MonitorHolds,0000AAAA,00001111,2,3000,2000,2;317;1;381;1,1;00000001;00000010
+1.000000000,MonitorHoldsUntimed,0000AAAA,00001111,4,1;00000001;00000010
+2.000000000,MonitorHoldsUntimed,0000AAAA,00001111,2,1;00000001;00000010
+2.000000000,MonitorHoldsUntimed,0000AAAA,00001111,3,1;00000002;00000004
+";
+        let a = analyse(log, false);
+        let o = &a.objects[&Hash(0x1111)];
+        assert!(o.holds.is_estimate());
+        // 11 holds, 2 timed: 3000 ns scaled by 11 / 2.
+        assert_eq!(
+            (
+                o.holds.count(),
+                o.holds.timed(),
+                o.holds.total(),
+                o.holds.max()
+            ),
+            (11, 2, 16500, 2000)
+        );
+        let site = |m, l| {
+            Some(Frame {
+                method: orca_format::MethodId(m),
+                location: l,
+            })
+        };
+        // 8 holds at the first site, 2 of them timed; none timed at the second.
+        assert_eq!(o.hold_sites[&site(1, 0x10)], (8, 12000));
+        assert_eq!(o.hold_sites[&site(2, 4)], (3, 0));
+        let text = holds_line(o);
+        assert!(
+            text.contains("total ~16.500 µs") && text.contains("(estimated from 2 timed)"),
+            "{text}"
+        );
+        // Every hold timed: no estimate.
+        let exact = analyse(&format!("{}\n", log.lines().next().unwrap()), false);
+        assert!(!holds_line(&exact.objects[&Hash(0x1111)]).contains('~'));
+    }
+
     /// An instrumentation-mode log says where each monitor's contention owners came from: the
     /// tracker for a monitor instrumented code takes (it has holds), the JVM for one it does
     /// not; a log without holds (JVMTI mode) says nothing of it.
