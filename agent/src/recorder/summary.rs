@@ -782,4 +782,42 @@ mod tests {
         want.sort_unstable();
         assert_eq!(many.histogram(), want);
     }
+
+    /// Holds not timed are counted in the row their monitor has (or the row of other
+    /// monitors), apart from the timed ones, and keep a hot monitor's row like them.
+    #[test]
+    fn untimed_holds_are_counted_in_their_row() {
+        let mut s = Summary::starting(0);
+        s.hold(1, 10, 100, 150, false);
+        for _ in 0..HOT {
+            s.untimed_hold(1, 10, 200, false);
+        }
+        for m in 2..=6 {
+            s.untimed_hold(m, 10, 300, false);
+        }
+        // Monitor 1: a timed and an untimed line; 2, 3, 4: an untimed line; the others: one.
+        assert_eq!(s.pending_lines(), 2 + 3 + 1);
+        let (holds, _) = s.take();
+        let rows: Vec<_> = holds
+            .iter()
+            .map(|((m, site), h)| (*m, *site, h.count, h.total, h.untimed))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (1, 10, 1, 50, HOT),
+                (2, 10, 0, 0, 1),
+                (3, 10, 0, 0, 1),
+                (4, 10, 0, 0, 1),
+                (0, 10, 0, 0, 2),
+            ]
+        );
+        // Monitor 1 was hot: its row is kept; the others' are free again.
+        for m in [5, 6, 7, 8] {
+            s.untimed_hold(m, 10, 400, false);
+        }
+        let (holds, _) = s.take();
+        let monitors: Vec<u32> = holds.iter().map(|((m, _), _)| *m).collect();
+        assert_eq!(monitors, vec![5, 6, 7, 0]);
+    }
 }

@@ -1412,6 +1412,19 @@ mod tests {
             line(&h),
             "12.000000345,MonitorHolds,000000AB,12345678,3,300,200,2;40;1;100;2,1;00000001;0000002A\n"
         );
+        let mut u = ev(Kind::MonitorHoldsUntimed, vec![]);
+        u.extra = Extra::Holds(Box::new(HoldsLine {
+            count: 7,
+            total: 0,
+            max: 0,
+            histogram: Vec::new(),
+            site: site(1, 0x2A),
+            mode: None,
+        }));
+        assert_eq!(
+            line(&u),
+            "12.000000345,MonitorHoldsUntimed,000000AB,12345678,7,1;00000001;0000002A\n"
+        );
         let mut o = ev(Kind::LockOrder, vec![]);
         o.extra = Extra::Order(Box::new(OrderLine {
             held: 1,
