@@ -81,7 +81,7 @@ impl Ticker {
                 })
                 .is_ok()
         });
-        ok.then(|| &COARSE as *const Coarse as u64)
+        ok.then_some(&COARSE as *const Coarse as u64)
     }
 }
 
