@@ -18,6 +18,7 @@ use crate::events::Kind;
 use crate::jvmti::{jthread, Capability, Event, EventCallbacks, FastWalker, Jni, Jvmti};
 use crate::options::{Mode, Options};
 use crate::recorder::clock::now_nanos;
+use crate::recorder::clock::Ticker;
 use crate::recorder::threads;
 use crate::recorder::writer::{EventRecord, Extra, Files, Frames};
 use crate::recorder::Recorder;
@@ -166,6 +167,13 @@ impl Agent {
                     trace_all: options.trace_all,
                     deep_stacks: options.stack_depth > 1,
                     hold_threshold: options.hold_threshold,
+                    coarse_clock: TrackerSettings::sampling(
+                        options.sampled_holds,
+                        options.trace_all,
+                        options.hold_threshold,
+                    )
+                    .then(Ticker::start)
+                    .flatten(),
                 };
                 (
                     None,
@@ -228,7 +236,16 @@ impl Agent {
             match (self.options.mode, self.options.trace_all) {
                 (Mode::Jvmti, _) => "",
                 (_, true) => ", trace=all",
-                (_, false) => ", trace=summary",
+                (_, false)
+                    if TrackerSettings::sampling(
+                        self.options.sampled_holds,
+                        false,
+                        self.options.hold_threshold,
+                    ) =>
+                {
+                    ", trace=summary, holdtiming=sampled"
+                }
+                (_, false) => ", trace=summary, holdtiming=exact",
             },
             self.options.stack_depth,
             self.paths[0].display(),

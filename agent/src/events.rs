@@ -40,6 +40,9 @@ pub enum Kind {
     /// Instrumentation mode: one thread's holds of one monitor at one site, summed over an
     /// interval (the writer's `Extra::Holds`).
     MonitorHolds,
+    /// Monitor holds of one (monitor, site) counted but not timed over an interval
+    /// (`holdtiming=sampled`; the writer's `Extra::Holds`, count and site only).
+    MonitorHoldsUntimed,
     /// Instrumentation mode: one lock-order edge of one thread, counted over an interval
     /// (the writer's `Extra::Order`).
     LockOrder,
@@ -110,6 +113,7 @@ impl Kind {
             Kind::MonitorEntered => "MonitorEntered",
             Kind::MonitorExit => "MonitorExit",
             Kind::MonitorHolds => "MonitorHolds",
+            Kind::MonitorHoldsUntimed => "MonitorHoldsUntimed",
             Kind::LockOrder => "LockOrder",
             Kind::MonitorHold => "MonitorHold",
             Kind::LockHolds => "LockHolds",
@@ -265,7 +269,7 @@ shared_codes! {
         Entered = 2 => "R_ENTERED",
         /// About to release the monitor (`trace=all` only).
         Exit = 3 => "R_EXIT",
-        /// An outermost hold ended (second word: then); the third word is when it began.
+        /// An outermost hold ended (second word: then); the third word is when it began, or -1 for a hold counted but not timed (holdtiming=sampled: the end is the coarse clock's, or precise for a hold that may be long).
         Hold = 4 => "R_HOLD",
         /// The same, for a hold that waited on its monitor (the agent leaves the waits out).
         HoldWaited = 6 => "R_HOLD_WAITED",

@@ -67,6 +67,11 @@ pub struct Options {
     /// finds no thread waiting is counted per site (`Notifies` lines) instead of written as an
     /// event with its stack; `notifies=events`: every call an event (as `trace=all` does).
     pub count_notifies: bool,
+    /// Instrumentation mode, `holdtiming=sampled` (the default): every hold is counted, but
+    /// only a bounded random sample of them reads the precise clock at both ends
+    /// ([`crate::recorder::clock::Ticker`]); `holdtiming=exact`: every hold is timed (as
+    /// `trace=all` implies).
+    pub sampled_holds: bool,
 }
 
 impl Default for Options {
@@ -81,6 +86,7 @@ impl Default for Options {
             juc: true,
             fast_walk: true,
             count_notifies: true,
+            sampled_holds: true,
         }
     }
 }
@@ -92,6 +98,7 @@ const JDK_EXPECTED: &str = "valid values: yes, no";
 const TRACE_EXPECTED: &str = "valid values: summary, all";
 const WALK_EXPECTED: &str = "valid values: fast, jvmti";
 const NOTIFIES_EXPECTED: &str = "valid values: counted, events";
+const TIMING_EXPECTED: &str = "valid values: sampled, exact";
 const THRESHOLD_EXPECTED: &str =
     "expected a duration such as 10ms, 500us, 2s, 0 (every hold), or off";
 
@@ -233,6 +240,9 @@ impl Options {
                     opts.count_notifies =
                         two_way(key, value, ["counted", "events"], NOTIFIES_EXPECTED)?
                 }
+                "holdtiming" => {
+                    opts.sampled_holds = two_way(key, value, ["sampled", "exact"], TIMING_EXPECTED)?
+                }
                 "holdthreshold" => {
                     if value.is_empty() {
                         return Err(StartError::Empty {
@@ -351,6 +361,14 @@ mod tests {
                 .count_notifies
         );
         assert!(Options::parse(Some("notifies=bell")).is_err());
+        assert!(Options::default().sampled_holds);
+        assert!(
+            !Options::parse(Some("holdtiming=exact"))
+                .unwrap()
+                .sampled_holds
+        );
+        assert!(Options::parse(Some("holdtiming=")).is_err());
+        assert!(Options::parse(Some("holdtiming=rough")).is_err());
     }
 
     #[test]

@@ -178,7 +178,7 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 }
                 continue;
             }
-            Event::MonitorHolds { .. } => {
+            Event::MonitorHolds { .. } | Event::MonitorHoldsUntimed { .. } => {
                 summary_lines += 1;
                 continue;
             }

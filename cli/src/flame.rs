@@ -85,6 +85,8 @@ pub fn collapse_with<R: std::io::Read>(
     let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
     let mut weights: HashMap<(String, Hash), u64> = HashMap::new();
     let mut summary_weights: HashMap<(String, Hash), u64> = HashMap::new();
+    // (timed, untimed) holds per key: holdtiming=sampled's totals are a sample's, scaled.
+    let mut summary_counts: HashMap<(String, Hash), (u64, u64)> = HashMap::new();
     let mut summary_lines = 0u64;
     // j.u.c. spans, labelled by kind, kept apart from both; and the holds of LockHolds lines.
     let mut juc_weights: HashMap<(String, Hash, &'static str), u64> = HashMap::new();
@@ -115,6 +117,7 @@ pub fn collapse_with<R: std::io::Read>(
                 _,
                 Event::MonitorHolds {
                     monitor,
+                    count,
                     total,
                     site,
                     ..
@@ -124,6 +127,21 @@ pub fn collapse_with<R: std::io::Read>(
                 *summary_weights
                     .entry((site.raw().to_string(), monitor))
                     .or_default() += total;
+                let c = summary_counts.entry((site.raw().to_string(), monitor));
+                c.or_default().0 += count;
+            }
+            (
+                _,
+                Event::MonitorHoldsUntimed {
+                    monitor,
+                    count,
+                    site,
+                    ..
+                },
+            ) => {
+                summary_lines += 1;
+                let c = summary_counts.entry((site.raw().to_string(), monitor));
+                c.or_default().1 += count;
             }
             (_, Event::LockOrder { .. }) => summary_lines += 1,
             (
@@ -295,6 +313,11 @@ pub fn collapse_with<R: std::io::Read>(
         }
     }
     if w == FlameWeight::Held && summary_lines > 0 && !from_events {
+        for (k, (timed, untimed)) in summary_counts {
+            if let Some(ns) = summary_weights.get_mut(&k) {
+                *ns = crate::util::estimate(*ns, timed, untimed);
+            }
+        }
         weights = summary_weights;
     }
     if w == FlameWeight::Held && lock_summary_lines > 0 && !from_events {

@@ -1128,7 +1128,7 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             None => (0, 0, 0, 0, &empty),
         };
         format!(
-            "{{\"id\":\"{}\",\"kind\":\"{}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"holds\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{}}}",
+            "{{\"id\":\"{}\",\"kind\":\"{}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"holds\":{},\"timed\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{}}}",
             r.id,
             r.kind,
             r.blocked,
@@ -1136,6 +1136,7 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             r.blocked_max,
             r.still_blocked,
             hh.count(),
+            hh.timed(),
             hh.total(),
             hh.percentile(50.0),
             hh.percentile(99.0),

@@ -71,6 +71,10 @@ enum Cmd {
         /// (`10ms`, `500us`, `0`, `off`; the agent's default is 10ms).
         #[arg(long, value_name = "DURATION")]
         holdthreshold: Option<String>,
+        /// Instrumentation mode: `sampled` (the agent's default: every hold counted, a bounded
+        /// sample timed) or `exact` (every hold timed).
+        #[arg(long, value_parser = ["sampled", "exact"])]
+        holdtiming: Option<String>,
         /// Also write the HTML report (`orca html`) to FILE after the run.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
@@ -249,6 +253,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             no_juc,
             trace,
             holdthreshold,
+            holdtiming,
             html,
             pprof,
             command,
@@ -263,6 +268,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             juc: !no_juc,
             trace,
             holdthreshold,
+            holdtiming,
             html,
             pprof,
             command,

@@ -163,6 +163,9 @@ pub struct Profiles {
     semaphores: Sums,
     held_events: Sums,
     held_summaries: Sums,
+    /// Holds counted but not timed per key (`MonitorHoldsUntimed`): added to
+    /// `held_summaries` at the end, their time scaled from the key's timed holds.
+    held_untimed: HashMap<Key, u64>,
     lock_held_events: Sums,
     lock_held_summaries: Sums,
     names: HashMap<Hash, String>,
@@ -239,6 +242,16 @@ impl Profiles {
                 self.has_summaries = true;
                 let k = key(Leaf::Monitor(monitor), site.raw().to_string());
                 add(&mut self.held_summaries, k, count, total);
+            }
+            Event::MonitorHoldsUntimed {
+                monitor,
+                count,
+                site,
+                ..
+            } => {
+                self.has_summaries = true;
+                let k = key(Leaf::Monitor(monitor), site.raw().to_string());
+                *self.held_untimed.entry(k).or_default() += count;
             }
             Event::LockOrder { .. } => self.has_summaries = true,
             Event::LockHolds {
@@ -415,6 +428,11 @@ impl Profiles {
 
     /// What is still open at the end counts up to the last timestamp, as in report.rs.
     fn finish(&mut self, threads: HashMap<Hash, ThreadState>) {
+        for (k, untimed) in std::mem::take(&mut self.held_untimed) {
+            let e = self.held_summaries.entry(k).or_default();
+            e.1 = crate::util::estimate(e.1, e.0, untimed);
+            e.0 += untimed;
+        }
         let end = self.last_ts;
         for (thread, mut t) in threads {
             if let Some((m, owner, since, stack)) = t.contended.take() {

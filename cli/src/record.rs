@@ -22,6 +22,8 @@ pub struct Record {
     pub trace: Option<String>,
     /// Agent option `holdthreshold=`.
     pub holdthreshold: Option<String>,
+    /// Agent option `holdtiming=` (`sampled` or `exact`).
+    pub holdtiming: Option<String>,
     /// Also write the HTML report there.
     pub html: Option<PathBuf>,
     /// Also write the pprof profiles of every kind into this directory.
@@ -79,6 +81,9 @@ pub fn agent_options(r: &Record) -> Result<String, String> {
     }
     if let Some(t) = &r.holdthreshold {
         opts.push_str(&format!(",holdthreshold={t}"));
+    }
+    if let Some(t) = &r.holdtiming {
+        opts.push_str(&format!(",holdtiming={t}"));
     }
     if r.jdk {
         opts.push_str(",jdk=yes");
@@ -358,6 +363,7 @@ mod tests {
             juc: false,
             trace: Some("all".into()),
             holdthreshold: None,
+            holdtiming: Some("exact".into()),
             html: None,
             pprof: None,
             command: vec!["java".into(), "-cp".into(), "x".into(), "Main".into()],
@@ -365,14 +371,14 @@ mod tests {
         let o = agent_options(&r).unwrap();
         assert_eq!(
             o,
-            "out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes,juc=no"
+            "out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,jdk=yes,juc=no"
         );
         let a = java_args(Path::new("/a/liborca.so"), &o, &r.command);
         assert_eq!(
             a,
             [
                 "java",
-                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,jdk=yes,juc=no",
+                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,jdk=yes,juc=no",
                 "-cp",
                 "x",
                 "Main"
@@ -390,6 +396,7 @@ mod tests {
             juc: false,
             trace: None,
             holdthreshold: None,
+            holdtiming: None,
             html: None,
             pprof: None,
             command: vec!["java".into()],

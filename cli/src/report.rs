@@ -123,6 +123,9 @@ pub struct ObjectStats {
     /// end when they are the source.
     sum_holds: Hist,
     sum_hold_sites: HashMap<Option<Frame>, (u64, u64)>,
+    /// Holds counted but not timed per site (`MonitorHoldsUntimed`): `hold_sites`' counts
+    /// include them and their times are scaled from the timed ones at the end.
+    sum_untimed_sites: HashMap<Option<Frame>, u64>,
     pub waits: u64,
     pub waited: u64,
     pub notifies: u64,
@@ -189,6 +192,7 @@ pub struct Analysis {
     /// verdict's "the owner took it at". From summary lines or events, as the hold times.
     pub thread_hold_sites: FastMap<(Hash, Hash), Sites>,
     sum_thread_hold_sites: FastMap<(Hash, Hash), Sites>,
+    sum_thread_untimed_sites: FastMap<(Hash, Hash), HashMap<Option<Frame>, u64>>,
 }
 
 /// (count, ns) per site.
@@ -242,6 +246,16 @@ fn add_sites(m: &mut HashMap<Option<Frame>, (u64, u64)>, f: Option<Frame>, count
     let e = m.entry(f).or_default();
     e.0 += count;
     e.1 += ns;
+}
+
+/// Adds the holds counted but not timed at each site to its (count, ns), its time scaled
+/// from the site's timed holds (an estimate, as [`Hist::total`]).
+fn add_untimed_sites(m: &mut Sites, untimed: HashMap<Option<Frame>, u64>) {
+    for (f, u) in untimed {
+        let e = m.entry(f).or_default();
+        e.1 = crate::util::estimate(e.1, e.0, u);
+        e.0 += u;
+    }
 }
 
 impl Analysis {
@@ -370,6 +384,20 @@ impl Analysis {
                 add_sites(&mut o.sum_hold_sites, site.top(), count, total);
                 let ts = self.sum_thread_hold_sites.entry((monitor, thread));
                 add_sites(ts.or_default(), site.top(), count, total);
+            }
+            Event::MonitorHoldsUntimed {
+                monitor,
+                count,
+                site,
+                ..
+            } => {
+                self.has_holds = true;
+                self.has_summaries = true;
+                let o = self.objects.entry(monitor).or_default();
+                o.sum_holds.add_untimed(count);
+                *o.sum_untimed_sites.entry(site.top()).or_default() += count;
+                let ts = self.sum_thread_untimed_sites.entry((monitor, thread));
+                *ts.or_default().entry(site.top()).or_default() += count;
             }
             Event::LockOrder { .. } => self.has_summaries = true,
             Event::LockHolds {
@@ -653,7 +681,10 @@ impl Analysis {
     /// and picks the source of hold times.
     fn finish(&mut self) {
         self.holds_from_summaries = self.has_summaries && !self.from_events;
-        let sum = std::mem::take(&mut self.sum_thread_hold_sites);
+        let mut sum = std::mem::take(&mut self.sum_thread_hold_sites);
+        for (k, u) in std::mem::take(&mut self.sum_thread_untimed_sites) {
+            add_untimed_sites(sum.entry(k).or_default(), u);
+        }
         if self.holds_from_summaries {
             self.thread_hold_sites = sum;
         }
@@ -671,7 +702,8 @@ impl Analysis {
         }
         for o in self.objects.values_mut() {
             let sum_holds = std::mem::take(&mut o.sum_holds);
-            let sum_sites = std::mem::take(&mut o.sum_hold_sites);
+            let mut sum_sites = std::mem::take(&mut o.sum_hold_sites);
+            add_untimed_sites(&mut sum_sites, std::mem::take(&mut o.sum_untimed_sites));
             if self.holds_from_summaries {
                 o.holds = sum_holds;
                 o.hold_sites = sum_sites;
@@ -967,8 +999,9 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         );
         for (h, o) in held.iter().take(top) {
             let _ = writeln!(s, "  {}: {}", a.lock_name(*h, false), holds_line(o));
+            let est = if o.holds.is_estimate() { "~" } else { "" };
             for (f, c, ns) in top_sites(&o.hold_sites, 3) {
-                let _ = writeln!(s, "      held from {} x{c} {}", site(md, f), dur(ns));
+                let _ = writeln!(s, "      held from {} x{c} {est}{}", site(md, f), dur(ns));
             }
         }
     }
@@ -1270,13 +1303,20 @@ fn owners_text(a: &Analysis, owners: &HashMap<Hash, u64>, top: usize) -> String 
 
 fn holds_line(o: &ObjectStats) -> String {
     let h = &o.holds;
+    // Figures from a sample (holdtiming=sampled) are marked `~`, with the sample's size.
+    let est = if h.is_estimate() { "~" } else { "" };
     format!(
-        "held {}, total {}, p50 {}, p99 {}, max {}{}",
+        "held {}, total {est}{}, p50 {est}{}, p99 {est}{}, max {}{}{}",
         crate::util::times(h.count()),
         dur(h.total()),
         dur(h.percentile(50.0)),
         dur(h.percentile(99.0)),
         dur(h.max()),
+        if h.is_estimate() {
+            format!(" (estimated from {} timed)", h.timed())
+        } else {
+            String::new()
+        },
         if o.open_holds > 0 {
             format!(", {} still held at end", o.open_holds)
         } else {
@@ -1357,7 +1397,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 .collect();
             let hh = &o.holds;
             format!(
-                "{{\"id\":\"{h}\",\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{}}},\"hold_sites\":{}}}",
+                "{{\"id\":\"{h}\",\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{}}},\"hold_sites\":{}}}",
                 o.blocked,
                 o.contentions,
                 o.blocked_max,
@@ -1365,6 +1405,8 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 owners.join(","),
                 sites_json(md, &o.sites, top),
                 hh.count(),
+                hh.timed(),
+                hh.is_estimate(),
                 hh.total(),
                 hh.percentile(50.0),
                 hh.percentile(99.0),
@@ -1563,6 +1605,49 @@ mod tests {
         assert_eq!(o.hold_sites[&site(1, 0x10)], (5, 10000));
         assert_eq!(o.hold_sites[&site(2, 4)], (1, 70));
         assert_eq!(o.hold_sites.len(), 2);
+    }
+
+    /// Sampled hold timing: untimed holds are counted exactly, per monitor and per site, and
+    /// their time is scaled from the timed ones (per site from that site's); the text marks
+    /// the estimate and its sample size, the JSON says so.
+    #[test]
+    fn untimed_holds_are_counted_and_their_time_estimated() {
+        let log = "\
+1.000000000,MonitorHolds,0000AAAA,00001111,2,3000,2000,2;317;1;381;1,1;00000001;00000010
+1.000000000,MonitorHoldsUntimed,0000AAAA,00001111,4,1;00000001;00000010
+2.000000000,MonitorHoldsUntimed,0000AAAA,00001111,2,1;00000001;00000010
+2.000000000,MonitorHoldsUntimed,0000AAAA,00001111,3,1;00000002;00000004
+";
+        let a = analyse(log, false);
+        let o = &a.objects[&Hash(0x1111)];
+        assert!(o.holds.is_estimate());
+        // 11 holds, 2 timed: 3000 ns scaled by 11 / 2.
+        assert_eq!(
+            (
+                o.holds.count(),
+                o.holds.timed(),
+                o.holds.total(),
+                o.holds.max()
+            ),
+            (11, 2, 16500, 2000)
+        );
+        let site = |m, l| {
+            Some(Frame {
+                method: orca_format::MethodId(m),
+                location: l,
+            })
+        };
+        // 8 holds at the first site, 2 of them timed; none timed at the second.
+        assert_eq!(o.hold_sites[&site(1, 0x10)], (8, 12000));
+        assert_eq!(o.hold_sites[&site(2, 4)], (3, 0));
+        let text = holds_line(o);
+        assert!(
+            text.contains("total ~16.500 µs") && text.contains("(estimated from 2 timed)"),
+            "{text}"
+        );
+        // Every hold timed: no estimate.
+        let exact = analyse(&format!("{}\n", log.lines().next().unwrap()), false);
+        assert!(!holds_line(&exact.objects[&Hash(0x1111)]).contains('~'));
     }
 
     /// An instrumentation-mode log says where each monitor's contention owners came from: the

@@ -66,6 +66,15 @@ pub fn dur(ns: u64) -> String {
     }
 }
 
+/// `total` of `timed` durations scaled to `timed + untimed` of them (the sample's mean times
+/// the count; 0 with no sample).
+pub fn estimate(total: u64, timed: u64, untimed: u64) -> u64 {
+    if untimed == 0 || timed == 0 {
+        return total;
+    }
+    (total as u128 * (timed + untimed) as u128 / timed as u128).min(u64::MAX as u128) as u64
+}
+
 /// Durations for p50/p99/max: a sparse log-linear histogram (the bucket scheme
 /// of `MonitorHolds` lines, `orca_format::hist`: < 1.6 % error), so memory
 /// stays bounded however long the log is, and holds computed from events and
@@ -76,6 +85,9 @@ pub struct Hist {
     count: u64,
     total: u64,
     max: u64,
+    /// Holds counted but not timed (`MonitorHoldsUntimed`, `holdtiming=sampled`): the timed
+    /// ones are then a sample, and the total an estimate.
+    untimed: u64,
 }
 
 impl Hist {
@@ -102,8 +114,13 @@ impl Hist {
             *self.buckets.entry(b).or_default() += c;
         }
     }
+    /// Adds `count` durations that were counted but not measured (`MonitorHoldsUntimed`).
+    pub fn add_untimed(&mut self, count: u64) {
+        self.untimed += count;
+    }
     /// Adds every sample of `o` (the holds of both modes of a j.u.c. lock, say).
     pub fn merge(&mut self, o: &Hist) {
+        self.untimed += o.untimed;
         self.count += o.count;
         self.total += o.total;
         self.max = self.max.max(o.max);
@@ -111,13 +128,24 @@ impl Hist {
             *self.buckets.entry(b).or_default() += c;
         }
     }
-    /// Number of samples.
+    /// Number of durations, measured or only counted: exact either way.
     pub fn count(&self) -> u64 {
+        self.count + self.untimed
+    }
+    /// Number of durations measured: the sample the total, percentiles and maximum come
+    /// from (all of them unless [`Hist::is_estimate`]).
+    pub fn timed(&self) -> u64 {
         self.count
     }
-    /// Sum of samples.
+    /// Whether some durations were counted but not measured: the total is then estimated
+    /// from the sample, the percentiles are the sample's, and the maximum is the sample's.
+    pub fn is_estimate(&self) -> bool {
+        self.untimed > 0
+    }
+    /// Sum of the durations; when [`Hist::is_estimate`], the sample's mean times the count
+    /// (0 with no sample).
     pub fn total(&self) -> u64 {
-        self.total
+        estimate(self.total, self.count, self.untimed)
     }
     /// Largest sample.
     pub fn max(&self) -> u64 {
@@ -170,6 +198,28 @@ mod tests {
         let p50 = h.percentile(50.0) as f64;
         assert!((p50 / 50_000_000.0 - 1.0).abs() < 0.02, "{p50}");
         assert_eq!(h.max(), 100_000_000);
+    }
+
+    /// Untimed holds are counted exactly; the total is scaled from the timed sample.
+    #[test]
+    fn estimates_from_a_sample() {
+        let mut h = Hist::default();
+        h.add(100);
+        h.add(300);
+        assert!(!h.is_estimate());
+        h.add_untimed(6);
+        assert!(h.is_estimate());
+        assert_eq!(
+            (h.count(), h.timed(), h.total(), h.max()),
+            (8, 2, 1600, 300)
+        );
+        assert_eq!(h.percentile(50.0), 100);
+        let mut only = Hist::default();
+        only.add_untimed(3);
+        assert_eq!((only.count(), only.timed(), only.total()), (3, 0, 0));
+        let mut m = Hist::default();
+        m.merge(&h);
+        assert_eq!((m.count(), m.total()), (8, 1600));
     }
 
     /// Summary lines of many intervals add up to the same histogram as the

@@ -212,7 +212,7 @@ fn report_json_and_top() {
         out.contains("\"id\":\"00001111\",\"blocked_ns\":3000,\"contentions\":1"),
         "{out}"
     );
-    assert!(out.contains("\"holds\":{\"count\":3,\"total_ns\":4500,\"p50_ns\":1007,\"p99_ns\":2500,\"max_ns\":2500"), "{out}");
+    assert!(out.contains("\"holds\":{\"count\":3,\"timed\":3,\"estimated\":false,\"total_ns\":4500,\"p50_ns\":1007,\"p99_ns\":2500,\"max_ns\":2500"), "{out}");
     // --top 1: only the first monitor.
     assert!(!out.contains("\"id\":\"00002222\""), "{out}");
 }

@@ -209,7 +209,8 @@ pub struct OwnedEvent {
     pub owner: Option<Hash>,
     /// Decoded thread name of a `ThreadStarted`.
     pub name: Option<String>,
-    /// Count of an `EventsDropped`, `MonitorHolds`, `LockHolds` or `LockOrder`.
+    /// Count of an `EventsDropped`, `MonitorHolds`, `MonitorHoldsUntimed`, `LockHolds` or
+    /// `LockOrder`.
     pub count: Option<u64>,
     /// Stack frames, innermost first (empty when the event has no stack).
     pub frames: Vec<Frame>,
@@ -236,6 +237,7 @@ impl OwnedEvent {
             count: match *e {
                 Event::EventsDropped { count }
                 | Event::MonitorHolds { count, .. }
+                | Event::MonitorHoldsUntimed { count, .. }
                 | Event::LockHolds { count, .. }
                 | Event::LockOrder { count, .. } => Some(count),
                 _ => None,

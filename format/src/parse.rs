@@ -999,6 +999,7 @@ pub enum EventKind {
     MonitorEntered,
     MonitorExit,
     MonitorHolds,
+    MonitorHoldsUntimed,
     LockOrder,
     MonitorHold,
     LockHolds,
@@ -1024,7 +1025,7 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 41] = [
+    pub const ALL: [EventKind; 42] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -1045,6 +1046,7 @@ impl EventKind {
         EventKind::MonitorEntered,
         EventKind::MonitorExit,
         EventKind::MonitorHolds,
+        EventKind::MonitorHoldsUntimed,
         EventKind::LockOrder,
         EventKind::MonitorHold,
         EventKind::LockHolds,
@@ -1091,6 +1093,7 @@ impl EventKind {
             EventKind::MonitorEntered => "MonitorEntered",
             EventKind::MonitorExit => "MonitorExit",
             EventKind::MonitorHolds => "MonitorHolds",
+            EventKind::MonitorHoldsUntimed => "MonitorHoldsUntimed",
             EventKind::LockOrder => "LockOrder",
             EventKind::MonitorHold => "MonitorHold",
             EventKind::LockHolds => "LockHolds",
@@ -1115,12 +1118,14 @@ impl EventKind {
         }
     }
 
-    /// Whether this is a summary line (`MonitorHolds`, `LockHolds`, `LockOrder`,
-    /// `Notifies`): an aggregate over an interval, not one event (FORMAT.md, "Summary lines").
+    /// Whether this is a summary line (`MonitorHolds`, `MonitorHoldsUntimed`, `LockHolds`,
+    /// `LockOrder`, `Notifies`): an aggregate over an interval, not one event (FORMAT.md,
+    /// "Summary lines").
     pub fn is_summary(self) -> bool {
         matches!(
             self,
             EventKind::MonitorHolds
+                | EventKind::MonitorHoldsUntimed
                 | EventKind::LockHolds
                 | EventKind::LockOrder
                 | EventKind::Notifies
@@ -1158,6 +1163,7 @@ impl EventKind {
             b"MonitorEntered" => EventKind::MonitorEntered,
             b"MonitorExit" => EventKind::MonitorExit,
             b"MonitorHolds" => EventKind::MonitorHolds,
+            b"MonitorHoldsUntimed" => EventKind::MonitorHoldsUntimed,
             b"LockOrder" => EventKind::LockOrder,
             b"MonitorHold" => EventKind::MonitorHold,
             b"LockHolds" => EventKind::LockHolds,
@@ -1384,6 +1390,15 @@ pub enum Event<'a> {
         histogram: Histogram<'a>,
         site: StackTrace<'a>,
     },
+    /// Summary (`holdtiming=sampled`): `count` further outermost holds of `monitor` acquired
+    /// at `site` (one frame) that were counted but not timed; the key's `MonitorHolds` lines
+    /// are the timed ones, a sample of all.
+    MonitorHoldsUntimed {
+        thread: Hash,
+        monitor: Hash,
+        count: u64,
+        site: StackTrace<'a>,
+    },
     /// Summary: `acquired` taken `count` times at `acquired_site` while holding
     /// `held` (taken at `held_site`) and the `guards`; sites are one frame.
     LockOrder {
@@ -1544,6 +1559,7 @@ impl<'a> Event<'a> {
             Event::MonitorEntered { .. } => EventKind::MonitorEntered,
             Event::MonitorExit { .. } => EventKind::MonitorExit,
             Event::MonitorHolds { .. } => EventKind::MonitorHolds,
+            Event::MonitorHoldsUntimed { .. } => EventKind::MonitorHoldsUntimed,
             Event::LockOrder { .. } => EventKind::LockOrder,
             Event::MonitorHold { .. } => EventKind::MonitorHold,
             Event::LockHolds { .. } => EventKind::LockHolds,
@@ -1595,6 +1611,7 @@ impl<'a> Event<'a> {
             | Event::MonitorEntered { thread, .. }
             | Event::MonitorExit { thread, .. }
             | Event::MonitorHolds { thread, .. }
+            | Event::MonitorHoldsUntimed { thread, .. }
             | Event::LockOrder { thread, .. }
             | Event::MonitorHold { thread, .. }
             | Event::LockHolds { thread, .. }
@@ -1634,6 +1651,7 @@ impl<'a> Event<'a> {
             | Event::MonitorEntered { monitor, .. }
             | Event::MonitorExit { monitor, .. }
             | Event::MonitorHolds { monitor, .. }
+            | Event::MonitorHoldsUntimed { monitor, .. }
             | Event::MonitorHold { monitor, .. } => Some(monitor),
             Event::LockOrder { acquired, .. } => Some(acquired),
             Event::LockAcquire { lock, .. }
@@ -1691,6 +1709,7 @@ impl<'a> Event<'a> {
             | Event::ThreadParked { stack, .. }
             | Event::ThreadUnpark { stack, .. }
             | Event::MonitorHolds { site: stack, .. }
+            | Event::MonitorHoldsUntimed { site: stack, .. }
             | Event::LockHolds { site: stack, .. }
             | Event::Notifies { site: stack, .. }
             | Event::LockOrder {
@@ -1835,6 +1854,16 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 max,
                 histogram,
                 site: parse_site(site, 9, "site")?,
+            }
+        }
+        K::MonitorHoldsUntimed => {
+            let [_, _, t, m, c, site] = split::<6>(line, name)?;
+            Event::MonitorHoldsUntimed {
+                thread: parse_hash(t, 3, "thread", false)?,
+                // 0: the holds of other monitors at this site, as in MonitorHolds.
+                monitor: parse_hash(m, 4, "monitor", true)?,
+                count: parse_count(c, 5, "count")?,
+                site: parse_site(site, 6, "site")?,
             }
         }
         K::LockHolds => {

@@ -98,6 +98,25 @@ public final class OrcaProfilerTracker {
     static boolean deepStacks;
     /** Holds at least this long (ns) are written as MonitorHold events with a stack; < 0: none. */
     static long holdThreshold = -1;
+    /**
+     * holdtiming=sampled: the address of the agent's coarse clock (nanoseconds as of its last
+     * tick, advanced every millisecond by a thread of the agent; then its last TICKS ticks,
+     * agent/src/recorder/clock.rs, Coarse), 0 with holdtiming=exact. Every hold is counted,
+     * but only a sample reads System.nanoTime at both ends (Rec.begin); the others read this
+     * clock, a plain load, so that a long one is still found.
+     */
+    static long coarseClock;
+    /** The ticks the coarse clock keeps after its current value (a power of two: the coarse
+     * time's low bits are its tick's number modulo TICKS), and the ticker's period (ns). */
+    private static final int TICKS = 1024;
+    private static final long TICK = 1_000_000L;
+    /** A hold not timed that the coarse clock says lasted this long (ns) gets a precise end,
+     * to be compared with holdThreshold; < 0: none. */
+    static long holdNear = -1;
+    /** A hold not timed is written as a MonitorHold when its length from the first tick after
+     * its coarse start reaches this (holdThreshold less one tick): the hold is then at least
+     * that long, and every hold of holdThreshold is, when the ticker runs on time. */
+    static long holdCaught = -1;
 
     private static final ThreadLocal<Rec> REC = new ThreadLocal<Rec>();
 
@@ -216,9 +235,12 @@ public final class OrcaProfilerTracker {
             }
             r.pendingObj = null;
             r.pendingStack = 0;
-            if (t == 0 && (traceAll || !inner)) {
-                // (a reentrant acquisition starts no hold: its time is needed by trace=all only)
+            if (traceAll) {
                 t = System.nanoTime();
+            } else if (!inner) {
+                // (a reentrant acquisition starts no hold: its time is needed by trace=all only)
+                long c = coarseClock;
+                t = c != 0 ? r.begin(c) : System.nanoTime();
             }
             // A reentrant acquisition's entry is marked: its release ends no hold.
             r.push(monitor, h, inner ? site | INNER : site, t);
@@ -238,7 +260,7 @@ public final class OrcaProfilerTracker {
             }
             int i = r.find(monitor);
             // A reentrant release ends no hold: it reads the clock for trace=all only.
-            long t = traceAll || i < 0 || r.heldSite[i] >= 0 ? System.nanoTime() : 0;
+            long t = 0;
             int h;
             if (i >= 0) {
                 h = r.heldHash[i];
@@ -247,18 +269,41 @@ public final class OrcaProfilerTracker {
                 int enterSite = r.heldSite[i];
                 r.remove(i);
                 if (enterSite >= 0) {
+                    long threshold = holdThreshold;
+                    // The record's third word: the start of a timed hold, -1 for one not timed.
+                    long third = start;
+                    if (start >= 0) {
+                        t = System.nanoTime();
+                    } else {
+                        // Not timed (Rec.begin): the coarse clock at both ends, and the precise
+                        // one at the end of a hold that may have reached the threshold, timed
+                        // from the first tick after its coarse start (Rec.startedBy): never
+                        // longer than the hold, shorter by at most a tick when the ticker ran
+                        // on time.
+                        start = ~start;
+                        long addr = coarseClock;
+                        t = r.coarse(addr);
+                        long near = holdNear;
+                        if (near >= 0 && t - start - paused >= near) {
+                            t = System.nanoTime();
+                            start = r.startedBy(addr, start, t);
+                            threshold = holdCaught;
+                        } else {
+                            threshold = -1;
+                        }
+                        third = -1;
+                    }
                     r.released(h, start, t);
                     // The long hold's line first: its hold record, put after it, is counted in
                     // a summary line written after it (a put may write the summaries).
                     long held = t - start - paused;
-                    long threshold = holdThreshold;
                     if (threshold >= 0 && held >= threshold) {
                         longHold(r, enterSite, h, held, t);
                     }
                     // The outermost release: one record per hold is all a summary needs.
                     if (!traceAll) {
                         r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD,
-                                enterSite, h, t, start);
+                                enterSite, h, t, third);
                     }
                 }
             } else {
@@ -266,6 +311,9 @@ public final class OrcaProfilerTracker {
                 h = System.identityHashCode(monitor);
             }
             if (traceAll) {
+                if (t == 0) {
+                    t = System.nanoTime();
+                }
                 r.put(OrcaEvents.R_EXIT, site, h, t, 0);
             }
         } catch (Throwable t) {
@@ -883,6 +931,91 @@ public final class OrcaProfilerTracker {
             }
             U = u;
             POS = at;
+        }
+
+        // ---- sampled hold timing (holdtiming=sampled): which holds read System.nanoTime ----
+        //
+        // A thread's holds are timed at random, about one in `stride`, with `stride` set per
+        // window of WINDOW ns (coarse clock) so that a thread times at most about BUDGET holds
+        // per window, 50,000 a second: at two clock reads of 20-50 ns each, under 0.5% of one
+        // CPU, at any lock rate. A thread holding fewer than that has every hold timed (the
+        // summaries are then exact: small programs, the tests). The choice is made at the
+        // hold's start, before its length is known, so the timed holds are an unbiased sample.
+
+        static final long WINDOW = 10_000_000L;
+        static final int BUDGET = 500;
+        static final int MAX_STRIDE = 1 << 20;
+        /** Holds until the next timed one (this one included). */
+        int skip;
+        int stride = 1;
+        long winStart;
+        /** Holds planned in the window so far (the skips drawn), and timed holds. */
+        int winHolds;
+        int winTimed;
+        int seed = System.identityHashCode(this) | 1;
+
+        /** The coarse clock at `addr` (see coarseClock); a plain load the JIT keeps in place. */
+        long coarse(long addr) {
+            jdk.internal.misc.Unsafe u = U;
+            return u != null ? u.getLongOpaque(null, addr) : System.nanoTime();
+        }
+
+        /**
+         * A hold not timed whose coarse start was `c0` ended at `t` (System.nanoTime): the
+         * time of the tick after c0's (its number is c0's low bits), by which the hold had
+         * surely begun, so that its length from there is never an overstatement, even when
+         * the ticker ran late. A hold of more than TICKS ticks finds that tick overwritten (a
+         * later round's, TICKS ticks or more after c0): its length is then taken from c0.
+         * Out of line: only holds that may be long come here.
+         */
+        @DontInline
+        long startedBy(long addr, long c0, long t) {
+            int next = (int) (c0 + 1) & (TICKS - 1);
+            long v = U.getLongOpaque(null, addr + 8L + 8L * next);
+            return v > c0 && v - c0 < TICKS * TICK && v <= t ? v : c0;
+        }
+
+        /**
+         * The start of an outermost hold: System.nanoTime() for a hold that is timed, or the
+         * coarse clock's value inverted (negative) for one that is only counted.
+         */
+        long begin(long addr) {
+            if (U == null) {
+                return System.nanoTime();
+            }
+            long c = U.getLongOpaque(null, addr);
+            if (--skip > 0 && c - winStart < WINDOW) {
+                return ~c;
+            }
+            return timed(c);
+        }
+
+        /** A timed hold (its turn came, or a window ended): the next draw. Out of line. */
+        @DontInline
+        private long timed(long c) {
+            if (c - winStart >= WINDOW || c < winStart) {
+                // The past window's rate sets the stride of the next.
+                int holds = winHolds - Math.max(skip, 0);
+                stride = holds <= BUDGET ? 1 : Math.min(holds / BUDGET + 1, MAX_STRIDE);
+                winStart = c;
+                winHolds = 0;
+                winTimed = 0;
+            } else if (++winTimed > BUDGET && stride < MAX_STRIDE) {
+                // The rate rose within the window: the budget holds (a few more at most).
+                stride *= 2;
+            }
+            int n = 1;
+            if (stride > 1) {
+                int x = seed;
+                x ^= x << 13;
+                x ^= x >>> 17;
+                x ^= x << 5;
+                seed = x;
+                n = 1 + (int) ((x & 0xFFFFFFFFL) % (2L * stride - 1));
+            }
+            skip = n;
+            winHolds += n;
+            return System.nanoTime();
         }
 
         private void setPos(int p) {

@@ -19,11 +19,17 @@ fn orca_text(run: &Run) -> String {
 /// apart, as their summary lines are.
 type SiteCounts = BTreeMap<(String, String, String), u64>;
 
+/// Every hold counts, timed or not (`MonitorHoldsUntimed`).
 fn counts_by_site(log: &Log, sums: &Sums) -> SiteCounts {
     let monitors = sums
         .holds
         .iter()
-        .map(|((t, _, s), h)| (t.0, String::new(), *s, h.0));
+        .map(|((t, _, s), h)| (t.0, String::new(), *s, h.0))
+        .chain(
+            sums.untimed
+                .iter()
+                .map(|((t, _, s), n)| (t.0, String::new(), *s, *n)),
+        );
     site_counts(log, monitors)
 }
 
@@ -343,12 +349,21 @@ fn a_million_monitors_in_one_order_make_a_few_lines_and_no_cycle() {
             .map(|(_, n)| n)
             .sum();
         assert_eq!(orders, per_pair, "{}", jdk.label());
+        // Timed or not (holdtiming=sampled), every hold is counted.
         let holds = |at: u32| -> u64 {
-            sums.holds
+            let timed: u64 = sums
+                .holds
                 .iter()
                 .filter(|(k, _)| line(k.2) == at)
                 .map(|(_, h)| h.0)
-                .sum()
+                .sum();
+            let untimed: u64 = sums
+                .untimed
+                .iter()
+                .filter(|(k, _)| line(k.2) == at)
+                .map(|(_, n)| n)
+                .sum();
+            timed + untimed
         };
         assert_eq!(holds(outer), per_pair, "{}", jdk.label());
         assert_eq!(holds(inner), per_pair, "{}", jdk.label());
@@ -402,5 +417,91 @@ fn a_signal_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
             "{}",
             jdk.label()
         );
+    }
+}
+
+/// Sampled hold timing (tests/java/SampledHolds.java): a thread that locks millions of times a
+/// second has only a sample of its holds timed, the rest counted (`MonitorHoldsUntimed`), and
+/// every hold counted exactly; its 100 ms holds are still `MonitorHold` events, found by the
+/// coarse clock, never longer than the program saw from outside the block; a thread that
+/// locks once a millisecond has every hold timed. `holdtiming=exact` times every hold.
+#[test]
+fn sampled_timing_counts_every_hold_and_times_a_sample() {
+    const TIGHT: u64 = 4_000_000;
+    let tight = marker_line("SampledHolds.java", "tight");
+    let long = marker_line("SampledHolds.java", "long");
+    let slow = marker_line("SampledHolds.java", "slow");
+    for jdk in jdks() {
+        let r = run("sampled", jdk, "", "SampledHolds", &[&TIGHT.to_string()]);
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        assert!(r.stderr.contains("holdtiming=sampled"), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let sums = Sums::of(&orca_text(&r));
+        let line = |(m, loc): (u32, u32)| log.line_of(m, loc).unwrap_or(0);
+        let timed = |at: u32| -> u64 {
+            let keys = sums.holds.iter().filter(|(k, _)| line(k.2) == at);
+            keys.map(|(_, h)| h.0).sum()
+        };
+        let untimed = |at: u32| -> u64 {
+            let keys = sums.untimed.iter().filter(|(k, _)| line(k.2) == at);
+            keys.map(|(_, n)| n).sum()
+        };
+        let label = jdk.label();
+        assert_eq!(timed(tight) + untimed(tight), TIGHT, "{label}");
+        // At most about 500 timed holds per 10 ms of the thread's locking, however fast: a
+        // quarter is far above that at any speed a JIT-compiled loop runs.
+        assert!(
+            untimed(tight) > 0 && timed(tight) < TIGHT / 4,
+            "{label}: {} timed of {TIGHT}",
+            timed(tight)
+        );
+        assert_eq!(timed(long) + untimed(long), 5, "{label}");
+        assert_eq!((timed(slow), untimed(slow)), (200, 0), "{label}");
+        // Each 100 ms hold is a MonitorHold: at least the threshold less a tick (the catch
+        // rule for a hold not timed), at most what the program measured around the block.
+        let outer: Vec<u64> = r
+            .stdout
+            .split("outer_ns=")
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .map(|n| n.parse().unwrap())
+            .collect();
+        let long_holds: Vec<_> = log
+            .events
+            .iter()
+            .filter(|e| e.name == "MonitorHold" && line(e.frames[0]) == long)
+            .collect();
+        assert_eq!(long_holds.len(), 5, "{label}: {}", r.stderr);
+        for (e, ns) in long_holds.iter().zip(&outer) {
+            assert!(
+                e.numbers[0] >= 9_000_000 && e.numbers[0] <= *ns,
+                "{label}: hold {} outside 9 ms..{ns}",
+                e.numbers[0]
+            );
+        }
+
+        let r = run(
+            "sampled-exact",
+            jdk,
+            "holdtiming=exact",
+            "SampledHolds",
+            &[&TIGHT.to_string()],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        assert!(r.stderr.contains("holdtiming=exact"), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let sums = Sums::of(&orca_text(&r));
+        assert!(sums.untimed.is_empty(), "{label}: {:?}", sums.untimed);
+        let line = |(m, loc): (u32, u32)| log.line_of(m, loc).unwrap_or(0);
+        let count: u64 = sums
+            .holds
+            .iter()
+            .filter(|(k, _)| line(k.2) == tight)
+            .map(|(_, h)| h.0)
+            .sum();
+        assert_eq!(count, TIGHT, "{label}");
     }
 }

@@ -24,7 +24,7 @@ pub struct Event {
     /// its `unlock`.
     pub frames: Vec<(u32, u32)>,
     /// Summary lines' numbers: `MonitorHolds` and `LockHolds` count, total, max; `LockOrder`
-    /// count; `MonitorHold` and `LockHold` its length.
+    /// and `MonitorHoldsUntimed` count; `MonitorHold` and `LockHold` its length.
     pub numbers: Vec<u64>,
     /// `LockHold`'s one-frame acquisition site.
     pub site: Option<(u32, u32)>,
@@ -235,6 +235,12 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.object = Some(hex(f[3])?);
             e.numbers = vec![num(f[4])?, num(f[5])?, num(f[6])?];
             e.frames = stack(f[8])?;
+        }
+        "MonitorHoldsUntimed" => {
+            need(6)?;
+            e.object = Some(hex(f[3])?);
+            e.numbers = vec![num(f[4])?];
+            e.frames = stack(f[5])?;
         }
         "LockOrder" => {
             need(9)?;

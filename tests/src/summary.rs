@@ -472,8 +472,10 @@ pub type LongLockHold = (Hash, Hash, LockMode, u64, u64, Site, String);
 /// own lines of a `trace=all` log with [`Summarize::run`]'s from its events.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Sums {
-    /// Holds per (thread, monitor, site).
+    /// Holds per (thread, monitor, site); with `holdtiming=sampled` the timed ones only.
     pub holds: BTreeMap<(Hash, Hash, Site), HoldSums>,
+    /// Holds counted but not timed per (thread, monitor, site), from `MonitorHoldsUntimed`.
+    pub untimed: BTreeMap<(Hash, Hash, Site), u64>,
     /// Occurrences per (thread, held, acquired, held site, acquired site, guards).
     pub orders: BTreeMap<OrderKey, u64>,
     /// `MonitorHold` lines: (thread, monitor, end timestamp, nanos, stack).
@@ -513,6 +515,14 @@ impl Sums {
                 } => {
                     let e = s.holds.entry((thread, monitor, top(&at))).or_default();
                     add(e, count, total, max, histogram);
+                }
+                Event::MonitorHoldsUntimed {
+                    thread,
+                    monitor,
+                    count,
+                    site: at,
+                } => {
+                    *s.untimed.entry((thread, monitor, top(&at))).or_default() += count;
                 }
                 Event::LockHolds {
                     thread,

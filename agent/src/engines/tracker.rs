@@ -18,7 +18,7 @@ use super::methods::{self, Call, Outcome};
 use crate::events::{Kind, ReportCode};
 use crate::jvmti::Jni;
 use crate::recorder::buffers::RecFields;
-use crate::recorder::clock::now_nanos;
+use crate::recorder::clock::{now_nanos, TICK_NANOS};
 use crate::recorder::names;
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::writer::Frames;
@@ -98,6 +98,25 @@ pub struct TrackerSettings {
     pub trace_all: bool,
     pub deep_stacks: bool,
     pub hold_threshold: Option<u64>,
+    /// `holdtiming=sampled`: the coarse clock's address ([`crate::recorder::clock::Ticker`]),
+    /// or `None` to time every hold.
+    pub coarse_clock: Option<u64>,
+}
+
+/// The shortest `holdthreshold` sampled timing works with: below it every hold is timed.
+/// Why: a hold not timed is found long by the coarse clock, which lags real time by up to a
+/// tick ([`TICK_NANOS`]) plus however late its thread runs; a hold is read precisely once the
+/// coarse clock says it has lasted half the threshold, so a tick of 1 ms leaves a margin of
+/// at least 2 ms for the ticker's lateness.
+pub const MIN_SAMPLED_THRESHOLD: u64 = 4 * TICK_NANOS;
+
+impl TrackerSettings {
+    /// Whether holds may go untimed with these options: `holdtiming=sampled`, not
+    /// `trace=all` (a complete trace times every event), and a threshold the coarse clock
+    /// can find ([`MIN_SAMPLED_THRESHOLD`], or none).
+    pub fn sampling(sampled: bool, trace_all: bool, hold_threshold: Option<u64>) -> bool {
+        sampled && !trace_all && hold_threshold.is_none_or(|t| t >= MIN_SAMPLED_THRESHOLD)
+    }
 }
 
 /// Why the tracker could not be installed.
@@ -159,6 +178,22 @@ pub fn install(
             .hold_threshold
             .map_or(-1, |t| t.min(i64::MAX as u64) as i64),
     );
+    if let Some(addr) = settings.coarse_clock {
+        // A hold the coarse clock says lasted half the threshold gets a precise end.
+        let near = settings
+            .hold_threshold
+            .map_or(-1, |t| (t - t / 2).min(i64::MAX as u64) as i64);
+        jni.set_static_long(class, field(class, c"holdNear", c"J", true)?, near);
+        let caught = settings.hold_threshold.map_or(-1, |t| {
+            t.saturating_sub(TICK_NANOS).min(i64::MAX as u64) as i64
+        });
+        jni.set_static_long(class, field(class, c"holdCaught", c"J", true)?, caught);
+        jni.set_static_long(
+            class,
+            field(class, c"coarseClock", c"J", true)?,
+            addr as i64,
+        );
+    }
     // Last: the tracker starts recording (a volatile write after the settings).
     jni.set_static_boolean(class, field(class, c"ready", c"Z", true)?, true);
     jni.delete_local_ref(rec);

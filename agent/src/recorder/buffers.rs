@@ -360,7 +360,11 @@ impl Recorder {
         match RecordKind::from_i32((w1 & 7) as i32) {
             Some(RecordKind::Hold) | Some(RecordKind::HoldWaited) => {
                 let waited = w1 & 7 == RecordKind::HoldWaited as i64;
-                r.summary.hold(monitor, site, w2 as u64, nanos, waited);
+                if w2 < 0 {
+                    r.summary.untimed_hold(monitor, site, nanos, waited);
+                } else {
+                    r.summary.hold(monitor, site, w2 as u64, nanos, waited);
+                }
             }
             Some(RecordKind::LockHold) => {
                 let waited = site & SiteBits::Waited as u32 != 0;
@@ -533,22 +537,42 @@ impl Recorder {
             let Some(site) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
                 continue;
             };
-            lines.push(EventRecord {
-                nanos: now,
-                kind,
-                thread: r.hash,
-                object: monitor,
-                owner: 0,
-                extra: Extra::Holds(Box::new(HoldsLine {
-                    count: h.count,
-                    total: h.total,
-                    max: h.max,
-                    histogram: h.histogram(),
-                    site,
-                    mode,
-                })),
-                frames: Frames::new(),
-            });
+            if h.count > 0 {
+                lines.push(EventRecord {
+                    nanos: now,
+                    kind,
+                    thread: r.hash,
+                    object: monitor,
+                    owner: 0,
+                    extra: Extra::Holds(Box::new(HoldsLine {
+                        count: h.count,
+                        total: h.total,
+                        max: h.max,
+                        histogram: h.histogram(),
+                        site,
+                        mode,
+                    })),
+                    frames: Frames::new(),
+                });
+            }
+            if h.untimed > 0 && mode.is_none() {
+                lines.push(EventRecord {
+                    nanos: now,
+                    kind: Kind::MonitorHoldsUntimed,
+                    thread: r.hash,
+                    object: monitor,
+                    owner: 0,
+                    extra: Extra::Holds(Box::new(HoldsLine {
+                        count: h.untimed,
+                        total: 0,
+                        max: 0,
+                        histogram: Vec::new(),
+                        site,
+                        mode,
+                    })),
+                    frames: Frames::new(),
+                });
+            }
         }
         for (k, count) in edges {
             let (Some(held_site), Some(acquired_site)) = (

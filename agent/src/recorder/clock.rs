@@ -1,6 +1,10 @@
 //! The one clock of all three files: `CLOCK_MONOTONIC`, which HotSpot also uses for
 //! `System.nanoTime()` on Linux, so log timestamps line up with the program's own timings.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
 /// Nanoseconds on the monotonic clock.
 pub fn now_nanos() -> u64 {
     let mut ts = libc::timespec {
@@ -10,6 +14,87 @@ pub fn now_nanos() -> u64 {
     // SAFETY: a valid out-pointer; CLOCK_MONOTONIC always exists on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// How often the [`Ticker`] advances the coarse clock.
+pub const TICK_NANOS: u64 = 1_000_000;
+
+/// Ticks the coarse clock remembers ([`Coarse::ring`]): a power of two, whose bits the
+/// coarse time's low bits give up to the tick's number.
+pub const TICK_RING: usize = 1024;
+
+/// The coarse clock: [`now_nanos`] as of the ticker's last tick, read by the tracker with a
+/// plain memory load (`Unsafe.getLongOpaque` of its address). Why: a precise clock read costs
+/// 21–52 ns on the machines measured (issue 11), twice per hold; a load costs one. Sampled
+/// hold timing reads it at both ends of every hold it does not time, so that a hold longer
+/// than `holdthreshold` is still found (docs/MODES.md, "Sampled hold timing").
+///
+/// The ticker's thread may run late (a loaded machine), and then a hold's coarse start is
+/// older than the hold. So it also keeps its last [`TICK_RING`] ticks, and the coarse time's
+/// low 10 bits are its tick's number (modulo the ring: the time is a microsecond coarser): the
+/// next tick after a hold's coarse start is an upper bound of the hold's real start, and the
+/// end read precisely minus that tick a lower bound of its length, never an overstatement.
+/// (For a hold of more than [`TICK_RING`] ticks that tick is overwritten; its length is then
+/// taken from the coarse start, at most a tick and the ticker's lateness over.)
+#[repr(C)]
+pub struct Coarse {
+    /// The last tick: its time, the low bits its number modulo [`TICK_RING`].
+    pub now: AtomicU64,
+    /// The last ticks' times, tick `n` at `n % TICK_RING`.
+    pub ring: [AtomicU64; TICK_RING],
+}
+
+static COARSE: Coarse = Coarse {
+    now: AtomicU64::new(0),
+    ring: [const { AtomicU64::new(0) }; TICK_RING],
+};
+
+/// The thread that advances [`COARSE`] every [`TICK_NANOS`], started once, on first use.
+pub struct Ticker;
+
+impl Ticker {
+    /// The coarse clock's address (a [`Coarse`]), advancing from now on; `None` when no
+    /// thread could be started (the tracker then times every hold).
+    pub fn start() -> Option<u64> {
+        static STARTED: OnceLock<bool> = OnceLock::new();
+        let ok = *STARTED.get_or_init(|| {
+            let t = now_nanos();
+            COARSE.ring[0].store(t, Ordering::Relaxed);
+            COARSE
+                .now
+                .store(t & !(TICK_RING as u64 - 1), Ordering::Release);
+            std::thread::Builder::new()
+                .name("orca-ticker".into())
+                .spawn(|| {
+                    realtime();
+                    let mut n = 0usize;
+                    loop {
+                        std::thread::sleep(Duration::from_nanos(TICK_NANOS));
+                        n = n.wrapping_add(1);
+                        let t = now_nanos();
+                        let i = n % TICK_RING;
+                        // The ring first: a tracker that sees `now` finds it in the ring too.
+                        COARSE.ring[i].store(t, Ordering::Relaxed);
+                        let now = t & !(TICK_RING as u64 - 1) | i as u64;
+                        COARSE.now.store(now, Ordering::Release);
+                    }
+                })
+                .is_ok()
+        });
+        ok.then_some(&COARSE as *const Coarse as u64)
+    }
+}
+
+/// Makes the calling thread (the ticker) a real-time one (`SCHED_FIFO`, the lowest priority)
+/// where the process may (root, `CAP_SYS_NICE`, an `RLIMIT_RTPRIO`): on a loaded machine a
+/// normal thread that sleeps 1 ms woke up to 120 ms late (2 cores, load 13; 2.5% of its sleeps
+/// over 5 ms late), a real-time one at most 1 ms late. It runs about a microsecond per tick,
+/// so it takes nothing from the program. Elsewhere it stays a normal thread, and a hold's
+/// coarse times are then as late as the ticker (docs/MODES.md, "Sampled hold timing").
+fn realtime() {
+    let param = libc::sched_param { sched_priority: 1 };
+    // SAFETY: a valid sched_param; 0 is the calling thread. A refusal (EPERM) changes nothing.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
 }
 
 /// Two decimal digits per entry: number formatting is most of the writer's work per line

@@ -62,10 +62,13 @@ const INLINE_BUCKETS: usize = 4;
 /// Holds of one monitor at one site.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HoldStat {
+    /// Timed holds, with their total, maximum and histogram.
     pub count: u64,
     pub total: u64,
     pub max: u64,
     histogram: Histogram,
+    /// Holds counted but not timed (`holdtiming=sampled`).
+    pub untimed: u64,
 }
 
 /// Counts per bucket. Most keys are short-lived objects (a request's, a connection's) held a
@@ -370,6 +373,35 @@ impl Summary {
         stat.add(ns);
     }
 
+    /// An outermost hold of `monitor` taken at `site`, ending at `end`, that was counted but
+    /// not timed (`holdtiming=sampled`; `end` may be the coarse clock's).
+    pub fn untimed_hold(&mut self, monitor: u32, site: u32, end: u64, waited: bool) {
+        if waited && !self.pauses.is_empty() {
+            // Its waits are over (the coarse end may come before the last one's precise time).
+            let lock = site & SiteBits::Lock as u32 != 0;
+            self.pauses
+                .retain(|p| p.monitor != monitor || p.lock != lock || p.until.is_none());
+        }
+        if let Some(i) = self
+            .long
+            .iter()
+            .position(|l| (l.0, l.1, l.2) == (monitor, site, end))
+        {
+            self.long.swap_remove(i);
+        }
+        let e = self.holds.entry(site).or_default();
+        let stat = match e.rows.iter().position(|r| r.0 == monitor) {
+            Some(i) => &mut e.rows[i].1,
+            None if e.rows.len() < ROWS => {
+                e.rows.push((monitor, HoldStat::default()));
+                &mut e.rows.last_mut().expect("just pushed").1
+            }
+            None => &mut e.other,
+        };
+        self.lines += (stat.untimed == 0) as usize;
+        stat.untimed += 1;
+    }
+
     /// A long hold of `monitor` taken at `site` (with a j.u.c. lock's mode bits), ending at
     /// `end`, was written as lasting `nanos`: its hold record, still to come, counts that.
     pub fn long_hold(&mut self, monitor: u32, site: u32, end: u64, nanos: u64) {
@@ -436,8 +468,8 @@ impl Summary {
         let mut holds = Vec::new();
         self.holds.retain(|&site, e| {
             for (m, stat) in e.rows.iter_mut() {
-                if stat.count > 0 {
-                    let hot = stat.count >= HOT;
+                if stat.count > 0 || stat.untimed > 0 {
+                    let hot = stat.count + stat.untimed >= HOT;
                     holds.push(((*m, site), std::mem::take(stat)));
                     if hot {
                         // kept, with a count of 0 until its next hold
@@ -446,7 +478,7 @@ impl Summary {
                 }
                 *m = 0; // freed below
             }
-            if e.other.count > 0 {
+            if e.other.count > 0 || e.other.untimed > 0 {
                 holds.push(((0, site), std::mem::take(&mut e.other)));
             }
             e.rows.retain(|r| r.0 != 0);
@@ -749,5 +781,43 @@ mod tests {
         }
         want.sort_unstable();
         assert_eq!(many.histogram(), want);
+    }
+
+    /// Holds not timed are counted in the row their monitor has (or the row of other
+    /// monitors), apart from the timed ones, and keep a hot monitor's row like them.
+    #[test]
+    fn untimed_holds_are_counted_in_their_row() {
+        let mut s = Summary::starting(0);
+        s.hold(1, 10, 100, 150, false);
+        for _ in 0..HOT {
+            s.untimed_hold(1, 10, 200, false);
+        }
+        for m in 2..=6 {
+            s.untimed_hold(m, 10, 300, false);
+        }
+        // Monitor 1: a timed and an untimed line; 2, 3, 4: an untimed line; the others: one.
+        assert_eq!(s.pending_lines(), 2 + 3 + 1);
+        let (holds, _) = s.take();
+        let rows: Vec<_> = holds
+            .iter()
+            .map(|((m, site), h)| (*m, *site, h.count, h.total, h.untimed))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (1, 10, 1, 50, HOT),
+                (2, 10, 0, 0, 1),
+                (3, 10, 0, 0, 1),
+                (4, 10, 0, 0, 1),
+                (0, 10, 0, 0, 2),
+            ]
+        );
+        // Monitor 1 was hot: its row is kept; the others' are free again.
+        for m in [5, 6, 7, 8] {
+            s.untimed_hold(m, 10, 400, false);
+        }
+        let (holds, _) = s.take();
+        let monitors: Vec<u32> = holds.iter().map(|((m, _), _)| *m).collect();
+        assert_eq!(monitors, vec![5, 6, 7, 0]);
     }
 }

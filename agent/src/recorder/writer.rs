@@ -1115,6 +1115,16 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             push_escaped(out, name, TextKind::Free);
         }
         Extra::None if e.kind == Kind::ThreadStarted => out.push(b','),
+        Extra::Holds(h) if e.kind == Kind::MonitorHoldsUntimed => {
+            out.push(b',');
+            push_hex(out, e.object);
+            out.push(b',');
+            push_dec(out, h.count);
+            out.push(b',');
+            push_site(out, &h.site);
+            out.push(b'\n');
+            return;
+        }
         Extra::Holds(h) => {
             out.push(b',');
             push_hex(out, e.object);
@@ -1401,6 +1411,19 @@ mod tests {
         assert_eq!(
             line(&h),
             "12.000000345,MonitorHolds,000000AB,12345678,3,300,200,2;40;1;100;2,1;00000001;0000002A\n"
+        );
+        let mut u = ev(Kind::MonitorHoldsUntimed, vec![]);
+        u.extra = Extra::Holds(Box::new(HoldsLine {
+            count: 7,
+            total: 0,
+            max: 0,
+            histogram: Vec::new(),
+            site: site(1, 0x2A),
+            mode: None,
+        }));
+        assert_eq!(
+            line(&u),
+            "12.000000345,MonitorHoldsUntimed,000000AB,12345678,7,1;00000001;0000002A\n"
         );
         let mut o = ev(Kind::LockOrder, vec![]);
         o.extra = Extra::Order(Box::new(OrderLine {
