@@ -379,7 +379,7 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 18] {
         ),
         (
             c"longHold",
-            c"(Ljava/lang/OrcaProfilerTracker$Rec;IIJJ)V",
+            c"(Ljava/lang/OrcaProfilerTracker$Rec;IIJJJ)V",
             long_hold as *mut c_void,
         ),
         (
@@ -410,7 +410,7 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 18] {
             lock_enter as *mut c_void,
         ),
         (c"lockEnd", c"(IJ)V", lock_end as *mut c_void),
-        (c"lockLongHold", c"(IIJJ)V", lock_long_hold as *mut c_void),
+        (c"lockLongHold", c"(IIJJJ)V", lock_long_hold as *mut c_void),
         (
             c"name",
             c"(Ljava/lang/Object;I)Z",
@@ -548,6 +548,7 @@ unsafe extern "system" fn long_hold(
     hash: jint,
     nanos: jlong,
     end: jlong,
+    start: jlong,
 ) {
     guard("OrcaProfilerTracker.longHold", (), || {
         if let Some(a) = agent() {
@@ -558,7 +559,7 @@ unsafe extern "system" fn long_hold(
                 site as u32,
                 hash as u32,
                 nanos.max(0) as u64,
-                end.max(0) as u64,
+                (start.max(0) as u64, end.max(0) as u64),
             );
         }
     })
@@ -683,6 +684,7 @@ unsafe extern "system" fn lock_long_hold(
     hash: jint,
     nanos: jlong,
     end: jlong,
+    start: jlong,
 ) {
     guard("OrcaProfilerTracker.lockLongHold", (), || {
         if let Some(a) = agent() {
@@ -693,7 +695,7 @@ unsafe extern "system" fn lock_long_hold(
                 site as u32,
                 hash as u32,
                 nanos.max(0) as u64,
-                end.max(0) as u64,
+                (start.max(0) as u64, end.max(0) as u64),
             );
         }
     })

@@ -150,7 +150,7 @@ public final class OrcaProfilerTracker {
     /** trace=all: the current stack (the block's frame at `site`), interned; its ID. */
     private static native int stack(Rec r, int site);
     /** A hold that reached the threshold: written with the current stack. */
-    private static native void longHold(Rec r, int site, int hash, long nanos, long end);
+    private static native void longHold(Rec r, int site, int hash, long nanos, long end, long start);
     /**
      * Writes the class of `o` (hashed `hash`) as an ObjectClass line, once per object per run
      * (the agent keeps which it named); false when the agent names no more objects.
@@ -298,7 +298,7 @@ public final class OrcaProfilerTracker {
                     // a summary line written after it (a put may write the summaries).
                     long held = t - start - paused;
                     if (threshold >= 0 && held >= threshold) {
-                        longHold(r, enterSite, h, held, t);
+                        longHold(r, enterSite, h, held, t, start);
                     }
                     // The outermost release: one record per hold is all a summary needs.
                     if (!traceAll) {
@@ -437,7 +437,7 @@ public final class OrcaProfilerTracker {
     /** trace=all: the lock call the agent was told of ended so, at t. */
     private static native void lockEnd(int outcome, long t);
     /** A j.u.c. hold that reached the threshold: written with the current stack. */
-    private static native void lockLongHold(int site, int hash, long nanos, long end);
+    private static native void lockLongHold(int site, int hash, long nanos, long end, long start);
 
     /** Outcomes of a lock call: returned normally (void), true, false, threw. */
     private static final int RETURNED = 2, TRUE = 1, FALSE = 0, THREW = -1;
@@ -566,7 +566,7 @@ public final class OrcaProfilerTracker {
                         long held = end - start - paused;
                         long threshold = holdThreshold;
                         if (threshold >= 0 && held >= threshold) {
-                            lockLongHold(enterSite, h, held, end);
+                            lockLongHold(enterSite, h, held, end, start);
                         }
                         r.put(OrcaEvents.R_LOCK_HOLD,
                                 enterSite | (paused > 0 ? OrcaEvents.S_WAITED : 0), h, end, start);

@@ -91,8 +91,8 @@ fn demo_runs_identically_with_exact_event_counts() {
         ("static native void flush(Rec r);", "static void flush(Rec r) { r.pos = 0; }"),
         ("private static native int stack(Rec r, int site);", "private static int stack(Rec r, int site) { return 0; }"),
         (
-            "private static native void longHold(Rec r, int site, int hash, long nanos, long end);",
-            "private static void longHold(Rec r, int site, int hash, long nanos, long end) {}",
+            "private static native void longHold(Rec r, int site, int hash, long nanos, long end, long start);",
+            "private static void longHold(Rec r, int site, int hash, long nanos, long end, long start) {}",
         ),
         (
             "static native boolean name(Object o, int hash);",

@@ -234,6 +234,82 @@ fn long_holds_are_events_with_their_stack() {
     }
 }
 
+/// A long hold that waited says what the complete trace says: its span less its waits as the
+/// wait events measure them (the tracker's own measure of a wait is a few microseconds longer;
+/// its figure on the `MonitorHold` line made the summary differ from the trace by that much,
+/// whenever PingPong's first hold happened to reach the threshold under load). With a
+/// threshold of 0 every hold is long, and every one of PingPong's waits.
+#[test]
+fn a_long_hold_that_waited_is_as_long_as_the_trace_says() {
+    for jdk in jdks() {
+        let run = run(
+            "summary-long-waited",
+            jdk,
+            "trace=all,holdthreshold=0",
+            "PingPong",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let log = run.log();
+        assert_valid(&run, &log);
+        // (thread, monitor) -> outermost entered time, pauses so far, depth
+        let mut held: BTreeMap<(u32, u32), (u64, u64, usize)> = BTreeMap::new();
+        let mut lines: BTreeMap<(u32, u32, u64), u64> = BTreeMap::new();
+        let (mut compared, mut waited) = (0, 0);
+        for e in &log.events {
+            let Some(m) = e.object else { continue };
+            let key = (e.thread, m);
+            match e.name.as_str() {
+                "MonitorEntered" => {
+                    let h = held.entry(key).or_insert((e.nanos, 0, 0));
+                    h.2 += 1;
+                }
+                "ObjectWait" => {
+                    if let Some(h) = held.get_mut(&key) {
+                        h.1 = h.1.wrapping_sub(e.nanos);
+                    }
+                }
+                "ObjectWaited" => {
+                    if let Some(h) = held.get_mut(&key) {
+                        h.1 = h.1.wrapping_add(e.nanos);
+                    }
+                }
+                "MonitorHold" => {
+                    lines.insert((e.thread, m, e.nanos), e.numbers[0]);
+                }
+                "MonitorExit" => {
+                    let Some(h) = held.get_mut(&key) else {
+                        continue;
+                    };
+                    h.2 -= 1;
+                    if h.2 > 0 {
+                        continue;
+                    }
+                    let (since, paused, _) = held.remove(&key).unwrap();
+                    let Some(line) = lines.get(&(e.thread, m, e.nanos)) else {
+                        continue;
+                    };
+                    compared += 1;
+                    waited += (paused > 0) as usize;
+                    assert_eq!(
+                        *line,
+                        e.nanos - since - paused,
+                        "{}: the MonitorHold at line {} says {line} ns",
+                        jdk.label(),
+                        e.line
+                    );
+                }
+                _ => {}
+            }
+        }
+        assert!(
+            waited >= 2,
+            "{}: {compared} long holds compared, {waited} waited",
+            jdk.label()
+        );
+    }
+}
+
 /// The `Notifies` lines of a run: counts per (notifyAll, source line of the site).
 fn counted_notifies(run: &Run, log: &Log) -> BTreeMap<(orca_format::WakeCall, u32), u64> {
     let mut counted = BTreeMap::new();

@@ -577,10 +577,17 @@ pub fn name(rec: &Recorder, jni: Jni, obj: jobject, hash: u32) -> bool {
     names::naming()
 }
 
-/// `OrcaProfilerTracker.lockLongHold(site, hash, nanos, end)`: a j.u.c. hold past the
+/// `OrcaProfilerTracker.lockLongHold(site, hash, nanos, end, start)`: a j.u.c. hold past the
 /// threshold, written at its release with the release's stack.
-pub fn lock_long_hold(rec: &Recorder, jni: Jni, site: u32, lock: u32, nanos: u64, end: u64) {
-    rec.rec_long_hold(jni, (site, lock), nanos, end, LOCK_EXIT_FRAMES);
+pub fn lock_long_hold(
+    rec: &Recorder,
+    jni: Jni,
+    site: u32,
+    lock: u32,
+    nanos: u64,
+    span: (u64, u64),
+) {
+    rec.rec_long_hold(jni, (site, lock), nanos, span, LOCK_EXIT_FRAMES);
 }
 
 /// The stack of a `MonitorExit` from the stack of its `MonitorEntered`: the same frames,
@@ -615,9 +622,10 @@ pub fn stack(rec: &Recorder, jni: Jni, site: u32) -> i32 {
     rec.rec_stack(jni, site, SITE_FRAMES)
 }
 
-/// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end)`: a hold past the threshold.
-pub fn long_hold(rec: &Recorder, jni: Jni, site: u32, monitor: u32, nanos: u64, end: u64) {
-    rec.rec_long_hold(jni, (site, monitor), nanos, end, SITE_FRAMES);
+/// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end, start)`: a hold past the
+/// threshold.
+pub fn long_hold(rec: &Recorder, jni: Jni, site: u32, monitor: u32, nanos: u64, span: (u64, u64)) {
+    rec.rec_long_hold(jni, (site, monitor), nanos, span, SITE_FRAMES);
 }
 
 #[cfg(test)]

@@ -657,17 +657,20 @@ impl Recorder {
         id as i32
     }
 
-    /// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end)` and `lockLongHold(site,
-    /// hash, nanos, end)`: a hold of at least `holdthreshold`, written with the current stack
-    /// (below the `skip` frames of the tracker). A monitor's (`MonitorHold`) has its top frame
-    /// moved to the acquisition; a j.u.c. lock's (`LockHold`, `site` with the lock's mode bits)
-    /// keeps the release's stack and names the acquisition's site.
+    /// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end, start)` and
+    /// `lockLongHold(site, hash, nanos, end, start)`: a hold of at least `holdthreshold`,
+    /// written with the current stack (below the `skip` frames of the tracker). A monitor's
+    /// (`MonitorHold`) has its top frame moved to the acquisition; a j.u.c. lock's (`LockHold`,
+    /// `site` with the lock's mode bits) keeps the release's stack and names the acquisition's
+    /// site. The tracker measured `nanos` less its own measure of the hold's waits; the line
+    /// says what the summaries (and the complete trace's events) count: the span less the
+    /// waits as the agent's wait events measured them, a few microseconds apart.
     pub fn rec_long_hold(
         &self,
         jni: Jni,
         (site, object): (u32, u32),
-        nanos: u64,
-        end: u64,
+        mut nanos: u64,
+        (start, end): (u64, u64),
         skip: i32,
     ) {
         let Some(state) = self.current_state() else {
@@ -675,7 +678,13 @@ impl Recorder {
         };
         self.before_event(jni, state, end);
         if let Some(r) = &state.recording {
-            lock(r).summary.long_hold(object, site, end, nanos);
+            let mut r = lock(r);
+            let span = end.saturating_sub(start);
+            if nanos < span {
+                // it waited: the agent's measure of its pauses
+                nanos = span.saturating_sub(r.summary.paused(object, site, start, end));
+            }
+            r.summary.long_hold(object, site, end, nanos);
         }
         let Some(acquired) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
             return;

@@ -402,6 +402,18 @@ impl Summary {
         stat.untimed += 1;
     }
 
+    /// How long the hold of `monitor` taken at `site` (its mode bits tell a j.u.c. lock's),
+    /// from `start` to `end`, was paused by waits, as [`Summary::hold`] will count it.
+    pub fn paused(&self, monitor: u32, site: u32, start: u64, end: u64) -> u64 {
+        let lock = site & SiteBits::Lock as u32 != 0;
+        self.pauses
+            .iter()
+            .filter(|p| p.monitor == monitor && p.lock == lock && p.since >= start)
+            .filter(|p| p.since <= end)
+            .map(|p| p.until.unwrap_or(end).min(end).saturating_sub(p.since))
+            .sum()
+    }
+
     /// A long hold of `monitor` taken at `site` (with a j.u.c. lock's mode bits), ending at
     /// `end`, was written as lasting `nanos`: its hold record, still to come, counts that.
     pub fn long_hold(&mut self, monitor: u32, site: u32, end: u64, nanos: u64) {
