@@ -430,8 +430,13 @@ impl Agent {
             }
             if t.late > 0 {
                 extra.push_str(&format!(
-                    ", {} events from threads still running during JVM exit not recorded",
-                    t.late
+                    ", {} events from threads still running during {} not recorded",
+                    t.late,
+                    if self.session > 0 {
+                        "the detach"
+                    } else {
+                        "JVM exit"
+                    }
                 ));
             }
             if t.abandoned == 0 {
