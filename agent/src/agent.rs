@@ -37,6 +37,8 @@ pub struct Agent {
     /// The recording's number in this JVM: 0 for an agent loaded at start-up, 1 and up for
     /// each attach (`Agent_OnAttach`), which a detach ends.
     pub session: i32,
+    /// An attach's instrumentation: 0 under way, 1 in place, 2 failed (said on stderr).
+    pub attach_done: std::sync::atomic::AtomicU8,
 }
 
 /// What [`Agent::create`] made that [`Agent::start`] puts to work once the agent has its
@@ -187,6 +189,7 @@ impl Agent {
             contention: Contention,
             exit_printed: AtomicBool::new(false),
             session,
+            attach_done: std::sync::atomic::AtomicU8::new(0),
         };
         Ok((
             agent,

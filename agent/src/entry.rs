@@ -772,6 +772,9 @@ pub unsafe extern "C" fn Agent_OnAttach(
 ) -> jint {
     guard("Agent_OnAttach", JNI_ERR, || {
         let text = option_text(options);
+        if text.as_deref().map(str::trim) == Some("started") {
+            return attach_started();
+        }
         let mut last = SESSIONS.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the JavaVM* of the running VM; the attach listener is a Java thread.
         let Some(jni) = (unsafe { Jni::from_vm(vm) }) else {
@@ -844,6 +847,27 @@ pub unsafe extern "C" fn Agent_OnAttach(
     })
 }
 
+/// `started`: waits (up to 10 s) until the recording an attach started has its classes
+/// instrumented, so that `orca attach` returns when code that runs from then on is
+/// recorded. The instrumentation runs on the agent's own thread (see [`attach_thread`]),
+/// which this does not hold up: it takes no lock.
+fn attach_started() -> jint {
+    let start = std::time::Instant::now();
+    loop {
+        let Some(a) = agent().filter(|a| a.session > 0) else {
+            return attach_code::NOT_RECORDING;
+        };
+        match a.attach_done.load(Ordering::Acquire) {
+            1 => return JNI_OK,
+            2 => return attach_code::CANNOT_START,
+            _ if start.elapsed() > std::time::Duration::from_secs(10) => {
+                return attach_code::CANNOT_START
+            }
+            _ => std::thread::sleep(std::time::Duration::from_millis(5)),
+        }
+    }
+}
+
 /// The rest of an attach, on a thread of the agent's attached to the VM once
 /// `Agent_OnAttach` has returned (the tracker's natives can be bound only then: see
 /// [`tracker::bind_attached`]): the tracker bound, the classes instrumented. Skipped when a
@@ -861,13 +885,19 @@ unsafe fn attach_thread(vm: *mut JavaVM, ours: &'static Agent) {
     {
         let _serial = SESSIONS.lock().unwrap_or_else(|e| e.into_inner());
         let current = agent().is_some_and(|a| std::ptr::eq(a, ours));
-        match bound {
-            Ok(()) if current => ours.attach_start(jni),
-            Err(e) if current => crate::say!(
-                "orca: {e}; recording without instrumentation (monitor contention and threads only)"
-            ),
-            _ => {}
-        }
+        let ok = match bound {
+            Ok(()) if current => {
+                ours.attach_start(jni);
+                true
+            }
+            Err(e) if current => {
+                crate::say!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
+                false
+            }
+            _ => false,
+        };
+        ours.attach_done
+            .store(if ok { 1 } else { 2 }, Ordering::Release);
     }
     // SAFETY: as this function's; no reference of this thread is used after.
     unsafe { Jni::detach_current_thread(vm) };

@@ -93,6 +93,11 @@ pub fn run(a: Attach) -> Result<std::process::ExitCode, Box<dyn std::error::Erro
         .collect();
     crate::record::remove_stale(&files)?;
     check_code(a.pid, target.load(&so, &options, a.timeout)?)?;
+    // The classes are instrumented by a thread of the agent's once the load has returned:
+    // wait for it, so that what runs from now on is recorded.
+    if let Err(e) = check_code(a.pid, target.load(&so, "started", a.timeout)?) {
+        eprintln!("orca: {e}; recording monitor contention and threads only");
+    }
     eprintln!(
         "orca: recording JVM {} to {}.orca, .methods, .classtable{}",
         a.pid,

@@ -67,6 +67,22 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    /**
+     * Binds the natives again, for an agent attached to a running JVM: called by the agent
+     * (JNI) once the JVM can find `bind` (see agent/src/engines/tracker.rs, bind_attached).
+     * From Java, so that `bind`'s RegisterNatives has this class as its caller, as from the
+     * static initializer: called from JNI directly it would have none, and the JVM would
+     * print a warning on the program's output.
+     */
+    private static boolean rebind() {
+        try {
+            bound = bind();
+        } catch (Throwable t) {
+            bound = false;
+        }
+        return bound;
+    }
+
     private static native void event(int kind, Object subject);
 
     @Hidden

@@ -9,10 +9,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * `Thread.sleep(0)` on lines of their own (the markers the test cuts the log at) and in
  * between takes `lock` three times, `juc` once and waits on `lock` once (a 1 ns timed wait).
  *
+ * `pause` stops the worker between two iterations and prints `paused N`, N being the
+ * number of iterations done (so that a test that attaches or detaches while it is paused
+ * knows exactly which iterations ran inside the recording); `go` lets it run on.
+ *
  * Besides, from the start: thread "holder" takes `held` and keeps it until the input says
  * `release` (so it holds a monitor across the attach and releases it during the recording),
- * and thread "waiter" waits on `waited` until the input says `wake`. What it prints does not
- * depend on timing: `ready`, then `released` and `woken` when asked, `done` at the end.
+ * and thread "waiter" waits on `waited` until the input says `wake`. It prints `ready`, then
+ * `paused N`, `going`, `released` and `woken` when asked, and `done` at the end.
  */
 public class AttachLoop {
     static final Object lock = new Object();
@@ -22,6 +26,10 @@ public class AttachLoop {
     static final java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
     static volatile boolean wake;
     static volatile boolean quit;
+    static final Object pauseLock = new Object();
+    static boolean pause;
+    static boolean paused;
+    static int done;
     static long sum;
 
     static void step(int i) throws InterruptedException {
@@ -69,6 +77,17 @@ public class AttachLoop {
         Thread worker = new Thread(() -> {
             try {
                 for (int i = 0; !quit; i++) {
+                    synchronized (pauseLock) {
+                        if (pause) {
+                            done = i;
+                            paused = true;
+                            pauseLock.notifyAll();
+                            while (pause) {
+                                pauseLock.wait();
+                            }
+                            paused = false;
+                        }
+                    }
                     step(i);
                 }
             } catch (InterruptedException e) {
@@ -92,6 +111,22 @@ public class AttachLoop {
                 }
                 waiter.join();
                 System.out.println("woken");
+            } else if (line.equals("pause")) {
+                int n;
+                synchronized (pauseLock) {
+                    pause = true;
+                    while (!paused) {
+                        pauseLock.wait();
+                    }
+                    n = done;
+                }
+                System.out.println("paused " + n);
+            } else if (line.equals("go")) {
+                synchronized (pauseLock) {
+                    pause = false;
+                    pauseLock.notifyAll();
+                }
+                System.out.println("going");
             } else if (line.equals("quit")) {
                 break;
             }

@@ -181,9 +181,10 @@ pub fn install(
 /// `wait`. Why: its static initializer's `bind` is found by its JNI name among the agent
 /// libraries, and HotSpot lists a library loaded by an attach only once its
 /// `Agent_OnAttach` has returned; this runs on a thread of the agent's after that, and
-/// calls `bind` again until the JVM finds it (a failed lookup is not remembered). The
-/// natives are then registered from a native of the tracker, as at start-up, so the JVM
-/// prints no warning on the program's output.
+/// calls `bind` again (through the tracker's `rebind`) until the JVM finds it (a failed
+/// lookup is not remembered). The natives are then registered from a native of the tracker
+/// called by the tracker, as at start-up, so the JVM prints no warning on the program's
+/// output.
 pub fn bind_attached(jni: Jni, wait: std::time::Duration) -> Result<(), TrackerError> {
     let name = c"java/lang/OrcaProfilerTracker";
     let class = jni
@@ -196,10 +197,8 @@ pub fn bind_attached(jni: Jni, wait: std::time::Duration) -> Result<(), TrackerE
     let start = std::time::Instant::now();
     let mut bound = jni.get_static_boolean(class, bound_field);
     while !bound {
-        bound = jni.call_static_boolean(class, c"bind") == Some(true);
-        if bound {
-            jni.set_static_boolean(class, bound_field, true);
-        } else if start.elapsed() >= wait {
+        bound = jni.call_static_boolean(class, c"rebind") == Some(true);
+        if !bound && start.elapsed() >= wait {
             break;
         } else {
             std::thread::sleep(std::time::Duration::from_millis(5));
