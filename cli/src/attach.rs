@@ -118,10 +118,13 @@ pub fn run(a: Attach) -> Result<std::process::ExitCode, Box<dyn std::error::Erro
     }
     let start = Instant::now();
     let alive = |pid: u32| Path::new(&format!("/proc/{pid}")).exists();
-    while !STOP.load(Ordering::SeqCst)
-        && a.duration.map_or(true, |d| start.elapsed() < d)
-        && alive(a.pid)
-    {
+    let deadline = a.duration.map(|d| start + d);
+    while !STOP.load(Ordering::SeqCst) && alive(a.pid) {
+        if let Some(end) = deadline {
+            if Instant::now() >= end {
+                break;
+            }
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     if !alive(a.pid) {

@@ -155,8 +155,11 @@ pub struct Instrumentation {
     changed_classes: Mutex<HashSet<(i64, String)>>,
     /// While declining: each restored class's code length per method, as its original class
     /// file has it, to check after the retransformation that the JVM runs that code.
-    originals: Mutex<HashMap<String, Vec<(String, String, u32)>>>,
+    originals: Mutex<HashMap<String, CodeLengths>>,
 }
+
+/// A class's code length per method: (name, descriptor, bytes).
+type CodeLengths = Vec<(String, String, u32)>;
 
 /// What a detach did to the classes, for its line on stderr.
 #[derive(Clone, Copy, Debug, Default)]
