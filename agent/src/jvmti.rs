@@ -952,8 +952,25 @@ impl Jvmti {
         Ok(native != 0)
     }
 
-    /// Whether a class can be retransformed (not a primitive, array or hidden class).
+    /// Whether a loaded class can be retransformed: not a primitive, array or hidden class,
+    /// and linked (`JVMTI_CLASS_STATUS_PREPARED`) without error. Why: HotSpot links a class
+    /// it retransforms, so retransforming one not linked yet would link it before the
+    /// program does, and one whose linking fails (a class of an optional library that is
+    /// absent, as Jetty's Slf4jLog without slf4j) fails the whole RetransformClasses call.
     pub fn is_modifiable_class(&self, class: jclass) -> bool {
+        const PREPARED: jint = 2;
+        const ERROR: jint = 8;
+        let mut status: jint = 0;
+        let rc = call!(
+            self,
+            GetClassStatus,
+            fn(jclass, *mut jint),
+            class,
+            &mut status
+        );
+        if check("GetClassStatus", rc).is_err() || status & PREPARED == 0 || status & ERROR != 0 {
+            return false;
+        }
         let mut yes: jni_sys::jboolean = 0;
         let rc = call!(
             self,

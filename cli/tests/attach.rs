@@ -402,3 +402,139 @@ fn every_refusal_is_one_exact_line() {
         p.kill();
     }
 }
+
+/// The jars of embedded Jetty 9 (Debian's `libjetty9-java`, `libservlet-api-java`; installed
+/// by scripts/ensure-tools); the test fails naming the package when one is missing.
+fn jetty_classpath() -> Vec<PathBuf> {
+    let j = Path::new("/usr/share/java");
+    let mut jars = Vec::new();
+    for (jar, package) in [
+        ("jetty9-server.jar", "libjetty9-java"),
+        ("jetty9-http.jar", "libjetty9-java"),
+        ("jetty9-io.jar", "libjetty9-java"),
+        ("jetty9-util.jar", "libjetty9-java"),
+        ("servlet-api.jar", "libservlet-api-java"),
+    ] {
+        let p = j.join(jar);
+        assert!(
+            p.is_file(),
+            "{} is missing: install Debian's {package} (scripts/ensure-tools does)",
+            p.display()
+        );
+        jars.push(p);
+    }
+    jars
+}
+
+/// Embedded Jetty (the benches' server) under `wrk`: attached while the load runs, recorded
+/// for 1.5 s and detached while it still runs. No request fails, the server says nothing
+/// but the agent's lines (and the JDK's dynamic-agent warning), and the log is valid and has
+/// the server's `synchronized` map update of every request recorded.
+#[test]
+fn attach_and_detach_jetty_under_wrk() {
+    let jars = jetty_classpath();
+    assert!(
+        Command::new("wrk").arg("--version").output().is_ok(),
+        "wrk is missing: install Debian's wrk (scripts/ensure-tools does)"
+    );
+    let source = orca_tests::root().join("benches/java/ext/JettyServer.java");
+    let cp_jars = jars
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    for jdk in jdks() {
+        let dir = fresh_dir("jetty", jdk);
+        let ctx = jdk.label();
+        let st = Command::new(jdk.javac())
+            .args(["-g", "-d"])
+            .arg(&dir)
+            .args(["-cp", &cp_jars])
+            .arg(&source)
+            .status()
+            .unwrap();
+        assert!(st.success(), "{ctx}: javac JettyServer.java");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let stderr_path = dir.join("stderr.txt");
+        let mut server = Command::new(jdk.java())
+            .arg("-cp")
+            .arg(format!("{}:{cp_jars}", dir.display()))
+            .args(["JettyServer", &port.to_string(), "16"])
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr_path).unwrap())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(server.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        assert!(line.starts_with("listening on"), "{ctx}: {line:?}");
+        let pid = server.id().to_string();
+        let wrk = Command::new("wrk")
+            .args(["-t2", "-c16", "-d5s", "--timeout", "10s"])
+            .arg(format!("http://127.0.0.1:{port}/"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+        let prefix = dir.join("run");
+        let (code, report, err) = orca(&[
+            "attach",
+            &pid,
+            "-d",
+            "1500ms",
+            "-o",
+            prefix.to_str().unwrap(),
+        ]);
+        let wrk = wrk.wait_with_output().unwrap();
+        let wrk_out = String::from_utf8_lossy(&wrk.stdout).into_owned();
+        // SAFETY: kill has no memory preconditions; the server is ours.
+        unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
+        let _ = server.wait();
+        let stderr = std::fs::read_to_string(&stderr_path).unwrap();
+        let ctx =
+            format!("{ctx}: orca said {err:?}; wrk said {wrk_out:?}; server stderr {stderr:?}");
+        assert_eq!(code, 0, "{ctx}");
+        assert!(report.contains("$ orca report "), "{ctx}");
+        assert!(
+            wrk.status.success() && wrk_out.contains(" requests in "),
+            "{ctx}"
+        );
+        assert!(
+            !wrk_out.contains("Socket errors") && !wrk_out.contains("Non-2xx"),
+            "{ctx}: failed requests"
+        );
+        for l in stderr.lines() {
+            assert!(
+                !l.contains("WARN:") && !l.contains("Exception") && !l.contains("ERROR"),
+                "{ctx}: {l}"
+            );
+        }
+        assert_eq!(
+            stderr
+                .lines()
+                .filter(|l| l.starts_with("orca: detached: "))
+                .count(),
+            1,
+            "{ctx}"
+        );
+        assert_valid(&prefix, &ctx);
+        let log = Log::read(&prefix).unwrap();
+        let hits: u64 = log
+            .events
+            .iter()
+            .filter(|e| {
+                e.name == "MonitorHolds"
+                    && e.frames
+                        .first()
+                        .is_some_and(|&(m, _)| log.method_name(m) == "JettyServer.hit")
+            })
+            .map(|e| e.numbers[0])
+            .sum();
+        assert!(hits > 0, "{ctx}: no hold of the hit map recorded");
+    }
+}

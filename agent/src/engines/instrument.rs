@@ -265,8 +265,21 @@ impl Instrumentation {
             }
         });
         let failed = retransform_each(jvmti, &classes);
-        if failed > 0 {
-            crate::say!("orca: {failed} of {} loaded classes could not be instrumented (RetransformClasses failed for them); their monitors are not recorded", classes.len());
+        if !failed.is_empty() {
+            let names: Vec<String> = failed
+                .iter()
+                .take(FAILURES_SHOWN as usize)
+                .map(|(c, e)| {
+                    let sig = jvmti.class_signature(*c).unwrap_or_default();
+                    format!(
+                        "{} ({e})",
+                        sig.trim_start_matches('L')
+                            .trim_end_matches(';')
+                            .replace('/', ".")
+                    )
+                })
+                .collect();
+            crate::say!("orca: {} of {} loaded classes could not be instrumented, their monitors are not recorded: {}{}", failed.len(), classes.len(), names.join(", "), if failed.len() > names.len() { ", ..." } else { "" });
         }
         for c in classes {
             jni.delete_global_ref(c);
@@ -340,7 +353,7 @@ impl Instrumentation {
                 jni.delete_local_ref(c);
             }
         });
-        let failed = retransform_each(jvmti, &classes);
+        let failed = retransform_each(jvmti, &classes).len();
         report(jvmti.set_event(false, Event::ClassFileLoadHook));
         if let Some(last) = self.last_env.get() {
             report(last.set_event(false, Event::ClassFileLoadHook));
@@ -1051,15 +1064,15 @@ impl Instrumentation {
 }
 
 /// Retransforms `classes`, all at once (one safepoint), or one by one when that fails (a
-/// class that cannot be retransformed fails the whole call); returns how many failed.
-fn retransform_each(jvmti: &Jvmti, classes: &[jclass]) -> usize {
+/// class that cannot be retransformed fails the whole call); returns those that failed.
+fn retransform_each(jvmti: &Jvmti, classes: &[jclass]) -> Vec<(jclass, crate::error::JvmtiError)> {
     if classes.is_empty() || jvmti.retransform_classes(classes).is_ok() {
-        return 0;
+        return Vec::new();
     }
     classes
         .iter()
-        .filter(|&&c| jvmti.retransform_classes(&[c]).is_err())
-        .count()
+        .filter_map(|&c| jvmti.retransform_classes(&[c]).err().map(|e| (c, e)))
+        .collect()
 }
 
 /// Orca's maps (rewritten -> what Orca was given) followed by `before` (what Orca was given
