@@ -28,13 +28,18 @@ impl Program {
         Program::start_with(Command::new(jdk.java()), jvm_args, dir)
     }
 
-    fn start_with(mut cmd: Command, jvm_args: &[&str], dir: &Path) -> Program {
+    fn start_with(cmd: Command, jvm_args: &[&str], dir: &Path) -> Program {
+        Program::start_args(cmd, jvm_args, &[], dir)
+    }
+
+    fn start_args(mut cmd: Command, jvm_args: &[&str], args: &[&str], dir: &Path) -> Program {
         let stderr = dir.join("stderr.txt");
         let mut child = cmd
             .args(jvm_args)
             .arg("-cp")
             .arg(test_classes())
             .arg("AttachLoop")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).unwrap())
@@ -162,8 +167,29 @@ fn assert_valid(prefix: &Path, ctx: &str) {
 #[test]
 fn attach_twice_counts_exactly_what_ran_inside_and_restores_the_classes() {
     for jdk in jdks() {
-        let dir = fresh_dir("twice", jdk);
-        let mut p = Program::start(jdk, &[], &dir);
+        twice(jdk, false);
+    }
+}
+
+/// The same with each iteration in a virtual thread of its own (JDK 21+): the counts are
+/// exact, and each iteration's events are those of its own thread.
+#[test]
+fn attach_twice_with_virtual_threads() {
+    let newer: Vec<&Jdk> = jdks().iter().filter(|j| j.major >= 21).collect();
+    if newer.is_empty() {
+        eprintln!("orca-tests: no JDK 21+ found: the virtual-thread attach test did NOT run");
+        return;
+    }
+    for jdk in newer {
+        twice(jdk, true);
+    }
+}
+
+fn twice(jdk: &Jdk, virtual_threads: bool) {
+    {
+        let dir = fresh_dir(if virtual_threads { "virtual" } else { "twice" }, jdk);
+        let args: &[&str] = if virtual_threads { &["virtual"] } else { &[] };
+        let mut p = Program::start_args(Command::new(jdk.java()), &[], args, &dir);
         let pid = p.pid();
         let ctx = jdk.label();
         let w1 = dir.join("w1");
@@ -261,6 +287,19 @@ fn attach_twice_counts_exactly_what_ran_inside_and_restores_the_classes() {
             assert_eq!(lock_holds, iterations, "{ctx}");
             assert_eq!(waits, iterations, "{ctx}");
             assert_eq!(sleeps, 2 * iterations, "{ctx}");
+            if virtual_threads {
+                let threads: std::collections::HashSet<u32> = log
+                    .events
+                    .iter()
+                    .filter(|e| e.name == "ThreadSleep" && in_step(&log, &e.frames))
+                    .map(|e| e.thread)
+                    .collect();
+                assert_eq!(
+                    threads.len() as u64,
+                    iterations,
+                    "{ctx}: one thread per iteration"
+                );
+            }
             if all {
                 let exits = log
                     .events

@@ -9,6 +9,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * `Thread.sleep(0)` on lines of their own (the markers the test cuts the log at) and in
  * between takes `lock` three times, `juc` once and waits on `lock` once (a 1 ns timed wait).
  *
+ * With the argument `virtual` (JDK 21+) each iteration runs in a virtual thread of its own,
+ * which the worker starts and joins.
+ *
  * `pause` stops the worker between two iterations and prints `paused N`, N being the
  * number of iterations done (so that a test that attaches or detaches while it is paused
  * knows exactly which iterations ran inside the recording); `go` lets it run on.
@@ -51,7 +54,21 @@ public class AttachLoop {
         Thread.sleep(0); // end marker
     }
 
+    /** One iteration, in a new virtual thread (JDK 21+, by reflection: this file is Java 11). */
+    static void stepVirtual(int i) throws Exception {
+        Runnable r = () -> {
+            try {
+                step(i);
+            } catch (InterruptedException e) {
+                // ends the iteration
+            }
+        };
+        Thread t = (Thread) Thread.class.getMethod("startVirtualThread", Runnable.class).invoke(null, r);
+        t.join();
+    }
+
     public static void main(String[] args) throws Exception {
+        boolean virtual = args.length > 0 && args[0].equals("virtual");
         Thread holder = new Thread(() -> {
             synchronized (held) {
                 try {
@@ -88,10 +105,14 @@ public class AttachLoop {
                             paused = false;
                         }
                     }
-                    step(i);
+                    if (virtual) {
+                        stepVirtual(i);
+                    } else {
+                        step(i);
+                    }
                 }
-            } catch (InterruptedException e) {
-                // ends the loop
+            } catch (Exception e) {
+                // ends the loop (InterruptedException)
             }
         }, "worker");
         worker.start();
