@@ -35,6 +35,11 @@ pub struct Agent {
     pub contention: Contention,
     /// Whether the exit line was printed (VMDeath, or Agent_OnUnload when VMDeath never came).
     pub exit_printed: AtomicBool,
+    /// The recording's number in this JVM: 0 for an agent loaded at start-up, 1 and up for
+    /// each attach (`Agent_OnAttach`), which a detach ends.
+    pub session: i32,
+    /// An attach's instrumentation: 0 under way, 1 in place, 2 failed (said on stderr).
+    pub attach_done: std::sync::atomic::AtomicU8,
 }
 
 /// What [`Agent::create`] made that [`Agent::start`] puts to work once the agent has its
@@ -80,34 +85,31 @@ fn capability_names(caps: &[Capability]) -> String {
     caps.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
 }
 
-/// Why a late attach is refused, as one line for stderr. The options are checked as at
-/// start-up, and the running JVM is asked which capabilities the mode needs that it no
-/// longer offers, so the user learns the real obstacle.
+/// Why an attach cannot record, as one line for stderr, or `None` when it can (options that
+/// do not parse are left to [`Agent::create`]). The running JVM is asked which capabilities
+/// the mode needs that it no longer offers, so that the user learns the real obstacle:
+/// HotSpot grants MethodEntry/MethodExit events, local variable access and owned-monitor
+/// information only in the OnLoad phase, so JVMTI mode cannot attach.
 ///
 /// # Safety
 /// `vm` is the `JavaVM*` the JVM passed to `Agent_OnAttach`.
-pub unsafe fn refuse_attach(vm: *mut JavaVM, options: Option<&str>) -> String {
-    const HOW: &str = "start the JVM with -agentpath:liborca.so=PREFIX instead";
-    let options = match Options::parse(options) {
-        Ok(o) => o,
-        Err(e) => return format!("{e}"),
-    };
+pub unsafe fn refuse_attach(vm: *mut JavaVM, options: Option<&str>) -> Option<String> {
+    const HOW: &str = "attach in mode=instrument (the default), or start the JVM with -agentpath:liborca.so=PREFIX,mode=jvmti";
+    let options = Options::parse(options).ok()?;
     // SAFETY: `vm` is the JavaVM* the JVM passed to Agent_OnAttach.
     let jvmti = match unsafe { Jvmti::from_vm(vm) } {
         Ok(j) => j,
-        Err(e) => return format!("loading into a running JVM is not supported ({e}); {HOW}"),
+        Err(e) => return Some(format!("cannot record a running JVM ({e})")),
     };
     let missing = jvmti.missing_capabilities(&required_capabilities(options.mode));
     jvmti.dispose();
     match missing {
-        Ok(m) if !m.is_empty() => format!(
-            "loading into a running JVM is not supported: mode={} needs JVMTI capabilities this JVM offers only at start-up ({}); {HOW}",
+        Ok(m) if !m.is_empty() => Some(format!(
+            "mode={} cannot record a running JVM: it needs JVMTI capabilities HotSpot offers only to an agent loaded at start-up ({}); {HOW}",
             options.mode.name(),
             capability_names(&m)
-        ),
-        _ => format!(
-            "loading into a running JVM is not supported: classes already loaded would not be instrumented and monitors already held would have no enter; {HOW}"
-        ),
+        )),
+        _ => None,
     }
 }
 
@@ -120,8 +122,12 @@ impl Agent {
     pub unsafe fn create(
         vm: *mut JavaVM,
         options: Option<&str>,
+        session: i32,
     ) -> Result<(Agent, Pending), StartError> {
         let options = Options::parse(options)?;
+        if session > 0 && options.mode != Mode::Instrument {
+            return Err(StartError::JvmtiOnAttach);
+        }
         if options.jdk && options.mode != Mode::Instrument {
             return Err(StartError::NeedsInstrument { key: "jdk" });
         }
@@ -174,6 +180,7 @@ impl Agent {
                     )
                     .then(Ticker::start)
                     .flatten(),
+                    session,
                 };
                 (
                     None,
@@ -189,6 +196,8 @@ impl Agent {
             instrument,
             contention: Contention,
             exit_printed: AtomicBool::new(false),
+            session,
+            attach_done: std::sync::atomic::AtomicU8::new(0),
         };
         Ok((
             agent,
@@ -231,7 +240,8 @@ impl Agent {
             jvmti.set_event(true, Event::VirtualThreadEnd)?;
         }
         crate::say!(
-            "orca: recording (mode={}{}, stackdepth={}) to {}, {}, {}",
+            "orca: {}recording (mode={}{}, stackdepth={}) to {}, {}, {}",
+            if self.session > 0 { "attached: " } else { "" },
             self.options.mode.name(),
             match (self.options.mode, self.options.trace_all) {
                 (Mode::Jvmti, _) => "",
@@ -270,6 +280,17 @@ impl Agent {
 
     /// VMInit: announce the threads already running, then start the mode's engine.
     pub fn vm_init(&self, jni: Jni) {
+        self.vm_init_threads(jni);
+        if let Some(m) = &self.methods {
+            m.start(&self.rec, jni);
+        }
+        if let Some(ins) = &self.instrument {
+            ins.start(&self.rec, jni, &crate::entry::last_hook_table());
+        }
+    }
+
+    /// Announces the threads already running.
+    fn vm_init_threads(&self, jni: Jni) {
         let jvmti = &self.rec.jvmti;
         jni.with_local_frame(LOCAL_FRAME, || {
             if let Ok(all) = jvmti.all_threads() {
@@ -281,12 +302,61 @@ impl Agent {
                 }
             }
         });
-        if let Some(m) = &self.methods {
-            m.start(&self.rec, jni);
-        }
+    }
+
+    /// `Agent_OnAttach`, once started: what VMInit does at start-up, now, on the attaching
+    /// thread: the threads running are announced, and the classes loaded are instrumented.
+    pub fn attach_start(&self, jni: Jni) {
+        self.vm_init_threads(jni);
         if let Some(ins) = &self.instrument {
-            ins.start(&self.rec, jni, &crate::entry::last_hook_table());
+            ins.start_attached(&self.rec, jni, &crate::entry::last_hook_table());
         }
+    }
+
+    /// A detach (`orca detach`): the classes get their original bytes back, the tracker and
+    /// every event are switched off, every thread's records are drained, the files are
+    /// flushed and closed (`RecordingEnded,detach`), and the exit line is printed. The JVM
+    /// runs on as before the attach; the library stays loaded, its hooks returning at once.
+    pub fn detach(&self, jni: Jni) {
+        let restored = self
+            .instrument
+            .as_ref()
+            .map(|ins| ins.detach(&self.rec, jni))
+            .unwrap_or_default();
+        crate::engines::tracker::uninstall(jni);
+        crate::recorder::clock::Ticker::pause();
+        let jvmti = &self.rec.jvmti;
+        for e in [
+            Event::VmInit,
+            Event::VmDeath,
+            Event::ThreadStart,
+            Event::ThreadEnd,
+            Event::ClassLoad,
+            Event::ObjectFree,
+            Event::VirtualThreadStart,
+            Event::VirtualThreadEnd,
+        ] {
+            let _ = jvmti.set_event(false, e);
+        }
+        self.contention.stop(jvmti);
+        self.rec.log.close_producers();
+        if self.instrument.is_some() {
+            self.rec.drain_all(jni);
+        }
+        self.rec.log.finish_at_detach();
+        if self.instrument.is_some() {
+            self.rec.count_buffered_late(jni);
+        }
+        self.finish();
+        crate::say!(
+            "orca: detached: {} classes given back their original bytes{}; the program runs as before the attach",
+            restored.classes,
+            if restored.differing > 0 {
+                format!(" ({} of them still run other code: another agent's, or a retransformation failed)", restored.differing)
+            } else {
+                String::new()
+            }
+        );
     }
 
     /// ClassPrepare: JVMTI mode fills its method-ID cache, instrumentation mode binds sites.
@@ -381,8 +451,13 @@ impl Agent {
             }
             if t.late > 0 {
                 extra.push_str(&format!(
-                    ", {} events from threads still running during JVM exit not recorded",
-                    t.late
+                    ", {} events from threads still running during {} not recorded",
+                    t.late,
+                    if self.session > 0 {
+                        "the detach"
+                    } else {
+                        "JVM exit"
+                    }
                 ));
             }
             if t.abandoned == 0 {

@@ -8,8 +8,8 @@
 
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::Mutex;
 
 use jni_sys::{jboolean, jclass, jint, jlong, jmethodID, jobject, jvalue, JNIEnv, JavaVM};
 use jvmti_sys::jvmtiEnv;
@@ -22,12 +22,38 @@ use crate::jvmti::{jthread, jvmtiEventCallbacks, EventCallbacks, Jni};
 const JNI_OK: jint = 0;
 const JNI_ERR: jint = -1;
 
-/// The agent context: the process's only global state, set once in `Agent_OnLoad`.
-static AGENT: OnceLock<Agent> = OnceLock::new();
+/// The agent context of the recording under way: the process's only global state, set in
+/// `Agent_OnLoad`, or by each attach (`Agent_OnAttach`) and cleared by its detach. A context
+/// is never freed (a callback may still hold it when its recording ends): a detached one
+/// only keeps its tables, with every event switched off.
+static AGENT: AtomicPtr<Agent> = AtomicPtr::new(std::ptr::null_mut());
 
-/// The agent, once `Agent_OnLoad` succeeded.
+/// Serialises attaches and detaches, and keeps the last recording's context (null: none),
+/// whose numbers the next one continues.
+static SESSIONS: Mutex<Option<&'static Agent>> = Mutex::new(None);
+
+/// The agent of the recording under way, if any.
 pub fn agent() -> Option<&'static Agent> {
-    AGENT.get()
+    let p = AGENT.load(Ordering::Acquire);
+    // SAFETY: a non-null pointer comes from Box::leak and is never freed.
+    (!p.is_null()).then(|| unsafe { &*p })
+}
+
+/// What `Agent_OnAttach` returns besides 0 (`JNI_OK`), for `orca attach` to say why: the
+/// JVM passes it back to the attaching tool as `return code: N` (cli/src/attach/hotspot.rs
+/// has the same numbers).
+mod attach_code {
+    use jni_sys::jint;
+    /// A recording is under way already (attached, or loaded at start-up).
+    pub const ALREADY_RECORDING: jint = 101;
+    /// `stop` with no attached recording under way.
+    pub const NOT_RECORDING: jint = 102;
+    /// The options were refused (the line is on the JVM's standard error).
+    pub const BAD_OPTIONS: jint = 103;
+    /// `mode=jvmti` cannot work in a running JVM.
+    pub const JVMTI_MODE: jint = 104;
+    /// The recording could not start (the line is on the JVM's standard error).
+    pub const CANNOT_START: jint = 105;
 }
 
 /// Whether an internal error was reported. The one global besides the agent context: a
@@ -704,15 +730,15 @@ unsafe extern "system" fn lock_long_hold(
 /// # Safety
 /// `vm` is the `JavaVM*` the JVM passed to `Agent_OnLoad`.
 unsafe fn start(vm: *mut JavaVM, options: Option<&str>) -> Result<(), StartError> {
-    if AGENT.get().is_some() {
+    let mut last = SESSIONS.lock().unwrap_or_else(|e| e.into_inner());
+    if last.is_some() {
         return Err(StartError::AlreadyLoaded);
     }
     // SAFETY: as this function's.
-    let (agent, pending) = unsafe { Agent::create(vm, options) }?;
-    if AGENT.set(agent).is_err() {
-        return Err(StartError::AlreadyLoaded);
-    }
-    let agent = AGENT.get().expect("just set");
+    let (agent, pending) = unsafe { Agent::create(vm, options, 0) }?;
+    let agent: &'static Agent = Box::leak(Box::new(agent));
+    *last = Some(agent);
+    AGENT.store(agent as *const Agent as *mut Agent, Ordering::Release);
     if let Some(ins) = &agent.instrument {
         // SAFETY: as this function's.
         unsafe { ins.create_first_env(vm, &first_hook_table()) };
@@ -754,9 +780,11 @@ pub unsafe extern "C" fn Agent_OnLoad(
     })
 }
 
-/// Called for a late attach (`jcmd PID JVMTI.agent_load`): refused with the reason, because
-/// the events of threads, classes and monitors already under way would be missing and
-/// JVMTI mode needs capabilities only a start-up agent gets. The program runs on.
+/// Called for each load into a running JVM (`orca attach`, or `jcmd PID JVMTI.agent_load`;
+/// the library is loaded once and stays): with the options of `-agentpath`, starts a
+/// recording (instrumentation mode only); with `stop`, ends the recording an attach started
+/// (`orca detach`). Every problem is one line on the JVM's standard error and a return code
+/// the attaching tool gets ([`attach_code`]); the program runs on.
 ///
 /// # Safety
 /// Called by the JVM with its own `JavaVM*` and a NUL-terminated option string (or null).
@@ -768,9 +796,135 @@ pub unsafe extern "C" fn Agent_OnAttach(
 ) -> jint {
     guard("Agent_OnAttach", JNI_ERR, || {
         let text = option_text(options);
-        crate::say!("orca: {}", refuse_attach(vm, text.as_deref()));
-        JNI_ERR
+        if text.as_deref().map(str::trim) == Some("started") {
+            return attach_started();
+        }
+        let mut last = SESSIONS.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the JavaVM* of the running VM; the attach listener is a Java thread.
+        let Some(jni) = (unsafe { Jni::from_vm(vm) }) else {
+            crate::say!("orca: cannot attach: the attaching thread has no JNI environment");
+            return attach_code::CANNOT_START;
+        };
+        if text.as_deref().map(str::trim) == Some("stop") {
+            return match agent() {
+                Some(a) if a.session > 0 => {
+                    a.detach(jni);
+                    AGENT.store(std::ptr::null_mut(), Ordering::Release);
+                    JNI_OK
+                }
+                _ => {
+                    crate::say!(
+                        "orca: stop: no recording started by an attach is under way in this JVM"
+                    );
+                    attach_code::NOT_RECORDING
+                }
+            };
+        }
+        if agent().is_some() {
+            crate::say!("orca: this JVM is already being recorded by Orca; stop that recording first (orca detach PID)");
+            return attach_code::ALREADY_RECORDING;
+        }
+        if let Some(line) = refuse_attach(vm, text.as_deref()) {
+            crate::say!("orca: {line}");
+            return attach_code::JVMTI_MODE;
+        }
+        let session = last.map_or(1, |a| a.session + 1);
+        // SAFETY: as this function's.
+        let (agent, pending) = match unsafe { Agent::create(vm, text.as_deref(), session) } {
+            Ok(x) => x,
+            Err(e) => {
+                crate::say!("orca: {e}");
+                return match e {
+                    StartError::Output { .. }
+                    | StartError::Jvmti(_)
+                    | StartError::WriterThread(_) => attach_code::CANNOT_START,
+                    _ => attach_code::BAD_OPTIONS,
+                };
+            }
+        };
+        if let Some(prev) = *last {
+            // Site IDs go on from the last recording's: rewritten code of an earlier
+            // recording may still run (a method entered then), and must not name this one's.
+            let next = prev.rec.sites.counter.load(Ordering::Relaxed);
+            agent.rec.sites.counter.fetch_max(next, Ordering::Relaxed);
+        }
+        let agent: &'static Agent = Box::leak(Box::new(agent));
+        *last = Some(agent);
+        if let Err(e) = agent.start(pending, &table()) {
+            crate::say!("orca: {e}");
+            return attach_code::CANNOT_START;
+        }
+        AGENT.store(agent as *const Agent as *mut Agent, Ordering::Release);
+        let vm_addr = vm as usize;
+        let spawned = std::thread::Builder::new()
+            .name("orca-attach".into())
+            .spawn(move || {
+                guard("orca-attach", (), || {
+                    // SAFETY: the running VM's JavaVM*, which outlives the process's threads.
+                    unsafe { attach_thread(vm_addr as *mut JavaVM, agent) }
+                })
+            });
+        if let Err(e) = spawned {
+            crate::say!("orca: cannot start the thread that instruments the classes ({e}); recording monitor contention and threads only");
+        }
+        JNI_OK
     })
+}
+
+/// `started`: waits (up to 10 s) until the recording an attach started has its classes
+/// instrumented, so that `orca attach` returns when code that runs from then on is
+/// recorded. The instrumentation runs on the agent's own thread (see [`attach_thread`]),
+/// which this does not hold up: it takes no lock.
+fn attach_started() -> jint {
+    let start = std::time::Instant::now();
+    loop {
+        let Some(a) = agent().filter(|a| a.session > 0) else {
+            return attach_code::NOT_RECORDING;
+        };
+        match a.attach_done.load(Ordering::Acquire) {
+            1 => return JNI_OK,
+            2 => return attach_code::CANNOT_START,
+            _ if start.elapsed() > std::time::Duration::from_secs(10) => {
+                return attach_code::CANNOT_START
+            }
+            _ => std::thread::sleep(std::time::Duration::from_millis(5)),
+        }
+    }
+}
+
+/// The rest of an attach, on a thread of the agent's attached to the VM once
+/// `Agent_OnAttach` has returned (the tracker's natives can be bound only then: see
+/// [`tracker::bind_attached`]): the tracker bound, the classes instrumented. Skipped when a
+/// detach came first.
+///
+/// # Safety
+/// `vm` is the running VM's `JavaVM*`.
+unsafe fn attach_thread(vm: *mut JavaVM, ours: &'static Agent) {
+    // SAFETY: as this function's; the thread detaches below.
+    let Some(jni) = (unsafe { Jni::attach_current_thread(vm, c"orca-attach") }) else {
+        crate::say!("orca: cannot attach a thread to the JVM to instrument the classes; recording monitor contention and threads only");
+        return;
+    };
+    let bound = tracker::bind_attached(jni, std::time::Duration::from_secs(10));
+    {
+        let _serial = SESSIONS.lock().unwrap_or_else(|e| e.into_inner());
+        let current = agent().is_some_and(|a| std::ptr::eq(a, ours));
+        let ok = match bound {
+            Ok(()) if current => {
+                ours.attach_start(jni);
+                true
+            }
+            Err(e) if current => {
+                crate::say!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
+                false
+            }
+            _ => false,
+        };
+        ours.attach_done
+            .store(if ok { 1 } else { 2 }, Ordering::Release);
+    }
+    // SAFETY: as this function's; no reference of this thread is used after.
+    unsafe { Jni::detach_current_thread(vm) };
 }
 
 /// Called when the JVM unloads the agent: a last chance to flush if VMDeath never came.

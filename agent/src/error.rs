@@ -46,6 +46,8 @@ pub enum StartError {
     Jvmti(#[from] JvmtiError),
     #[error("this JVM does not offer the JVMTI capabilities mode={mode} needs: {missing}; use a HotSpot-based JDK 11 or later, and load the agent at start-up with -agentpath")]
     MissingCapabilities { mode: &'static str, missing: String },
+    #[error("mode=jvmti cannot record a running JVM: HotSpot grants MethodEntry/MethodExit events and owned-monitor information only to an agent loaded at start-up (JVMTI's OnLoad phase); attach in mode=instrument (the default), or start the JVM with -agentpath:liborca.so=PREFIX,mode=jvmti")]
+    JvmtiOnAttach,
     #[error("cannot start the log writer thread: {0}")]
     WriterThread(std::io::Error),
 }

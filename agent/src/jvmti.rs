@@ -295,6 +295,20 @@ impl FastWalker {
 }
 
 impl Jni {
+    /// The calling thread's JNI environment, from the VM (`Agent_OnAttach` gets none):
+    /// `None` when the thread is not attached to the VM.
+    ///
+    /// # Safety
+    /// `vm` is the running VM's `JavaVM*`.
+    pub unsafe fn from_vm(vm: *mut JavaVM) -> Option<Self> {
+        let mut env: *mut c_void = ptr::null_mut();
+        // SAFETY: as this function's; `env` is a valid out-parameter.
+        let rc = unsafe { ((**vm).GetEnv?)(vm, &mut env, jni_sys::JNI_VERSION_1_8) };
+        (rc == 0 && !env.is_null()).then_some(Jni {
+            raw: env as *mut JNIEnv,
+        })
+    }
+
     /// Wraps the `JNIEnv*` of a callback.
     ///
     /// # Safety
@@ -387,6 +401,60 @@ impl Jni {
                 None
             } else {
                 Some(r)
+            }
+        }
+    }
+
+    /// Calls a static method `()Z` of `class` (private ones too); `None` if it threw or
+    /// cannot be found (the exception cleared).
+    pub fn call_static_boolean(&self, class: jclass, name: &CStr) -> Option<bool> {
+        // SAFETY: `raw` is this thread's JNIEnv; `class` a live reference.
+        unsafe {
+            let id =
+                (**self.raw).GetStaticMethodID?(self.raw, class, name.as_ptr(), c"()Z".as_ptr());
+            if self.take_exception() || id.is_null() {
+                return None;
+            }
+            let r = (**self.raw).CallStaticBooleanMethodA?(self.raw, class, id, ptr::null());
+            if self.take_exception() {
+                None
+            } else {
+                Some(r != 0)
+            }
+        }
+    }
+
+    /// Attaches the calling native thread to the VM as a daemon named `name` (a thread of
+    /// the agent's own that calls into Java); `None` if the VM refuses.
+    ///
+    /// # Safety
+    /// `vm` is the running VM's `JavaVM*`; the thread detaches before it ends
+    /// ([`Jni::detach_current_thread`]).
+    pub unsafe fn attach_current_thread(vm: *mut JavaVM, name: &CStr) -> Option<Self> {
+        let mut env: *mut c_void = ptr::null_mut();
+        let mut args = jni_sys::JavaVMAttachArgs {
+            version: jni_sys::JNI_VERSION_1_8,
+            name: name.as_ptr() as *mut c_char,
+            group: ptr::null_mut(),
+        };
+        // SAFETY: as this function's; the out-parameter and arguments are valid.
+        let rc = unsafe {
+            ((**vm).AttachCurrentThreadAsDaemon?)(vm, &mut env, &mut args as *mut _ as *mut c_void)
+        };
+        (rc == 0 && !env.is_null()).then_some(Jni {
+            raw: env as *mut JNIEnv,
+        })
+    }
+
+    /// Detaches the calling thread, attached by [`Jni::attach_current_thread`].
+    ///
+    /// # Safety
+    /// `vm` is the running VM's `JavaVM*`; no JNI reference of this thread is used after.
+    pub unsafe fn detach_current_thread(vm: *mut JavaVM) {
+        // SAFETY: as this function's.
+        unsafe {
+            if let Some(f) = (**vm).DetachCurrentThread {
+                f(vm);
             }
         }
     }
@@ -523,6 +591,27 @@ impl Jni {
         unsafe {
             if let Some(f) = (**self.raw).SetStaticBooleanField {
                 f(self.raw, class, field, v as jni_sys::jboolean);
+            }
+        }
+    }
+
+    /// Sets a static `int` field.
+    pub fn set_static_int(&self, class: jclass, field: jni_sys::jfieldID, v: i32) {
+        // SAFETY: `field` is a static int field of `class`.
+        unsafe {
+            if let Some(f) = (**self.raw).SetStaticIntField {
+                f(self.raw, class, field, v);
+            }
+        }
+    }
+
+    /// Reads a static `int` field.
+    pub fn get_static_int(&self, class: jclass, field: jni_sys::jfieldID) -> i32 {
+        // SAFETY: `field` is a static int field of `class`.
+        unsafe {
+            match (**self.raw).GetStaticIntField {
+                Some(f) => f(self.raw, class, field),
+                None => 0,
             }
         }
     }
@@ -835,6 +924,20 @@ impl Jvmti {
         Ok((method, location))
     }
 
+    /// Whether a method is obsolete: a version a frame still runs after its class was
+    /// retransformed or redefined (false when JVMTI cannot say).
+    pub fn is_method_obsolete(&self, method: jmethodID) -> bool {
+        let mut yes: jni_sys::jboolean = 0;
+        let rc = call!(
+            self,
+            IsMethodObsolete,
+            fn(jmethodID, *mut jni_sys::jboolean),
+            method,
+            &mut yes
+        );
+        check("IsMethodObsolete", rc).is_ok() && yes != 0
+    }
+
     /// Whether a method is native (no bytecode: it cannot be instrumented itself).
     pub fn is_method_native(&self, method: jmethodID) -> Result<bool, JvmtiError> {
         let mut native: jni_sys::jboolean = 0;
@@ -847,6 +950,36 @@ impl Jvmti {
         );
         check("IsMethodNative", rc)?;
         Ok(native != 0)
+    }
+
+    /// Whether a loaded class can be retransformed: not a primitive, array or hidden class,
+    /// and linked (`JVMTI_CLASS_STATUS_PREPARED`) without error. Why: HotSpot links a class
+    /// it retransforms, so retransforming one not linked yet would link it before the
+    /// program does, and one whose linking fails (a class of an optional library that is
+    /// absent, as Jetty's Slf4jLog without slf4j) fails the whole RetransformClasses call.
+    pub fn is_modifiable_class(&self, class: jclass) -> bool {
+        const PREPARED: jint = 2;
+        const ERROR: jint = 8;
+        let mut status: jint = 0;
+        let rc = call!(
+            self,
+            GetClassStatus,
+            fn(jclass, *mut jint),
+            class,
+            &mut status
+        );
+        if check("GetClassStatus", rc).is_err() || status & PREPARED == 0 || status & ERROR != 0 {
+            return false;
+        }
+        let mut yes: jni_sys::jboolean = 0;
+        let rc = call!(
+            self,
+            IsModifiableClass,
+            fn(jclass, *mut jni_sys::jboolean),
+            class,
+            &mut yes
+        );
+        check("IsModifiableClass", rc).is_ok() && yes != 0
     }
 
     /// Sends already loaded classes through the ClassFileLoadHook again, from their original

@@ -4,6 +4,7 @@
 //! deadlock was found (`deadlocks`), 2 when the files cannot be read or the
 //! command line is wrong; `record` exits with the Java program's status.
 
+mod attach;
 mod bench;
 mod deadlocks;
 mod flame;
@@ -85,6 +86,64 @@ enum Cmd {
         /// The Java command: `java` (or a path to it) and its arguments.
         #[arg(last = true, required = true, value_name = "JAVA ARGS")]
         command: Vec<String>,
+    },
+    /// Record a JVM that is already running, then leave it as it was, and print the report.
+    ///
+    /// `orca attach PID -d 30s` loads liborca.so into JVM PID (HotSpot's attach protocol: no
+    /// JDK tool needed; as root, a JVM of another user or in a container too), records for
+    /// the duration or until Ctrl-C, stops (every class gets its original bytes back), and
+    /// prints `orca report PREFIX`. Instrumentation mode only.
+    Attach {
+        /// The JVM's process ID.
+        pid: u32,
+        /// How long to record (`30s`, `500ms`, `2m`); without it, until Ctrl-C; `0` starts
+        /// the recording and returns (`orca detach PID` stops it).
+        #[arg(short = 'd', long = "duration", value_name = "DURATION", value_parser = attach::parse_duration)]
+        duration: Option<std::time::Duration>,
+        /// Dump prefix: PREFIX.orca, PREFIX.methods, PREFIX.classtable (made absolute; the
+        /// JVM's user must be able to write there).
+        #[arg(
+            short = 'o',
+            long = "output",
+            visible_alias = "prefix",
+            value_name = "PREFIX",
+            default_value = "orca"
+        )]
+        prefix: String,
+        /// Frames per stack trace, 0 to 1024 (default: the agent's, 8).
+        #[arg(long)]
+        stackdepth: Option<u32>,
+        /// Also rewrite the JDK's own classes (agent option jdk=yes).
+        #[arg(long)]
+        jdk: bool,
+        /// Leave java.util.concurrent locks, conditions and parks out (agent option juc=no).
+        #[arg(long)]
+        no_juc: bool,
+        /// `summary` (the default) or `all` (every monitor enter and exit as an event).
+        #[arg(long, value_parser = ["summary", "all"])]
+        trace: Option<String>,
+        /// Holds at least this long are events with a stack (`10ms`, `0`, `off`).
+        #[arg(long, value_name = "DURATION")]
+        holdthreshold: Option<String>,
+        /// Instrumentation mode: `sampled` (the agent's default: every hold counted, a bounded
+        /// sample timed) or `exact` (every hold timed).
+        #[arg(long, value_parser = ["sampled", "exact"])]
+        holdtiming: Option<String>,
+        /// Also write the HTML report (`orca html`) to FILE after the recording.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// How long the JVM has to answer each command (`10s` by default).
+        #[arg(long, value_name = "DURATION", value_parser = attach::parse_duration, default_value = "10s")]
+        timeout: std::time::Duration,
+    },
+    /// Stop the recording `orca attach PID` started in JVM PID (its classes get their
+    /// original bytes back; the files are closed).
+    Detach {
+        /// The JVM's process ID.
+        pid: u32,
+        /// How long the JVM has to answer (`10s` by default).
+        #[arg(long, value_name = "DURATION", value_parser = attach::parse_duration, default_value = "10s")]
+        timeout: std::time::Duration,
     },
     /// Validate PREFIX.orca/.methods/.classtable against docs/FORMAT.md.
     /// Prints one `file:line: what is wrong` per violation; exit 1 if invalid.
@@ -245,6 +304,37 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
     match cli.cmd {
         Cmd::Bench(a) => bench::run(a),
+        Cmd::Attach {
+            pid,
+            duration,
+            prefix,
+            stackdepth,
+            jdk,
+            no_juc,
+            trace,
+            holdthreshold,
+            holdtiming,
+            html,
+            timeout,
+        } => attach::run(attach::Attach {
+            pid,
+            duration,
+            record: record::Record {
+                prefix,
+                mode: None,
+                stackdepth,
+                jdk,
+                juc: !no_juc,
+                trace,
+                holdthreshold,
+                holdtiming,
+                html,
+                pprof: None,
+                command: Vec::new(),
+            },
+            timeout,
+        }),
+        Cmd::Detach { pid, timeout } => attach::detach(pid, timeout),
         Cmd::Record {
             prefix,
             mode,

@@ -181,7 +181,7 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
 /// Removes the files an earlier run left under this prefix, saying so, so that what is
 /// reported after the run is what this run wrote (a JVM that fails before loading the agent
 /// writes nothing, and the old files would be reported as if they were new).
-fn remove_stale(files: &[String]) -> Result<(), String> {
+pub fn remove_stale(files: &[String]) -> Result<(), String> {
     let stale: Vec<&String> = files.iter().filter(|f| Path::new(f).exists()).collect();
     for f in &stale {
         std::fs::remove_file(f).map_err(|e| {

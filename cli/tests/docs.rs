@@ -164,6 +164,9 @@ fn not_run(l: &str) -> Option<&'static str> {
     if l.contains("--load") {
         return Some("needs a server and wrk");
     }
+    if l.split_whitespace().any(|w| w == "PID") {
+        return Some("needs a running JVM: cli/tests/attach.rs attaches to one");
+    }
     None
 }
 

@@ -1513,6 +1513,8 @@ pub enum RecordingEnd {
     VmDeath,
     /// `unload`: the agent was unloaded without VMDeath.
     Unload,
+    /// `detach`: an attached agent stopped recording (`orca detach`); the JVM runs on.
+    Detach,
 }
 
 impl RecordingEnd {
@@ -1521,6 +1523,7 @@ impl RecordingEnd {
         match self {
             RecordingEnd::VmDeath => "vmdeath",
             RecordingEnd::Unload => "unload",
+            RecordingEnd::Detach => "detach",
         }
     }
 
@@ -1530,6 +1533,7 @@ impl RecordingEnd {
         match ended {
             Some(RecordingEnd::VmDeath) => "the JVM ended in order (VMDeath: the program returned or called System.exit or Runtime.halt, an exception or error such as OutOfMemoryError ended it, or a signal the JVM handles such as SIGTERM)",
             Some(RecordingEnd::Unload) => "the agent was unloaded without VMDeath; the recording is complete",
+            Some(RecordingEnd::Detach) => "the recording of a running JVM was stopped (orca detach); the recording is complete and the JVM ran on",
             None => "no RecordingEnded line: the JVM was killed (SIGKILL) or crashed (a fatal error); the log holds what was written up to its last complete line (the writer flushes at least every 100 ms)",
         }
     }
@@ -1801,6 +1805,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             let how = match h {
                 b"vmdeath" => RecordingEnd::VmDeath,
                 b"unload" => RecordingEnd::Unload,
+                b"detach" => RecordingEnd::Detach,
                 _ => return Err(field_err(3, "how", h, "expected vmdeath or unload")),
             };
             Event::RecordingEnded { how }

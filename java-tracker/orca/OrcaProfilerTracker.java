@@ -67,6 +67,22 @@ public final class OrcaProfilerTracker {
         }
     }
 
+    /**
+     * Binds the natives again, for an agent attached to a running JVM: called by the agent
+     * (JNI) once the JVM can find `bind` (see agent/src/engines/tracker.rs, bind_attached).
+     * From Java, so that `bind`'s RegisterNatives has this class as its caller, as from the
+     * static initializer: called from JNI directly it would have none, and the JVM would
+     * print a warning on the program's output.
+     */
+    private static boolean rebind() {
+        try {
+            bound = bind();
+        } catch (Throwable t) {
+            bound = false;
+        }
+        return bound;
+    }
+
     private static native void event(int kind, Object subject);
 
     @Hidden
@@ -90,8 +106,14 @@ public final class OrcaProfilerTracker {
     // The agent turns the records into per-site hold summaries and lock-order edges, and, with
     // trace=all, into one event line each.
 
-    /** Set by the agent at start-up (before any rewritten class loads). */
+    /** Set by the agent at start-up (before any rewritten class loads); cleared at a detach. */
     static volatile boolean ready;
+    /**
+     * The recording under way, counted from 0 (set by the agent before `ready`). A Rec of an
+     * earlier recording (an agent attached, detached, attached again) is not used: its held
+     * monitors and buffer belong to a log that is closed.
+     */
+    static volatile int session;
     /** trace=all: MonitorEnter records too, with stacks. */
     static boolean traceAll;
     /** trace=all with stackdepth above 1: each block's stack is taken at its enter. */
@@ -125,7 +147,13 @@ public final class OrcaProfilerTracker {
 
     private static Rec rec() {
         Rec r = REC.get();
-        return r != null ? r : newRec();
+        return r != null && r.session == session ? r : newRec();
+    }
+
+    /** The thread's Rec of this recording, or null (none made yet, or an earlier one's). */
+    private static Rec current() {
+        Rec r = REC.get();
+        return r != null && r.session == session ? r : null;
     }
 
     /** The thread's first monitor report (out of line: rec() is inlined everywhere). */
@@ -135,6 +163,7 @@ public final class OrcaProfilerTracker {
             return null;
         }
         Rec r = new Rec();
+        r.session = session;
         REC.set(r);
         try {
             register(r);
@@ -374,7 +403,7 @@ public final class OrcaProfilerTracker {
     @Hidden
     public static void methodExit() {
         try {
-            Rec r = REC.get();
+            Rec r = current();
             if (r == null || r.hookDepth <= 0) {
                 hookExit();
                 return;
@@ -526,7 +555,7 @@ public final class OrcaProfilerTracker {
     @Hidden
     private static void lockDone(int outcome) {
         try {
-            Rec r = REC.get();
+            Rec r = current();
             if (r == null || r.hookDepth <= 0) {
                 return;
             }
@@ -628,7 +657,7 @@ public final class OrcaProfilerTracker {
     @Hidden
     public static void callExit() {
         try {
-            Rec r = REC.get();
+            Rec r = current();
             if (r != null && r.inlineWaitObj != null) {
                 Object o = r.inlineWaitObj;
                 r.inlineWaitObj = null;
@@ -645,7 +674,7 @@ public final class OrcaProfilerTracker {
      * own events, so that they add up to the complete trace's figures exactly.)
      */
     private static void paused(Object o, long nanos) {
-        Rec r = REC.get();
+        Rec r = current();
         if (r != null) {
             for (int i = r.depth - 1; i >= 0; i--) {
                 if (r.heldObj[i] == o) {
@@ -910,6 +939,8 @@ public final class OrcaProfilerTracker {
          * depends on the kind (agent/src/events.rs, RecordKind).
          */
         long[] buf = new long[3 * 32];
+        /** The recording it belongs to (OrcaProfilerTracker.session when made). */
+        int session;
         /**
          * Longs of buf in use. The owner publishes it with a release store (setPos) after the
          * records below it: the agent's exit drain reads it from another thread, and must see

@@ -10,7 +10,7 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use jni_sys::{jclass, jobject, JavaVM};
@@ -147,6 +147,28 @@ pub struct Instrumentation {
     /// an environment younger than Orca's last, so its hook runs after it unseen: at exit a
     /// method whose code is not what Orca left shows it.
     redefinitions: Mutex<HashMap<(i64, String), Redefinition>>,
+    /// A detach is restoring the classes: every hook declines, so that a retransformation
+    /// gives each class back its original bytes.
+    declining: AtomicBool,
+    /// The classes this recording changed, by (loader key, internal name): what a detach
+    /// restores.
+    changed_classes: Mutex<HashSet<(i64, String)>>,
+    /// While declining: each restored class's code length per method, as its original class
+    /// file has it, to check after the retransformation that the JVM runs that code.
+    originals: Mutex<HashMap<String, CodeLengths>>,
+}
+
+/// A class's code length per method: (name, descriptor, bytes).
+type CodeLengths = Vec<(String, String, u32)>;
+
+/// What a detach did to the classes, for its line on stderr.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Restored {
+    /// Classes given back their original bytes.
+    pub classes: usize,
+    /// Of them, those whose running code still differs from the original class file's (a
+    /// retransformation that failed, or another agent's hook).
+    pub differing: usize,
 }
 
 /// A class as Orca's last hook left it in a retransformation or redefinition.
@@ -186,6 +208,9 @@ impl Instrumentation {
             first_env: OnceLock::new(),
             last_env: OnceLock::new(),
             redefinitions: Mutex::new(HashMap::new()),
+            declining: AtomicBool::new(false),
+            changed_classes: Mutex::new(HashSet::new()),
+            originals: Mutex::new(HashMap::new()),
         }
     }
 
@@ -194,7 +219,7 @@ impl Instrumentation {
     pub fn start(&self, rec: &Recorder, jni: Jni, last: &EventCallbacks) {
         self.set_platform_loader(jni);
         let fields = &rec.buffers.fields;
-        if let Err(e) = tracker::install(jni, &self.settings, fields) {
+        if let Err(e) = tracker::install(jni, &self.settings, fields, self.settings.session) {
             crate::say!("orca: {e}; recording without instrumentation (monitor contention and threads only)");
             return;
         }
@@ -214,6 +239,158 @@ impl Instrumentation {
             for c in loaded {
                 jni.delete_global_ref(c);
             }
+        }
+    }
+
+    /// An attach: [`Instrumentation::start`], then the classes already loaded that the
+    /// recording instruments (the application's; with `jdk=yes` the JDK's too) are
+    /// retransformed, so that code called from now on is rewritten. A method already running
+    /// goes on in its old code until it returns (JVMTI's retransformation changes only later
+    /// calls): its monitors were taken without the tracker, and their exits are not seen
+    /// either. The rewriter adds no method, field or attribute outside `Code`, which a
+    /// retransformation forbids.
+    pub fn start_attached(&self, rec: &Recorder, jni: Jni, last: &EventCallbacks) {
+        self.start(rec, jni, last);
+        if self.configs.get().is_none() {
+            return; // the tracker could not be installed: said already
+        }
+        let jvmti = &rec.jvmti;
+        let mut classes = Vec::new();
+        jni.with_local_frame(LOCAL_FRAME, || {
+            for c in jvmti.loaded_classes().unwrap_or_default() {
+                if self.instruments_loaded(rec, jni, c) {
+                    classes.push(jni.new_global_ref(c));
+                }
+                jni.delete_local_ref(c);
+            }
+        });
+        let failed = retransform_each(jvmti, &classes);
+        if !failed.is_empty() {
+            let names: Vec<String> = failed
+                .iter()
+                .take(FAILURES_SHOWN as usize)
+                .map(|(c, e)| {
+                    let sig = jvmti.class_signature(*c).unwrap_or_default();
+                    format!(
+                        "{} ({e})",
+                        sig.trim_start_matches('L')
+                            .trim_end_matches(';')
+                            .replace('/', ".")
+                    )
+                })
+                .collect();
+            crate::say!("orca: {} of {} loaded classes could not be instrumented, their monitors are not recorded: {}{}", failed.len(), classes.len(), names.join(", "), if failed.len() > names.len() { ", ..." } else { "" });
+        }
+        for c in classes {
+            jni.delete_global_ref(c);
+        }
+    }
+
+    /// Whether an attach retransforms loaded class `c`: a modifiable class of the
+    /// application (or any with `jdk=yes`), not the tracker, not a tracked JDK class (those
+    /// [`Instrumentation::start`] did).
+    fn instruments_loaded(&self, rec: &Recorder, jni: Jni, c: jclass) -> bool {
+        let jvmti = &rec.jvmti;
+        if !jvmti.is_modifiable_class(c) {
+            return false;
+        }
+        let Ok(sig) = jvmti.class_signature(c) else {
+            return false;
+        };
+        let Some(name) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) else {
+            return false;
+        };
+        if name.starts_with(tracker::CLASS_NAME)
+            || self
+                .configs
+                .get()
+                .is_some_and(|k| k.hook_classes.contains(name))
+        {
+            return false;
+        }
+        if self.jdk {
+            return true;
+        }
+        match jvmti.class_loader(c) {
+            Ok(l) => {
+                let jdk = self.is_jdk_loader(jni, l);
+                if !l.is_null() {
+                    jni.delete_local_ref(l);
+                }
+                !jdk
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// A detach: every class this recording changed is retransformed with the hooks
+    /// declining, which gives it back its original bytes, and the hooks are switched off.
+    /// Then the running code of each is compared with its original class file's (code
+    /// lengths per method).
+    pub fn detach(&self, rec: &Recorder, jni: Jni) -> Restored {
+        let jvmti = &rec.jvmti;
+        self.declining.store(true, Ordering::Release);
+        let changed = std::mem::take(
+            &mut *self
+                .changed_classes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        let mut classes = Vec::new();
+        jni.with_local_frame(LOCAL_FRAME, || {
+            for c in jvmti.loaded_classes().unwrap_or_default() {
+                let name = jvmti.class_signature(c).ok().and_then(|s| {
+                    s.strip_prefix('L')
+                        .and_then(|s| s.strip_suffix(';'))
+                        .map(str::to_string)
+                });
+                let key = rec.meta.class_loader_key(jvmti, jni, c);
+                if let (Some(name), Some(key)) = (name, key) {
+                    if changed.contains(&(key, name)) {
+                        classes.push(jni.new_global_ref(c));
+                    }
+                }
+                jni.delete_local_ref(c);
+            }
+        });
+        let failed = retransform_each(jvmti, &classes).len();
+        report(jvmti.set_event(false, Event::ClassFileLoadHook));
+        if let Some(last) = self.last_env.get() {
+            report(last.set_event(false, Event::ClassFileLoadHook));
+        }
+        let _ = jvmti.set_event(false, Event::ClassPrepare);
+        let originals =
+            std::mem::take(&mut *self.originals.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut differing = failed;
+        for &c in &classes {
+            let name = jvmti.class_signature(c).unwrap_or_default();
+            let name = name
+                .strip_prefix('L')
+                .and_then(|s| s.strip_suffix(';'))
+                .unwrap_or("");
+            let Some(lengths) = originals.get(name) else {
+                continue;
+            };
+            let differs = jvmti
+                .class_methods(c)
+                .unwrap_or_default()
+                .into_iter()
+                .any(|m| {
+                    let (Ok((n, d)), Ok(code)) = (jvmti.method_name(m), jvmti.bytecodes(m)) else {
+                        return false;
+                    };
+                    lengths
+                        .iter()
+                        .any(|(ln, ld, len)| *ln == n && *ld == d && *len as usize != code.len())
+                });
+            if differs {
+                differing += 1;
+            }
+            jni.delete_global_ref(c);
+        }
+        Restored {
+            classes: classes.len(),
+            differing,
         }
     }
 
@@ -285,6 +462,9 @@ impl Instrumentation {
         bytes: &[u8],
     ) -> Option<Vec<u8>> {
         let name = name?;
+        if self.declining.load(Ordering::Acquire) {
+            return None;
+        }
         let handed = HANDED
             .try_with(|h| {
                 let mut h = h.borrow_mut();
@@ -640,6 +820,16 @@ impl Instrumentation {
         // A class without a name (hidden classes, lambda forms) could not be found again to
         // translate its locations: leave it as it is.
         let name = name?;
+        if self.declining.load(Ordering::Acquire) {
+            // A detach restores the class: its original bytes stay, and are noted to check.
+            if let Ok(lengths) = code_lengths(bytes) {
+                self.originals
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(name.to_string(), lengths);
+            }
+            return None;
+        }
         // The class file before the agents that ran before this hook (none when it was not
         // kept, as for a retransformation, which starts from the class file as loaded).
         let original = ORIGINALS
@@ -763,6 +953,10 @@ impl Instrumentation {
                 let methods = through(methods, before);
                 self.register_sites(key, name, &methods);
                 meta.register_rewritten(key, name, methods.clone());
+                self.changed_classes
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert((key, name.to_string()));
                 if counted {
                     self.changed.fetch_add(1, Ordering::Relaxed);
                 }
@@ -867,6 +1061,18 @@ impl Instrumentation {
             methods_left: self.methods_left.load(Ordering::Relaxed),
         }
     }
+}
+
+/// Retransforms `classes`, all at once (one safepoint), or one by one when that fails (a
+/// class that cannot be retransformed fails the whole call); returns those that failed.
+fn retransform_each(jvmti: &Jvmti, classes: &[jclass]) -> Vec<(jclass, crate::error::JvmtiError)> {
+    if classes.is_empty() || jvmti.retransform_classes(classes).is_ok() {
+        return Vec::new();
+    }
+    classes
+        .iter()
+        .filter_map(|&c| jvmti.retransform_classes(&[c]).err().map(|e| (c, e)))
+        .collect()
 }
 
 /// Orca's maps (rewritten -> what Orca was given) followed by `before` (what Orca was given

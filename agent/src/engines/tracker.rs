@@ -101,6 +101,8 @@ pub struct TrackerSettings {
     /// `holdtiming=sampled`: the coarse clock's address ([`crate::recorder::clock::Ticker`]),
     /// or `None` to time every hold.
     pub coarse_clock: Option<u64>,
+    /// The recording's number in this JVM (0 at start-up, then one more per attach).
+    pub session: i32,
 }
 
 /// The shortest `holdthreshold` sampled timing works with: below it every hold is timed.
@@ -134,17 +136,25 @@ pub enum TrackerError {
 /// its natives: see `bind` in the entry module) and learns the fields of its buffers (into
 /// `fields`). Being in `java.base`, it needs no module reads edges: every module reads
 /// java.base, rewritten JDK code included.
+///
+/// `session` numbers the recording in this JVM (0 at start-up, then one per attach): the
+/// tracker is defined once, and a later attach finds it defined and bound, and only sets
+/// its fields; records of an earlier recording's threads are then left alone.
 pub fn install(
     jni: Jni,
     settings: &TrackerSettings,
     fields: &OnceLock<RecFields>,
+    session: i32,
 ) -> Result<(), TrackerError> {
     let name = c"java/lang/OrcaProfilerTracker";
+    let rec_name = c"java/lang/OrcaProfilerTracker$Rec";
     let class = jni
         .define_boot_class(name, CLASS_BYTES)
+        .or_else(|| jni.find_class(name))
         .ok_or(TrackerError::Define)?;
     let rec = jni
-        .define_boot_class(c"java/lang/OrcaProfilerTracker$Rec", REC_BYTES)
+        .define_boot_class(rec_name, REC_BYTES)
+        .or_else(|| jni.find_class(rec_name))
         .ok_or(TrackerError::Define)?;
     let field = |c, n: &CStr, s: &CStr, st| jni.field_id(c, n, s, st).ok_or(TrackerError::Field);
     // The first static field looked up initializes the class: the natives are bound now.
@@ -194,11 +204,60 @@ pub fn install(
             addr as i64,
         );
     }
+    jni.set_static_int(class, field(class, c"session", c"I", true)?, session);
     // Last: the tracker starts recording (a volatile write after the settings).
     jni.set_static_boolean(class, field(class, c"ready", c"Z", true)?, true);
     jni.delete_local_ref(rec);
     jni.delete_local_ref(class);
     Ok(())
+}
+
+/// An attach: defines the tracker (once per JVM) and binds its natives, retrying for up to
+/// `wait`. Why: its static initializer's `bind` is found by its JNI name among the agent
+/// libraries, and HotSpot lists a library loaded by an attach only once its
+/// `Agent_OnAttach` has returned; this runs on a thread of the agent's after that, and
+/// calls `bind` again (through the tracker's `rebind`) until the JVM finds it (a failed
+/// lookup is not remembered). The natives are then registered from a native of the tracker
+/// called by the tracker, as at start-up, so the JVM prints no warning on the program's
+/// output.
+pub fn bind_attached(jni: Jni, wait: std::time::Duration) -> Result<(), TrackerError> {
+    let name = c"java/lang/OrcaProfilerTracker";
+    let class = jni
+        .define_boot_class(name, CLASS_BYTES)
+        .or_else(|| jni.find_class(name))
+        .ok_or(TrackerError::Define)?;
+    let bound_field = jni
+        .field_id(class, c"bound", c"Z", true)
+        .ok_or(TrackerError::Field)?;
+    let start = std::time::Instant::now();
+    let mut bound = jni.get_static_boolean(class, bound_field);
+    while !bound {
+        bound = jni.call_static_boolean(class, c"rebind") == Some(true);
+        if !bound && start.elapsed() >= wait {
+            break;
+        } else {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+    jni.delete_local_ref(class);
+    if bound {
+        Ok(())
+    } else {
+        Err(TrackerError::Bind)
+    }
+}
+
+/// A detach: the tracker stops recording. Rewritten code still running (a method entered
+/// before its class was restored) finds `ready` false and returns at once, and no thread
+/// uses its record of this recording again.
+pub fn uninstall(jni: Jni) {
+    let Some(class) = jni.find_class(c"java/lang/OrcaProfilerTracker") else {
+        return;
+    };
+    if let Some(ready) = jni.field_id(class, c"ready", c"Z", true) {
+        jni.set_static_boolean(class, ready, false);
+    }
+    jni.delete_local_ref(class);
 }
 
 /// `OrcaProfilerTracker.event(kind, subject)`: one report from rewritten code.

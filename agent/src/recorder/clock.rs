@@ -1,7 +1,7 @@
 //! The one clock of all three files: `CLOCK_MONOTONIC`, which HotSpot also uses for
 //! `System.nanoTime()` on Linux, so log timestamps line up with the program's own timings.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -52,12 +52,17 @@ static COARSE: Coarse = Coarse {
 /// The thread that advances [`COARSE`] every [`TICK_NANOS`], started once, on first use.
 pub struct Ticker;
 
+/// Whether the ticker ticks: a detach parks it, so that a JVM Orca was attached to runs as
+/// it did before, with no thread of the agent waking a thousand times a second.
+static TICKING: AtomicBool = AtomicBool::new(false);
+static TICKER: OnceLock<Option<std::thread::Thread>> = OnceLock::new();
+
 impl Ticker {
     /// The coarse clock's address (a [`Coarse`]), advancing from now on; `None` when no
     /// thread could be started (the tracker then times every hold).
     pub fn start() -> Option<u64> {
-        static STARTED: OnceLock<bool> = OnceLock::new();
-        let ok = *STARTED.get_or_init(|| {
+        TICKING.store(true, Ordering::SeqCst);
+        let ticker = TICKER.get_or_init(|| {
             let t = now_nanos();
             COARSE.ring[0].store(t, Ordering::Relaxed);
             COARSE
@@ -67,22 +72,41 @@ impl Ticker {
                 .name("orca-ticker".into())
                 .spawn(|| {
                     realtime();
-                    let mut n = 0usize;
                     loop {
+                        while !TICKING.load(Ordering::SeqCst) {
+                            std::thread::park();
+                        }
                         std::thread::sleep(Duration::from_nanos(TICK_NANOS));
-                        n = n.wrapping_add(1);
-                        let t = now_nanos();
-                        let i = n % TICK_RING;
-                        // The ring first: a tracker that sees `now` finds it in the ring too.
-                        COARSE.ring[i].store(t, Ordering::Relaxed);
-                        let now = t & !(TICK_RING as u64 - 1) | i as u64;
-                        COARSE.now.store(now, Ordering::Release);
+                        tick();
                     }
                 })
-                .is_ok()
+                .ok()
+                .map(|h| h.thread().clone())
         });
-        ok.then_some(&COARSE as *const Coarse as u64)
+        let ticker = ticker.as_ref()?;
+        // A recording after a detach: the clock is set before anything reads it (the
+        // ticker was parked), so no hold starts from a tick of the earlier recording.
+        tick();
+        ticker.unpark();
+        Some(&COARSE as *const Coarse as u64)
     }
+
+    /// A detach: the ticker parks until the next recording starts it (the tracker reads no
+    /// coarse time once it is switched off).
+    pub fn pause() {
+        TICKING.store(false, Ordering::SeqCst);
+    }
+}
+
+/// One tick: the time now, numbered one more than the last tick.
+fn tick() {
+    let last = COARSE.now.load(Ordering::Acquire) as usize;
+    let i = (last + 1) % TICK_RING;
+    let t = now_nanos();
+    // The ring first: a tracker that sees `now` finds it in the ring too.
+    COARSE.ring[i].store(t, Ordering::Relaxed);
+    let now = t & !(TICK_RING as u64 - 1) | i as u64;
+    COARSE.now.store(now, Ordering::Release);
 }
 
 /// Makes the calling thread (the ticker) a real-time one (`SCHED_FIFO`, the lowest priority)

@@ -64,6 +64,17 @@ impl IdTable {
 
     /// The ID of `key` (non-zero) and whether this call created it.
     pub fn get_or_insert(&self, key: usize) -> (u32, bool) {
+        self.get_or_insert_with(key, || None)
+    }
+
+    /// [`IdTable::get_or_insert`], where a new key may take the ID `alias` gives (then
+    /// "created" is false: the ID was someone else's). `alias` runs once per key, by the
+    /// thread that enters it; other threads asking for the key meanwhile wait for its answer.
+    pub fn get_or_insert_with(
+        &self,
+        key: usize,
+        alias: impl FnOnce() -> Option<u32>,
+    ) -> (u32, bool) {
         debug_assert_ne!(key, 0);
         let mask = (1usize << TABLE_BITS) - 1;
         let mut i =
@@ -73,6 +84,10 @@ impl IdTable {
             if k == 0 {
                 match self.keys[i].compare_exchange(0, key, Ordering::AcqRel, Ordering::Acquire) {
                     Ok(_) => {
+                        if let Some(id) = alias().filter(|&id| id != 0) {
+                            self.values[i].store(id, Ordering::Release);
+                            return (id, false);
+                        }
                         let id = self.next.fetch_add(1, Ordering::Relaxed);
                         self.values[i].store(id, Ordering::Release);
                         return (id, true);
@@ -276,7 +291,12 @@ impl Metadata {
         if method.is_null() {
             return 0;
         }
-        let (id, new) = self.methods.get_or_insert(method as usize);
+        // An obsolete method (the version a frame still runs after its class was
+        // retransformed: an attach's, a detach's, another agent's) has a jmethodID of its own;
+        // it is the same method, with the ID of its current version.
+        let (id, new) = self.methods.get_or_insert_with(method as usize, || {
+            self.current_version_id(jvmti, jni, log, method)
+        });
         if new {
             self.describe_method(jvmti, jni, log, method, id);
         }
@@ -413,6 +433,34 @@ impl Metadata {
                 first
             }
         }
+    }
+
+    /// The ID of the current version of `method` when it is obsolete, else `None`.
+    fn current_version_id(
+        &self,
+        jvmti: &Jvmti,
+        jni: Jni,
+        log: &LogWriter,
+        method: jmethodID,
+    ) -> Option<u32> {
+        if !jvmti.is_method_obsolete(method) {
+            return None;
+        }
+        let (name, signature) = jvmti.method_name(method).ok()?;
+        let class = jvmti.method_declaring_class(method).ok()?;
+        let current = jvmti
+            .class_methods(class)
+            .unwrap_or_default()
+            .into_iter()
+            .find(|&m| {
+                m != method
+                    && !jvmti.is_method_obsolete(m)
+                    && jvmti
+                        .method_name(m)
+                        .is_ok_and(|(n, s)| n == name && s == signature)
+            });
+        jni.delete_local_ref(class);
+        Some(self.method_id(jvmti, jni, log, current?))
     }
 
     fn describe_method(

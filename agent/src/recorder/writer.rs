@@ -477,6 +477,8 @@ pub struct LogWriter {
     /// Set when the JVM posted VMDeath: the last line says whether it did (FORMAT.md,
     /// `RecordingEnded`).
     vm_death: AtomicBool,
+    /// Whether the recording ended by a detach (the JVM runs on).
+    detached: AtomicBool,
     done: Mutex<Option<Receiver<Totals>>>,
     finished: Mutex<Option<Totals>>,
 }
@@ -496,6 +498,7 @@ impl LogWriter {
             stop: AtomicBool::new(false),
             last_pass: AtomicBool::new(false),
             vm_death: AtomicBool::new(false),
+            detached: AtomicBool::new(false),
             done: Mutex::new(None),
             finished: Mutex::new(None),
         }
@@ -689,6 +692,13 @@ impl LogWriter {
         }
     }
 
+    /// [`LogWriter::finish`] at a detach: the log's last line says the recording was stopped
+    /// in a JVM that runs on.
+    pub fn finish_at_detach(&self) -> Totals {
+        self.detached.store(true, Ordering::SeqCst);
+        self.finish()
+    }
+
     /// [`LogWriter::finish`] at VMDeath: the log's last line says the JVM ended that way.
     pub fn finish_at_vm_death(&self) -> Totals {
         self.vm_death.store(true, Ordering::SeqCst);
@@ -807,6 +817,8 @@ impl LogWriter {
                 push_timestamp(&mut line, now_nanos());
                 let how = if self.vm_death.load(Ordering::SeqCst) {
                     "vmdeath"
+                } else if self.detached.load(Ordering::SeqCst) {
+                    "detach"
                 } else {
                     "unload"
                 };
