@@ -470,7 +470,6 @@ fn jetty_classpath() -> Vec<PathBuf> {
 /// but the agent's lines (and the JDK's dynamic-agent warning), and the log is valid and has
 /// the server's `synchronized` map update of every request recorded.
 #[test]
-#[ignore = "intermittent under load: orca check once found a LockHold (49 ms) that its thread's LockHolds line does not count (a hold with Condition awaits in Jetty's thread pool; see the session report); run with --ignored"]
 fn attach_and_detach_jetty_under_wrk() {
     let jars = jetty_classpath();
     assert!(

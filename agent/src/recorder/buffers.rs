@@ -679,11 +679,11 @@ impl Recorder {
         self.before_event(jni, state, end);
         if let Some(r) = &state.recording {
             let mut r = lock(r);
+            // The agent's measure of its pauses, whether the tracker saw them or not (a j.u.c.
+            // await in JDK code that a recording attached later did not rewrite is seen by the
+            // agent's events only).
             let span = end.saturating_sub(start);
-            if nanos < span {
-                // it waited: the agent's measure of its pauses
-                nanos = span.saturating_sub(r.summary.paused(object, site, start, end));
-            }
+            nanos = span.saturating_sub(r.summary.paused(object, site, start, end));
             r.summary.long_hold(object, site, end, nanos);
         }
         let Some(acquired) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
