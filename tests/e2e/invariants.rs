@@ -110,6 +110,34 @@ fn exceptions_leaving_contended_blocks_release_after_their_exit() {
     }
 }
 
+/// Two live objects with one identity hash (tests/java/SharedHash.java finds them), each
+/// contended in turn, in both modes: the log names the ID with the first one's class, then
+/// once more with the second's (the agent compares each object it names with the first one
+/// it named with that ID), and `orca check` accepts it.
+#[test]
+fn two_objects_with_one_hash_are_both_named() {
+    for jdk in jdks() {
+        for mode in ["mode=instrument", "mode=jvmti"] {
+            let run = run("shared-hash", jdk, mode, "SharedHash", &[]);
+            let ctx = format!("{} {mode}: {}{}", jdk.label(), run.stdout, run.stderr);
+            assert_eq!(run.code, Some(0), "{ctx}");
+            let field = |k: &str| -> String {
+                run.stdout
+                    .split_whitespace()
+                    .find_map(|w| w.strip_prefix(&format!("{k}=")))
+                    .unwrap_or_else(|| panic!("no {k}: {ctx}"))
+                    .to_string()
+            };
+            let hash = u32::from_str_radix(&field("hash"), 16).unwrap();
+            let sig = |k: &str| format!("L{};", field(k).replace('.', "/"));
+            let log = run.log();
+            assert_eq!(log.object_classes.get(&hash), Some(&sig("first")), "{ctx}");
+            assert_eq!(log.shared_objects.get(&hash), Some(&sig("second")), "{ctx}");
+            assert_valid(&run, &log);
+        }
+    }
+}
+
 /// The options of the ProdCons runs: the defaults, but for `holdthreshold=off`. With long
 /// holds written, main's agent already writes a `LockHold` a few nanoseconds longer than the
 /// `maxNanos` of the `LockHolds` line that counts it (a summary bug of its own, left to the
