@@ -498,6 +498,18 @@ impl Jni {
         }
     }
 
+    /// A weak global reference (JNI `NewWeakGlobalRef`): names the object on every thread
+    /// without keeping it alive; null when the JVM could not make one.
+    pub fn new_weak_global_ref(&self, obj: jobject) -> jobject {
+        // SAFETY: `raw` is this thread's JNIEnv.
+        unsafe {
+            (**self.raw)
+                .NewWeakGlobalRef
+                .map(|f| f(self.raw, obj))
+                .unwrap_or(ptr::null_mut())
+        }
+    }
+
     /// The `JavaVM*` of this thread's JNI environment (JNI `GetJavaVM`), for a JVMTI
     /// environment of its own.
     pub fn java_vm(&self) -> Option<*mut JavaVM> {

@@ -139,7 +139,10 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
         };
         let Some(thread) = rec.event.thread() else {
             if let Event::ObjectClass { object, class } = rec.event {
-                classes.insert(object, orca_format::java_class_name(&class.decode()));
+                // the first: a second line names another object with the same ID (the report says so)
+                classes
+                    .entry(object)
+                    .or_insert_with(|| orca_format::java_class_name(&class.decode()));
             }
             continue;
         };

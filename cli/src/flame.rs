@@ -107,7 +107,10 @@ pub fn collapse_with<R: std::io::Read>(
         last_ts = last_ts.max(ts);
         let Some(thread) = rec.event.thread() else {
             if let Event::ObjectClass { object, class } = rec.event {
-                classes.insert(object, orca_format::java_class_name(&class.decode()));
+                // the first: a second line names another object with the same ID (the report says so)
+                classes
+                    .entry(object)
+                    .or_insert_with(|| orca_format::java_class_name(&class.decode()));
             }
             continue;
         };

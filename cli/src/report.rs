@@ -188,6 +188,8 @@ pub struct Analysis {
     pub wakes_overflow: bool,
     /// Class of each object the log names (`ObjectClass` lines), Java spelling.
     pub classes: FastMap<Hash, String>,
+    /// IDs that name two objects (a second `ObjectClass` line): the second one's class.
+    pub shared: FastMap<Hash, String>,
     /// Hold sites per (lock or monitor, thread): where each thread took each lock, for the
     /// verdict's "the owner took it at". From summary lines or events, as the hold times.
     pub thread_hold_sites: FastMap<(Hash, Hash), Sites>,
@@ -300,7 +302,11 @@ impl Analysis {
                 Event::EventsDropped { count } => self.dropped += *count,
                 Event::ObjectClass { object, class } => {
                     let name = orca_format::java_class_name(&class.decode());
-                    self.classes.insert(*object, name);
+                    if self.classes.contains_key(object) {
+                        self.shared.insert(*object, name);
+                    } else {
+                        self.classes.insert(*object, name);
+                    }
                 }
                 _ => {}
             }
@@ -890,6 +896,16 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             a.dropped
         );
     }
+    let mut shared: Vec<_> = a.shared.iter().collect();
+    shared.sort();
+    for (h, second) in shared {
+        let _ = writeln!(
+            s,
+            "  ID {h} names two objects ({}, {second}: one identity hash); its lines may be of either",
+            a.classes.get(h).map_or("?", |c| simple_name(c)),
+            second = simple_name(second)
+        );
+    }
     let _ = writeln!(s, "\nThreads");
     let _ = writeln!(
         s,
@@ -1344,12 +1360,26 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = write!(
         s,
-        "{{\"prefix\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"span_ns\":{span},\"threads\":[",
+        "{{\"prefix\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"span_ns\":{span},\"shared_ids\":[{}],\"threads\":[",
         json_str(prefix),
         a.events,
         a.malformed,
         a.torn,
-        a.dropped
+        a.dropped,
+        {
+            let mut v: Vec<_> = a.shared.iter().collect();
+            v.sort();
+            v.iter()
+                .map(|(h, second)| {
+                    format!(
+                        "{{\"id\":\"{h}\",\"classes\":[{},{}]}}",
+                        json_str(a.classes.get(h).map_or("?", |c| c.as_str())),
+                        json_str(second)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        }
     );
     let threads: Vec<String> = a
         .sorted_threads()
@@ -1648,6 +1678,40 @@ mod tests {
         // Every hold timed: no estimate.
         let exact = analyse(&format!("{}\n", log.lines().next().unwrap()), false);
         assert!(!holds_line(&exact.objects[&Hash(0x1111)]).contains('~'));
+    }
+
+    /// A second `ObjectClass` line for one ID (the agent saw another object with that
+    /// identity hash): the report says the ID names two objects, with both classes; locks
+    /// keep the first one's name.
+    #[test]
+    fn an_id_naming_two_objects_is_said() {
+        let a = analyse(
+            "\
+1.000000000,ObjectClass,00001111,Ljava/util/HashMap;
+1.100000000,MonitorContendedEnter,0000AAAA,00001111,0000BBBB,1;00000001;00000010
+1.200000000,ObjectClass,00001111,Ljava/lang/Object;
+1.300000000,MonitorContendedEntered,0000AAAA,00001111,1;00000001;00000010
+",
+            true,
+        );
+        let md = Metadata::default();
+        let out = text(&a, &md, "t", 10, true);
+        assert!(
+            out.contains("  ID 00001111 names two objects (HashMap, Object: one identity hash); its lines may be of either\n"),
+            "{out}"
+        );
+        assert_eq!(a.lock_name(Hash(0x1111), false), "HashMap@00001111");
+        let j = json(&a, &md, "t", 10, true);
+        assert!(
+            j.contains(r#""shared_ids":[{"id":"00001111","classes":["java.util.HashMap","java.lang.Object"]}]"#),
+            "{j}"
+        );
+        let one = analyse(
+            "1.000000000,ObjectClass,00001111,Ljava/util/HashMap;\n",
+            true,
+        );
+        assert!(!text(&one, &md, "t", 10, true).contains("names two objects"));
+        assert!(json(&one, &md, "t", 10, true).contains(r#""shared_ids":[]"#));
     }
 
     /// An instrumentation-mode log says where each monitor's contention owners came from: the

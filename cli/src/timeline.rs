@@ -105,7 +105,10 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
             let mut start = rec.timestamp.nanos();
             match rec.event {
                 Event::ObjectClass { object, class } => {
-                    classes.insert(object, orca_format::java_class_name(&class.decode()));
+                    // the first: a second line names another object with the same ID (the report says so)
+                    classes
+                        .entry(object)
+                        .or_insert_with(|| orca_format::java_class_name(&class.decode()));
                 }
                 Event::MonitorEntered { .. } => entered_events = true,
                 Event::MonitorHold { nanos, .. } => start = start.saturating_sub(nanos),

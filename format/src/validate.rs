@@ -339,8 +339,9 @@ pub struct Validator {
     method_keys: HashMap<(Hash, String, String), (u32, u64)>,
     /// Events seen with a thread, to prune [`Validator::ownerships`] now and then.
     seen_events: u64,
-    /// `ObjectClass` lines by object: the line that named it.
-    object_classes: crate::FastMap<Hash, u64>,
+    /// `ObjectClass` lines by object: the line that named it, and the second line's when
+    /// another object with the same ID was named.
+    object_classes: crate::FastMap<Hash, (u64, Option<u64>)>,
 }
 
 impl Validator {
@@ -641,11 +642,19 @@ impl Validator {
             match ev {
                 Event::EventsDropped { count } => self.report.dropped += *count,
                 Event::ObjectClass { object, .. } => {
-                    if let Some(first) = self.object_classes.insert(*object, n) {
-                        let msg = format!(
-                            "ObjectClass of object {object} again (first at line {first}): each object is named once"
-                        );
-                        self.err(file, n, ViolationKind::DuplicateId, msg);
+                    // A second line says that two objects share the ID; the agent writes
+                    // no third.
+                    match self.object_classes.get_mut(object) {
+                        None => {
+                            self.object_classes.insert(*object, (n, None));
+                        }
+                        Some((_, second @ None)) => *second = Some(n),
+                        Some((first, Some(second))) => {
+                            let msg = format!(
+                                "ObjectClass of object {object} a third time (before at lines {first} and {second}): an object is named once, and once more when another object shares its ID"
+                            );
+                            self.err(file, n, ViolationKind::DuplicateId, msg);
+                        }
                     }
                 }
                 _ => {}

@@ -764,6 +764,26 @@ fn a_class_declares_one_method_per_name_and_descriptor() {
     assert!(r.violations.is_empty(), "{:#?}", r.violations);
 }
 
+/// An object is named once; a second `ObjectClass` line for its ID says that another object
+/// shares the ID (the agent writes one when it sees one); a third is an error.
+#[test]
+fn an_object_id_is_named_once_or_twice_when_shared() {
+    let named = "5087.200002150,ObjectClass,00001111,Ljava/lang/Object;\n";
+    let shared = "5087.200002160,ObjectClass,00001111,Ljava/util/HashMap;\n";
+    for extra in [named.to_string(), format!("{named}{shared}")] {
+        let ev = format!("{EVENTS}{extra}");
+        let r = run(CLASSES, METHODS, &ev);
+        assert!(r.violations.is_empty(), "{:#?}", r.violations);
+    }
+    let ev = format!("{EVENTS}{named}{shared}{named}");
+    let r = run(CLASSES, METHODS, &ev);
+    assert_eq!(
+        lines(&r, Severity::Error),
+        vec!["t.orca:26: ObjectClass of object 00001111 a third time (before at lines 24 and 25): an object is named once, and once more when another object shares its ID"]
+    );
+    assert_eq!(r.violations[0].kind, ViolationKind::DuplicateId);
+}
+
 #[test]
 fn a_log_summarised_for_juc_locks_has_no_lock_stretches() {
     // Default options: a contended LockAcquired, then an await; no releases are written, so

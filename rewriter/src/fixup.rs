@@ -30,6 +30,22 @@ pub(crate) struct InsnEdit {
     pub(crate) prefix: Vec<u8>,
     pub(crate) replace: Option<Vec<u8>>,
     pub(crate) suffix: Vec<u8>,
+    pub(crate) guard: Option<Guard>,
+}
+
+/// An exception range over part of an instruction's prefix whose handler is the instruction
+/// itself (the end of the prefix), listed before every other entry of the exception table.
+/// Why: the exception path of a `synchronized` block reports the release before it, at the
+/// head of a handler whose range covers that handler (javac's, which retries the release); a
+/// report whose invocation throws (a StackOverflowError) must go on to the release, not back
+/// to the head to fail again forever. The instruction needs a stack map frame: that of the
+/// prefix's start (the handler's head, the previous frame) with the one stack item `item`
+/// (a verification type, copied from that frame; empty when the class needs no frames).
+#[derive(Clone, Debug)]
+pub(crate) struct Guard {
+    /// [from, to) of the prefix
+    pub(crate) range: (u32, u32),
+    pub(crate) item: Vec<u8>,
 }
 
 /// A catch-all handler appended after the original code, covering the whole
@@ -314,6 +330,44 @@ fn parse_smt(
         return Err("StackMapTable length does not match its contents");
     }
     Ok(())
+}
+
+/// The one stack item (its verification type's bytes) of the stack map frame at `head`, when
+/// there is such a frame, its stack holds exactly one item that is not `Uninitialized`, and
+/// no other frame lies in `(head, until]`: what a [`Guard`] at `head` needs.
+pub(crate) fn handler_stack_item(smt: &[u8], head: u32, until: u32) -> Option<Vec<u8>> {
+    let mut frames = Vec::new();
+    let mut uninit = Vec::new();
+    parse_smt(smt, &mut frames, &mut uninit).ok()?;
+    if frames.iter().any(|f| f.off > head && f.off <= until) {
+        return None;
+    }
+    let f = frames.iter().find(|f| f.off == head)?;
+    let b = &smt[f.body.0..f.body.1];
+    // (length of the verification type at the start of `v`)
+    let vt_len = |v: &[u8]| -> Option<usize> {
+        match *v.first()? {
+            0..=6 => Some(1),
+            7 | 8 => Some(3),
+            _ => None,
+        }
+    };
+    let item = match f.ft {
+        64..=127 | 247 => b,
+        255 => {
+            let nl = be16(b, 0)? as usize;
+            let mut p = 2;
+            for _ in 0..nl {
+                p += vt_len(b.get(p..)?)?;
+            }
+            if be16(b, p)? != 1 {
+                return None;
+            }
+            &b[p + 2..]
+        }
+        _ => return None,
+    };
+    (vt_len(item)? == item.len() && item[0] != 8).then(|| item.to_vec())
 }
 
 /// Collects the positions of offsets inside a type annotation attribute:
@@ -701,8 +755,18 @@ pub(crate) fn rewrite_code(
     put2(&mut body, cv.max_locals as u32);
     put4(&mut body, out.len() as u32);
     body.extend_from_slice(&out);
-    let nexc = cv.exc.len() / 8 + edits.tail.is_some() as usize;
+    let guards = edits.per.iter().filter(|e| e.guard.is_some()).count();
+    let nexc = cv.exc.len() / 8 + edits.tail.is_some() as usize + guards;
     put2(&mut body, nexc as u32);
+    // the guards first: the JVM takes the first entry whose range covers the instruction
+    for (i, e) in edits.per.iter().enumerate() {
+        if let Some(g) = &e.guard {
+            put2(&mut body, label[i] + g.range.0);
+            put2(&mut body, label[i] + g.range.1);
+            put2(&mut body, start[i]);
+            put2(&mut body, 0);
+        }
+    }
     for e in cv.exc.chunks_exact(8) {
         let s = u16::from_be_bytes([e[0], e[1]]) as u32;
         let en = u16::from_be_bytes([e[2], e[3]]) as u32;
@@ -824,7 +888,7 @@ pub(crate) fn rewrite_code(
     })
 }
 
-fn switch_targets(code: &[u8], ins: &Insn) -> Vec<i32> {
+pub(crate) fn switch_targets(code: &[u8], ins: &Insn) -> Vec<i32> {
     let o = ins.off as usize;
     let ob = (o + 4) & !3;
     let mut v = vec![be32(code, ob).unwrap_or(0)];
@@ -916,7 +980,14 @@ fn write_frames(
     code_end: u32,
 ) -> Result<(), String> {
     let n = start.len();
-    let count = frames.len() + edits.tail.is_some() as usize;
+    let guarded = |i: usize| edits.per[i].guard.as_ref().filter(|g| !g.item.is_empty());
+    let mut count = frames.len() + edits.tail.is_some() as usize;
+    for f in frames {
+        let i = at(f.off as i64)?;
+        if i < n && guarded(i).is_some() {
+            count += 1;
+        }
+    }
     if count > 65535 {
         return Err("too many stack map frames".into());
     }
@@ -964,6 +1035,19 @@ fn write_frames(
             }
             set2(body, bs + (p - f.body.0), start[j]);
             ui += 1;
+        }
+        if let Some(g) = guarded(i) {
+            // same_locals_1_stack_item at the guarded instruction, after its prefix
+            let no = start[i] as i64;
+            let delta = (no - prev - 1) as u32;
+            prev = no;
+            if delta < 64 {
+                body.push(64 + delta as u8);
+            } else {
+                body.push(247);
+                put2(body, delta);
+            }
+            body.extend_from_slice(&g.item);
         }
     }
     if let Some(t) = &edits.tail {

@@ -24,7 +24,7 @@ pub use align::{align, align_to_running, code_lengths};
 pub use error::RewriteError;
 
 use cp::{Pool, PoolBuilder, UTF8};
-use fixup::{CodeCtx, NewCode};
+use fixup::{CodeCtx, CodeView, NewCode};
 use insn::Insn;
 use reader::{be16, be32, Reader};
 use transform::{MethodInfo, MonitorLoad};
@@ -544,6 +544,18 @@ fn slow_path(
     let names = |i: u16| pool.utf8(i).ok();
     let resolve = |i: u16| pool.member_ref(i).ok().map(|(o, n, d, _)| (o, n, d));
     let is_this = |i: u16| pool.class_name(i).ok() == Some(this_name);
+    // the StackMapTable of a method's code, when the class has frames
+    fn smt_in<'a>(
+        cv: &CodeView<'a>,
+        names: &dyn Fn(u16) -> Option<&'a [u8]>,
+        major: u16,
+    ) -> Option<&'a [u8]> {
+        cv.attrs
+            .iter()
+            .find(|(n, _)| names(*n) == Some(&b"StackMapTable"[..]))
+            .map(|(_, b)| *b)
+            .filter(|_| major >= 50)
+    }
     let mut insns: Vec<Insn> = Vec::new();
 
     let mut r = Reader::new(bytes, methods_start);
@@ -623,6 +635,7 @@ fn slow_path(
                 insns: &insns,
                 major,
                 exc: cv.exc,
+                smt: smt_in(&cv, &names, major),
             };
             if !transform::relevant(&mi, config, &candidate, sync || hook.is_some()) {
                 continue;
@@ -681,6 +694,7 @@ fn slow_path(
             insns: &insns,
             major,
             exc: cv.exc,
+            smt: smt_in(&cv, &names, major),
         };
         let plan = transform::plan(
             &mi,

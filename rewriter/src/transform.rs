@@ -6,7 +6,7 @@
 
 use crate::cp::PoolBuilder;
 use crate::error::RewriteError;
-use crate::fixup::{InsnEdit, MethodEdits, Tail};
+use crate::fixup::{Guard, InsnEdit, MethodEdits, Tail};
 use crate::insn::*;
 use crate::Config;
 
@@ -592,6 +592,8 @@ pub(crate) struct MethodInfo<'x> {
     pub(crate) major: u16,
     /// the exception table, 8 bytes per entry
     pub(crate) exc: &'x [u8],
+    /// the StackMapTable's body, when the class has frames (version 50 and later)
+    pub(crate) smt: Option<&'x [u8]>,
 }
 
 /// Whether the instruction at `off` is covered by a range that also covers its own handler,
@@ -609,6 +611,128 @@ fn in_own_handler(exc: &[u8], off: u32) -> bool {
         let handler = u16::from_be_bytes([e[4], e[5]]) as u32;
         start <= handler && handler <= off && off < end
     })
+}
+
+/// Where the exception path of a `synchronized` block reports its release: see
+/// [`exception_path_head`].
+struct PathHead {
+    /// the instruction at the handler's head (the report is its prefix)
+    insn: usize,
+    /// the local the `monitorexit` loads its monitor from
+    local: u16,
+    /// the handler's stack item in its stack map frame (empty: the class has no frames)
+    item: Vec<u8>,
+}
+
+/// The head of the handler whose own range covers the `monitorexit` at `insns[i]`, when the
+/// report can be made there, before the release: the code from the head to the
+/// `monitorexit` is straight (no branch, switch or handler enters it after the head, no
+/// frame lies in it), made of `astore`s and `aload`s only, and ends with the `aload` of the
+/// monitor from a local that it does not store to; the head has a frame with one stack item
+/// (the exception). javac's `astore_2; aload_1; monitorexit` is this case. At the head the
+/// report loads the monitor from that local, and its call is guarded ([`Guard`]): a failed
+/// call (a StackOverflowError at the invocation) goes on with the handler, which stores that
+/// error in place of the exception, releases and rethrows it, as a failed report after the
+/// release would have.
+fn exception_path_head(mi: &MethodInfo, i: usize) -> Option<PathHead> {
+    let off = mi.insns[i].off;
+    let head = mi.exc.chunks_exact(8).find_map(|e| {
+        let start = u16::from_be_bytes([e[0], e[1]]) as u32;
+        let end = u16::from_be_bytes([e[2], e[3]]) as u32;
+        let handler = u16::from_be_bytes([e[4], e[5]]) as u32;
+        (start == handler && start <= off && off < end).then_some(start)
+    })?;
+    let hi = mi.insns.binary_search_by_key(&head, |x| x.off).ok()?;
+    if hi >= i {
+        return None;
+    }
+    // the local an aload/astore names, and whether it is a store
+    let local = |x: &Insn| -> Option<(u16, bool)> {
+        let o = x.off as usize;
+        let c = mi.code;
+        match x.op {
+            0x2a..=0x2d => Some(((x.op - 0x2a) as u16, false)),
+            0x4b..=0x4e => Some(((x.op - 0x4b) as u16, true)),
+            0x19 | 0x3a => Some((*c.get(o + 1)? as u16, x.op == 0x3a)),
+            WIDE => {
+                let op = *c.get(o + 1)?;
+                let n = u16::from_be_bytes([*c.get(o + 2)?, *c.get(o + 3)?]);
+                match op {
+                    0x19 => Some((n, false)),
+                    0x3a => Some((n, true)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    };
+    let (monitor, store) = local(&mi.insns[i - 1])?;
+    if store {
+        return None;
+    }
+    for x in &mi.insns[hi..i - 1] {
+        let (n, store) = local(x)?;
+        if store && n == monitor {
+            return None;
+        }
+    }
+    // nothing enters the path after its head
+    let inside = |t: i64| t > head as i64 && t <= off as i64;
+    if mi
+        .exc
+        .chunks_exact(8)
+        .any(|e| inside(u16::from_be_bytes([e[4], e[5]]) as i64))
+    {
+        return None;
+    }
+    for x in mi.insns {
+        let o = x.off as usize;
+        let c = mi.code;
+        let targets: Vec<i64> = if is_short_branch(x.op) {
+            let d = i16::from_be_bytes([*c.get(o + 1)?, *c.get(o + 2)?]);
+            vec![x.off as i64 + d as i64]
+        } else if x.op == GOTO_W || x.op == JSR_W {
+            let d = i32::from_be_bytes([
+                *c.get(o + 1)?,
+                *c.get(o + 2)?,
+                *c.get(o + 3)?,
+                *c.get(o + 4)?,
+            ]);
+            vec![x.off as i64 + d as i64]
+        } else if x.op == TABLESWITCH || x.op == LOOKUPSWITCH {
+            crate::fixup::switch_targets(c, x)
+                .into_iter()
+                .map(|d| x.off as i64 + d as i64)
+                .collect()
+        } else {
+            continue;
+        };
+        if targets.into_iter().any(inside) {
+            return None;
+        }
+    }
+    let item = match mi.smt {
+        Some(smt) => crate::fixup::handler_stack_item(smt, head, off)?,
+        None if mi.major >= 50 => return None,
+        None => Vec::new(),
+    };
+    Some(PathHead {
+        insn: hi,
+        local: monitor,
+        item,
+    })
+}
+
+/// `aload n` in its shortest form.
+fn push_aload(v: &mut Vec<u8>, n: u16) {
+    match n {
+        0..=3 => v.push(0x2a + n as u8),
+        4..=255 => v.extend_from_slice(&[0x19, n as u8]),
+        _ => {
+            let b = n.to_be_bytes();
+            v.extend_from_slice(&[WIDE, 0x19, b[0], b[1]]);
+        }
+    }
 }
 
 /// Cheap check, before anything is allocated for the method: does it hold
@@ -681,18 +805,40 @@ pub(crate) fn plan<'b>(
             MONITOREXIT if cfg.monitors => {
                 let a = t.m(pb, "monitorExit", mon_desc)?;
                 let site = new_site(ins.off);
-                let e = &mut per[i];
                 if in_own_handler(mi.exc, ins.off) {
-                    // The exception path's release retries itself: a tracker call before it
-                    // that overflows the stack would retry forever. Release first, then report
-                    // (`dup; monitorexit; invokestatic`), the report outside the range (see
-                    // fixup: a suffix belongs to what follows, for exception ranges).
-                    e.prefix.push(0x59);
-                    if let Some(id) = site {
-                        push_site(pb, &mut e.suffix, id)?;
+                    // The exception path's release retries itself (its handler covers it):
+                    // a report before it whose call fails would go back to the handler's head
+                    // and fail again, forever. Where the path is javac's, the report is made
+                    // at the handler's head, guarded so that a failed call goes on to the
+                    // release (see `exception_path_head`); elsewhere it is made after the
+                    // release (`dup; monitorexit; invokestatic`), outside the range (see
+                    // fixup: a suffix belongs to what follows, for exception ranges), and may
+                    // be stamped after the next owner's acquisition.
+                    match exception_path_head(mi, i).filter(|h| per[h.insn].prefix.is_empty()) {
+                        Some(h) => {
+                            let e = &mut per[h.insn];
+                            push_aload(&mut e.prefix, h.local);
+                            if let Some(id) = site {
+                                push_site(pb, &mut e.prefix, id)?;
+                            }
+                            let from = e.prefix.len() as u32;
+                            e.prefix.extend_from_slice(&invokestatic(a));
+                            e.guard = Some(Guard {
+                                range: (from, e.prefix.len() as u32),
+                                item: h.item,
+                            });
+                        }
+                        None => {
+                            let e = &mut per[i];
+                            e.prefix.push(0x59);
+                            if let Some(id) = site {
+                                push_site(pb, &mut e.suffix, id)?;
+                            }
+                            e.suffix.extend_from_slice(&invokestatic(a));
+                        }
                     }
-                    e.suffix.extend_from_slice(&invokestatic(a));
                 } else {
+                    let e = &mut per[i];
                     e.prefix.push(0x59);
                     if let Some(id) = site {
                         push_site(pb, &mut e.prefix, id)?;

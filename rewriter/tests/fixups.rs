@@ -73,16 +73,22 @@ fn monitor_block_all_tables() {
     assert_eq!(&p.code[0..4], &[0x2b, 0x59, 0x4d, 0x59]); // dup dup before monitorenter
     assert_eq!(p.code[8], 0xc2);
     assert_eq!(p.code[17], 0xc3);
-    // The exception path releases first, then reports: `dup; monitorexit; invokestatic`.
-    assert_eq!(&p.code[23..25], &[0x59, 0xc3]);
-    assert_eq!(p.code[25], 0xb8);
+    // The exception path reports at its handler's head, before the release: `aload_2;
+    // invokestatic` (the monitor from the local the release loads it from), then javac's
+    // `astore_3; aload_2; monitorexit`.
+    assert_eq!(&p.code[21..23], &[0x2c, 0xb8]);
+    assert_eq!(&p.code[25..30], &[0x4e, 0x2c, 0xc3, 0x2d, 0xbf]);
     assert_eq!(&p.code[18..21], &[0xa7, 0x00, 12]); // goto 30
     assert_eq!(p.code[30], 0xb1);
-    // The body's range starts at the monitorEntered call (9), so an exception it throws is
-    // handled; the handler's own range ends before its report (25), so a failed report never
-    // retries the release.
-    assert_eq!(p.exc, vec![(9, 18, 21, None), (21, 25, 21, None)]);
-    assert_eq!(p.frames, vec![21, 30]);
+    // The report's call has a range of its own, first, whose handler is the rest of the
+    // path (a failed call goes on to the release, never back to the head); the body's range
+    // starts at the monitorEntered call (9), so an exception it throws is handled; the
+    // handler's own range covers the report and the release.
+    assert_eq!(
+        p.exc,
+        vec![(22, 25, 25, None), (9, 18, 21, None), (21, 28, 21, None)]
+    );
+    assert_eq!(p.frames, vec![21, 25, 30]);
     assert_eq!(p.lines, vec![(0, 10), (12, 11), (21, 12), (30, 13)]);
     assert_eq!(p.lvt, vec![(0, 31, "this".to_string())]);
     assert_eq!(p.max_stack, 4);
@@ -90,7 +96,7 @@ fn monitor_block_all_tables() {
     assert!(invokestatic_of(&ops, 5).contains("monitorEnter"));
     assert!(invokestatic_of(&ops, 9).contains("monitorEntered"));
     assert!(invokestatic_of(&ops, 14).contains("monitorExit"));
-    assert!(invokestatic_of(&ops, 25).contains("monitorExit"));
+    assert!(invokestatic_of(&ops, 22).contains("monitorExit"));
     let m = &maps[0];
     assert_eq!(
         (m.name.as_str(), m.descriptor.as_str()),
@@ -108,13 +114,70 @@ fn monitor_block_all_tables() {
         (17, 5),
         (18, 6),
         (21, 9),
-        (23, 11),
+        (25, 9),
+        (26, 10),
         (27, 11),
+        (28, 12),
         (30, 14),
     ] {
         assert_eq!(m.original(new), Some(old), "new offset {new}");
     }
     assert_eq!(m.original(31), None);
+}
+
+/// An exception path that is not javac's straight `astore; aload; monitorexit` (here a
+/// `checkcast` before the release) is reported after the release, outside its range: the
+/// head of its handler cannot be shown to hold the monitor in the local it loads.
+#[test]
+fn other_exception_paths_report_after_the_release() {
+    let mut b = ClassBuilder::new("t/Other", 52);
+    let this = b.this_index();
+    let obj = b.class("java/lang/Object");
+    let thr = b.class("java/lang/Throwable");
+    let o = obj.to_be_bytes();
+    let code = vec![
+        0x2b, 0x59, 0x4d, 0xc2, // aload_1 dup astore_2 monitorenter
+        0x2c, 0xc3, // 4: aload_2 monitorexit
+        0xa7, 0x00, 0x0b, // 6: goto 17
+        0x4e, 0x2c, 0xc0, o[0], o[1], 0xc3, // 9: astore_3 aload_2 checkcast monitorexit
+        0x2d, 0xbf, // 15: aload_3 athrow
+        0xb1, // 17: return
+    ];
+    let mut smt = be(&[2]);
+    smt.push(255);
+    smt.extend(be(&[9, 3]));
+    smt.push(7);
+    smt.extend(be(&[this]));
+    smt.push(7);
+    smt.extend(be(&[obj]));
+    smt.push(7);
+    smt.extend(be(&[obj]));
+    smt.extend(be(&[1]));
+    smt.push(7);
+    smt.extend(be(&[thr]));
+    smt.push(7); // same_frame at 17
+    b.method(
+        0,
+        "f",
+        "(Ljava/lang/Object;)V",
+        Some(Code {
+            max_stack: 2,
+            max_locals: 4,
+            code,
+            exc: vec![(4, 6, 9, 0), (9, 15, 9, 0)],
+            attrs: vec![("StackMapTable", smt)],
+        }),
+    );
+    let input = b.build();
+    let (out, _, notes) = changed(&input);
+    assert!(notes.is_empty());
+    jvm_same_outcome(&[("t/Other", &input, &out)]);
+    let p = reparse(&out, "f");
+    // 21: astore_3 aload_2 checkcast, 26: dup monitorexit invokestatic, 31: aload_3 athrow
+    assert_eq!(&p.code[21..26], &[0x4e, 0x2c, 0xc0, o[0], o[1]]);
+    assert_eq!(&p.code[26..29], &[0x59, 0xc3, 0xb8]);
+    assert_eq!(p.exc, vec![(9, 18, 21, None), (21, 28, 21, None)]);
+    assert_eq!(p.frames, vec![21, 33]);
 }
 
 /// An exception range that starts at an instrumented instruction includes the

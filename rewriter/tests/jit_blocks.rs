@@ -15,8 +15,9 @@ use cafebabe::bytecode::Opcode;
 use orca_rewriter::{rewrite, Config, Outcome};
 use std::collections::BTreeSet;
 
-/// Calls that lie in the first basic block of a handler and inside a range of that handler,
-/// per method (in class-file order), or `None` for a method without code.
+/// Calls that lie in the basic block a handler begins, covered by that handler as C1 sees it
+/// (before any catch-all listed earlier that covers them), per method (in class-file order),
+/// or `None` for a class cafebabe cannot read.
 fn self_covered_calls(bytes: &[u8]) -> Option<Vec<(String, usize)>> {
     let cf = cafebabe::parse_class(bytes).ok()?;
     let mut out = Vec::new();
@@ -86,29 +87,39 @@ fn self_covered_calls(bytes: &[u8]) -> Option<Vec<(String, usize)>> {
                 }
             }
         }
+        // For each call, the handlers C1 joins: those covering it in table order, up to the
+        // first catch-all (C1's `handle_exception` stops there). It gives up when one of them
+        // begins the call's own block.
+        let block_of = |off: usize| -> i64 {
+            leaders
+                .range(..=off as i64)
+                .next_back()
+                .copied()
+                .unwrap_or(0)
+        };
         let mut n = 0;
-        for e in &code.exception_table {
-            let (start, end, h) = (
-                e.start_pc as usize,
-                e.end_pc as usize,
-                e.handler_pc as usize,
-            );
-            if !(start <= h && h < end) {
+        for (off, op) in ops {
+            if !matches!(
+                op,
+                Opcode::Invokestatic(_)
+                    | Opcode::Invokevirtual(_)
+                    | Opcode::Invokespecial(_)
+                    | Opcode::Invokeinterface(..)
+                    | Opcode::Invokedynamic(_)
+            ) {
                 continue;
             }
-            for (off, op) in ops.iter().skip_while(|(o, _)| *o < h) {
-                if *off != h && leaders.contains(&(*off as i64)) || *off >= end {
+            for e in &code.exception_table {
+                let (start, end) = (e.start_pc as usize, e.end_pc as usize);
+                if !(start <= *off && *off < end) {
+                    continue;
+                }
+                if block_of(*off) == e.handler_pc as i64 {
+                    n += 1;
                     break;
                 }
-                if matches!(
-                    op,
-                    Opcode::Invokestatic(_)
-                        | Opcode::Invokevirtual(_)
-                        | Opcode::Invokespecial(_)
-                        | Opcode::Invokeinterface(..)
-                        | Opcode::Invokedynamic(_)
-                ) {
-                    n += 1;
+                if e.catch_type.is_none() {
+                    break;
                 }
             }
         }

@@ -51,6 +51,9 @@ pub struct Log {
     pub thread_names: HashMap<u32, String>,
     /// object ID -> class signature (unescaped), from ObjectClass lines (not in `events`)
     pub object_classes: HashMap<u32, String>,
+    /// object ID -> the class signature of the second `ObjectClass` line of that ID: another
+    /// object shares the ID (docs/FORMAT.md, "Object classes")
+    pub shared_objects: HashMap<u32, String>,
     /// Whether the last line of some file lacked its newline (it is left out).
     pub torn: bool,
     /// The sum of the `EventsDropped` lines' counts (the lines are not in `events`).
@@ -293,7 +296,7 @@ impl Log {
     /// The `.orca` lines the agent counts as written in its exit line: the events and the
     /// `ObjectClass` lines (not `EventsDropped`).
     pub fn lines_written(&self) -> usize {
-        self.events.len() + self.object_classes.len()
+        self.events.len() + self.object_classes.len() + self.shared_objects.len()
     }
 
     /// Reads `PREFIX.orca`, `PREFIX.methods` and `PREFIX.classtable`. Any line this reader
@@ -334,8 +337,15 @@ impl Log {
                 }
                 let object = hex(f[2]).map_err(ctx)?;
                 let class = unescape(f[3]).map_err(ctx)?;
-                if log.object_classes.insert(object, class).is_some() {
-                    return Err(ctx("a second ObjectClass line for this object".into()));
+                match log.object_classes.entry(object) {
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(class);
+                    }
+                    std::collections::hash_map::Entry::Occupied(_) => {
+                        if log.shared_objects.insert(object, class).is_some() {
+                            return Err(ctx("a third ObjectClass line for this object".into()));
+                        }
+                    }
                 }
                 continue;
             }

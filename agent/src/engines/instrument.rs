@@ -407,10 +407,10 @@ impl Instrumentation {
                 let _ = self.first_env.set(e);
                 let before = agents_before_orca();
                 if !before.is_empty() {
-                    eprintln!("orca: {} loads before Orca: a class it changes at load without being able to retransform classes (no `Can-Retransform-Classes: true`) is reported with its code's bytecode indexes, not the original class file's; load Orca first to make them exact", before.join(", "));
+                    crate::say!("orca: {} loads before Orca: a class it changes at load without being able to retransform classes (no `Can-Retransform-Classes: true`) is reported with its code's bytecode indexes, not the original class file's; load Orca first to make them exact", before.join(", "));
                 }
             }
-            None => eprintln!("orca: cannot see classes before other agents change them (no second JVMTI environment); locations in classes another agent changes before Orca are that agent's"),
+            None => crate::say!("orca: cannot see classes before other agents change them (no second JVMTI environment); locations in classes another agent changes before Orca are that agent's"),
         }
     }
 
@@ -426,7 +426,7 @@ impl Instrumentation {
             Some(e) => {
                 let _ = self.last_env.set(e);
             }
-            None => eprintln!("orca: cannot see classes after other agents change them (no third JVMTI environment); locations in classes another agent changes after Orca are off by what it inserted"),
+            None => crate::say!("orca: cannot see classes after other agents change them (no third JVMTI environment); locations in classes another agent changes after Orca are off by what it inserted"),
         }
     }
 
@@ -545,10 +545,10 @@ impl Instrumentation {
         }
         changed.sort_unstable();
         for name in changed.iter().take(FAILURES_SHOWN as usize) {
-            eprintln!("orca: class {} was changed after Orca by an agent attached at run time (its class-load hook runs after Orca's): its events carry that agent's bytecode indexes, not the original class file's", name.replace('/', "."));
+            crate::say!("orca: class {} was changed after Orca by an agent attached at run time (its class-load hook runs after Orca's): its events carry that agent's bytecode indexes, not the original class file's", name.replace('/', "."));
         }
         if changed.len() > FAILURES_SHOWN as usize {
-            eprintln!(
+            crate::say!(
                 "orca: {} more classes were changed after Orca by agents attached at run time",
                 changed.len() - FAILURES_SHOWN as usize
             );
@@ -566,7 +566,7 @@ impl Instrumentation {
     fn say_untranslated(&self, name: &str, why: &str) {
         let n = self.untranslated.fetch_add(1, Ordering::Relaxed) + 1;
         if n <= FAILURES_SHOWN {
-            eprintln!("orca: class {name} as another agent changed it cannot be read ({why}); its locations are that agent's");
+            crate::say!("orca: class {name} as another agent changed it cannot be read ({why}); its locations are that agent's");
         }
     }
 

@@ -62,19 +62,41 @@ impl IdTable {
         }
     }
 
-    /// The ID of `key` (non-zero) and whether this call created it.
+    /// The ID of `key` (non-zero) and whether this call created it (claimed its slot: that
+    /// thread describes the method).
     pub fn get_or_insert(&self, key: usize) -> (u32, bool) {
         self.get_or_insert_with(key, || None)
     }
 
     /// [`IdTable::get_or_insert`], where a new key may take the ID `alias` gives (then
-    /// "created" is false: the ID was someone else's). `alias` runs once per key, by the
-    /// thread that enters it; other threads asking for the key meanwhile wait for its answer.
+    /// "created" is false: the ID was someone else's, already described). `alias` runs once
+    /// per key, by the thread that claims its slot. Nobody waits for its answer (see
+    /// [`IdTable::value`]): a thread that asks for the key meanwhile numbers the slot itself,
+    /// and then the claimant describes that number instead of taking the alias.
     pub fn get_or_insert_with(
         &self,
         key: usize,
         alias: impl FnOnce() -> Option<u32>,
     ) -> (u32, bool) {
+        match self.claim(key) {
+            Claim::Slot(i, true) => match alias().filter(|&id| id != 0) {
+                Some(id) => {
+                    let set =
+                        self.values[i].compare_exchange(0, id, Ordering::AcqRel, Ordering::Acquire);
+                    match set {
+                        Ok(_) => (id, false),
+                        Err(first) => (first, true),
+                    }
+                }
+                None => (self.value(i), true),
+            },
+            Claim::Slot(i, false) => (self.value(i), false),
+            Claim::Overflow(id, created) => (id, created),
+        }
+    }
+
+    /// Finds or takes `key`'s slot; the overflow map's ID when the probes are all taken.
+    fn claim(&self, key: usize) -> Claim {
         debug_assert_ne!(key, 0);
         let mask = (1usize << TABLE_BITS) - 1;
         let mut i =
@@ -83,30 +105,22 @@ impl IdTable {
             let k = self.keys[i].load(Ordering::Acquire);
             if k == 0 {
                 match self.keys[i].compare_exchange(0, key, Ordering::AcqRel, Ordering::Acquire) {
-                    Ok(_) => {
-                        if let Some(id) = alias().filter(|&id| id != 0) {
-                            self.values[i].store(id, Ordering::Release);
-                            return (id, false);
-                        }
-                        let id = self.next.fetch_add(1, Ordering::Relaxed);
-                        self.values[i].store(id, Ordering::Release);
-                        return (id, true);
-                    }
-                    Err(other) if other == key => return (self.wait_value(i), false),
+                    Ok(_) => return Claim::Slot(i, true),
+                    Err(other) if other == key => return Claim::Slot(i, false),
                     Err(_) => {}
                 }
             } else if k == key {
-                return (self.wait_value(i), false);
+                return Claim::Slot(i, false);
             }
             i = (i + 1) & mask;
         }
         let mut map = self.overflow.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(&id) = map.get(&key) {
-            return (id, false);
+            return Claim::Overflow(id, false);
         }
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         map.insert(key, id);
-        (id, true)
+        Claim::Overflow(id, true)
     }
 
     /// The ID of `key` if it has one (never creates it).
@@ -119,7 +133,7 @@ impl IdTable {
             if k == 0 {
                 return None;
             } else if k == key {
-                return Some(self.wait_value(i));
+                return Some(self.value(i));
             }
             i = (i + 1) & mask;
         }
@@ -127,16 +141,30 @@ impl IdTable {
         map.get(&key).copied()
     }
 
-    /// The winner of a slot stores its value right after the key: wait those few nanoseconds.
-    fn wait_value(&self, i: usize) -> u32 {
-        loop {
-            let v = self.values[i].load(Ordering::Acquire);
-            if v != 0 {
-                return v;
-            }
-            std::hint::spin_loop();
+    /// The ID of the taken slot `i`, numbering it if nobody has yet. Why not wait for the
+    /// thread that took the slot to number it: that thread may be descheduled, or suspended
+    /// by a debugger, between the two stores for any time, and this one may be a program
+    /// thread. Whoever comes first numbers the slot (one compare-and-swap each, never a
+    /// loop); a number drawn by a thread that came second is left unused, a gap in the count.
+    fn value(&self, i: usize) -> u32 {
+        let v = self.values[i].load(Ordering::Acquire);
+        if v != 0 {
+            return v;
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        match self.values[i].compare_exchange(0, id, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => id,
+            Err(first) => first,
         }
     }
+}
+
+/// Where [`IdTable::claim`] found a key.
+enum Claim {
+    /// (slot, whether this call took it)
+    Slot(usize, bool),
+    /// (ID, whether this call created it)
+    Overflow(u32, bool),
 }
 
 /// A test hook: `ORCA_TEST_DESCRIBE_DELAY_MS` makes the first thread to see a method pause
@@ -602,5 +630,41 @@ mod tests {
         all.sort_unstable();
         all.dedup();
         assert_eq!(all.len(), 19_999);
+    }
+
+    /// A thread that took a key's slot and stopped before numbering it (descheduled,
+    /// suspended) makes nobody wait: another thread numbers the slot, and the first, when it
+    /// goes on, gets the same ID. (Before, the second thread spun until the first went on.)
+    #[test]
+    fn a_slot_taken_and_not_yet_numbered_makes_nobody_wait() {
+        let t = std::sync::Arc::new(IdTable::new());
+        let Claim::Slot(i, true) = t.claim(4096) else {
+            panic!("the first claim takes a slot");
+        };
+        let other = {
+            let t = t.clone();
+            std::thread::spawn(move || (t.get_or_insert(4096), t.get(4096)))
+        };
+        let start = std::time::Instant::now();
+        loop {
+            if other.is_finished() {
+                break;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(10),
+                "the other thread waits for the slot's taker"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let ((id, created), got) = other.join().unwrap();
+        assert!(
+            !created,
+            "the slot was taken: the other thread did not create the ID"
+        );
+        assert_eq!(got, Some(id));
+        assert_eq!(t.value(i), id, "the taker goes on with the same ID");
+        assert_eq!(t.get_or_insert(4096), (id, false));
+        // The next key's ID counts on.
+        assert_eq!(t.get_or_insert(8192), (id + 1, true));
     }
 }

@@ -4,12 +4,14 @@
 //! can say `HashMap@6404CC3C` where the log says `6404CC3C`.
 //!
 //! Which objects were named is kept in a fixed table of identity hashes, probed without a
-//! lock: the common case (an object named already) costs a few atomic loads on the event
-//! path, never a lock that two threads of the program could contend for. When the table is
+//! lock: the common case (an object named already) costs a few atomic loads and one JNI
+//! `IsSameObject` (against a weak reference to the first object named with that hash, to tell
+//! two objects that share one hash apart) on the event path, never a lock that two threads
+//! of the program could contend for. When the table is
 //! full, later objects stay unnamed (the tools then print the bare hash) and the agent says so
 //! once.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
 use jni_sys::jobject;
 
@@ -26,31 +28,46 @@ const SLOTS: usize = 1 << 16;
 const PROBES: usize = 32;
 
 static NAMED: [AtomicU32; SLOTS] = [const { AtomicU32::new(0) }; SLOTS];
+/// Per slot of [`NAMED`]: a weak global reference to the object first named with the slot's
+/// hash (0 until its thread made it), to tell another object with the same hash from it.
+static FIRST: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+/// Per slot of [`NAMED`]: whether a second object with the slot's hash was named.
+static SHARED: [AtomicBool; SLOTS] = [const { AtomicBool::new(false) }; SLOTS];
 static FULL: AtomicBool = AtomicBool::new(false);
 
-/// Whether `hash` is new (and now marked as named); false when it was named already, or the
-/// table has no room for it.
-fn claim(hash: u32) -> bool {
+/// What [`claim`] found for a hash.
+enum Claim {
+    /// The hash is new: this call took slot `.0`.
+    New(usize),
+    /// The hash was named already, in slot `.0`.
+    Named(usize),
+    /// No room left.
+    Full,
+}
+
+/// Finds `hash`'s slot, or takes one for it.
+fn claim(hash: u32) -> Claim {
     // Identity hashes are spread already; the multiplication spreads sequential ones.
     let start = (hash.wrapping_mul(0x9E37_79B9) >> 16) as usize;
     for i in 0..PROBES {
-        let slot = &NAMED[(start + i) & (SLOTS - 1)];
+        let s = (start + i) & (SLOTS - 1);
+        let slot = &NAMED[s];
         match slot.load(Ordering::Relaxed) {
-            h if h == hash => return false,
+            h if h == hash => return Claim::Named(s),
             0 => match slot.compare_exchange(0, hash, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => return true,
-                Err(h) if h == hash => return false,
+                Ok(_) => return Claim::New(s),
+                Err(h) if h == hash => return Claim::Named(s),
                 Err(_) => continue,
             },
             _ => continue,
         }
     }
     if !FULL.swap(true, Ordering::Relaxed) {
-        eprintln!(
+        crate::say!(
             "orca: more objects than the agent names ({SLOTS}); the classes of later ones are not written (their IDs still are)"
         );
     }
-    false
+    Claim::Full
 }
 
 /// Whether the agent still names new objects (its table is not full).
@@ -58,12 +75,41 @@ pub fn naming() -> bool {
     !FULL.load(Ordering::Relaxed)
 }
 
-/// Writes `obj`'s class as an `ObjectClass` line the first time `hash` (its identity hash)
-/// is seen. `obj` must be a valid reference of the current thread; 0 (unknown) is skipped.
+/// Writes `obj`'s class as an `ObjectClass` line the first time `hash` (its ID in the log:
+/// its identity hash) is seen, and once more when another object is seen with the same
+/// `hash`: two objects then share one ID in the log, and the second line says so (both
+/// classes; docs/FORMAT.md, "Object classes"). Only the objects named here are compared:
+/// those of contentions, waits, notifies, parks, j.u.c. locks and threads, and the monitors
+/// and locks the tracker names when a thread takes one it has not named lately (its own
+/// small cache of hashes decides, so an object whose hash is in that cache is not compared
+/// again). `obj` must be a valid reference of the current thread; 0 (unknown) is skipped.
 pub fn name_object(rec: &Recorder, jni: Jni, obj: jobject, hash: u32) {
-    if hash == 0 || obj.is_null() || !claim(hash) {
+    if hash == 0 || obj.is_null() {
         return;
     }
+    match claim(hash) {
+        Claim::New(s) => {
+            let weak = jni.new_weak_global_ref(obj);
+            FIRST[s].store(weak as usize, Ordering::Release);
+        }
+        Claim::Named(s) => {
+            // One IsSameObject per naming of an object named already (no safepoint, no lock).
+            let first = FIRST[s].load(Ordering::Acquire);
+            if first == 0
+                || SHARED[s].load(Ordering::Relaxed)
+                || jni.is_same_object(obj, first as jobject)
+                || SHARED[s].swap(true, Ordering::Relaxed)
+            {
+                return;
+            }
+        }
+        Claim::Full => return,
+    }
+    write_class(rec, jni, obj, hash);
+}
+
+/// The `ObjectClass` line of `obj`, named `hash`.
+fn write_class(rec: &Recorder, jni: Jni, obj: jobject, hash: u32) {
     let class = jni.object_class(obj);
     if class.is_null() {
         return;
