@@ -41,12 +41,22 @@ pub(crate) struct InsnEdit {
 /// to the head to fail again forever. The instruction needs a stack map frame: that of the
 /// prefix's start (the handler's head, the previous frame) with the one stack item `item`
 /// (a verification type, copied from that frame; empty when the class needs no frames).
+///
+/// The handler is not the instruction itself but a `goto` to it just before it, which only
+/// the exception reaches: the prefix ends in [`GUARD_EXIT`], `goto` over that handler, and
+/// the handler `goto`s on. Why: C1 gives up on a method ("Exception handler can be reached by
+/// both normal and exceptional control flow") when a handler's block is also entered by falling
+/// into it, which the instruction itself is.
 #[derive(Clone, Debug)]
 pub(crate) struct Guard {
     /// [from, to) of the prefix
     pub(crate) range: (u32, u32),
     pub(crate) item: Vec<u8>,
 }
+
+/// The end of a guarded prefix, after the guarded call: `goto +6` over the handler, and the
+/// handler, `goto +3`, both to the guarded instruction (see [`Guard`]).
+pub(crate) const GUARD_EXIT: [u8; 6] = [0xA7, 0, 6, 0xA7, 0, 3];
 
 /// A catch-all handler appended after the original code, covering the whole
 /// original code (and the head), with its StackMapTable frame body.
@@ -763,7 +773,7 @@ pub(crate) fn rewrite_code(
         if let Some(g) = &e.guard {
             put2(&mut body, label[i] + g.range.0);
             put2(&mut body, label[i] + g.range.1);
-            put2(&mut body, start[i]);
+            put2(&mut body, start[i] - 3);
             put2(&mut body, 0);
         }
     }
@@ -985,7 +995,7 @@ fn write_frames(
     for f in frames {
         let i = at(f.off as i64)?;
         if i < n && guarded(i).is_some() {
-            count += 1;
+            count += 2;
         }
     }
     if count > 65535 {
@@ -1037,17 +1047,19 @@ fn write_frames(
             ui += 1;
         }
         if let Some(g) = guarded(i) {
-            // same_locals_1_stack_item at the guarded instruction, after its prefix
-            let no = start[i] as i64;
-            let delta = (no - prev - 1) as u32;
-            prev = no;
-            if delta < 64 {
-                body.push(64 + delta as u8);
-            } else {
-                body.push(247);
-                put2(body, delta);
+            // same_locals_1_stack_item at the guard's handler (the `goto` before the guarded
+            // instruction) and at the guarded instruction, after its prefix
+            for no in [start[i] as i64 - 3, start[i] as i64] {
+                let delta = (no - prev - 1) as u32;
+                prev = no;
+                if delta < 64 {
+                    body.push(64 + delta as u8);
+                } else {
+                    body.push(247);
+                    put2(body, delta);
+                }
+                body.extend_from_slice(&g.item);
             }
-            body.extend_from_slice(&g.item);
         }
     }
     if let Some(t) = &edits.tail {

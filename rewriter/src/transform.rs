@@ -6,7 +6,7 @@
 
 use crate::cp::PoolBuilder;
 use crate::error::RewriteError;
-use crate::fixup::{Guard, InsnEdit, MethodEdits, Tail};
+use crate::fixup::{Guard, InsnEdit, MethodEdits, Tail, GUARD_EXIT};
 use crate::insn::*;
 use crate::Config;
 
@@ -827,6 +827,7 @@ pub(crate) fn plan<'b>(
                                 range: (from, e.prefix.len() as u32),
                                 item: h.item,
                             });
+                            e.prefix.extend_from_slice(&GUARD_EXIT);
                         }
                         None => {
                             let e = &mut per[i];

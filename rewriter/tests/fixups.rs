@@ -69,28 +69,31 @@ fn monitor_block_all_tables() {
     assert!(notes.is_empty());
     jvm_same_outcome(&[("t/Block", &input, &out)]);
     let p = reparse(&out, "f");
-    assert_eq!(p.code.len(), 31);
+    assert_eq!(p.code.len(), 37);
     assert_eq!(&p.code[0..4], &[0x2b, 0x59, 0x4d, 0x59]); // dup dup before monitorenter
     assert_eq!(p.code[8], 0xc2);
     assert_eq!(p.code[17], 0xc3);
     // The exception path reports at its handler's head, before the release: `aload_2;
     // invokestatic` (the monitor from the local the release loads it from), then javac's
-    // `astore_3; aload_2; monitorexit`.
+    // `astore_3; aload_2; monitorexit`, after `goto 31` over the guard's handler `goto 31`
+    // (a handler only an exception reaches: C1 compiles no method whose handler is also
+    // fallen into).
     assert_eq!(&p.code[21..23], &[0x2c, 0xb8]);
-    assert_eq!(&p.code[25..30], &[0x4e, 0x2c, 0xc3, 0x2d, 0xbf]);
-    assert_eq!(&p.code[18..21], &[0xa7, 0x00, 12]); // goto 30
-    assert_eq!(p.code[30], 0xb1);
-    // The report's call has a range of its own, first, whose handler is the rest of the
-    // path (a failed call goes on to the release, never back to the head); the body's range
+    assert_eq!(&p.code[25..31], &[0xa7, 0, 6, 0xa7, 0, 3]);
+    assert_eq!(&p.code[31..36], &[0x4e, 0x2c, 0xc3, 0x2d, 0xbf]);
+    assert_eq!(&p.code[18..21], &[0xa7, 0x00, 18]); // goto 36
+    assert_eq!(p.code[36], 0xb1);
+    // The report's call has a range of its own, first, whose handler goes on to the rest of
+    // the path (a failed call goes on to the release, never back to the head); the body's range
     // starts at the monitorEntered call (9), so an exception it throws is handled; the
     // handler's own range covers the report and the release.
     assert_eq!(
         p.exc,
-        vec![(22, 25, 25, None), (9, 18, 21, None), (21, 28, 21, None)]
+        vec![(22, 25, 28, None), (9, 18, 21, None), (21, 34, 21, None)]
     );
-    assert_eq!(p.frames, vec![21, 25, 30]);
-    assert_eq!(p.lines, vec![(0, 10), (12, 11), (21, 12), (30, 13)]);
-    assert_eq!(p.lvt, vec![(0, 31, "this".to_string())]);
+    assert_eq!(p.frames, vec![21, 28, 31, 36]);
+    assert_eq!(p.lines, vec![(0, 10), (12, 11), (21, 12), (36, 13)]);
+    assert_eq!(p.lvt, vec![(0, 37, "this".to_string())]);
     assert_eq!(p.max_stack, 4);
     let ops = ops(&out, "f");
     assert!(invokestatic_of(&ops, 5).contains("monitorEnter"));
@@ -115,14 +118,16 @@ fn monitor_block_all_tables() {
         (18, 6),
         (21, 9),
         (25, 9),
-        (26, 10),
-        (27, 11),
-        (28, 12),
-        (30, 14),
+        (28, 9),
+        (31, 9),
+        (32, 10),
+        (33, 11),
+        (34, 12),
+        (36, 14),
     ] {
         assert_eq!(m.original(new), Some(old), "new offset {new}");
     }
-    assert_eq!(m.original(31), None);
+    assert_eq!(m.original(37), None);
 }
 
 /// An exception path that is not javac's straight `astore; aload; monitorexit` (here a
