@@ -4,6 +4,15 @@
 
 use orca_tests::*;
 
+/// The `monitor=HASH` the program printed: the hash of the monitor its threads contend on.
+fn printed_monitor(run: &Run) -> u32 {
+    run.stdout
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("monitor="))
+        .and_then(|h| u32::from_str_radix(h, 16).ok())
+        .expect("the program prints the monitor's hash")
+}
+
 /// Four threads on one monitor, then on one `ReentrantLock`, with the complete trace: no
 /// acquisition is stamped before the previous owner's release. (HotSpot spins for a
 /// contended monitor before it posts MonitorContendedEnter: before issue 25 an acquisition
@@ -30,12 +39,7 @@ fn contended_monitor_and_lock_have_one_owner_at_a_time() {
             jdk.label(),
             run.stdout
         );
-        let monitor = run
-            .stdout
-            .split_whitespace()
-            .find_map(|w| w.strip_prefix("monitor="))
-            .and_then(|h| u32::from_str_radix(h, 16).ok())
-            .expect("the program prints the monitor's hash");
+        let monitor = printed_monitor(&run);
         let log = run.log();
         // Lost events would make an overlap a warning only: this run must lose none.
         assert_eq!(log.dropped, 0, "{}: events were dropped", jdk.label());
@@ -89,12 +93,7 @@ fn exceptions_leaving_contended_blocks_release_after_their_exit() {
             jdk.label(),
             run.stdout
         );
-        let monitor = run
-            .stdout
-            .split_whitespace()
-            .find_map(|w| w.strip_prefix("monitor="))
-            .and_then(|h| u32::from_str_radix(h, 16).ok())
-            .expect("the program prints the monitor's hash");
+        let monitor = printed_monitor(&run);
         let log = run.log();
         // Lost events would make an overlap a warning only: this run must lose none.
         assert_eq!(log.dropped, 0, "{}: events were dropped", jdk.label());

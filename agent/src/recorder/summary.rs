@@ -333,6 +333,20 @@ impl Summary {
         }
     }
 
+    /// The row `monitor`'s holds at `site` count in: its own while the site has fewer than
+    /// [`ROWS`] (or already has it), else the site's "other monitors" row.
+    fn row(&mut self, monitor: u32, site: u32) -> &mut HoldStat {
+        let e = self.holds.entry(site).or_default();
+        match e.rows.iter().position(|r| r.0 == monitor) {
+            Some(i) => &mut e.rows[i].1,
+            None if e.rows.len() < ROWS => {
+                e.rows.push((monitor, HoldStat::default()));
+                &mut e.rows.last_mut().expect("just pushed").1
+            }
+            None => &mut e.other,
+        }
+    }
+
     /// An outermost hold of `monitor`, taken at `site`, from `start` to `end`; `waited`: the
     /// thread waited on it meanwhile (the tracker knows; a wait on a monitor not held, which
     /// throws, is no pause of anything). A j.u.c. lock's hold has the lock's
@@ -360,17 +374,10 @@ impl Summary {
         {
             ns = self.long.swap_remove(i).3;
         }
-        let e = self.holds.entry(site).or_default();
-        let stat = match e.rows.iter().position(|r| r.0 == monitor) {
-            Some(i) => &mut e.rows[i].1,
-            None if e.rows.len() < ROWS => {
-                e.rows.push((monitor, HoldStat::default()));
-                &mut e.rows.last_mut().expect("just pushed").1
-            }
-            None => &mut e.other,
-        };
-        self.lines += (stat.count == 0) as usize;
+        let stat = self.row(monitor, site);
+        let new = stat.count == 0;
         stat.add(ns);
+        self.lines += new as usize;
     }
 
     /// An outermost hold of `monitor` taken at `site`, ending at `end`, that was counted but
@@ -389,17 +396,10 @@ impl Summary {
         {
             self.long.swap_remove(i);
         }
-        let e = self.holds.entry(site).or_default();
-        let stat = match e.rows.iter().position(|r| r.0 == monitor) {
-            Some(i) => &mut e.rows[i].1,
-            None if e.rows.len() < ROWS => {
-                e.rows.push((monitor, HoldStat::default()));
-                &mut e.rows.last_mut().expect("just pushed").1
-            }
-            None => &mut e.other,
-        };
-        self.lines += (stat.untimed == 0) as usize;
+        let stat = self.row(monitor, site);
+        let new = stat.untimed == 0;
         stat.untimed += 1;
+        self.lines += new as usize;
     }
 
     /// How long the hold of `monitor` taken at `site` (its mode bits tell a j.u.c. lock's),
