@@ -22,7 +22,8 @@ sed 's/private static native void event(int kind, Object subject);/private stati
 EV=$(ls -t "$ROOT"/target/release/build/orca-agent-*/out/orca/OrcaEvents.java | head -1)
 "$JAVA_HOME/bin/javac" --release 8 -nowarn -d "$W/trk" "$W/tsrc/orca/OrcaProfilerTracker.java" "$EV" \
   "$ROOT/java-tracker/jdk/internal/vm/annotation/DontInline.java" \
-  "$ROOT/java-tracker/jdk/internal/vm/annotation/Hidden.java"
+  "$ROOT/java-tracker/jdk/internal/vm/annotation/Hidden.java" \
+  "$ROOT/java-tracker/jdk/internal/misc/Unsafe.java"
 mods=""
 if [ -d "$JAVA_HOME/jmods" ]; then
   for j in "$JAVA_HOME"/jmods/*.jmod; do
