@@ -53,6 +53,7 @@ impl Contention {
             },
         };
         let frames = rec.stack(jni, state, 0, true);
+        state.contending = monitor;
         rec.log.push(EventRecord {
             nanos,
             kind: Kind::MonitorContendedEnter,
@@ -69,6 +70,9 @@ impl Contention {
         let Some((nanos, state, monitor)) = arrival(rec, jni, thread, object) else {
             return;
         };
+        if std::mem::take(&mut state.contending) != monitor {
+            return; // its MonitorContendedEnter came before the recording (an attach)
+        }
         let frames = rec.stack(jni, state, 0, true);
         rec.push(
             nanos,

@@ -79,6 +79,10 @@ pub struct ThreadState {
     /// reports only at its end (`methods::juc_contended`) stamps its lines no earlier, so the
     /// thread's lines stay in time order (a class initialization inside `lock()` contends).
     pub last_contention: u64,
+    /// The monitor of the thread's `MonitorContendedEnter` line still open (0: none). Why: a
+    /// recording attached to a running JVM sees the `Entered` of a contention that began
+    /// before it, whose `Enter` no line has; that `Entered` is left out (FORMAT.md pairs them).
+    pub contending: u32,
     /// Reused buffer for `GetStackTrace`, `stackdepth` frames long.
     pub scratch: Vec<MaybeUninit<jvmtiFrameInfo>>,
     /// Instrumentation mode: the thread's tracker buffer and summaries, once its first
@@ -107,6 +111,7 @@ impl ThreadState {
             held: Vec::new(),
             pending_enter: None,
             last_contention: 0,
+            contending: 0,
             juc_held: Vec::new(),
             scratch: vec![MaybeUninit::uninit(); stack_depth],
             recording: None,
