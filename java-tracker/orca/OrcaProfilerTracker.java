@@ -214,7 +214,7 @@ public final class OrcaProfilerTracker {
                 return;
             }
             // Hashed before it is locked: hashing a locked object would inflate its lock.
-            int h = System.identityHashCode(monitor);
+            int h = r.hash(monitor);
             r.name(monitor, h);
             r.pendingObj = monitor;
             r.pendingHash = h;
@@ -255,7 +255,7 @@ public final class OrcaProfilerTracker {
             } else {
                 // a synchronized method: no monitorenter before it (named before the hold's
                 // clock is read, so that naming is not counted in the hold)
-                h = System.identityHashCode(monitor);
+                h = r.hash(monitor);
                 r.name(monitor, h);
                 inner = r.depth > 0 && r.nested(monitor, site, h);
                 if (traceAll && deepStacks) {
@@ -509,7 +509,7 @@ public final class OrcaProfilerTracker {
                 if (site == 0) {
                     site = callerSite();
                 }
-                int h = System.identityHashCode(sync);
+                int h = r.hash(sync);
                 r.name(sync, h);
                 r.lockSite = site;
                 r.lockHash = h;
@@ -1090,6 +1090,30 @@ public final class OrcaProfilerTracker {
         boolean lockInner;
         boolean lockContended;
         long lockT0;
+        /**
+         * The object this thread hashed last and its identity hash. A lock that has been
+         * contended stays inflated, and the JIT's inlined identityHashCode reads the hash
+         * only from an unlocked object's header: for an inflated (or held) one every call
+         * goes into the VM (JVM_IHashCode, a thread-state transition), which was 29% of a
+         * two-thread contended counter's time. A thread mostly locks the same objects again,
+         * so one compare saves it. This keeps the last object a thread locked reachable until
+         * it locks another or ends (after a detach, until it ends, as its Rec): one object per
+         * thread.
+         */
+        Object hashedObj;
+        int hashedHash;
+
+        /** The identity hash of `o`, from the one-entry cache when `o` was hashed last. */
+        int hash(Object o) {
+            if (o == hashedObj) {
+                return hashedHash;
+            }
+            int h = System.identityHashCode(o);
+            hashedObj = o;
+            hashedHash = h;
+            return h;
+        }
+
         /** The monitorenter under way: its object, hash and (trace=all) stack. */
         Object pendingObj;
         int pendingHash;
