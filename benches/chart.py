@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Chart of the overhead table: wall-time ratio to no agent per workload and mode, one panel
+"""Chart of the overhead table: slowdown against no agent per workload and mode (the wall-time
+ratio, or for a server or a steady-state program its no-agent throughput over the mode's), one panel
 per JDK, log scale, min–max whiskers. Called by benches/run-table.
 
 Usage: benches/chart.py CHART.csv OUT.png   (columns: jdk, workload, mode, ratio, lo, hi)
@@ -44,7 +45,7 @@ def main():
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks(range(len(workloads)))
         ax.set_xticklabels(workloads, rotation=20, ha="right", fontsize=8)
-        ax.set_ylabel("wall time / no agent (log)")
+        ax.set_ylabel("slowdown against no agent (log)")
         ax.set_title(f"Orca overhead, JDK {jdk} (median of per-round ratios, min–max)")
         ax.legend(fontsize=8)
         ax.grid(axis="y", which="both", alpha=0.3)

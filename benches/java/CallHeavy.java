@@ -1,7 +1,8 @@
 /**
  * Call-heavy, lock-light: recursive and virtual calls (small methods the JIT would inline),
  * 2 threads, one synchronized update per 100,000 calls or so. This is where JVMTI
- * MethodEntry/MethodExit events cost the most. Usage: java CallHeavy SCALE
+ * MethodEntry/MethodExit events cost the most. Usage: java CallHeavy SCALE, or java CallHeavy
+ * steady WARMUP_S MEASURE_S (rounds of fib(20) per second after the warm-up; see Steady)
  */
 public class CallHeavy {
     static final Object lock = new Object();
@@ -21,26 +22,31 @@ public class CallHeavy {
         return a;
     }
 
-    static void work(int rounds) {
+    static void work(int slot, long rounds) {
         Shape[] shapes = new Shape[64];
         for (int i = 0; i < shapes.length; i++) {
             shapes[i] = (i & 1) == 0 ? new Square(i) : new Circle(i);
         }
-        for (int r = 0; r < rounds; r++) {
+        for (long r = 0; r < rounds; r++) {
             long v = fib(20) + (long) areas(shapes);
             synchronized (lock) {
                 total += v;
             }
+            Steady.done(slot, r + 1);
         }
     }
 
     public static void main(String[] args) throws Exception {
-        int scale = args.length > 0 ? Integer.parseInt(args[0]) : 1;
-        int rounds = 100 * scale;
-        Thread a = new Thread(() -> work(rounds), "calls-a");
-        Thread b = new Thread(() -> work(rounds), "calls-b");
+        boolean steady = Steady.requested(args, 0);
+        int scale = steady ? 0 : args.length > 0 ? Integer.parseInt(args[0]) : 1;
+        long rounds = steady ? Long.MAX_VALUE : 100L * scale;
+        Thread a = new Thread(() -> work(0, rounds), "calls-a");
+        Thread b = new Thread(() -> work(1, rounds), "calls-b");
         a.start();
         b.start();
+        if (steady) {
+            Steady.measure(args, 0, "rounds");
+        }
         a.join();
         b.join();
         System.out.println("total=" + total);

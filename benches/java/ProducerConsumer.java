@@ -1,6 +1,8 @@
 /**
  * Producer/consumer with wait/notifyAll on a bounded buffer of 16 slots: 2 producers and
- * 2 consumers hand over 100,000 x SCALE items. Usage: java ProducerConsumer SCALE
+ * 2 consumers hand over 100,000 x SCALE items. Usage: java ProducerConsumer SCALE, or
+ * java ProducerConsumer steady WARMUP_S MEASURE_S (items taken per second after the warm-up;
+ * see Steady)
  */
 public class ProducerConsumer {
     static final int CAP = 16;
@@ -28,8 +30,9 @@ public class ProducerConsumer {
     }
 
     public static void main(String[] args) throws Exception {
-        int scale = args.length > 0 ? Integer.parseInt(args[0]) : 1;
-        int items = 100_000 * scale;
+        boolean steady = Steady.requested(args, 0);
+        int scale = steady ? 0 : args.length > 0 ? Integer.parseInt(args[0]) : 1;
+        long items = steady ? Long.MAX_VALUE : 100_000L * scale;
         int pairs = 2;
         long[] sums = new long[pairs];
         Thread[] ts = new Thread[2 * pairs];
@@ -37,7 +40,7 @@ public class ProducerConsumer {
             final int id = p;
             ts[p] = new Thread(() -> {
                 try {
-                    for (int i = 0; i < items / pairs; i++) put(i);
+                    for (long i = 0; i < items / pairs; i++) put(i);
                 } catch (InterruptedException e) {
                     throw new RuntimeException(e);
                 }
@@ -45,7 +48,10 @@ public class ProducerConsumer {
             ts[pairs + p] = new Thread(() -> {
                 try {
                     long s = 0;
-                    for (int i = 0; i < items / pairs; i++) s += take();
+                    for (long i = 0; i < items / pairs; i++) {
+                        s += take();
+                        Steady.done(id, i + 1);
+                    }
                     sums[id] = s;
                 } catch (InterruptedException e) {
                     throw new RuntimeException(e);
@@ -53,6 +59,7 @@ public class ProducerConsumer {
             }, "consumer-" + p);
         }
         for (Thread t : ts) t.start();
+        if (steady) Steady.measure(args, 0, "items");
         for (Thread t : ts) t.join();
         System.out.println("sum=" + (sums[0] + sums[1]));
     }

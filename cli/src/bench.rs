@@ -1,6 +1,6 @@
 //! `orca bench`: what watching a Java program costs, mode by mode.
 //!
-//! Runs the user's command once per mode as a warm-up, then `--runs` interleaved rounds
+//! Runs the user's command once per mode as a warm-up (`--warmup-runs`), then `--runs` interleaved rounds
 //! (none, jvmti, instrument, jfr, none, jvmti, ...), so that the runs compared with each other
 //! share whatever else the machine was doing at the time. Each run is one child process reaped
 //! with `wait4`, which gives its own CPU time (user + system) and peak resident set.
@@ -40,6 +40,11 @@ pub struct BenchArgs {
     /// Interleaved rounds after the warm-up.
     #[arg(long, default_value_t = 5)]
     runs: usize,
+    /// Unmeasured runs of each mode before the rounds (they fill the page cache and the
+    /// class-data archive's pages). A program that measures its own steady state (`--rate`)
+    /// has warmed up inside every run, so 0 saves a run per mode there.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    warmup_runs: u32,
     /// Comma-separated modes: none, jvmti, instrument, jfr; an agent mode may carry options
     /// after `:`, joined by `+` (`instrument:stackdepth=1+jdk=yes`).
     #[arg(long, default_value = "none,jvmti,instrument,jfr")]
@@ -734,11 +739,16 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
     v.map(f).unwrap_or_else(|| "-".into())
 }
 
-fn markdown(label: &str, sums: &[Summary], runs: usize) -> String {
+fn markdown(label: &str, sums: &[Summary], runs: usize, warmup_runs: u32) -> String {
     let mut s = String::new();
+    let warmup = match warmup_runs {
+        0 => "no warm-up run".to_string(),
+        1 => "a warm-up run".to_string(),
+        n => format!("{n} warm-up runs"),
+    };
     let _ = writeln!(
         s,
-        "`{label}`, {runs} interleaved rounds after a warm-up; median (min–max):\n"
+        "`{label}`, {runs} interleaved rounds after {warmup}; median (min–max):\n"
     );
     let events = |m: &Summary| opt(m.events, |e| e.to_string());
     let dropped = |m: &Summary| {
@@ -937,8 +947,9 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     });
     let names: Vec<&str> = modes.iter().map(|m| m.name.as_str()).collect();
     println!(
-        "orca bench: {label}\n  modes {}, warm-up then {} interleaved rounds",
+        "orca bench: {label}\n  modes {}, {} warm-up run(s) then {} interleaved rounds",
         names.join(", "),
+        a.warmup_runs,
         a.runs
     );
     if let Some(ag) = &ctx.agent {
@@ -965,10 +976,12 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }
     }
     let result = (|| -> Result<Vec<Vec<Sample>>, String> {
-        for m in &modes {
-            eprint!("  warm-up {} ...", m.name);
-            let s = ctx.run(m, &format!("warmup-{}", sanitize(&m.name)), false)?;
-            eprintln!(" {}", progress(&s));
+        for w in 0..a.warmup_runs {
+            for m in &modes {
+                eprint!("  warm-up {} ...", m.name);
+                let s = ctx.run(m, &format!("warmup{w}-{}", sanitize(&m.name)), false)?;
+                eprintln!(" {}", progress(&s));
+            }
         }
         let mut rounds = Vec::new();
         for r in 0..a.runs {
@@ -992,7 +1005,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     let rounds = result?;
     let sums = summarize(&modes, &rounds);
-    let md = markdown(&label, &sums, a.runs);
+    let md = markdown(&label, &sums, a.runs, a.warmup_runs);
     println!();
     print!("{md}");
     if let Some(p) = &a.markdown {
@@ -1151,7 +1164,7 @@ Requests/sec:     20.00
             }
         }
         assert_eq!(summarize(&modes, &warm)[0].cpu_us_per_request, Some(200.0));
-        let md = markdown("jetty", &sums, 3);
+        let md = markdown("jetty", &sums, 3, 1);
         assert!(md.contains("fraction of no-agent throughput"), "{md}");
         assert!(
             md.contains("| instrument:trace=all | 800 (500–1500) | 0.750 (0.500–0.800) |"),
