@@ -444,7 +444,7 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 18] {
         ),
         (
             c"callEnter",
-            c"(ILjava/lang/Object;)V",
+            c"(ILjava/lang/Object;I)V",
             call_enter as *mut c_void,
         ),
         (
@@ -481,17 +481,20 @@ unsafe extern "system" fn hook_enter(
     })
 }
 
-/// `OrcaProfilerTracker.callEnter(int, Object)`: a tracked native is called (inline call site).
+/// `OrcaProfilerTracker.callEnter(int, Object, int)`: a tracked native is called (inline
+/// call site, with its site ID or 0).
 unsafe extern "system" fn call_enter(
     env: *mut JNIEnv,
     _class: jclass,
     kind: jint,
     subject: jobject,
+    site: jint,
 ) {
     guard("OrcaProfilerTracker.callEnter", (), || {
         if let Some(a) = agent() {
             // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
-            tracker::call_enter(&a.rec, unsafe { Jni::from_raw(env) }, kind, subject);
+            let jni = unsafe { Jni::from_raw(env) };
+            tracker::call_enter(&a.rec, jni, (kind, subject), site as u32);
         }
     })
 }

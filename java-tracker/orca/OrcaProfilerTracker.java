@@ -626,7 +626,8 @@ public final class OrcaProfilerTracker {
     // callEntry and callExit, so no frame of the tracker is under it while it blocks. No
     // handler is added for an exception: the agent ends the call at the thread's next report.
 
-    private static native void callEnter(int kind, Object subject);
+    /** `site`: the call site's static ID (0: none, the agent walks a frame for it). */
+    private static native void callEnter(int kind, Object subject, int site);
     private static native void callEnterVia(int kind, Class<?> owner);
     private static native void callExit0();
 
@@ -643,14 +644,36 @@ public final class OrcaProfilerTracker {
     public static void callEntry(Object subject, int kind) {
         try {
             if (kind == OrcaEvents.K_OBJECT_WAIT) {
-                Rec r = rec();
-                if (r != null) {
-                    r.inlineWaitObj = subject;
-                    r.inlineWaitSince = System.nanoTime();
-                }
+                inlineWait(subject);
             }
-            callEnter(kind, subject);
+            callEnter(kind, subject, 0);
         } catch (Throwable t) {
+        }
+    }
+
+    /**
+     * The same from a call site with a static ID (the rewriter's site IDs): a call the agent
+     * only counts (a notify that wakes nobody) is counted at its site without a stack walk.
+     * (Not a call of the other: the agent counts the frames above the caller.)
+     */
+    @Hidden
+    public static void callEntry(Object subject, int kind, int site) {
+        try {
+            if (kind == OrcaEvents.K_OBJECT_WAIT) {
+                inlineWait(subject);
+            }
+            callEnter(kind, subject, site);
+        } catch (Throwable t) {
+        }
+    }
+
+    /** An inline Object.wait begins: its hold's pause is timed from here. Out of line. */
+    @DontInline
+    private static void inlineWait(Object subject) {
+        Rec r = rec();
+        if (r != null) {
+            r.inlineWaitObj = subject;
+            r.inlineWaitSince = System.nanoTime();
         }
     }
 

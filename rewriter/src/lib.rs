@@ -172,6 +172,7 @@ pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
         (transform::HOOK_ENTRY, transform::HOOK_ENTRY_DESC),
         (transform::HOOK_EXIT, "()V"),
         (transform::CALL_ENTRY, transform::HOOK_ENTRY_DESC),
+        (transform::CALL_ENTRY, transform::CALL_ENTRY_SITE_DESC),
         (transform::CALL_EXIT, "()V"),
         (transform::LOCK_ENTRY, transform::LOCK_ENTRY_DESC),
         (transform::LOCK_EXIT, "()V"),

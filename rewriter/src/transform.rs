@@ -495,6 +495,8 @@ pub(crate) const HOOK_EXIT: &str = "methodExit";
 /// and after (`()V`) the call.
 pub(crate) const CALL_ENTRY: &str = "callEntry";
 pub(crate) const CALL_EXIT: &str = "callExit";
+/// `CALL_ENTRY`'s descriptor with site IDs ([`crate::Config::sites`]): the call site's ID last.
+pub(crate) const CALL_ENTRY_SITE_DESC: &str = "(Ljava/lang/Object;II)V";
 /// The tracker methods a hooked j.u.c. lock method calls ([`crate::MethodHook::sync_field`]).
 pub(crate) const LOCK_ENTRY: &str = "lockEntry";
 pub(crate) const LOCK_ENTRY_DESC: &str = "(Ljava/lang/Object;Ljava/lang/Object;I)V";
@@ -537,6 +539,7 @@ pub(crate) fn wanted_strings(cfg: &Config) -> Vec<&str> {
         HOOK_ENTRY_DESC,
         HOOK_EXIT,
         CALL_ENTRY,
+        CALL_ENTRY_SITE_DESC,
         CALL_EXIT,
         "()V",
         LOCK_ENTRY,
@@ -893,14 +896,25 @@ pub(crate) fn plan<'b>(
                         (false, "(J)V") => &[0x5d, 0x58, 0x5b], // dup2_x1 pop2 dup_x2
                         _ => continue,
                     };
-                    let entry = t.m(pb, CALL_ENTRY, HOOK_ENTRY_DESC)?;
+                    // With site IDs the call names its site, so that a call the agent only
+                    // counts (a notify nobody waits for) needs no stack walk.
+                    let site = new_site(ins.off);
+                    let desc = if site.is_some() {
+                        CALL_ENTRY_SITE_DESC
+                    } else {
+                        HOOK_ENTRY_DESC
+                    };
+                    let entry = t.m(pb, CALL_ENTRY, desc)?;
                     let exit = t.m(pb, CALL_EXIT, "()V")?;
                     let e = &mut per[i];
                     e.prefix.extend_from_slice(juggle);
                     push_int(pb, &mut e.prefix, report)?;
+                    if let Some(id) = site {
+                        push_site(pb, &mut e.prefix, id)?;
+                    }
                     e.prefix.extend_from_slice(&invokestatic(entry));
                     e.suffix.extend_from_slice(&invokestatic(exit));
-                    extra = extra.max(2);
+                    extra = extra.max(2 + site_slot);
                     changed = true;
                     continue;
                 }

@@ -914,7 +914,7 @@ pub fn juc_entry(
             Call::Await => state.wait_epoch = rec.waiters.enter(object),
             Call::Signal | Call::SignalAll => {
                 if let Some(kind) = call.entry_kind() {
-                    if rec.notify_counted(jni, state, kind, object, skip) {
+                    if rec.notify_counted(jni, state, (kind, object), skip, 0) {
                         return;
                     }
                 }

@@ -352,7 +352,7 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
         Report::Point(kind) => {
             if state.depth == 0 {
                 let object = hash(subject);
-                if rec.notify_counted(jni, state, kind, object, TRACKER_FRAMES) {
+                if rec.notify_counted(jni, state, (kind, object), TRACKER_FRAMES, 0) {
                     return;
                 }
                 let frames = rec.stack(jni, state, TRACKER_FRAMES, false);
@@ -367,13 +367,14 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
 /// only the outermost is written, and its caller is the top frame (the native, the tracker's
 /// `methodEntry` and the hooked method itself are skipped).
 pub fn hook_enter(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
-    begin_call(rec, jni, kind, subject, HOOK_FRAMES, false);
+    begin_call(rec, jni, (kind, subject), (HOOK_FRAMES, 0), false);
 }
 
-/// `OrcaProfilerTracker.callEnter(kind, subject)`: a tracked native is called from an inline
-/// call site; its caller is the top frame (the native and `callEntry` skipped).
-pub fn call_enter(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
-    begin_call(rec, jni, kind, subject, CALL_FRAMES, true);
+/// `OrcaProfilerTracker.callEnter(kind, subject, site)`: a tracked native is called from an
+/// inline call site; its caller is the top frame (the native and `callEntry` skipped), at
+/// `site` when the rewriter gave the call site an ID (else 0).
+pub fn call_enter(rec: &Recorder, jni: Jni, (kind, subject): (i32, jobject), site: u32) {
+    begin_call(rec, jni, (kind, subject), (CALL_FRAMES, site), true);
 }
 
 /// `OrcaProfilerTracker.callEnterVia(kind, owner)`: `invokestatic Owner.sleep(J)V` with an
@@ -412,7 +413,13 @@ pub fn call_enter_via(rec: &Recorder, jni: Jni, kind: i32, owner: jclass) {
         false
     });
     if resolves {
-        begin_call(rec, jni, kind, std::ptr::null_mut(), CALL_FRAMES, true);
+        begin_call(
+            rec,
+            jni,
+            (kind, std::ptr::null_mut()),
+            (CALL_FRAMES, 0),
+            true,
+        );
     }
 }
 
@@ -452,7 +459,14 @@ pub fn close_inline(rec: &Recorder, state: &mut ThreadState, nanos: u64) {
     state.inline_open = 0;
 }
 
-fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, inline: bool) {
+/// A tracked call begins: `skip` frames above its caller, at `site` (0: not known, walked).
+fn begin_call(
+    rec: &Recorder,
+    jni: Jni,
+    (kind, subject): (i32, jobject),
+    (skip, site): (i32, u32),
+    inline: bool,
+) {
     let nanos = now_nanos();
     if let Some(call) = Call::from_hook_report(kind) {
         return juc_hook_enter(rec, jni, (call, nanos), subject, skip);
@@ -483,7 +497,7 @@ fn begin_call(rec: &Recorder, jni: Jni, kind: i32, subject: jobject, skip: i32, 
     } else {
         rec.jvmti.object_hash(subject).unwrap_or(0)
     };
-    if exit.is_none() && rec.notify_counted(jni, state, entry, object, skip) {
+    if exit.is_none() && rec.notify_counted(jni, state, (entry, object), skip, site) {
         return;
     }
     names::name_object(rec, jni, subject, object);

@@ -720,16 +720,17 @@ impl Recorder {
     /// A `notify`, `notifyAll` (on `object`), `signal` or `signalAll` (on condition `object`)
     /// (`kind`) by instrumented code, whose caller is `skip` frames down: counted per site in
     /// the thread's summaries when no thread waits on the object
-    /// ([`Waiters`](crate::recorder::waiters::Waiters)), at the cost of a walk of one frame;
-    /// `false` when it is to be written as an event (someone may be waking up, the complete
-    /// trace, stackdepth 0, or a thread the tracker has not registered).
+    /// ([`Waiters`](crate::recorder::waiters::Waiters)); `false` when it is to be written as
+    /// an event (someone may be waking up, the complete trace, stackdepth 0, or a thread the
+    /// tracker has not registered). Its site is `site`'s frame (the rewriter's static ID of
+    /// the call site), found without a walk; without one (0, or unknown) a walk of one frame.
     pub fn notify_counted(
         &self,
         jni: Jni,
         state: &mut ThreadState,
-        kind: Kind,
-        object: u32,
+        (kind, object): (Kind, u32),
         skip: i32,
+        site: u32,
     ) -> bool {
         let Some(call) = WakeCall::of(kind) else {
             return false;
@@ -747,12 +748,18 @@ impl Recorder {
         let Some(recording) = state.recording.clone() else {
             return false;
         };
-        let n = self.walk(jni, skip, &mut state.scratch[..1]);
-        let frames = self.frames_from_scratch(jni, state, n, false);
-        let Some(&site) = frames.first() else {
-            return false;
+        let frame = match (site != 0).then(|| self.site_frame(jni, site)).flatten() {
+            Some(frame) => frame,
+            None => {
+                let n = self.walk(jni, skip, &mut state.scratch[..1]);
+                let frames = self.frames_from_scratch(jni, state, n, false);
+                let Some(&frame) = frames.first() else {
+                    return false;
+                };
+                frame
+            }
         };
-        lock(&recording).summary.notified(call, site);
+        lock(&recording).summary.notified(call, frame);
         true
     }
 

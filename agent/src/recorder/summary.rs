@@ -309,23 +309,34 @@ impl Summary {
         held: impl Iterator<Item = (u32, u32)> + Clone,
     ) {
         for (i, (h, h_site)) in held.clone().enumerate() {
-            let guards = Guards::new(
-                held.clone()
-                    .enumerate()
-                    .filter(|&(k, _)| k != i)
-                    .map(|(_, g)| g.0),
-            );
+            let guards = || {
+                Guards::new(
+                    held.clone()
+                        .enumerate()
+                        .filter(|&(k, _)| k != i)
+                        .map(|(_, g)| g.0),
+                )
+            };
             let e = self.edges.entry((h_site, site)).or_default();
-            if let Some(r) = e
-                .rows
-                .iter_mut()
-                .find(|r| r.0 == h && r.1 == monitor && r.2 == guards)
-            {
+            // The guards (a pass over the held monitors for each of them: quadratic in the
+            // nesting) are made only for a row of the same pair of monitors, or a new row: a
+            // program that locks a fresh object per row under long-held ones (Derby) counts
+            // its occurrences in the row of other monitors without them.
+            let mut made = None;
+            let mut found = None;
+            for (k, r) in e.rows.iter().enumerate() {
+                if r.0 == h && r.1 == monitor && r.2 == *made.get_or_insert_with(guards) {
+                    found = Some(k);
+                    break;
+                }
+            }
+            if let Some(k) = found {
+                let r = &mut e.rows[k];
                 self.lines += (r.3 == 0) as usize;
                 r.3 += 1;
             } else if e.rows.len() < ROWS {
                 self.lines += 1;
-                e.rows.push((h, monitor, guards, 1));
+                e.rows.push((h, monitor, made.unwrap_or_else(guards), 1));
             } else {
                 self.lines += (e.other == 0) as usize;
                 e.other += 1;
