@@ -15,7 +15,9 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use orca_format::{parse_stack, ConditionOp, Event, EventReader, Hash, LockMode, LockOp, Metadata};
+use orca_format::{
+    parse_stack, ConditionOp, Event, EventReader, Hash, LockMode, LockOp, Metadata, WaitCall,
+};
 
 use crate::FlameWeight;
 
@@ -182,6 +184,16 @@ pub fn collapse_with<R: std::io::Read>(
                     }
                 }
             }
+            (
+                FlameWeight::Waiting,
+                Event::Waits {
+                    call: WaitCall::Wait,
+                    object,
+                    total,
+                    site,
+                    ..
+                },
+            ) => add(site.raw().to_string(), object, total),
             (FlameWeight::Held, Event::MonitorEntered { monitor, stack, .. }) => {
                 match t.held.iter_mut().find(|h| h.0 == monitor) {
                     Some(h) => h.1 += 1,
