@@ -22,8 +22,7 @@ use std::path::Path;
 use clap::ValueEnum;
 use flate2::{write::GzEncoder, Compression};
 use orca_format::{
-    parse_stack, ConditionOp, Event, EventReader, Frame, Hash, LockMode, LockOp, Metadata,
-    WaitCall,
+    parse_stack, ConditionOp, Event, EventReader, Frame, Hash, LockMode, LockOp, Metadata, WaitCall,
 };
 use prost::Message;
 
@@ -286,7 +285,12 @@ impl Profiles {
                     WaitCall::Await => Leaf::Condition(object, Hash::UNKNOWN),
                     WaitCall::Park => Leaf::Park(object),
                 };
-                add(&mut self.waited, key(leaf, site.raw().to_string()), count, total);
+                add(
+                    &mut self.waited,
+                    key(leaf, site.raw().to_string()),
+                    count,
+                    total,
+                );
             }
             Event::MonitorEntered { monitor, .. } => {
                 match t.held.iter_mut().find(|h| h.0 == monitor) {

@@ -21,11 +21,11 @@ use crate::jvmti::Jni;
 use crate::recorder::clock::now_nanos;
 use crate::recorder::summary::{FastHasher, FastMap, Summary};
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
+use crate::recorder::waiters::Found;
 use crate::recorder::writer::{
     EventRecord, Extra, Frame, Frames, HoldsLine, LockHoldLine, NotifiesLine, OrderLine, StackText,
     TraceBatch, TraceLine, WaitCall, WaitsLine, WakeCall,
 };
-use crate::recorder::waiters::Found;
 use crate::recorder::JucLine;
 use crate::recorder::Recorder;
 
@@ -835,7 +835,13 @@ impl Recorder {
     /// The outermost wait `call` whose exit line is `open`'s ended at `nanos`: `true` when it
     /// was shorter than `waitthreshold` and is counted (no line), else its kept-back entry
     /// line, if any, is written and the caller writes the exit line.
-    pub fn wait_ended(&self, state: &ThreadState, call: WaitCall, open: &OpenCall, nanos: u64) -> bool {
+    pub fn wait_ended(
+        &self,
+        state: &ThreadState,
+        call: WaitCall,
+        open: &OpenCall,
+        nanos: u64,
+    ) -> bool {
         let Some(recording) = &state.recording else {
             return false;
         };

@@ -503,7 +503,9 @@ impl Summary {
         let mut v: Vec<_> = self
             .waits
             .drain()
-            .flat_map(|((call, site), rows)| rows.into_iter().map(move |(o, w)| ((call, site, o), w)))
+            .flat_map(|((call, site), rows)| {
+                rows.into_iter().map(move |(o, w)| ((call, site, o), w))
+            })
             .collect();
         self.lines -= v.len().min(self.lines);
         v.sort_by_key(|&((call, f, o), _)| (call, f.method, f.location, o == 0, o));
