@@ -184,16 +184,29 @@ pub fn collapse_with<R: std::io::Read>(
                     }
                 }
             }
+            // Waits shorter than the agent's threshold, counted per one-frame site.
             (
                 FlameWeight::Waiting,
                 Event::Waits {
-                    call: WaitCall::Wait,
+                    call,
                     object,
                     total,
                     site,
                     ..
                 },
-            ) => add(site.raw().to_string(), object, total),
+            ) => match call {
+                WaitCall::Wait => add(site.raw().to_string(), object, total),
+                WaitCall::Await | WaitCall::Park => {
+                    let what = if call == WaitCall::Await {
+                        "condition"
+                    } else {
+                        "park"
+                    };
+                    *juc_weights
+                        .entry((site.raw().to_string(), object, what))
+                        .or_default() += total;
+                }
+            },
             (FlameWeight::Held, Event::MonitorEntered { monitor, stack, .. }) => {
                 match t.held.iter_mut().find(|h| h.0 == monitor) {
                     Some(h) => h.1 += 1,

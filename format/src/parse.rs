@@ -2354,6 +2354,58 @@ mod tests {
     }
 
     #[test]
+    fn waits_lines_and_unpark_notifies() {
+        let ok = parse_event_line(
+            b"5087.300000000,Waits,0000AAAA,await,00003333,3,900,500,1;00000031;00000015",
+        )
+        .unwrap();
+        match ok.event {
+            Event::Waits {
+                call,
+                object,
+                count,
+                total,
+                max,
+                ..
+            } => assert_eq!(
+                (call, object, count, total, max),
+                (WaitCall::Await, Hash(0x3333), 3, 900, 500)
+            ),
+            e => panic!("{e:?}"),
+        }
+        assert!(ok.event.kind().is_summary());
+        // other objects, and parks without a blocker
+        assert!(parse_event_line(
+            b"1.000000000,Waits,0000AAAA,park,00000000,1,7,7,1;00000031;00000015"
+        )
+        .is_ok());
+        for bad in [
+            &b"1.000000000,Waits,0000AAAA,sleep,00003333,1,7,7,1;00000031;00000015"[..],
+            b"1.000000000,Waits,0000AAAA,wait,00003333,0,0,0,1;00000031;00000015",
+            b"1.000000000,Waits,0000AAAA,wait,00003333,2,10,11,1;00000031;00000015",
+            b"1.000000000,Waits,0000AAAA,wait,00003333,2,10,4,1;00000031;00000015",
+            b"1.000000000,Waits,0000AAAA,wait,00003333,1,7,7,2;00000031;00000015;00000031;00000015",
+            b"1.000000000,Waits,0000AAAA,wait,00003333,1,7,7",
+        ] {
+            assert!(
+                parse_event_line(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        let n = parse_event_line(b"1.000000000,Notifies,0000AAAA,unpark,4,1;00000031;00000015")
+            .unwrap();
+        assert!(matches!(
+            n.event,
+            Event::Notifies {
+                call: WakeCall::Unpark,
+                count: 4,
+                ..
+            }
+        ));
+    }
+
+    #[test]
     fn escape_round_trip() {
         let s = "a,b;c%d\ne\u{7f}é日";
         let e = escape(s, true);
