@@ -156,7 +156,7 @@ impl Waiters {
         }
         if all {
             let _ = slot.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
-                Some((field(v, EPOCH) + 1) % (MASK + 1) << EPOCH | (field(v, GEN) << GEN))
+                Some((((field(v, EPOCH) + 1) & MASK) << EPOCH) | (field(v, GEN) << GEN))
             });
         }
         if self.threshold == 0 || old > 0 || field(v, GEN) != self.generation(nanos) {
