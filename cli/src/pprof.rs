@@ -282,7 +282,8 @@ impl Profiles {
                 // Short waits, counted per site: one-frame stacks, as summaries' holds.
                 let leaf = match call {
                     WaitCall::Wait => Leaf::Monitor(object),
-                    WaitCall::Await => Leaf::Condition(object, Hash::UNKNOWN),
+                    // `<object>` is the condition's lock; the condition is not written.
+                    WaitCall::Await => Leaf::Condition(Hash::UNKNOWN, object),
                     WaitCall::Park => Leaf::Park(object),
                 };
                 add(

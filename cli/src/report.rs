@@ -553,6 +553,10 @@ impl Analysis {
                     WaitCall::Await => {
                         t.awaiting.0 += count;
                         t.awaiting.1 += total;
+                        // `<object>` is the condition's lock.
+                        let l = self.locks.entry(object).or_default();
+                        l.awaits += count;
+                        l.awaited += total;
                     }
                     WaitCall::Park => {
                         t.parked.0 += count;

@@ -1479,8 +1479,8 @@ pub enum Event<'a> {
         count: u64,
         site: StackTrace<'a>,
     },
-    /// Summary: `count` waits (`call`) on `object` ([`Hash::UNKNOWN`]: other objects, or a
-    /// park without a blocker) at `site` (one frame), each shorter than the agent's wait
+    /// Summary: `count` waits (`call`) on `object` (a monitor, a condition's lock, a park's
+    /// blocker; [`Hash::UNKNOWN`]: other objects, or a park without a blocker) at `site` (one frame), each shorter than the agent's wait
     /// threshold, `total` and `max` nanoseconds long; not written as events.
     Waits {
         thread: Hash,

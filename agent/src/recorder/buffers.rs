@@ -850,9 +850,15 @@ impl Recorder {
             return false;
         };
         let waited = nanos.saturating_sub(entry.nanos);
+        // An await's row is its lock's (the synchronizer, as the report and the lock-order
+        // graph know locks), not its condition's.
+        let object = match (call, open.extra) {
+            (WaitCall::Await, OpenExtra::Lock(lock)) => lock,
+            _ => open.object,
+        };
         match open.frames.first() {
             Some(&site) if waited < self.wait_threshold && !r.closed => {
-                r.summary.waited_short(call, open.object, site, waited);
+                r.summary.waited_short(call, object, site, waited);
                 true
             }
             _ => {
