@@ -195,8 +195,9 @@ impl Waiters {
                 if all {
                     epoch = (epoch + 1) & MASK;
                     (old, recent) = (0, 0);
-                } else if old > 0 {
-                    old -= 1;
+                } else {
+                    // It wakes the oldest waiter, an old one (if any): not one for the next call.
+                    old = old.saturating_sub(1);
                 }
                 Some((epoch << EPOCH) | (gen << GEN) | (old << OLD) | recent)
             });
