@@ -165,6 +165,12 @@ impl Agent {
         };
         let mut rec = Recorder::new(jvmti, options.stack_depth, options.trace_all, walker);
         rec.count_notifies = options.count_notifies && !options.trace_all;
+        // Counting short waits needs the summaries of instrumentation mode; the complete
+        // trace writes every wait.
+        if options.mode == Mode::Instrument && !options.trace_all {
+            rec.wait_threshold = options.wait_threshold;
+        }
+        rec.waiters = crate::recorder::waiters::Waiters::new(rec.wait_threshold);
         crate::engines::methods::set_juc(options.juc);
         let (methods, instrument) = match options.mode {
             Mode::Jvmti => (Some(Methods::default()), None),

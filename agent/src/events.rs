@@ -55,9 +55,13 @@ pub enum Kind {
     /// Instrumentation mode: one j.u.c. lock hold at least `holdthreshold` long, ending now
     /// (the writer's `Extra::LockHold`).
     LockHold,
-    /// Instrumentation mode: one thread's `notify` or `notifyAll` calls at one site that found
-    /// no thread waiting, counted over an interval (the writer's `Extra::Notifies`).
+    /// Instrumentation mode: one thread's `notify`, `notifyAll`, `signal`, `signalAll` or
+    /// `unpark` calls at one site that woke no wait of `waitthreshold`, counted over an
+    /// interval (the writer's `Extra::Notifies`).
     Notifies,
+    /// Instrumentation mode: one thread's waits (`wait`, `await`, `park`) on one object at one
+    /// site shorter than `waitthreshold`, summed over an interval (the writer's `Extra::Waits`).
+    Waits,
     /// j.u.c.: a lock acquisition begins (`<lock>,<mode>,<ownerThread>` follow the thread).
     LockAcquire,
     /// j.u.c.: the acquisition succeeded; the thread holds the lock.
@@ -119,6 +123,7 @@ impl Kind {
             Kind::LockHolds => "LockHolds",
             Kind::LockHold => "LockHold",
             Kind::Notifies => "Notifies",
+            Kind::Waits => "Waits",
             Kind::LockAcquire => "LockAcquire",
             Kind::LockAcquired => "LockAcquired",
             Kind::LockFailed => "LockFailed",

@@ -38,6 +38,12 @@ pub const MAX_STACK_DEPTH: usize = 1024;
 /// that long are what a user looks for, and rare enough in servers and databases that
 /// writing each with a stack costs nothing measurable (docs/MODES.md, "Summaries and the complete trace").
 pub const DEFAULT_HOLD_THRESHOLD: u64 = 10_000_000;
+/// Default `waitthreshold`: 10 ms, JFR's threshold for `JavaMonitorWait` and `ThreadPark` in
+/// its `profile` settings. A server's idle pool threads and a database's latch waits wait
+/// and are woken thousands of times a second for a few microseconds each: written as events
+/// with their stacks they were two thirds of the log (benches/SOAK.md: 485 KB/s); a wait of
+/// 10 ms or more is what a user looks for.
+pub const DEFAULT_WAIT_THRESHOLD: u64 = 10_000_000;
 /// Default dump prefix, in the working directory.
 pub const DEFAULT_PREFIX: &str = "orca";
 
@@ -72,6 +78,11 @@ pub struct Options {
     /// ([`crate::recorder::clock::Ticker`]); `holdtiming=exact`: every hold is timed (as
     /// `trace=all` implies).
     pub sampled_holds: bool,
+    /// Instrumentation mode: `Object.wait`, `Condition.await*` and `LockSupport.park*` calls
+    /// shorter than this are counted per site (`Waits` lines) instead of written as events,
+    /// and a wake-up that finds only such waiters is counted (`Notifies`); 0: every wait and
+    /// every wake-up of a waiter an event (as `trace=all` implies).
+    pub wait_threshold: u64,
 }
 
 impl Default for Options {
@@ -87,6 +98,7 @@ impl Default for Options {
             fast_walk: true,
             count_notifies: true,
             sampled_holds: true,
+            wait_threshold: DEFAULT_WAIT_THRESHOLD,
         }
     }
 }
@@ -101,6 +113,8 @@ const NOTIFIES_EXPECTED: &str = "valid values: counted, events";
 const TIMING_EXPECTED: &str = "valid values: sampled, exact";
 const THRESHOLD_EXPECTED: &str =
     "expected a duration such as 10ms, 500us, 2s, 0 (every hold), or off";
+const WAIT_THRESHOLD_EXPECTED: &str =
+    "expected a duration such as 10ms, 500us, 2s, or 0 (every wait an event)";
 
 /// An option with two values: true for `values[0]`, false for `values[1]`.
 fn two_way(
@@ -257,6 +271,24 @@ impl Options {
                             expected: THRESHOLD_EXPECTED,
                         })?;
                 }
+                "waitthreshold" => {
+                    opts.wait_threshold = match parse_duration(value) {
+                        Some(Some(n)) => n,
+                        _ if value.is_empty() => {
+                            return Err(StartError::Empty {
+                                key: key.into(),
+                                expected: WAIT_THRESHOLD_EXPECTED,
+                            })
+                        }
+                        _ => {
+                            return Err(StartError::BadValue {
+                                key: key.into(),
+                                value: value.into(),
+                                expected: WAIT_THRESHOLD_EXPECTED,
+                            })
+                        }
+                    };
+                }
                 _ => {
                     return Err(StartError::UnknownOption {
                         key: key.to_string(),
@@ -361,6 +393,14 @@ mod tests {
                 .count_notifies
         );
         assert!(Options::parse(Some("notifies=bell")).is_err());
+        assert_eq!(Options::default().wait_threshold, 10_000_000);
+        let o = Options::parse(Some("waitthreshold=0")).unwrap();
+        assert_eq!(o.wait_threshold, 0);
+        let o = Options::parse(Some("waitthreshold=250us")).unwrap();
+        assert_eq!(o.wait_threshold, 250_000);
+        for bad in ["waitthreshold=", "waitthreshold=off", "waitthreshold=10"] {
+            assert!(Options::parse(Some(bad)).is_err(), "{bad}");
+        }
         assert!(Options::default().sampled_holds);
         assert!(
             !Options::parse(Some("holdtiming=exact"))

@@ -15,7 +15,9 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use orca_format::{parse_stack, ConditionOp, Event, EventReader, Hash, LockMode, LockOp, Metadata};
+use orca_format::{
+    parse_stack, ConditionOp, Event, EventReader, Hash, LockMode, LockOp, Metadata, WaitCall,
+};
 
 use crate::FlameWeight;
 
@@ -182,6 +184,29 @@ pub fn collapse_with<R: std::io::Read>(
                     }
                 }
             }
+            // Waits shorter than the agent's threshold, counted per one-frame site.
+            (
+                FlameWeight::Waiting,
+                Event::Waits {
+                    call,
+                    object,
+                    total,
+                    site,
+                    ..
+                },
+            ) => match call {
+                WaitCall::Wait => add(site.raw().to_string(), object, total),
+                WaitCall::Await | WaitCall::Park => {
+                    let what = if call == WaitCall::Await {
+                        "condition"
+                    } else {
+                        "park"
+                    };
+                    *juc_weights
+                        .entry((site.raw().to_string(), object, what))
+                        .or_default() += total;
+                }
+            },
             (FlameWeight::Held, Event::MonitorEntered { monitor, stack, .. }) => {
                 match t.held.iter_mut().find(|h| h.0 == monitor) {
                     Some(h) => h.1 += 1,

@@ -22,7 +22,7 @@ use std::path::Path;
 use clap::ValueEnum;
 use flate2::{write::GzEncoder, Compression};
 use orca_format::{
-    parse_stack, ConditionOp, Event, EventReader, Frame, Hash, LockMode, LockOp, Metadata,
+    parse_stack, ConditionOp, Event, EventReader, Frame, Hash, LockMode, LockOp, Metadata, WaitCall,
 };
 use prost::Message;
 
@@ -271,6 +271,28 @@ impl Profiles {
                 add(&mut self.lock_held_summaries, k, count, total);
             }
             Event::LockHold { .. } => self.has_lock_summaries = true,
+            Event::Waits {
+                call,
+                object,
+                count,
+                total,
+                site,
+                ..
+            } => {
+                // Short waits, counted per site: one-frame stacks, as summaries' holds.
+                let leaf = match call {
+                    WaitCall::Wait => Leaf::Monitor(object),
+                    // `<object>` is the condition's lock; the condition is not written.
+                    WaitCall::Await => Leaf::Condition(Hash::UNKNOWN, object),
+                    WaitCall::Park => Leaf::Park(object),
+                };
+                add(
+                    &mut self.waited,
+                    key(leaf, site.raw().to_string()),
+                    count,
+                    total,
+                );
+            }
             Event::MonitorEntered { monitor, .. } => {
                 match t.held.iter_mut().find(|h| h.0 == monitor) {
                     Some(h) => h.1 += 1,

@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 
 use orca_format::{
     parse_stack, ConditionOp, Event, EventKind, EventReader, FastMap, Frame, Hash, LineError,
-    LockMode, LockOp, Metadata, WakeCall,
+    LockMode, LockOp, Metadata, WaitCall, WakeCall,
 };
 
 use crate::util::{dur, is_jdk_frame, json_str, Hist};
@@ -143,6 +143,10 @@ pub struct Analysis {
     /// `notify`/`notifyAll`/`signal`/`signalAll` calls that found nobody waiting (`Notifies`
     /// lines), per (call, site).
     pub unwaited_notifies: HashMap<(WakeCall, Frame), u64>,
+    /// Waits shorter than the agent's wait threshold, counted per (call, site) (`Waits`
+    /// lines): (count, total ns, max ns). They are also in the per-thread, per-object and
+    /// per-blocker totals.
+    pub short_waits: HashMap<(WaitCall, Frame), (u64, u64, u64)>,
     pub events: u64,
     pub malformed: u64,
     pub torn: bool,
@@ -527,6 +531,46 @@ impl Analysis {
             } => {
                 if let Some(f) = site.top() {
                     *self.unwaited_notifies.entry((call, f)).or_default() += count;
+                }
+            }
+            Event::Waits {
+                call,
+                object,
+                count,
+                total,
+                max,
+                ref site,
+                ..
+            } => {
+                match call {
+                    WaitCall::Wait => {
+                        t.waiting.0 += count;
+                        t.waiting.1 += total;
+                        let o = self.objects.entry(object).or_default();
+                        o.waits += count;
+                        o.waited += total;
+                    }
+                    WaitCall::Await => {
+                        t.awaiting.0 += count;
+                        t.awaiting.1 += total;
+                        // `<object>` is the condition's lock.
+                        let l = self.locks.entry(object).or_default();
+                        l.awaits += count;
+                        l.awaited += total;
+                    }
+                    WaitCall::Park => {
+                        t.parked.0 += count;
+                        t.parked.1 += total;
+                        let p = self.parks.entry(object).or_default();
+                        p.0 += count;
+                        p.1 += total;
+                    }
+                }
+                if let Some(f) = site.top() {
+                    let w = self.short_waits.entry((call, f)).or_default();
+                    w.0 += count;
+                    w.1 += total;
+                    w.2 = w.2.max(max);
                 }
             }
             Event::ObjectNotifyAll { object, .. } => {
@@ -1063,8 +1107,28 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
 
     let waits = a.ranked(|o| o.waited, |o| o.waits + o.notifies + o.notify_alls > 0);
     let _ = writeln!(s, "\nWait/notify");
-    if waits.is_empty() && a.unwaited_notifies.is_empty() {
+    if waits.is_empty() && a.unwaited_notifies.is_empty() && a.short_waits.is_empty() {
         let _ = writeln!(s, "  (none)");
+    }
+    // Waits shorter than the agent's threshold, counted per site (no events, no stacks).
+    let mut short: Vec<_> = a.short_waits.iter().collect();
+    short.sort_by(|x, y| {
+        (y.1 .1, x.0 .0, x.0 .1.method.0, x.0 .1.location).cmp(&(
+            x.1 .1,
+            y.0 .0,
+            y.0 .1.method.0,
+            y.0 .1.location,
+        ))
+    });
+    for ((call, f), (n, ns, max)) in short.iter().take(top) {
+        let _ = writeln!(
+            s,
+            "  {} at {} x{n} {} (max {}), each shorter than the threshold (counted)",
+            call.name(),
+            site(md, Some(*f)),
+            dur(*ns),
+            dur(*max)
+        );
     }
     // Calls that woke nobody, counted per site by the agent (a notify with nobody waiting
     // before a wait began is how a wake-up is missed).
@@ -1080,7 +1144,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     for ((call, f), n) in unwaited.iter().take(top) {
         let _ = writeln!(
             s,
-            "  {} at {} x{n} with nobody waiting",
+            "  {} at {} x{n} waking no long wait (counted)",
             call.name(),
             site(md, Some(*f))
         );
@@ -1477,6 +1541,36 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         })
         .collect();
     s.push_str(&waits.join(","));
+    s.push_str("],\"short_waits\":[");
+    let mut short: Vec<_> = a.short_waits.iter().collect();
+    short.sort_by_key(|((call, f), w)| (std::cmp::Reverse(w.1), *call, f.method.0, f.location));
+    let short: Vec<String> = short
+        .iter()
+        .take(top)
+        .map(|((call, f), (n, ns, max))| {
+            format!(
+                "{{\"call\":\"{}\",\"site\":{},\"count\":{n},\"waited_ns\":{ns},\"max_ns\":{max}}}",
+                call.name(),
+                json_str(&md.frame_to_string(*f))
+            )
+        })
+        .collect();
+    s.push_str(&short.join(","));
+    s.push_str("],\"counted_wakeups\":[");
+    let mut wakes: Vec<_> = a.unwaited_notifies.iter().collect();
+    wakes.sort_by_key(|((call, f), n)| (std::cmp::Reverse(**n), *call, f.method.0, f.location));
+    let wakes: Vec<String> = wakes
+        .iter()
+        .take(top)
+        .map(|((call, f), n)| {
+            format!(
+                "{{\"call\":\"{}\",\"site\":{},\"count\":{n}}}",
+                call.name(),
+                json_str(&md.frame_to_string(*f))
+            )
+        })
+        .collect();
+    s.push_str(&wakes.join(","));
     s.push_str("],\"juc_locks\":[");
     let (juc, juc_folded) = juc_json(a, md, top, all);
     s.push_str(&juc);

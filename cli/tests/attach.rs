@@ -142,6 +142,8 @@ fn step_counts(log: &Log) -> (u64, u64, u64, u64) {
             "MonitorHolds" => c.0 += e.numbers[0],
             "LockHolds" => c.1 += e.numbers[0],
             "ObjectWait" => c.2 += 1,
+            // A wait shorter than waitthreshold is counted, not written (numbers[3] 0: wait).
+            "Waits" if e.numbers[3] == 0 => c.2 += e.numbers[0],
             "ThreadSleep" => c.3 += 1,
             _ => {}
         }

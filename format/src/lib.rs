@@ -42,7 +42,7 @@ pub use parse::{
     escape, line_for, parse_class_line, parse_event_line, parse_method_line, parse_stack, unescape,
     ClassRecord, ConditionOp, Event, EventKind, EventRecord, Frame, Hash, HashList, Histogram,
     LineTable, LockMode, LockOp, MethodId, MethodRecord, RecordingEnd, StackTrace, SyntaxError,
-    Text, Timestamp, WakeCall, NATIVE_LOCATION,
+    Text, Timestamp, WaitCall, WakeCall, NATIVE_LOCATION,
 };
 pub use reader::{Line, LineReader};
 pub use validate::{

@@ -1005,6 +1005,7 @@ pub enum EventKind {
     LockHolds,
     LockHold,
     Notifies,
+    Waits,
     LockAcquire,
     LockAcquired,
     LockFailed,
@@ -1025,7 +1026,7 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 42] = [
+    pub const ALL: [EventKind; 43] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -1052,6 +1053,7 @@ impl EventKind {
         EventKind::LockHolds,
         EventKind::LockHold,
         EventKind::Notifies,
+        EventKind::Waits,
         EventKind::LockAcquire,
         EventKind::LockAcquired,
         EventKind::LockFailed,
@@ -1099,6 +1101,7 @@ impl EventKind {
             EventKind::LockHolds => "LockHolds",
             EventKind::LockHold => "LockHold",
             EventKind::Notifies => "Notifies",
+            EventKind::Waits => "Waits",
             EventKind::LockAcquire => "LockAcquire",
             EventKind::LockAcquired => "LockAcquired",
             EventKind::LockFailed => "LockFailed",
@@ -1119,7 +1122,7 @@ impl EventKind {
     }
 
     /// Whether this is a summary line (`MonitorHolds`, `MonitorHoldsUntimed`, `LockHolds`,
-    /// `LockOrder`, `Notifies`): an aggregate over an interval, not one event (FORMAT.md,
+    /// `LockOrder`, `Notifies`, `Waits`): an aggregate over an interval, not one event (FORMAT.md,
     /// "Summary lines").
     pub fn is_summary(self) -> bool {
         matches!(
@@ -1129,6 +1132,7 @@ impl EventKind {
                 | EventKind::LockHolds
                 | EventKind::LockOrder
                 | EventKind::Notifies
+                | EventKind::Waits
         )
     }
 
@@ -1169,6 +1173,7 @@ impl EventKind {
             b"LockHolds" => EventKind::LockHolds,
             b"LockHold" => EventKind::LockHold,
             b"Notifies" => EventKind::Notifies,
+            b"Waits" => EventKind::Waits,
             b"LockAcquire" => EventKind::LockAcquire,
             b"LockAcquired" => EventKind::LockAcquired,
             b"LockFailed" => EventKind::LockFailed,
@@ -1207,6 +1212,8 @@ pub enum WakeCall {
     Signal,
     /// `Condition.signalAll`.
     SignalAll,
+    /// `LockSupport.unpark`.
+    Unpark,
 }
 
 impl WakeCall {
@@ -1217,6 +1224,29 @@ impl WakeCall {
             WakeCall::NotifyAll => "notifyAll",
             WakeCall::Signal => "signal",
             WakeCall::SignalAll => "signalAll",
+            WakeCall::Unpark => "unpark",
+        }
+    }
+}
+
+/// The call of a `Waits` line (`<call>`): one that waits to be woken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WaitCall {
+    /// `Object.wait` (`ObjectWait`/`ObjectWaited`).
+    Wait,
+    /// `Condition.await*` (`ConditionAwait`/`ConditionAwaited`).
+    Await,
+    /// `LockSupport.park*` (`ThreadPark`/`ThreadParked`).
+    Park,
+}
+
+impl WaitCall {
+    /// The name written in the log.
+    pub fn name(self) -> &'static str {
+        match self {
+            WaitCall::Wait => "wait",
+            WaitCall::Await => "await",
+            WaitCall::Park => "park",
         }
     }
 }
@@ -1440,12 +1470,25 @@ pub enum Event<'a> {
         site: StackTrace<'a>,
         stack: StackTrace<'a>,
     },
-    /// Summary: `count` calls of `call` at `site` (one frame) that found no thread waiting on
-    /// their object (or condition).
+    /// Summary: `count` calls of `call` at `site` (one frame) that woke no wait of the
+    /// agent's wait threshold (no thread waiting on their object, condition or thread, or
+    /// only threads that had waited less).
     Notifies {
         thread: Hash,
         call: WakeCall,
         count: u64,
+        site: StackTrace<'a>,
+    },
+    /// Summary: `count` waits (`call`) on `object` (a monitor, a condition's lock, a park's
+    /// blocker; [`Hash::UNKNOWN`]: other objects, or a park without a blocker) at `site` (one frame), each shorter than the agent's wait
+    /// threshold, `total` and `max` nanoseconds long; not written as events.
+    Waits {
+        thread: Hash,
+        call: WaitCall,
+        object: Hash,
+        count: u64,
+        total: u64,
+        max: u64,
         site: StackTrace<'a>,
     },
     /// A j.u.c. lock acquisition begins; `owner` is the synchronizer's exclusive
@@ -1569,6 +1612,7 @@ impl<'a> Event<'a> {
             Event::LockHolds { .. } => EventKind::LockHolds,
             Event::LockHold { .. } => EventKind::LockHold,
             Event::Notifies { .. } => EventKind::Notifies,
+            Event::Waits { .. } => EventKind::Waits,
             Event::LockAcquire { .. } => EventKind::LockAcquire,
             Event::Lock { op, .. } => match op {
                 LockOp::Acquired => EventKind::LockAcquired,
@@ -1621,6 +1665,7 @@ impl<'a> Event<'a> {
             | Event::LockHolds { thread, .. }
             | Event::LockHold { thread, .. }
             | Event::Notifies { thread, .. }
+            | Event::Waits { thread, .. }
             | Event::LockAcquire { thread, .. }
             | Event::Lock { thread, .. }
             | Event::Condition { thread, .. }
@@ -1716,6 +1761,7 @@ impl<'a> Event<'a> {
             | Event::MonitorHoldsUntimed { site: stack, .. }
             | Event::LockHolds { site: stack, .. }
             | Event::Notifies { site: stack, .. }
+            | Event::Waits { site: stack, .. }
             | Event::LockOrder {
                 acquired_site: stack,
                 ..
@@ -1896,12 +1942,13 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 b"notifyAll" => WakeCall::NotifyAll,
                 b"signal" => WakeCall::Signal,
                 b"signalAll" => WakeCall::SignalAll,
+                b"unpark" => WakeCall::Unpark,
                 _ => {
                     return Err(field_err(
                         4,
                         "call",
                         call,
-                        "expected `notify`, `notifyAll`, `signal` or `signalAll`",
+                        "expected `notify`, `notifyAll`, `signal`, `signalAll` or `unpark`",
                     ))
                 }
             };
@@ -1910,6 +1957,51 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 call,
                 count: parse_count(c, 5, "count")?,
                 site: parse_site(site, 6, "site")?,
+            }
+        }
+        K::Waits => {
+            let [_, _, t, call, o, c, tot, mx, site] = split::<9>(line, name)?;
+            let call = match call {
+                b"wait" => WaitCall::Wait,
+                b"await" => WaitCall::Await,
+                b"park" => WaitCall::Park,
+                _ => {
+                    return Err(field_err(
+                        4,
+                        "call",
+                        call,
+                        "expected `wait`, `await` or `park`",
+                    ))
+                }
+            };
+            let count = parse_count(c, 6, "count")?;
+            let total = parse_nanos(tot, 7, "totalNanos")?;
+            let max = parse_nanos(mx, 8, "maxNanos")?;
+            if max > total {
+                return Err(field_err(
+                    8,
+                    "maxNanos",
+                    mx,
+                    format!("greater than totalNanos {total}"),
+                ));
+            }
+            let mean = total.div_ceil(count);
+            if max < mean {
+                return Err(field_err(
+                    8,
+                    "maxNanos",
+                    mx,
+                    format!("below the mean wait, ceil(totalNanos / count) = {mean}"),
+                ));
+            }
+            Event::Waits {
+                thread: parse_hash(t, 3, "thread", false)?,
+                call,
+                object: parse_hash(o, 5, "object", true)?,
+                count,
+                total,
+                max,
+                site: parse_site(site, 9, "site")?,
             }
         }
         K::LockOrder => {
@@ -2259,6 +2351,58 @@ mod tests {
         assert_eq!(c.signature.raw(), "LPingPong;");
         assert!(parse_class_line(b"5087.102938475,15DB9742,LPingPong;,").is_ok());
         assert!(parse_class_line(b"5087.102938475,15DB9742,LPingPong;,a;b").is_err());
+    }
+
+    #[test]
+    fn waits_lines_and_unpark_notifies() {
+        let ok = parse_event_line(
+            b"5087.300000000,Waits,0000AAAA,await,00003333,3,900,500,1;00000031;00000015",
+        )
+        .unwrap();
+        match ok.event {
+            Event::Waits {
+                call,
+                object,
+                count,
+                total,
+                max,
+                ..
+            } => assert_eq!(
+                (call, object, count, total, max),
+                (WaitCall::Await, Hash(0x3333), 3, 900, 500)
+            ),
+            e => panic!("{e:?}"),
+        }
+        assert!(ok.event.kind().is_summary());
+        // other objects, and parks without a blocker
+        assert!(parse_event_line(
+            b"1.000000000,Waits,0000AAAA,park,00000000,1,7,7,1;00000031;00000015"
+        )
+        .is_ok());
+        for bad in [
+            &b"1.000000000,Waits,0000AAAA,sleep,00003333,1,7,7,1;00000031;00000015"[..],
+            b"1.000000000,Waits,0000AAAA,wait,00003333,0,0,0,1;00000031;00000015",
+            b"1.000000000,Waits,0000AAAA,wait,00003333,2,10,11,1;00000031;00000015",
+            b"1.000000000,Waits,0000AAAA,wait,00003333,2,10,4,1;00000031;00000015",
+            b"1.000000000,Waits,0000AAAA,wait,00003333,1,7,7,2;00000031;00000015;00000031;00000015",
+            b"1.000000000,Waits,0000AAAA,wait,00003333,1,7,7",
+        ] {
+            assert!(
+                parse_event_line(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        let n = parse_event_line(b"1.000000000,Notifies,0000AAAA,unpark,4,1;00000031;00000015")
+            .unwrap();
+        assert!(matches!(
+            n.event,
+            Event::Notifies {
+                call: WakeCall::Unpark,
+                count: 4,
+                ..
+            }
+        ));
     }
 
     #[test]

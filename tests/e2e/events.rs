@@ -288,7 +288,9 @@ fn stack_depth_option_bounds_every_trace() {
         let run = run(
             &format!("depth{depth}"),
             jdk,
-            &format!("stackdepth={depth}"),
+            // waitthreshold=0: every wait and notify an event with its stack, whatever its
+            // length (PingPong's waits are short; the test looks at their traces).
+            &format!("stackdepth={depth},waitthreshold=0"),
             "PingPong",
             &[],
         );

@@ -366,7 +366,15 @@ fn a_notify_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
     let wakes = marker_line("Notifies.java", "wakes");
     let again = marker_line("Notifies.java", "again");
     for jdk in jdks() {
-        let r = run("notifies-counted", jdk, "", "Notifies", &["1000"]);
+        // waitthreshold=0: a notify that finds a waiter is an event however short the wait
+        // (the waiter here may wait only microseconds; ShortWaits covers the threshold).
+        let r = run(
+            "notifies-counted",
+            jdk,
+            "waitthreshold=0",
+            "Notifies",
+            &["1000"],
+        );
         assert_eq!(r.code, Some(0), "{}", r.stderr);
         let log = r.log();
         assert_valid(&r, &log);
@@ -492,7 +500,14 @@ fn a_signal_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
     let alone = marker_line("Signals.java", "alone");
     let wakes = marker_line("Signals.java", "wakes");
     for jdk in jdks() {
-        let r = run("signals-counted", jdk, "", "Signals", &["500"]);
+        // waitthreshold=0: as for Notifies above.
+        let r = run(
+            "signals-counted",
+            jdk,
+            "waitthreshold=0",
+            "Signals",
+            &["500"],
+        );
         assert_eq!(r.code, Some(0), "{}", r.stderr);
         let log = r.log();
         assert_valid(&r, &log);
@@ -595,5 +610,158 @@ fn sampled_timing_counts_every_hold_and_times_a_sample() {
             .map(|(_, h)| h.0)
             .sum();
         assert_eq!(count, TIGHT, "{label}");
+    }
+}
+
+/// Per source line of a top frame: (events named `name` of `thread`-agnostic calls). For the
+/// `ShortWaits` runs: the lines' `(count, pairs of entry/exit with their lengths)`.
+fn lines_of(log: &Log, name: &str) -> Vec<(u32, u64, u32)> {
+    log.events
+        .iter()
+        .filter(|e| e.name == name)
+        .map(|e| {
+            let (m, loc) = e.frames[0];
+            (log.line_of(m, loc).expect("a line"), e.nanos, e.thread)
+        })
+        .collect()
+}
+
+/// The `Waits` counts of a run per (call, source line): 0 wait, 1 await, 2 park.
+fn counted_waits(log: &Log) -> BTreeMap<(u64, u32), (u64, u64)> {
+    let mut counted = BTreeMap::new();
+    for e in log.events.iter().filter(|e| e.name == "Waits") {
+        let (m, loc) = e.frames[0];
+        let line = log.line_of(m, loc).expect("a line");
+        let c: &mut (u64, u64) = counted.entry((e.numbers[3], line)).or_default();
+        c.0 += e.numbers[0];
+        c.1 = c.1.max(e.numbers[2]);
+    }
+    counted
+}
+
+/// The `Notifies` counts of a run per (call number, source line) (tests/src/log.rs).
+fn counted_wakeups(log: &Log) -> BTreeMap<(u64, u32), u64> {
+    let mut counted = BTreeMap::new();
+    for e in log.events.iter().filter(|e| e.name == "Notifies") {
+        let (m, loc) = e.frames[0];
+        let line = log.line_of(m, loc).expect("a line");
+        *counted.entry((e.numbers[1], line)).or_default() += e.numbers[0];
+    }
+    counted
+}
+
+/// The lengths of a run's written waits at `line`: entry `entry` to the thread's next `exit`.
+fn written_waits(log: &Log, entry: &str, exit: &str, line: u32) -> Vec<u64> {
+    let starts = lines_of(log, entry);
+    let ends = lines_of(log, exit);
+    let mut out = Vec::new();
+    for &(l, t0, th) in starts.iter().filter(|s| s.0 == line) {
+        let end = ends
+            .iter()
+            .filter(|e| e.0 == l && e.2 == th && e.1 >= t0)
+            .map(|e| e.1)
+            .min()
+            .expect("every written wait has its exit");
+        out.push(end - t0);
+    }
+    out
+}
+
+/// Waits shorter than `waitthreshold` are counted per site (`Waits`), with the wake-ups that
+/// ended them (`Notifies`); a wait of the threshold or longer is written in full, and so is
+/// the call that woke it (tests/java/ShortWaits.java forces every hand-off to wake a waiting
+/// thread, after SLEEP_MS). Every wait is counted once, as a `Waits` count or a pair of
+/// events, whatever the scheduler did.
+#[test]
+fn short_waits_are_counted_and_long_ones_written_with_their_wakers() {
+    let wait = marker_line("ShortWaits.java", "wait");
+    let awaits = marker_line("ShortWaits.java", "await");
+    let park = marker_line("ShortWaits.java", "park");
+    let notify = marker_line("ShortWaits.java", "notify");
+    let signal = marker_line("ShortWaits.java", "signal");
+    let unpark = marker_line("ShortWaits.java", "unpark");
+    let calls = |stdout: &str| -> [u64; 3] {
+        let w: Vec<u64> = stdout
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        [w[0], w[1], w[2]]
+    };
+    let at = |v: &[(u32, u64, u32)], line: u32| v.iter().filter(|e| e.0 == line).count() as u64;
+    for jdk in jdks() {
+        // Every wait shorter than an hour: all counted. A wait is written in full only when
+        // its thread's summaries fell due during it (every 10 s), a wake-up only when its
+        // waiter began in the previous hour of the clock (at most once in a run).
+        const ROUNDS: u64 = 200;
+        let r = run(
+            "short-waits",
+            jdk,
+            "waitthreshold=3600s",
+            "ShortWaits",
+            &[&ROUNDS.to_string(), "0"],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let [w, a, p] = calls(&r.stdout);
+        let counted = counted_waits(&log);
+        let label = jdk.label();
+        for (call, line, made, entry) in [
+            (0, wait, w, "ObjectWait"),
+            (1, awaits, a, "ConditionAwait"),
+            (2, park, p, "ThreadPark"),
+        ] {
+            let n = counted.get(&(call, line)).map_or(0, |c| c.0);
+            let written = at(&lines_of(&log, entry), line);
+            assert_eq!(n + written, made, "{label}: {entry} at line {line}");
+            assert!(written <= 3, "{label}: {written} {entry} written");
+        }
+        let wakeups = counted_wakeups(&log);
+        for (call, line, event) in [
+            (0, notify, "ObjectNotify"),
+            (2, signal, "ConditionSignal"),
+            (4, unpark, "ThreadUnpark"),
+        ] {
+            let n = wakeups.get(&(call, line)).copied().unwrap_or(0);
+            let written = at(&lines_of(&log, event), line);
+            assert_eq!(n + written, ROUNDS, "{label}: {event} at line {line}");
+            if event != "ThreadUnpark" {
+                // (an unpark is written also when another parked thread shares its slot)
+                assert!(written <= 1, "{label}: {written} {event} written");
+            }
+        }
+
+        // Each hand-off after 100 ms, threshold 20 ms: the waits main ended are written with
+        // their lengths, and so are the calls that ended them; none of them is counted.
+        let r = run(
+            "long-waits",
+            jdk,
+            "waitthreshold=20ms",
+            "ShortWaits",
+            &["3", "100"],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        for (line, entry, exit) in [
+            (wait, "ObjectWait", "ObjectWaited"),
+            (awaits, "ConditionAwait", "ConditionAwaited"),
+        ] {
+            let long = written_waits(&log, entry, exit, line)
+                .into_iter()
+                .filter(|&ns| ns >= 100_000_000)
+                .count();
+            assert!(long >= 3, "{label}: {long} long {entry} written");
+        }
+        assert_eq!(at(&lines_of(&log, "ObjectNotify"), notify), 3, "{label}");
+        assert_eq!(at(&lines_of(&log, "ConditionSignal"), signal), 3, "{label}");
+        let wakeups = counted_wakeups(&log);
+        assert_eq!(wakeups.get(&(0, notify)), None, "{label}");
+        assert_eq!(wakeups.get(&(2, signal)), None, "{label}");
+        // Counted waits were all shorter than the threshold.
+        assert!(
+            counted_waits(&log).values().all(|c| c.1 < 20_000_000),
+            "{label}"
+        );
     }
 }

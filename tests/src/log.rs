@@ -275,17 +275,31 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.frames = stack(f[7])?;
         }
         "Notifies" => {
-            // <call> is numbers[1]: 0 notify, 1 notifyAll, 2 signal, 3 signalAll.
+            // <call> is numbers[1]: 0 notify, 1 notifyAll, 2 signal, 3 signalAll, 4 unpark.
             need(6)?;
             let all = match f[3] {
                 "notify" => 0,
                 "notifyAll" => 1,
                 "signal" => 2,
                 "signalAll" => 3,
+                "unpark" => 4,
                 c => return Err(format!("Notifies: call {c:?}")),
             };
             e.numbers = vec![num(f[4])?, all];
             e.frames = stack(f[5])?;
+        }
+        "Waits" => {
+            // numbers: count, total, max, call (0 wait, 1 await, 2 park).
+            need(9)?;
+            let call = match f[3] {
+                "wait" => 0,
+                "await" => 1,
+                "park" => 2,
+                c => return Err(format!("Waits: call {c:?}")),
+            };
+            e.object = Some(hex(f[4])?);
+            e.numbers = vec![num(f[5])?, num(f[6])?, num(f[7])?, call];
+            e.frames = stack(f[8])?;
         }
         other => return Err(format!("unknown event {other:?}")),
     }

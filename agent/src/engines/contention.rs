@@ -102,6 +102,9 @@ fn arrival(
     }
     if state.recording.is_some() {
         rec.before_event(jni, state, nanos);
+        // A contention inside a wait (a timed `wait` taking its monitor back): the wait's
+        // entry line, kept back, comes first.
+        rec.flush_wait(state);
     }
     let monitor = rec.jvmti.object_hash(object).unwrap_or(0);
     names::name_object(rec, jni, object, monitor);

@@ -911,8 +911,9 @@ pub fn juc_entry(
     if let Some(skip) = hook {
         // Instrumentation mode: the tracker's waits and wake-ups, as for Object's.
         match call {
-            Call::Await => state.wait_epoch = rec.waiters.enter(object),
-            Call::Signal | Call::SignalAll => {
+            Call::Await => state.wait_epoch = rec.waiters.enter(object, nanos),
+            Call::Park { .. } => rec.waiters.park(state.hash, nanos),
+            Call::Signal | Call::SignalAll | Call::Unpark => {
                 if let Some(kind) = call.entry_kind() {
                     if rec.notify_counted(jni, state, (kind, object), skip, 0) {
                         return;
@@ -943,6 +944,13 @@ pub fn juc_entry(
             owner,
             extra,
         };
+        // Instrumentation mode: a wait may turn out short and be counted.
+        if hook.is_some()
+            && matches!(call, Call::Await | Call::Park { .. })
+            && rec.defer_wait(state, &line, &frames)
+        {
+            return;
+        }
         rec.push_extra(line, frames);
     }
 }

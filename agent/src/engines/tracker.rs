@@ -22,7 +22,7 @@ use crate::recorder::clock::{now_nanos, TICK_NANOS};
 use crate::recorder::names;
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::writer::Frames;
-use crate::recorder::Recorder;
+use crate::recorder::{JucLine, Recorder};
 
 /// The tracker's class file, compiled from `java-tracker/` by `build.rs`.
 pub static CLASS_BYTES: &[u8] = include_bytes!(concat!(
@@ -334,8 +334,11 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 lock_call: None,
             });
             if entry == Kind::ObjectWait {
-                state.wait_epoch = rec.waiters.enter(object);
+                state.wait_epoch = rec.waiters.enter(object, nanos);
                 rec.summary_wait(state, (object, false), nanos, false);
+                if rec.defer_wait(state, &wait_line(nanos, state.hash, object), &frames) {
+                    return;
+                }
             }
             rec.push(nanos, entry, state.hash, object, frames);
         }
@@ -513,10 +516,25 @@ fn begin_call(
         });
     }
     if entry == Kind::ObjectWait {
-        state.wait_epoch = rec.waiters.enter(object);
+        state.wait_epoch = rec.waiters.enter(object, nanos);
         rec.summary_wait(state, (object, false), nanos, false);
+        if rec.defer_wait(state, &wait_line(nanos, state.hash, object), &frames) {
+            return;
+        }
     }
     rec.push(nanos, entry, state.hash, object, frames);
+}
+
+/// An `ObjectWait` line, for [`Recorder::defer_wait`].
+fn wait_line(nanos: u64, thread: u32, object: u32) -> JucLine {
+    JucLine {
+        nanos,
+        kind: Kind::ObjectWait,
+        thread,
+        object,
+        owner: 0,
+        extra: OpenExtra::None,
+    }
 }
 
 /// A hooked j.u.c. method begins (`subject`: its receiver, or `park`'s blocker and

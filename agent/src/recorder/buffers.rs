@@ -20,11 +20,13 @@ use crate::events::{Kind, RecordKind, SiteBits, Sizes};
 use crate::jvmti::Jni;
 use crate::recorder::clock::now_nanos;
 use crate::recorder::summary::{FastHasher, FastMap, Summary};
-use crate::recorder::threads::ThreadState;
+use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
+use crate::recorder::waiters::Found;
 use crate::recorder::writer::{
     EventRecord, Extra, Frame, Frames, HoldsLine, LockHoldLine, NotifiesLine, OrderLine, StackText,
-    TraceBatch, TraceLine, WakeCall,
+    TraceBatch, TraceLine, WaitCall, WaitsLine, WakeCall,
 };
+use crate::recorder::JucLine;
 use crate::recorder::Recorder;
 
 /// Longs per record.
@@ -140,6 +142,11 @@ pub struct Recording {
     /// The time of the thread's last event written at once: its summaries are not dated
     /// before it (a thread's lines never go back in time).
     last_event: u64,
+    /// The entry line (`ObjectWait`, `ConditionAwait`, `ThreadPark`) of the thread's wait
+    /// under way, not written yet: a wait shorter than `waitthreshold` is only counted
+    /// ([`Recorder::wait_ended`]). Here rather than in the thread's state so that the exit
+    /// drain can write it before the summaries of a thread still waiting.
+    deferred: Option<EventRecord>,
 }
 
 /// Every thread's recording, by the address of its `Arc` (removal at thread end is O(1):
@@ -224,6 +231,7 @@ impl Recorder {
             exit_taken: 0,
             last_nanos: 0,
             last_event: 0,
+            deferred: None,
         }));
         let key = Arc::as_ptr(&r) as usize;
         self.buffers
@@ -518,9 +526,33 @@ impl Recorder {
     /// Writes the thread's summaries of the interval ending `now`; the tables start over.
     /// (The caller notes when: only a periodic write needs it.)
     fn write_summaries(&self, jni: Jni, r: &mut Recording, now: u64) {
+        // A wait under way (a thread still waiting at exit, or summaries due as a wait
+        // ends): its entry line comes first, and the wait is written in full.
+        if let Some(line) = r.deferred.take() {
+            self.log.push(line);
+        }
         let (holds, edges) = r.summary.take();
         let notifies = r.summary.take_notifies();
-        let mut lines = Vec::with_capacity(holds.len() + edges.len() + notifies.len());
+        let waits = r.summary.take_waits();
+        let mut lines =
+            Vec::with_capacity(holds.len() + edges.len() + notifies.len() + waits.len());
+        for ((call, site, object), w) in waits {
+            lines.push(EventRecord {
+                nanos: now,
+                kind: Kind::Waits,
+                thread: r.hash,
+                object,
+                owner: 0,
+                extra: Extra::Waits(Box::new(WaitsLine {
+                    call,
+                    count: w.count,
+                    total: w.total,
+                    max: w.max,
+                    site,
+                })),
+                frames: Frames::new(),
+            });
+        }
         for ((call, site), count) in notifies {
             lines.push(EventRecord {
                 nanos: now,
@@ -717,13 +749,14 @@ impl Recorder {
         });
     }
 
-    /// A `notify`, `notifyAll` (on `object`), `signal` or `signalAll` (on condition `object`)
-    /// (`kind`) by instrumented code, whose caller is `skip` frames down: counted per site in
-    /// the thread's summaries when no thread waits on the object
-    /// ([`Waiters`](crate::recorder::waiters::Waiters)); `false` when it is to be written as
-    /// an event (someone may be waking up, the complete trace, stackdepth 0, or a thread the
-    /// tracker has not registered). Its site is `site`'s frame (the rewriter's static ID of
-    /// the call site), found without a walk; without one (0, or unknown) a walk of one frame.
+    /// A `notify`, `notifyAll` (on `object`), `signal`, `signalAll` (on condition `object`)
+    /// or `unpark` (of thread `object`) (`kind`) by instrumented code, whose caller is `skip`
+    /// frames down: counted per site in the thread's summaries when it can have woken no wait
+    /// of `waitthreshold` ([`Waiters`](crate::recorder::waiters::Waiters)); `false` when it is
+    /// to be written as an event (it may end a long wait, the complete trace, stackdepth 0, or
+    /// a thread the tracker has not registered). Its site is `site`'s frame (the rewriter's
+    /// static ID of the call site), found without a walk; without one (0, or unknown) a walk
+    /// of one frame.
     pub fn notify_counted(
         &self,
         jni: Jni,
@@ -738,11 +771,14 @@ impl Recorder {
         if !self.count_notifies || state.scratch.is_empty() {
             return false;
         }
-        if self.waiters.any(object) {
-            // Written as an event; a notifyAll wakes every waiter at once.
-            if matches!(call, WakeCall::NotifyAll | WakeCall::SignalAll) {
-                self.waiters.woke_all(object);
+        let found = match call {
+            WakeCall::Unpark => self.waiters.unpark(object, now_nanos()),
+            WakeCall::Notify | WakeCall::Signal => self.waiters.wake(object, now_nanos(), false),
+            WakeCall::NotifyAll | WakeCall::SignalAll => {
+                self.waiters.wake(object, now_nanos(), true)
             }
+        };
+        if found == Found::Long {
             return false;
         }
         let Some(recording) = state.recording.clone() else {
@@ -761,6 +797,84 @@ impl Recorder {
         };
         lock(&recording).summary.notified(call, frame);
         true
+    }
+
+    /// The entry line of an outermost wait (`ObjectWait`, `ConditionAwait`, `ThreadPark`):
+    /// kept back when the wait may be counted instead (`waitthreshold` above 0, a thread the
+    /// tracker has registered, a stack to take the site from), else `false`: write it now.
+    pub fn defer_wait(&self, state: &ThreadState, line: &JucLine, frames: &Frames) -> bool {
+        if self.wait_threshold == 0 || frames.is_empty() {
+            return false;
+        }
+        let Some(recording) = &state.recording else {
+            return false;
+        };
+        let mut r = lock(recording);
+        if r.closed {
+            return false;
+        }
+        r.deferred = Some(EventRecord {
+            nanos: line.nanos,
+            kind: line.kind,
+            thread: line.thread,
+            object: line.object,
+            owner: line.owner,
+            extra: match line.extra {
+                OpenExtra::None => Extra::None,
+                OpenExtra::Mode(m) => Extra::Mode(m),
+                OpenExtra::Lock(l) => Extra::Lock(l),
+            },
+            frames: frames.clone(),
+        });
+        true
+    }
+
+    /// Writes the thread's kept-back wait entry now (its wait is then written in full): the
+    /// thread writes another line during the wait (a contention as `wait` takes the monitor
+    /// back), and its lines must stay in time order.
+    pub fn flush_wait(&self, state: &ThreadState) {
+        if let Some(recording) = &state.recording {
+            if let Some(line) = lock(recording).deferred.take() {
+                self.log.push(line);
+            }
+        }
+    }
+
+    /// The outermost wait `call` whose exit line is `open`'s ended at `nanos`: `true` when it
+    /// was shorter than `waitthreshold` and is counted (no line), else its kept-back entry
+    /// line, if any, is written and the caller writes the exit line.
+    pub fn wait_ended(
+        &self,
+        state: &ThreadState,
+        call: WaitCall,
+        open: &OpenCall,
+        nanos: u64,
+    ) -> bool {
+        let Some(recording) = &state.recording else {
+            return false;
+        };
+        let mut r = lock(recording);
+        let Some(entry) = r.deferred.take() else {
+            return false;
+        };
+        let waited = nanos.saturating_sub(entry.nanos);
+        // An await's row is its lock's (the synchronizer, as the report and the lock-order
+        // graph know locks), not its condition's.
+        let object = match (call, open.extra) {
+            (WaitCall::Await, OpenExtra::Lock(lock)) => lock,
+            _ => open.object,
+        };
+        match open.frames.first() {
+            Some(&site) if waited < self.wait_threshold && !r.closed => {
+                r.summary.waited_short(call, object, site, waited);
+                true
+            }
+            _ => {
+                drop(r);
+                self.log.push(entry);
+                false
+            }
+        }
     }
 
     /// Object.wait on a monitor the thread holds pauses its hold (as the report counts it);

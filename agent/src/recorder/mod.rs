@@ -28,7 +28,7 @@ use metadata::Metadata;
 use sites::Sites;
 use threads::{OpenCall, OpenExtra, ThreadState};
 use waiters::Waiters;
-use writer::{EventRecord, Extra, Frames, LogWriter};
+use writer::{EventRecord, Extra, Frames, LogWriter, WaitCall};
 
 /// The fields of one line before its stack: a method-call line, possibly with the extra
 /// field of a j.u.c. line (`owner`: `LockAcquire`'s, else 0).
@@ -99,6 +99,9 @@ pub struct Recorder {
     pub waiters: Waiters,
     /// Option `notifies=counted` (not with `trace=all`): [`Recorder::notify_counted`].
     pub count_notifies: bool,
+    /// Option `waitthreshold` in nanoseconds (0 with `trace=all`): shorter waits are counted
+    /// ([`Recorder::defer_wait`]).
+    pub wait_threshold: u64,
 }
 
 impl Recorder {
@@ -122,6 +125,7 @@ impl Recorder {
             buffers: Default::default(),
             waiters: Default::default(),
             count_notifies: false,
+            wait_threshold: 0,
         }
     }
 
@@ -188,6 +192,14 @@ impl Recorder {
             if let Some(open) = state.open.take() {
                 if matches!(open.kind, Kind::ObjectWaited | Kind::ConditionAwaited) {
                     self.waiters.leave(open.object, state.wait_epoch);
+                }
+                if open.kind == Kind::ThreadParked {
+                    self.waiters.unparked(state.hash);
+                }
+                if let Some(call) = WaitCall::of_exit(open.kind) {
+                    if self.wait_ended(state, call, &open, nanos) {
+                        return;
+                    }
                 }
                 if let Some(kind) = outcome(&open).filter(|k| pairs(state, *k, &open)) {
                     let line = JucLine {

@@ -10,8 +10,20 @@
 use std::collections::HashMap;
 
 use crate::events::SiteBits;
-use crate::recorder::writer::{Frame, WakeCall};
+use crate::recorder::writer::{Frame, WaitCall, WakeCall};
 use std::hash::{BuildHasherDefault, Hasher};
+
+/// Objects with a `Waits` row of their own per thread, interval, call and site (as holds'
+/// rows): a database that waits on a fresh latch per page must not get a line per page.
+pub const WAIT_ROWS: usize = 4;
+
+/// Short waits of one row: how many, their total and longest (nanoseconds).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WaitStat {
+    pub count: u64,
+    pub total: u64,
+    pub max: u64,
+}
 
 /// A multiply-rotate hasher for the tables' small integer keys: SipHash (std's default,
 /// resistant to chosen keys, which identity hashes are not) was a tenth of the agent's time.
@@ -275,6 +287,9 @@ pub struct Summary {
     edges: FastMap<(u32, u32), SiteEdges>,
     /// `notify`, `notifyAll`, `signal` and `signalAll` calls that woke nobody, per site frame.
     notifies: FastMap<(WakeCall, Frame), u64>,
+    /// Waits shorter than `waitthreshold`, per call and site: at most [`WAIT_ROWS`] objects
+    /// with a row of their own, then the row of other objects (0).
+    waits: FastMap<(WaitCall, Frame), Vec<(u32, WaitStat)>>,
     /// Lines the next [`Summary::take`] and [`Summary::take_notifies`] give.
     lines: usize,
     /// Long holds already written (`MonitorHold`, `LockHold`) whose records are not drained
@@ -469,6 +484,45 @@ impl Summary {
         *n += 1;
     }
 
+    /// A wait (`call`) on `object` at `site` that lasted `nanos`, less than `waitthreshold`.
+    pub fn waited_short(&mut self, call: WaitCall, object: u32, site: Frame, nanos: u64) {
+        let rows = self.waits.entry((call, site)).or_default();
+        let at = match rows.iter().position(|r| r.0 == object) {
+            Some(i) => i,
+            None => {
+                let own = rows.iter().filter(|r| r.0 != 0).count();
+                let row = if own < WAIT_ROWS { object } else { 0 };
+                match rows.iter().position(|r| r.0 == row) {
+                    Some(i) => i,
+                    None => {
+                        rows.push((row, WaitStat::default()));
+                        self.lines += 1;
+                        rows.len() - 1
+                    }
+                }
+            }
+        };
+        let stat = &mut rows[at].1;
+        stat.count += 1;
+        stat.total += nanos;
+        stat.max = stat.max.max(nanos);
+    }
+
+    /// The interval's short waits, sorted, each site's row of other objects (0) last; the
+    /// table starts over.
+    pub fn take_waits(&mut self) -> Vec<((WaitCall, Frame, u32), WaitStat)> {
+        let mut v: Vec<_> = self
+            .waits
+            .drain()
+            .flat_map(|((call, site), rows)| {
+                rows.into_iter().map(move |(o, w)| ((call, site, o), w))
+            })
+            .collect();
+        self.lines -= v.len().min(self.lines);
+        v.sort_by_key(|&((call, f, o), _)| (call, f.method, f.location, o == 0, o));
+        v
+    }
+
     /// The interval's counted `notify`/`notifyAll` calls, sorted; the table starts over.
     pub fn take_notifies(&mut self) -> Vec<((WakeCall, Frame), u64)> {
         let mut v: Vec<_> = self.notifies.drain().collect();
@@ -487,7 +541,7 @@ impl Summary {
     /// monitors ([`HOT`]).
     #[allow(clippy::type_complexity)]
     pub fn take(&mut self) -> (Vec<((u32, u32), HoldStat)>, Vec<(EdgeKey, u64)>) {
-        self.lines = self.notifies.len();
+        self.lines = self.notifies.len() + self.waits.values().map(Vec::len).sum::<usize>();
         let mut holds = Vec::new();
         self.holds.retain(|&site, e| {
             for (m, stat) in e.rows.iter_mut() {

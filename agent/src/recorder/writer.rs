@@ -158,6 +158,8 @@ pub enum Extra {
     Order(Box<OrderLine>),
     /// `Notifies`.
     Notifies(Box<NotifiesLine>),
+    /// `Waits` (the object in `object`).
+    Waits(Box<WaitsLine>),
     /// `ObjectClass`: the class signature of the object in `object` (the line has no thread).
     Class(Box<str>),
     /// j.u.c. lock lines: the `<mode>` letter (`R`, `W`); `LockAcquire`'s owner is in `owner`.
@@ -308,6 +310,45 @@ pub struct NotifiesLine {
     pub site: Site,
 }
 
+/// A `Waits` line's fields after `<object>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitsLine {
+    pub call: WaitCall,
+    pub count: u64,
+    pub total: u64,
+    pub max: u64,
+    pub site: Site,
+}
+
+/// The calls that wait to be woken, as `Waits` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WaitCall {
+    Wait,
+    Await,
+    Park,
+}
+
+impl WaitCall {
+    /// The `<call>` field.
+    pub fn name(self) -> &'static str {
+        match self {
+            WaitCall::Wait => "wait",
+            WaitCall::Await => "await",
+            WaitCall::Park => "park",
+        }
+    }
+
+    /// The call of a wait's exit event kind.
+    pub fn of_exit(kind: Kind) -> Option<WaitCall> {
+        Some(match kind {
+            Kind::ObjectWaited => WaitCall::Wait,
+            Kind::ConditionAwaited => WaitCall::Await,
+            Kind::ThreadParked => WaitCall::Park,
+            _ => return None,
+        })
+    }
+}
+
 /// The calls that wake waiters, as `Notifies` names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WakeCall {
@@ -315,6 +356,7 @@ pub enum WakeCall {
     NotifyAll,
     Signal,
     SignalAll,
+    Unpark,
 }
 
 impl WakeCall {
@@ -325,6 +367,7 @@ impl WakeCall {
             WakeCall::NotifyAll => "notifyAll",
             WakeCall::Signal => "signal",
             WakeCall::SignalAll => "signalAll",
+            WakeCall::Unpark => "unpark",
         }
     }
 
@@ -335,6 +378,7 @@ impl WakeCall {
             Kind::ObjectNotifyAll => WakeCall::NotifyAll,
             Kind::ConditionSignal => WakeCall::Signal,
             Kind::ConditionSignalAll => WakeCall::SignalAll,
+            Kind::ThreadUnpark => WakeCall::Unpark,
             _ => return None,
         })
     }
@@ -1179,6 +1223,22 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             push_dec(out, n.count);
             out.push(b',');
             push_site(out, &n.site);
+            out.push(b'\n');
+            return;
+        }
+        Extra::Waits(w) => {
+            out.push(b',');
+            out.extend_from_slice(w.call.name().as_bytes());
+            out.push(b',');
+            push_hex(out, e.object);
+            out.push(b',');
+            push_dec(out, w.count);
+            out.push(b',');
+            push_dec(out, w.total);
+            out.push(b',');
+            push_dec(out, w.max);
+            out.push(b',');
+            push_site(out, &w.site);
             out.push(b'\n');
             return;
         }
