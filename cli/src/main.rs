@@ -54,28 +54,8 @@ enum Cmd {
         /// How the agent sees events (default: the agent's, instrument).
         #[arg(long, value_enum)]
         mode: Option<Mode>,
-        /// Frames per stack trace, 0 to 1024 (default: the agent's, 8).
-        #[arg(long)]
-        stackdepth: Option<u32>,
-        /// Instrumentation mode: also rewrite the JDK's own classes (agent option jdk=yes).
-        #[arg(long)]
-        jdk: bool,
-        /// Leave java.util.concurrent locks, conditions and parks out (agent option juc=no;
-        /// they are recorded by default).
-        #[arg(long)]
-        no_juc: bool,
-        /// Instrumentation mode: `summary` (the agent's default: per-site hold summaries) or
-        /// `all` (also every monitor enter and exit as an event: the complete trace).
-        #[arg(long, value_parser = ["summary", "all"])]
-        trace: Option<String>,
-        /// Instrumentation mode: holds at least this long are events with a stack
-        /// (`10ms`, `500us`, `0`, `off`; the agent's default is 10ms).
-        #[arg(long, value_name = "DURATION")]
-        holdthreshold: Option<String>,
-        /// Instrumentation mode: `sampled` (the agent's default: every hold counted, a bounded
-        /// sample timed) or `exact` (every hold timed).
-        #[arg(long, value_parser = ["sampled", "exact"])]
-        holdtiming: Option<String>,
+        #[command(flatten)]
+        flags: record::AgentFlags,
         /// Also write the HTML report (`orca html`) to FILE after the run.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
@@ -110,25 +90,8 @@ enum Cmd {
             default_value = "orca"
         )]
         prefix: String,
-        /// Frames per stack trace, 0 to 1024 (default: the agent's, 8).
-        #[arg(long)]
-        stackdepth: Option<u32>,
-        /// Also rewrite the JDK's own classes (agent option jdk=yes).
-        #[arg(long)]
-        jdk: bool,
-        /// Leave java.util.concurrent locks, conditions and parks out (agent option juc=no).
-        #[arg(long)]
-        no_juc: bool,
-        /// `summary` (the default) or `all` (every monitor enter and exit as an event).
-        #[arg(long, value_parser = ["summary", "all"])]
-        trace: Option<String>,
-        /// Holds at least this long are events with a stack (`10ms`, `0`, `off`).
-        #[arg(long, value_name = "DURATION")]
-        holdthreshold: Option<String>,
-        /// Instrumentation mode: `sampled` (the agent's default: every hold counted, a bounded
-        /// sample timed) or `exact` (every hold timed).
-        #[arg(long, value_parser = ["sampled", "exact"])]
-        holdtiming: Option<String>,
+        #[command(flatten)]
+        flags: record::AgentFlags,
         /// Also write the HTML report (`orca html`) to FILE after the recording.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
@@ -308,12 +271,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             pid,
             duration,
             prefix,
-            stackdepth,
-            jdk,
-            no_juc,
-            trace,
-            holdthreshold,
-            holdtiming,
+            flags,
             html,
             timeout,
         } => attach::run(attach::Attach {
@@ -322,12 +280,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             record: record::Record {
                 prefix,
                 mode: None,
-                stackdepth,
-                jdk,
-                juc: !no_juc,
-                trace,
-                holdthreshold,
-                holdtiming,
+                flags,
                 html,
                 pprof: None,
                 command: Vec::new(),
@@ -338,12 +291,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Cmd::Record {
             prefix,
             mode,
-            stackdepth,
-            jdk,
-            no_juc,
-            trace,
-            holdthreshold,
-            holdtiming,
+            flags,
             html,
             pprof,
             command,
@@ -353,12 +301,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 Mode::Instrument => "instrument".to_string(),
                 Mode::Jvmti => "jvmti".to_string(),
             }),
-            stackdepth,
-            jdk,
-            juc: !no_juc,
-            trace,
-            holdthreshold,
-            holdtiming,
+            flags,
             html,
             pprof,
             command,

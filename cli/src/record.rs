@@ -10,20 +10,45 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicI32, Ordering};
 
+/// The agent options `orca record` and `orca attach` both take, declared once so that the
+/// two commands cannot drift apart; each is passed on as the agent option of its name only
+/// when given (the agent's defaults are docs/OPTIONS.md's).
+#[derive(clap::Args, Default)]
+pub struct AgentFlags {
+    /// Frames per stack trace, 0 to 1024 (default: the agent's, 8).
+    #[arg(long)]
+    pub stackdepth: Option<u32>,
+    /// Instrumentation mode: also rewrite the JDK's own classes (agent option jdk=yes).
+    #[arg(long)]
+    pub jdk: bool,
+    /// Leave java.util.concurrent locks, conditions and parks out (agent option juc=no;
+    /// they are recorded by default).
+    #[arg(long)]
+    pub no_juc: bool,
+    /// Instrumentation mode: `summary` (the agent's default: per-site hold summaries) or
+    /// `all` (also every monitor enter and exit as an event: the complete trace).
+    #[arg(long, value_parser = ["summary", "all"])]
+    pub trace: Option<String>,
+    /// Instrumentation mode: holds at least this long are events with a stack
+    /// (`10ms`, `500us`, `0`, `off`; the agent's default is 10ms).
+    #[arg(long, value_name = "DURATION")]
+    pub holdthreshold: Option<String>,
+    /// Instrumentation mode: `sampled` (the agent's default: every hold counted, a bounded
+    /// sample timed) or `exact` (every hold timed).
+    #[arg(long, value_parser = ["sampled", "exact"])]
+    pub holdtiming: Option<String>,
+    /// Instrumentation mode: waits (wait, await, park) at least this long are events with
+    /// a stack, shorter ones are counted per site (`10ms`, `0` for every wait as an event;
+    /// the agent's default is 10ms).
+    #[arg(long, value_name = "DURATION")]
+    pub waitthreshold: Option<String>,
+}
+
 /// How `orca record` was asked to run.
 pub struct Record {
     pub prefix: String,
     pub mode: Option<String>,
-    pub stackdepth: Option<u32>,
-    pub jdk: bool,
-    /// Record j.u.c. locks (the agent's default); false: agent option `juc=no`.
-    pub juc: bool,
-    /// Agent option `trace=` (`summary` or `all`).
-    pub trace: Option<String>,
-    /// Agent option `holdthreshold=`.
-    pub holdthreshold: Option<String>,
-    /// Agent option `holdtiming=` (`sampled` or `exact`).
-    pub holdtiming: Option<String>,
+    pub flags: AgentFlags,
     /// Also write the HTML report there.
     pub html: Option<PathBuf>,
     /// Also write the pprof profiles of every kind into this directory.
@@ -73,22 +98,26 @@ pub fn agent_options(r: &Record) -> Result<String, String> {
         opts.push_str(",mode=");
         opts.push_str(m);
     }
-    if let Some(d) = r.stackdepth {
+    let f = &r.flags;
+    if let Some(d) = f.stackdepth {
         opts.push_str(&format!(",stackdepth={d}"));
     }
-    if let Some(t) = &r.trace {
+    if let Some(t) = &f.trace {
         opts.push_str(&format!(",trace={t}"));
     }
-    if let Some(t) = &r.holdthreshold {
+    if let Some(t) = &f.holdthreshold {
         opts.push_str(&format!(",holdthreshold={t}"));
     }
-    if let Some(t) = &r.holdtiming {
+    if let Some(t) = &f.holdtiming {
         opts.push_str(&format!(",holdtiming={t}"));
     }
-    if r.jdk {
+    if let Some(t) = &f.waitthreshold {
+        opts.push_str(&format!(",waitthreshold={t}"));
+    }
+    if f.jdk {
         opts.push_str(",jdk=yes");
     }
-    if !r.juc {
+    if f.no_juc {
         opts.push_str(",juc=no");
     }
     Ok(opts)
@@ -358,12 +387,15 @@ mod tests {
         let r = Record {
             prefix: "out/run".into(),
             mode: Some("jvmti".into()),
-            stackdepth: Some(4),
-            jdk: true,
-            juc: false,
-            trace: Some("all".into()),
-            holdthreshold: None,
-            holdtiming: Some("exact".into()),
+            flags: AgentFlags {
+                stackdepth: Some(4),
+                jdk: true,
+                no_juc: true,
+                trace: Some("all".into()),
+                holdtiming: Some("exact".into()),
+                waitthreshold: Some("0".into()),
+                ..AgentFlags::default()
+            },
             html: None,
             pprof: None,
             command: vec!["java".into(), "-cp".into(), "x".into(), "Main".into()],
@@ -371,14 +403,14 @@ mod tests {
         let o = agent_options(&r).unwrap();
         assert_eq!(
             o,
-            "out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,jdk=yes,juc=no"
+            "out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,waitthreshold=0,jdk=yes,juc=no"
         );
         let a = java_args(Path::new("/a/liborca.so"), &o, &r.command);
         assert_eq!(
             a,
             [
                 "java",
-                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,jdk=yes,juc=no",
+                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,waitthreshold=0,jdk=yes,juc=no",
                 "-cp",
                 "x",
                 "Main"
@@ -391,12 +423,7 @@ mod tests {
         let r = Record {
             prefix: "a,b".into(),
             mode: None,
-            stackdepth: None,
-            jdk: false,
-            juc: false,
-            trace: None,
-            holdthreshold: None,
-            holdtiming: None,
+            flags: AgentFlags::default(),
             html: None,
             pprof: None,
             command: vec!["java".into()],
