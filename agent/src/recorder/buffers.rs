@@ -19,7 +19,7 @@ use jni_sys::jobject;
 use crate::events::{Kind, RecordKind, SiteBits, Sizes};
 use crate::jvmti::Jni;
 use crate::recorder::clock::now_nanos;
-use crate::recorder::summary::{FastHasher, FastMap, Summary};
+use crate::recorder::summary::{self, FastHasher, FastMap, Summary};
 use crate::recorder::threads::ThreadState;
 use crate::recorder::writer::{
     EventRecord, Extra, Frame, Frames, HoldsLine, LockHoldLine, NotifiesLine, OrderLine, StackText,
@@ -532,11 +532,11 @@ impl Recorder {
                 frames: Frames::new(),
             });
         }
-        for ((monitor, site), h) in holds {
+        // One line per key: site IDs of one place are summed (see `summary::by_place`).
+        let holds = summary::by_place(holds, |s| self.site_frame(jni, s));
+        for ((monitor, site, frame), h) in holds {
             let (kind, mode) = lock_mode(site);
-            let Some(site) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
-                continue;
-            };
+            let site = frame;
             if h.count > 0 {
                 lines.push(EventRecord {
                     nanos: now,
@@ -574,13 +574,9 @@ impl Recorder {
                 });
             }
         }
-        for (k, count) in edges {
-            let (Some(held_site), Some(acquired_site)) = (
-                self.site_frame(jni, k.held_site),
-                self.site_frame(jni, k.acquired_site),
-            ) else {
-                continue;
-            };
+        for (k, held_site, acquired_site, count) in
+            summary::edges_by_place(edges, |s| self.site_frame(jni, s))
+        {
             lines.push(EventRecord {
                 nanos: now,
                 kind: Kind::LockOrder,
