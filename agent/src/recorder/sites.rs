@@ -58,6 +58,15 @@ impl Default for Sites {
 }
 
 impl Sites {
+    /// The process's one table, shared by every recording: each attach made its own, 48 MB
+    /// of address space (and the pages its recording touched) kept for good, since a detached
+    /// recording's context is never freed. One table also keeps the IDs of an earlier
+    /// recording's rewritten code (a method entered then may still run) naming their places.
+    pub fn shared() -> &'static Sites {
+        static SHARED: std::sync::OnceLock<Sites> = std::sync::OnceLock::new();
+        SHARED.get_or_init(Sites::default)
+    }
+
     /// Binds site `id` to `method` at bytecode index `bci`; IDs past the table stay unknown.
     pub fn bind(&self, id: u32, method: jmethodID, bci: u32) {
         if let Some(slot) = self.methods.get(id as usize) {
@@ -133,6 +142,16 @@ impl Sites {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_recording_has_the_one_table() {
+        // An attach after a detach finds the places the earlier recording numbered (and
+        // makes no second table of 48 MB).
+        let a = Sites::shared();
+        let id = a.intern(0x5000 as jmethodID, 7);
+        assert!(std::ptr::eq(a, Sites::shared()));
+        assert_eq!(Sites::shared().intern(0x5000 as jmethodID, 7), id);
+    }
 
     #[test]
     fn one_site_per_place_under_contention() {
