@@ -352,6 +352,7 @@ impl Recorder {
     fn record(&self, jni: Jni, r: &mut Recording, recs: &[i64]) -> usize {
         let (w0, w1, w2) = (recs[0], recs[1], recs[2]);
         let site = (w0 as u64 >> 32) as u32;
+        let summed = |site: u32| self.summary_site(jni, site);
         let monitor = w0 as u32;
         let nanos = (w1 as u64) >> 3;
         let stack = w2 as u32;
@@ -360,6 +361,7 @@ impl Recorder {
         match RecordKind::from_i32((w1 & 7) as i32) {
             Some(RecordKind::Hold) | Some(RecordKind::HoldWaited) => {
                 let waited = w1 & 7 == RecordKind::HoldWaited as i64;
+                let site = summed(site);
                 if w2 < 0 {
                     r.summary.untimed_hold(monitor, site, nanos, waited);
                 } else {
@@ -368,7 +370,7 @@ impl Recorder {
             }
             Some(RecordKind::LockHold) => {
                 let waited = site & SiteBits::Waited as u32 != 0;
-                let key = site & !(SiteBits::Waited as u32);
+                let key = summed(site & !(SiteBits::Waited as u32));
                 r.summary.hold(monitor, key, w2 as u64, nanos, waited);
             }
             Some(RecordKind::Order) => {
@@ -376,8 +378,8 @@ impl Recorder {
                 let n = (w2.max(0) as usize).min(recs.len() / RECORD - 1);
                 let held = recs[RECORD..RECORD * (n + 1)]
                     .chunks_exact(RECORD)
-                    .map(|h| (h[0] as u32, (h[0] as u64 >> 32) as u32));
-                r.summary.order(monitor, site, held);
+                    .map(|h| (h[0] as u32, summed((h[0] as u64 >> 32) as u32)));
+                r.summary.order(monitor, summed(site), held);
                 return RECORD * (n + 1);
             }
             Some(RecordKind::Enter) if trace => {
@@ -653,6 +655,16 @@ impl Recorder {
         id as i32
     }
 
+    /// `site` (with its mode bits) as the summaries count it: under the first site ID of its
+    /// place ([`Sites::canonical`](crate::recorder::sites::Sites::canonical)).
+    fn summary_site(&self, jni: Jni, site: u32) -> u32 {
+        let mask = SiteBits::Mask as u32;
+        let id = self.sites.canonical(site & mask, |id| {
+            self.site_frame(jni, id).map(|f| (f.method, f.location))
+        });
+        id | (site & !mask)
+    }
+
     /// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end, start)` and
     /// `lockLongHold(site, hash, nanos, end, start)`: a hold of at least `holdthreshold`,
     /// written with the current stack (below the `skip` frames of the tracker). A monitor's
@@ -669,6 +681,8 @@ impl Recorder {
         (start, end): (u64, u64),
         skip: i32,
     ) {
+        // keyed as its hold record will be
+        let site = self.summary_site(jni, site);
         let Some(state) = self.current_state() else {
             return;
         };

@@ -569,16 +569,11 @@ impl Summary {
 
 /// The rows of [`Summary::take`] with each site resolved to its place by `place` (`None`:
 /// left out), the rows of site IDs that stand for the same place summed into the first's
-/// (order kept: the rows of other monitors stay last).
+/// (order kept: the rows of other monitors stay last), so that a flush has one line per key.
 ///
-/// Why: one place can have two site IDs, and then the interval had two lines of one key,
-/// of which readers take the first as the one that counts a long hold (orca check: a
-/// `LockHolds` line that "does not count" its `LockHold`, an attached Jetty under load). An
-/// attach hooks the JDK's lock methods before it rewrites the application's classes, so a
-/// lock call run meanwhile names its site by a stack walk, and the rewritten call site later
-/// passes the rewriter's own ID for the same place; a frame still running a method's
-/// version from before a retransformation (an obsolete method, another jmethodID) walks to
-/// another ID for the same place too.
+/// Why: the summaries count holds under one site ID per place
+/// ([`Sites::canonical`](crate::recorder::sites::Sites::canonical)), except a site counted
+/// before it was bound, which is its own; two lines of one key would be an error (orca check).
 pub fn by_place<P: Copy + Eq + Hash>(
     holds: Vec<((u32, u32), HoldStat)>,
     mut place: impl FnMut(u32) -> Option<P>,
