@@ -845,12 +845,6 @@ pub unsafe extern "C" fn Agent_OnAttach(
                 };
             }
         };
-        if let Some(prev) = *last {
-            // Site IDs go on from the last recording's: rewritten code of an earlier
-            // recording may still run (a method entered then), and must not name this one's.
-            let next = prev.rec.sites.counter.load(Ordering::Relaxed);
-            agent.rec.sites.counter.fetch_max(next, Ordering::Relaxed);
-        }
         let agent: &'static Agent = Box::leak(Box::new(agent));
         *last = Some(agent);
         if let Err(e) = agent.start(pending, &table()) {

@@ -472,7 +472,6 @@ fn jetty_classpath() -> Vec<PathBuf> {
 /// but the agent's lines (and the JDK's dynamic-agent warning), and the log is valid and has
 /// the server's `synchronized` map update of every request recorded.
 #[test]
-#[ignore = "fails under load: orca check finds a LockHold (11 ms) that its LockHolds line does not count (max 1.7 µs): with a recording attached later, a j.u.c. hold's await reaches the summary after its long-hold line was figured; issue 22, run with --ignored"]
 fn attach_and_detach_jetty_under_wrk() {
     let jars = jetty_classpath();
     assert!(

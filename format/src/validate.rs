@@ -235,12 +235,18 @@ struct ThreadState {
     /// `LockHold` lines not yet counted in a `LockHolds` line of their key:
     /// (lock, mode, site, nanos, line).
     long_holds: Vec<(Hash, LockMode, Frame, u64, u64)>,
+    /// The timestamp of the thread's latest hold summaries and their keys (kind, monitor or
+    /// lock, mode, site) with their lines: a flush writes one line per key (FORMAT.md).
+    summary_keys: Option<(Timestamp, SummaryKeys)>,
     /// Open stretches of exclusive ownership (a monitor, or a j.u.c. lock in mode `W`):
     /// (what, since, line). A stretch ends at the outermost release, or at an `ObjectWait`
     /// (`ConditionAwait`) that releases it, and a new one begins at its `ObjectWaited`
     /// (`ConditionAwaited`).
     owning: Vec<(Owned, Timestamp, u64)>,
 }
+
+/// The keys of one flush of a thread's hold summaries, with their lines.
+type SummaryKeys = crate::FastMap<(EventKind, Hash, Option<LockMode>, Frame), u64>;
 
 /// What a thread can own exclusively.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -808,6 +814,29 @@ impl Validator {
                     ViolationKind::Pairing,
                     format!("unbalanced LockRelease: thread {thread} does not hold lock {lock} in mode {mode} (no matching LockAcquired)"),
                 )),
+            }
+        }
+        // One line per key in a flush of the summaries (one timestamp).
+        let summary_key = match *ev {
+            Event::MonitorHolds { monitor, site, .. }
+            | Event::MonitorHoldsUntimed { monitor, site, .. } => {
+                site.top().map(|f| (monitor, None, f))
+            }
+            Event::LockHolds {
+                lock, mode, site, ..
+            } => site.top().map(|f| (lock, Some(mode), f)),
+            _ => None,
+        };
+        if let Some((object, mode, f)) = summary_key {
+            let keys = match &mut st.summary_keys {
+                Some((at, keys)) if *at == ts => keys,
+                slot => &mut slot.insert((ts, Default::default())).1,
+            };
+            if let Some(first) = keys.insert((kind, object, mode, f), n) {
+                msgs.push((
+                    ViolationKind::Pairing,
+                    format!("{kind} of thread {thread} for {object}{} at {}:{} a second time in one flush of its summaries (first at line {first}): a key has one line per interval", mode.map(|m| format!(" in mode {m}")).unwrap_or_default(), f.method, f.location),
+                ));
             }
         }
         match *ev {

@@ -316,6 +316,32 @@ fn lock_hold_rules() {
 }
 
 #[test]
+fn a_flush_has_one_line_per_key() {
+    let with_at = |at: usize, extra: &str| -> String {
+        EVENTS
+            .lines()
+            .enumerate()
+            .flat_map(|(i, l)| if i == at { vec![l, extra] } else { vec![l] })
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    // The same key again in the same flush (one timestamp): the agent once wrote two site
+    // IDs of one place as two lines, and readers took the first as the one that counts.
+    let twice = "5087.201000200,LockHolds,0000AAAA,00002222,W,1,70,70,1;70;1,1;00000001;00000010";
+    assert_eq!(
+        run(&with_at(6, twice)).error_lines(),
+        ["t.orca:8: LockHolds of thread 0000AAAA for 00002222 in mode W at 00000001:16 a second time in one flush of its summaries (first at line 7): a key has one line per interval"]
+    );
+    // In the next interval, or in the other mode, it is another line.
+    let later = "5087.202000050,LockHolds,0000AAAA,00002222,W,1,70,70,1;70;1,1;00000001;00000010";
+    let r = run(&with_at(11, later));
+    assert!(r.is_valid(), "{:?}", r.error_lines());
+    let read = "5087.201000200,LockHolds,0000AAAA,00002222,R,1,70,70,1;70;1,1;00000001;00000010";
+    let r = run(&with_at(6, read));
+    assert!(r.is_valid(), "{:?}", r.error_lines());
+}
+
+#[test]
 fn juc_summaries_follow_the_thread_ordering_rules() {
     let r = run(&format!(
         "{EVENTS}5087.203000001,LockHolds,0000BBBB,00002222,W,1,70,70,1;70;1,1;00000002;00000000\n"

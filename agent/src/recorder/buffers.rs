@@ -19,7 +19,7 @@ use jni_sys::jobject;
 use crate::events::{Kind, RecordKind, SiteBits, Sizes};
 use crate::jvmti::Jni;
 use crate::recorder::clock::now_nanos;
-use crate::recorder::summary::{FastHasher, FastMap, Summary};
+use crate::recorder::summary::{self, FastHasher, FastMap, Summary};
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::waiters::Found;
 use crate::recorder::writer::{
@@ -360,6 +360,7 @@ impl Recorder {
     fn record(&self, jni: Jni, r: &mut Recording, recs: &[i64]) -> usize {
         let (w0, w1, w2) = (recs[0], recs[1], recs[2]);
         let site = (w0 as u64 >> 32) as u32;
+        let summed = |site: u32| self.summary_site(jni, site);
         let monitor = w0 as u32;
         let nanos = (w1 as u64) >> 3;
         let stack = w2 as u32;
@@ -368,6 +369,7 @@ impl Recorder {
         match RecordKind::from_i32((w1 & 7) as i32) {
             Some(RecordKind::Hold) | Some(RecordKind::HoldWaited) => {
                 let waited = w1 & 7 == RecordKind::HoldWaited as i64;
+                let site = summed(site);
                 if w2 < 0 {
                     r.summary.untimed_hold(monitor, site, nanos, waited);
                 } else {
@@ -376,7 +378,7 @@ impl Recorder {
             }
             Some(RecordKind::LockHold) => {
                 let waited = site & SiteBits::Waited as u32 != 0;
-                let key = site & !(SiteBits::Waited as u32);
+                let key = summed(site & !(SiteBits::Waited as u32));
                 r.summary.hold(monitor, key, w2 as u64, nanos, waited);
             }
             Some(RecordKind::Order) => {
@@ -384,8 +386,8 @@ impl Recorder {
                 let n = (w2.max(0) as usize).min(recs.len() / RECORD - 1);
                 let held = recs[RECORD..RECORD * (n + 1)]
                     .chunks_exact(RECORD)
-                    .map(|h| (h[0] as u32, (h[0] as u64 >> 32) as u32));
-                r.summary.order(monitor, site, held);
+                    .map(|h| (h[0] as u32, summed((h[0] as u64 >> 32) as u32)));
+                r.summary.order(monitor, summed(site), held);
                 return RECORD * (n + 1);
             }
             Some(RecordKind::Enter) if trace => {
@@ -564,11 +566,11 @@ impl Recorder {
                 frames: Frames::new(),
             });
         }
-        for ((monitor, site), h) in holds {
+        // One line per key: site IDs of one place are summed (see `summary::by_place`).
+        let holds = summary::by_place(holds, |s| self.site_frame(jni, s));
+        for ((monitor, site, frame), h) in holds {
             let (kind, mode) = lock_mode(site);
-            let Some(site) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
-                continue;
-            };
+            let site = frame;
             if h.count > 0 {
                 lines.push(EventRecord {
                     nanos: now,
@@ -606,13 +608,9 @@ impl Recorder {
                 });
             }
         }
-        for (k, count) in edges {
-            let (Some(held_site), Some(acquired_site)) = (
-                self.site_frame(jni, k.held_site),
-                self.site_frame(jni, k.acquired_site),
-            ) else {
-                continue;
-            };
+        for (k, held_site, acquired_site, count) in
+            summary::edges_by_place(edges, |s| self.site_frame(jni, s))
+        {
             lines.push(EventRecord {
                 nanos: now,
                 kind: Kind::LockOrder,
@@ -689,6 +687,16 @@ impl Recorder {
         id as i32
     }
 
+    /// `site` (with its mode bits) as the summaries count it: under the first site ID of its
+    /// place ([`Sites::canonical`](crate::recorder::sites::Sites::canonical)).
+    fn summary_site(&self, jni: Jni, site: u32) -> u32 {
+        let mask = SiteBits::Mask as u32;
+        let id = self.sites.canonical(site & mask, |id| {
+            self.site_frame(jni, id).map(|f| (f.method, f.location))
+        });
+        id | (site & !mask)
+    }
+
     /// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end, start)` and
     /// `lockLongHold(site, hash, nanos, end, start)`: a hold of at least `holdthreshold`,
     /// written with the current stack (below the `skip` frames of the tracker). A monitor's
@@ -705,6 +713,8 @@ impl Recorder {
         (start, end): (u64, u64),
         skip: i32,
     ) {
+        // keyed as its hold record will be
+        let site = self.summary_site(jni, site);
         let Some(state) = self.current_state() else {
             return;
         };

@@ -83,8 +83,8 @@ pub struct Recorder {
     pub trace_all: bool,
     pub log: LogWriter,
     pub meta: Metadata,
-    /// Instrumentation mode: the call sites of monitor reports.
-    pub sites: Sites,
+    /// Instrumentation mode: the call sites of monitor reports (the process's one table).
+    pub sites: &'static Sites,
     /// Instrumentation mode: every thread's tracker buffer, for the drain at exit and the
     /// owner of a contended monitor.
     pub buffers: Buffers,
@@ -121,7 +121,7 @@ impl Recorder {
             jvmti_walks: AtomicU64::new(0),
             log: LogWriter::new(),
             meta: Default::default(),
-            sites: Default::default(),
+            sites: Sites::shared(),
             buffers: Default::default(),
             waiters: Default::default(),
             count_notifies: false,

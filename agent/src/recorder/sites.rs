@@ -28,6 +28,10 @@ pub struct Sites {
     /// because it is looked up on every such call.
     walked_keys: Box<[AtomicUsize]>,
     walked_ids: Box<[AtomicU32]>,
+    /// Site ID -> the first site ID seen for its place (0: not looked up yet), and that
+    /// first ID per place: what the summaries key on ([`Sites::canonical`]).
+    canon: Box<[AtomicU32]>,
+    places: std::sync::Mutex<std::collections::HashMap<(u32, u32), u32>>,
 }
 
 /// Slots of the walked-sites table: 2^16 (1 MB of address space, committed as touched).
@@ -53,11 +57,22 @@ impl Default for Sites {
             bcis: zeroed_atomics::<u32, AtomicU32>(CAPACITY),
             walked_keys: zeroed_atomics::<usize, AtomicUsize>(1 << WALKED_BITS),
             walked_ids: zeroed_atomics::<u32, AtomicU32>(1 << WALKED_BITS),
+            canon: zeroed_atomics::<u32, AtomicU32>(CAPACITY),
+            places: Default::default(),
         }
     }
 }
 
 impl Sites {
+    /// The process's one table, shared by every recording: each attach made its own, 48 MB
+    /// of address space (and the pages its recording touched) kept for good, since a detached
+    /// recording's context is never freed. One table also keeps the IDs of an earlier
+    /// recording's rewritten code (a method entered then may still run) naming their places.
+    pub fn shared() -> &'static Sites {
+        static SHARED: std::sync::OnceLock<Sites> = std::sync::OnceLock::new();
+        SHARED.get_or_init(Sites::default)
+    }
+
     /// Binds site `id` to `method` at bytecode index `bci`; IDs past the table stay unknown.
     pub fn bind(&self, id: u32, method: jmethodID, bci: u32) {
         if let Some(slot) = self.methods.get(id as usize) {
@@ -118,6 +133,37 @@ impl Sites {
         0
     }
 
+    /// The site ID the summaries count site `id` under: the first one seen for its place
+    /// (`place`: the format's method ID and bytecode index of a site, `None` while it is not
+    /// bound). One place can have several IDs: an attach hooks the JDK's lock methods before
+    /// it rewrites the application's classes, so a lock call run meanwhile names its site by a
+    /// stack walk, and the rewritten call site then passes the rewriter's ID for the same
+    /// place; a frame still running a method's version from before a retransformation (an
+    /// obsolete method, another jmethodID) walks to yet another. Keyed by ID, a thread's
+    /// interval had two lines of one key, and a hold of a lock with a row of its own under
+    /// one ID could be in the row of other locks under the other (orca check: a `LockHolds`
+    /// line that does not count its `LockHold`). One atomic load once the ID was looked up.
+    pub fn canonical(&self, id: u32, place: impl FnOnce(u32) -> Option<(u32, u32)>) -> u32 {
+        let Some(slot) = self.canon.get(id as usize) else {
+            return id;
+        };
+        let c = slot.load(Ordering::Relaxed);
+        if c != 0 {
+            return c;
+        }
+        let Some(p) = place(id) else {
+            return id;
+        };
+        let c = *self
+            .places
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(p)
+            .or_insert(id);
+        slot.store(c, Ordering::Relaxed);
+        c
+    }
+
     /// The method and original bytecode index of a site; `None` when unknown.
     pub fn get(&self, site: u32) -> Option<(jmethodID, u32)> {
         let m = self.methods.get(site as usize)?.load(Ordering::Acquire);
@@ -133,6 +179,36 @@ impl Sites {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_recording_has_the_one_table() {
+        // An attach after a detach finds the places the earlier recording numbered (and
+        // makes no second table of 48 MB).
+        let a = Sites::shared();
+        let id = a.intern(0x5000 as jmethodID, 7);
+        assert!(std::ptr::eq(a, Sites::shared()));
+        assert_eq!(Sites::shared().intern(0x5000 as jmethodID, 7), id);
+    }
+
+    #[test]
+    fn the_ids_of_one_place_count_as_the_first() {
+        // A walked ID (3) and the rewriter's (9) for one place, and another place (4); an ID
+        // not bound yet is itself, and looked up again later.
+        let sites = Sites::default();
+        let place = |id: u32| match id {
+            3 | 9 => Some((0x11, 14)),
+            4 => Some((0x11, 20)),
+            _ => None,
+        };
+        assert_eq!(sites.canonical(3, place), 3);
+        assert_eq!(sites.canonical(9, place), 3);
+        assert_eq!(sites.canonical(4, place), 4);
+        assert_eq!(sites.canonical(12, place), 12);
+        assert_eq!(sites.canonical(12, |_| Some((0x11, 20))), 4);
+        // Looked up once: the answer is kept.
+        assert_eq!(sites.canonical(9, |_| None), 3);
+        assert_eq!(sites.canonical(u32::MAX, place), u32::MAX);
+    }
 
     #[test]
     fn one_site_per_place_under_contention() {

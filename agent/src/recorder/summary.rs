@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use crate::events::SiteBits;
 use crate::recorder::writer::{Frame, WaitCall, WakeCall};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// Objects with a `Waits` row of their own per thread, interval, call and site (as holds'
 /// rows): a database that waits on a fresh latch per page must not get a line per page.
@@ -111,27 +111,42 @@ impl HoldStat {
         self.count += 1;
         self.total += ns;
         self.max = self.max.max(ns);
-        let b = bucket(ns);
+        self.add_to_bucket(bucket(ns), 1);
+    }
+
+    /// The holds of `other` (the same monitor's at another site ID for the same place) added.
+    pub fn merge(&mut self, other: &HoldStat) {
+        self.count += other.count;
+        self.total += other.total;
+        self.max = self.max.max(other.max);
+        self.untimed += other.untimed;
+        for (b, c) in other.histogram() {
+            self.add_to_bucket(b, c);
+        }
+    }
+
+    fn add_to_bucket(&mut self, b: u32, c: u64) {
         match &mut self.histogram {
             Histogram::Range { first, counts } => {
                 let i = b.wrapping_sub(*first) as usize;
-                if let Some(c) = counts.get_mut(i) {
-                    *c = c.saturating_add(1);
+                let c32 = c.min(u32::MAX as u64) as u32;
+                if let Some(n) = counts.get_mut(i) {
+                    *n = n.saturating_add(c32);
                 } else {
-                    range_add(first, counts, b, 1);
+                    range_add(first, counts, b, c32);
                 }
             }
             Histogram::Inline(n, entries) => {
                 if let Some(e) = entries[..*n as usize].iter_mut().find(|e| e.0 == b) {
-                    e.1 += 1;
+                    e.1 += c;
                     return;
                 }
                 if (*n as usize) < INLINE_BUCKETS {
-                    entries[*n as usize] = (b, 1);
+                    entries[*n as usize] = (b, c);
                     *n += 1;
                     return;
                 }
-                let (mut first, mut counts) = (b, vec![1]);
+                let (mut first, mut counts) = (b, vec![c.min(u32::MAX as u64) as u32]);
                 for &(b, c) in entries.iter() {
                     range_add(&mut first, &mut counts, b, c.min(u32::MAX as u64) as u32);
                 }
@@ -617,9 +632,98 @@ impl Summary {
     }
 }
 
+/// The rows of [`Summary::take`] with each site resolved to its place by `place` (`None`:
+/// left out), the rows of site IDs that stand for the same place summed into the first's
+/// (order kept: the rows of other monitors stay last), so that a flush has one line per key.
+///
+/// Why: the summaries count holds under one site ID per place
+/// ([`Sites::canonical`](crate::recorder::sites::Sites::canonical)), except a site counted
+/// before it was bound, which is its own; two lines of one key would be an error (orca check).
+pub fn by_place<P: Copy + Eq + Hash>(
+    holds: Vec<((u32, u32), HoldStat)>,
+    mut place: impl FnMut(u32) -> Option<P>,
+) -> Vec<((u32, u32, P), HoldStat)> {
+    let mut out: Vec<((u32, u32, P), HoldStat)> = Vec::with_capacity(holds.len());
+    let mut index: FastMap<(u32, u32, P), usize> = FastMap::default();
+    for ((monitor, site), stat) in holds {
+        let Some(p) = place(site & SiteBits::Mask as u32) else {
+            continue;
+        };
+        // the mode bits are part of the key
+        let key = (monitor, site & !(SiteBits::Mask as u32), p);
+        match index.get(&key) {
+            Some(&i) => out[i].1.merge(&stat),
+            None => {
+                index.insert(key, out.len());
+                out.push(((monitor, site, p), stat));
+            }
+        }
+    }
+    out
+}
+
+/// The edges of [`Summary::take`] with both sites resolved to their places, those of one
+/// (held, acquired, guards, places) summed (see [`by_place`]).
+pub fn edges_by_place<P: Copy + Eq + Hash>(
+    edges: Vec<(EdgeKey, u64)>,
+    mut place: impl FnMut(u32) -> Option<P>,
+) -> Vec<(EdgeKey, P, P, u64)> {
+    let mut out: Vec<(EdgeKey, P, P, u64)> = Vec::with_capacity(edges.len());
+    let mut index: HashMap<(u32, u32, Guards, P, P), usize, BuildHasherDefault<FastHasher>> =
+        HashMap::default();
+    for (k, count) in edges {
+        let (Some(held), Some(acquired)) = (place(k.held_site), place(k.acquired_site)) else {
+            continue;
+        };
+        let key = (k.held, k.acquired, k.guards.clone(), held, acquired);
+        match index.get(&key) {
+            Some(&i) => out[i].3 += count,
+            None => {
+                index.insert(key, out.len());
+                out.push((k, held, acquired, count));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn site_ids_of_one_place_make_one_row() {
+        // Sites 1 and 7 are one place (a walked ID and the rewriter's); 3 another. A long
+        // hold counted under 7 must be in the one line of the key.
+        let lock = SiteBits::Lock as u32;
+        let mut s = Summary::starting(0);
+        s.hold(0xA, 1 | lock, 0, 100, false);
+        s.hold(0xA, 7 | lock, 0, 11_000_000, false);
+        s.hold(0xA, 3 | lock, 0, 50, false);
+        s.hold(0xA, 1, 0, 70, false); // a monitor's, another key
+        s.order(0xB, 7, [(0xA, 1)].into_iter());
+        s.order(0xB, 1, [(0xA, 7)].into_iter());
+        let (holds, edges) = s.take();
+        let place = |site: u32| Some(if site == 7 { 1 } else { site });
+        let rows = by_place(holds, place);
+        assert_eq!(rows.len(), 3, "{rows:?}");
+        let merged = &rows
+            .iter()
+            .find(|((m, site, p), _)| (*m, site & lock, *p) == (0xA, lock, 1))
+            .unwrap()
+            .1;
+        assert_eq!(
+            (merged.count, merged.total, merged.max),
+            (2, 11_000_100, 11_000_000)
+        );
+        assert_eq!(
+            merged.histogram(),
+            vec![(bucket(100), 1), (bucket(11_000_000), 1)]
+        );
+        let edges = edges_by_place(edges, place);
+        assert_eq!(edges.len(), 1);
+        assert_eq!((edges[0].1, edges[0].2, edges[0].3), (1, 1, 2));
+    }
 
     #[test]
     fn buckets_are_the_formats() {
