@@ -501,14 +501,16 @@ fn record_says_clearly_when_it_cannot_find_the_agent() {
 }
 
 /// Runs `commands` (each `[program, args...]`) unless the returned sender is used within
-/// 120 s: a test whose JVM hangs kills it rather than the suite.
-fn watchdog(commands: Vec<Vec<String>>) -> std::sync::mpsc::Sender<()> {
+/// 120 s: a test whose JVM hangs kills it rather than the suite. Before that it prints what
+/// `pid` (`orca`) and the JVM under it were doing, since such a hang is seen once under load.
+fn watchdog(pid: u32, commands: Vec<Vec<String>>) -> std::sync::mpsc::Sender<()> {
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     std::thread::spawn(move || {
         if rx
             .recv_timeout(std::time::Duration::from_secs(120))
             .is_err()
         {
+            eprintln!("{}", orca_tests::dump_hung(pid));
             for c in commands {
                 let _ = Command::new(&c[0]).args(&c[1..]).status();
             }
@@ -541,7 +543,19 @@ fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         // Its own process group, as a shell's foreground job: Ctrl-C signals the whole group.
-        let mut child = Command::new(env!("CARGO_BIN_EXE_orca"))
+        // And SIGINT handled by default, as an interactive shell starts a foreground job: the
+        // test may itself run with SIGINT ignored (a background job of a script, as CI is run
+        // beside busy loops: `scripts/test &`), and a JVM that inherits an ignored SIGINT
+        // keeps ignoring it, as it should, so that Ctrl-C never ended it (the watchdog did).
+        let mut child = Command::new(env!("CARGO_BIN_EXE_orca"));
+        // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+        unsafe {
+            child.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = child
             .current_dir(&dir)
             .args(["record", "-o", "int", "--"])
             .arg(jdk.java())
@@ -556,12 +570,10 @@ fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
             .spawn()
             .unwrap();
         let group = format!("-{}", child.id());
-        let tx = watchdog(vec![vec![
-            "kill".into(),
-            "-9".into(),
-            "--".into(),
-            group.clone(),
-        ]]);
+        let tx = watchdog(
+            child.id(),
+            vec![vec!["kill".into(), "-9".into(), "--".into(), group.clone()]],
+        );
         let mut out = until_ready(&mut child);
         let st = Command::new("kill")
             .args(["-INT", "--", &group])
@@ -606,10 +618,13 @@ fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page()
             .spawn()
             .unwrap();
         let pid = child.id().to_string();
-        let tx = watchdog(vec![
-            vec!["pkill".into(), "-9".into(), "-P".into(), pid.clone()],
-            vec!["kill".into(), "-9".into(), pid.clone()],
-        ]);
+        let tx = watchdog(
+            child.id(),
+            vec![
+                vec!["pkill".into(), "-9".into(), "-P".into(), pid.clone()],
+                vec!["kill".into(), "-9".into(), pid.clone()],
+            ],
+        );
         let mut out = until_ready(&mut child);
         let st = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
         assert!(st.success());

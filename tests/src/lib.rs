@@ -308,6 +308,7 @@ pub fn output_with_timeout(mut cmd: Command, secs: u64) -> Output {
             .recv_timeout(std::time::Duration::from_secs(secs))
             .is_err()
         {
+            eprintln!("{}", dump_hung(pid));
             let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
             eprintln!("orca-tests: killed pid {pid} after {secs} s");
         }
@@ -315,6 +316,127 @@ pub fn output_with_timeout(mut cmd: Command, secs: u64) -> Output {
     let out = child.wait_with_output().expect("wait for java");
     let _ = tx.send(());
     out
+}
+
+/// What `pid` and every process under it are doing, for a test that is about to kill them
+/// as hung: a hang that happens once under load is found from this, not by guessing. For each
+/// process its command line, every thread's name, state and kernel wait channel, a Java
+/// thread dump (`jstack -l`, which a JVM stuck in its exit may not answer) and every native
+/// thread's stack (`gdb`, when installed: it shows an agent thread stuck in Rust). Each
+/// tool gets a bounded time, so that the dump cannot hang the test in turn.
+pub fn dump_hung(pid: u32) -> String {
+    use std::fmt::Write as _;
+    let mut pids = vec![pid];
+    let mut i = 0;
+    while i < pids.len() {
+        let p = pids[i];
+        for task in tasks(p) {
+            let children = std::fs::read_to_string(format!("/proc/{p}/task/{task}/children"))
+                .unwrap_or_default();
+            pids.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|c| c.parse::<u32>().ok()),
+            );
+        }
+        i += 1;
+    }
+    let mut s = String::new();
+    for p in pids {
+        let cmdline = std::fs::read(format!("/proc/{p}/cmdline"))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        let _ = writeln!(s, "orca-tests: hung process {p}: {cmdline}");
+        // Which signals it ignores, blocks and catches: a JVM started with SIGINT ignored (a
+        // background job of a script) keeps ignoring it, and a Ctrl-C then never ends it.
+        let status = std::fs::read_to_string(format!("/proc/{p}/status")).unwrap_or_default();
+        let signals: Vec<&str> = status
+            .lines()
+            .filter(|l| {
+                ["SigBlk:", "SigIgn:", "SigCgt:"]
+                    .iter()
+                    .any(|k| l.starts_with(k))
+            })
+            .collect();
+        let _ = writeln!(s, "  {}", signals.join(" "));
+        for task in tasks(p) {
+            let read = |f: &str| {
+                std::fs::read_to_string(format!("/proc/{p}/task/{task}/{f}"))
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string()
+            };
+            // The state is the field after the parenthesised name, which may hold spaces.
+            let stat = read("stat");
+            let state = stat
+                .rfind(')')
+                .and_then(|i| stat[i + 1..].split_whitespace().next())
+                .unwrap_or("?")
+                .to_string();
+            let _ = writeln!(
+                s,
+                "  task {task} {:?} state {state} wchan {}",
+                read("comm"),
+                read("wchan")
+            );
+        }
+        let comm = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+        if comm.trim() == "java" {
+            let _ = writeln!(
+                s,
+                "{}",
+                bounded("timeout", &["20", "jstack", "-l", &p.to_string()])
+            );
+        }
+        let _ = writeln!(
+            s,
+            "{}",
+            bounded(
+                "timeout",
+                &[
+                    "60",
+                    "gdb",
+                    "-p",
+                    &p.to_string(),
+                    "-batch",
+                    "-nx",
+                    "-ex",
+                    "handle SIGSEGV SIGBUS nostop noprint pass",
+                    "-ex",
+                    "thread apply all bt",
+                ]
+            )
+        );
+    }
+    s
+}
+
+fn tasks(pid: u32) -> Vec<u32> {
+    let mut v: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort_unstable();
+    v
+}
+
+/// `program args` with its output, or why it did not run.
+fn bounded(program: &str, args: &[&str]) -> String {
+    match Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(o) => format!(
+            "$ {program} {}\n{}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => format!("$ {program} {}: {e}", args.join(" ")),
+    }
 }
 
 /// Runs the same program without the agent, to compare its output.
