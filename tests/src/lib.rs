@@ -179,12 +179,17 @@ pub fn work_dir() -> PathBuf {
 
 /// Compiles every program in `tests/java` once (with JDK 17's javac, `--release 11`, with
 /// debug info) and returns the class folder.
+///
+/// The folder is named by a hash of the sources and is never rewritten: test binaries run
+/// at the same time (two `cargo test` in one worktree, a runner that starts a process per
+/// test) share it, and one that removed and recompiled it under another's running JVM made
+/// that JVM fail with "Could not find or load main class" (seen under load). A process
+/// compiles into a folder of its own and renames it into place; the first rename wins and
+/// the others use its folder. Folders of other sources are removed once a day old.
 pub fn test_classes() -> &'static Path {
     static CLASSES: OnceLock<PathBuf> = OnceLock::new();
     CLASSES.get_or_init(|| {
-        let out = work_dir().join("classes");
-        let _ = std::fs::remove_dir_all(&out);
-        std::fs::create_dir_all(&out).unwrap();
+        use std::hash::{Hash, Hasher};
         let mut sources: Vec<PathBuf> = std::fs::read_dir(root().join("tests/java"))
             .expect("tests/java")
             .flatten()
@@ -192,13 +197,52 @@ pub fn test_classes() -> &'static Path {
             .filter(|p| p.extension().is_some_and(|e| e == "java"))
             .collect();
         sources.sort();
-        let status = Command::new(jdk17().javac())
-            .args(["--release", "11", "-g", "-encoding", "UTF-8", "-d"])
-            .arg(&out)
+        let javac = jdk17().javac();
+        let args = ["--release", "11", "-g", "-encoding", "UTF-8", "-d"];
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&javac, args).hash(&mut h);
+        for s in &sources {
+            (s.file_name(), std::fs::read(s).expect("read tests/java")).hash(&mut h);
+        }
+        let name = format!("classes-{:016x}", h.finish());
+        let work = work_dir();
+        let out = work.join(&name);
+        if out.is_dir() {
+            return out;
+        }
+        let tmp = work.join(format!("{name}.tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).unwrap();
+        let status = Command::new(javac)
+            .args(args)
+            .arg(&tmp)
             .args(&sources)
             .status()
             .expect("run javac");
         assert!(status.success(), "javac failed on tests/java");
+        if std::fs::rename(&tmp, &out).is_err() {
+            // Another test binary put the same classes there first.
+            assert!(
+                out.is_dir(),
+                "cannot move {} to {}",
+                tmp.display(),
+                out.display()
+            );
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        let day = std::time::Duration::from_secs(24 * 3600);
+        for e in std::fs::read_dir(&work).into_iter().flatten().flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > day);
+            if (n == "classes" || n.starts_with("classes-")) && n != name && old {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
         out
     })
 }
