@@ -134,17 +134,14 @@ fn consistent_lock_order_is_clean() {
     }
 }
 
-/// Most the agent's hold may exceed the program's own measurement of it, per hold. The
-/// program reads System.nanoTime right after entering and right before leaving the block, so
-/// its interval lies inside the agent's MonitorEntered..MonitorExit (same clock,
-/// CLOCK_MONOTONIC): the agent's hold is never shorter. It is longer by the tracker's work
-/// between its clock read and the program's (a stack walk and a queue push, a few µs) plus
-/// whatever the OS or the JVM interleaves there: on this shared 2-core machine a preemption
-/// costs a scheduler slice (a few ms), a first call may resolve or compile. 5 ms per hold is
-/// a tenth of the 50 ms hold: it tolerates that, yet a unit error, a hold counted twice or
-/// missed (50 ms each), or holds measured across the sleep of another iteration fail.
-const HOLD_TOLERANCE_NS: u64 = 5_000_000;
-
+/// The agent's holds lie between two measurements of the program's own, per hold, both forced
+/// by program order on one clock (System.nanoTime, CLOCK_MONOTONIC, the log's): the program
+/// reads the clock right after entering the block and right before leaving it, inside the
+/// agent's MonitorEntered..MonitorExit, and right before the block and right after it
+/// ("outer"), around it. A fixed tolerance above the inner figure (5 ms) failed under load:
+/// a preemption between entering and the program's clock read cost 23 ms once on JDK 25 with
+/// both cores busy. The outer bound is what the program forces; a unit error, a hold counted
+/// twice or missed, or a hold measured across another iteration's sleep still fail.
 #[test]
 fn hold_times_agree_with_the_programs_own_measurements() {
     for jdk in jdks() {
@@ -153,6 +150,8 @@ fn hold_times_agree_with_the_programs_own_measurements() {
         let holds = num(&r.stdout, "holds");
         let total = num(&r.stdout, "total_ns");
         let max = num(&r.stdout, "max_ns");
+        let outer_total = num(&r.stdout, "outer_total_ns");
+        let outer_max = num(&r.stdout, "outer_max_ns");
         let (code, json, err) = orca(&["report", &prefix(&r), "--json", "--top", "100"]);
         let ctx = format!("{}: program: {}\n{json}{err}", jdk.label(), r.stdout.trim());
         assert_eq!(code, Some(0), "{ctx}");
@@ -166,7 +165,7 @@ fn hold_times_agree_with_the_programs_own_measurements() {
             json_u64(&json, h, "max_ns"),
         );
         eprintln!(
-            "{}: holds {n}, agent total {agent_total} ns vs program {total} ns (+{} ns), agent max {agent_max} ns vs program {max} ns (+{} ns)",
+            "{}: holds {n}, agent total {agent_total} ns vs program {total} ns (+{} ns, outer {outer_total} ns), agent max {agent_max} ns vs program {max} ns (+{} ns, outer {outer_max} ns)",
             jdk.label(),
             agent_total as i64 - total as i64,
             agent_max as i64 - max as i64
@@ -177,13 +176,13 @@ fn hold_times_agree_with_the_programs_own_measurements() {
             "agent total below the program's: {ctx}"
         );
         assert!(
-            agent_total <= total + holds * HOLD_TOLERANCE_NS,
-            "agent total exceeds the program's by more than {holds} x {HOLD_TOLERANCE_NS} ns: {ctx}"
+            agent_total <= outer_total,
+            "agent total above the program's outer total {outer_total} ns: {ctx}"
         );
         assert!(agent_max >= max, "agent max below the program's: {ctx}");
         assert!(
-            agent_max <= max + HOLD_TOLERANCE_NS,
-            "agent max exceeds the program's by more than {HOLD_TOLERANCE_NS} ns: {ctx}"
+            agent_max <= outer_max,
+            "agent max above the program's outer max {outer_max} ns: {ctx}"
         );
         assert!(json_u64(&json, h, "open") == 0, "{ctx}");
 
