@@ -134,17 +134,14 @@ fn consistent_lock_order_is_clean() {
     }
 }
 
-/// Most the agent's hold may exceed the program's own measurement of it, per hold. The
-/// program reads System.nanoTime right after entering and right before leaving the block, so
-/// its interval lies inside the agent's MonitorEntered..MonitorExit (same clock,
-/// CLOCK_MONOTONIC): the agent's hold is never shorter. It is longer by the tracker's work
-/// between its clock read and the program's (a stack walk and a queue push, a few µs) plus
-/// whatever the OS or the JVM interleaves there: on this shared 2-core machine a preemption
-/// costs a scheduler slice (a few ms), a first call may resolve or compile. 5 ms per hold is
-/// a tenth of the 50 ms hold: it tolerates that, yet a unit error, a hold counted twice or
-/// missed (50 ms each), or holds measured across the sleep of another iteration fail.
-const HOLD_TOLERANCE_NS: u64 = 5_000_000;
-
+/// The agent's holds lie between two measurements of the program's own, per hold, both forced
+/// by program order on one clock (System.nanoTime, CLOCK_MONOTONIC, the log's): the program
+/// reads the clock right after entering the block and right before leaving it, inside the
+/// agent's MonitorEntered..MonitorExit, and right before the block and right after it
+/// ("outer"), around it. A fixed tolerance above the inner figure (5 ms) failed under load:
+/// a preemption between entering and the program's clock read cost 23 ms once on JDK 25 with
+/// both cores busy. The outer bound is what the program forces; a unit error, a hold counted
+/// twice or missed, or a hold measured across another iteration's sleep still fail.
 #[test]
 fn hold_times_agree_with_the_programs_own_measurements() {
     for jdk in jdks() {
@@ -153,6 +150,8 @@ fn hold_times_agree_with_the_programs_own_measurements() {
         let holds = num(&r.stdout, "holds");
         let total = num(&r.stdout, "total_ns");
         let max = num(&r.stdout, "max_ns");
+        let outer_total = num(&r.stdout, "outer_total_ns");
+        let outer_max = num(&r.stdout, "outer_max_ns");
         let (code, json, err) = orca(&["report", &prefix(&r), "--json", "--top", "100"]);
         let ctx = format!("{}: program: {}\n{json}{err}", jdk.label(), r.stdout.trim());
         assert_eq!(code, Some(0), "{ctx}");
@@ -166,7 +165,7 @@ fn hold_times_agree_with_the_programs_own_measurements() {
             json_u64(&json, h, "max_ns"),
         );
         eprintln!(
-            "{}: holds {n}, agent total {agent_total} ns vs program {total} ns (+{} ns), agent max {agent_max} ns vs program {max} ns (+{} ns)",
+            "{}: holds {n}, agent total {agent_total} ns vs program {total} ns (+{} ns, outer {outer_total} ns), agent max {agent_max} ns vs program {max} ns (+{} ns, outer {outer_max} ns)",
             jdk.label(),
             agent_total as i64 - total as i64,
             agent_max as i64 - max as i64
@@ -177,13 +176,13 @@ fn hold_times_agree_with_the_programs_own_measurements() {
             "agent total below the program's: {ctx}"
         );
         assert!(
-            agent_total <= total + holds * HOLD_TOLERANCE_NS,
-            "agent total exceeds the program's by more than {holds} x {HOLD_TOLERANCE_NS} ns: {ctx}"
+            agent_total <= outer_total,
+            "agent total above the program's outer total {outer_total} ns: {ctx}"
         );
         assert!(agent_max >= max, "agent max below the program's: {ctx}");
         assert!(
-            agent_max <= max + HOLD_TOLERANCE_NS,
-            "agent max exceeds the program's by more than {HOLD_TOLERANCE_NS} ns: {ctx}"
+            agent_max <= outer_max,
+            "agent max above the program's outer max {outer_max} ns: {ctx}"
         );
         assert!(json_u64(&json, h, "open") == 0, "{ctx}");
 
@@ -501,14 +500,16 @@ fn record_says_clearly_when_it_cannot_find_the_agent() {
 }
 
 /// Runs `commands` (each `[program, args...]`) unless the returned sender is used within
-/// 120 s: a test whose JVM hangs kills it rather than the suite.
-fn watchdog(commands: Vec<Vec<String>>) -> std::sync::mpsc::Sender<()> {
+/// 120 s: a test whose JVM hangs kills it rather than the suite. Before that it prints what
+/// `pid` (`orca`) and the JVM under it were doing, since such a hang is seen once under load.
+fn watchdog(pid: u32, commands: Vec<Vec<String>>) -> std::sync::mpsc::Sender<()> {
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     std::thread::spawn(move || {
         if rx
             .recv_timeout(std::time::Duration::from_secs(120))
             .is_err()
         {
+            eprintln!("{}", orca_tests::dump_hung(pid));
             for c in commands {
                 let _ = Command::new(&c[0]).args(&c[1..]).status();
             }
@@ -541,7 +542,19 @@ fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         // Its own process group, as a shell's foreground job: Ctrl-C signals the whole group.
-        let mut child = Command::new(env!("CARGO_BIN_EXE_orca"))
+        // And SIGINT handled by default, as an interactive shell starts a foreground job: the
+        // test may itself run with SIGINT ignored (a background job of a script, as CI is run
+        // beside busy loops: `scripts/test &`), and a JVM that inherits an ignored SIGINT
+        // keeps ignoring it, as it should, so that Ctrl-C never ended it (the watchdog did).
+        let mut child = Command::new(env!("CARGO_BIN_EXE_orca"));
+        // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+        unsafe {
+            child.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = child
             .current_dir(&dir)
             .args(["record", "-o", "int", "--"])
             .arg(jdk.java())
@@ -556,12 +569,10 @@ fn record_lets_the_jvm_handle_ctrl_c_and_still_prints_the_report() {
             .spawn()
             .unwrap();
         let group = format!("-{}", child.id());
-        let tx = watchdog(vec![vec![
-            "kill".into(),
-            "-9".into(),
-            "--".into(),
-            group.clone(),
-        ]]);
+        let tx = watchdog(
+            child.id(),
+            vec![vec!["kill".into(), "-9".into(), "--".into(), group.clone()]],
+        );
         let mut out = until_ready(&mut child);
         let st = Command::new("kill")
             .args(["-INT", "--", &group])
@@ -606,10 +617,13 @@ fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page()
             .spawn()
             .unwrap();
         let pid = child.id().to_string();
-        let tx = watchdog(vec![
-            vec!["pkill".into(), "-9".into(), "-P".into(), pid.clone()],
-            vec!["kill".into(), "-9".into(), pid.clone()],
-        ]);
+        let tx = watchdog(
+            child.id(),
+            vec![
+                vec!["pkill".into(), "-9".into(), "-P".into(), pid.clone()],
+                vec!["kill".into(), "-9".into(), pid.clone()],
+            ],
+        );
         let mut out = until_ready(&mut child);
         let st = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
         assert!(st.success());

@@ -84,6 +84,7 @@ fn observe(jdk: &Jdk, options: Option<&str>) -> (String, String) {
             .recv_timeout(std::time::Duration::from_secs(180))
             .is_err()
         {
+            eprintln!("{}", orca_tests::dump_hung(pid));
             let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
         }
     });

@@ -179,12 +179,17 @@ pub fn work_dir() -> PathBuf {
 
 /// Compiles every program in `tests/java` once (with JDK 17's javac, `--release 11`, with
 /// debug info) and returns the class folder.
+///
+/// The folder is named by a hash of the sources and is never rewritten: test binaries run
+/// at the same time (two `cargo test` in one worktree, a runner that starts a process per
+/// test) share it, and one that removed and recompiled it under another's running JVM made
+/// that JVM fail with "Could not find or load main class" (seen under load). A process
+/// compiles into a folder of its own and renames it into place; the first rename wins and
+/// the others use its folder. Folders of other sources are removed once a day old.
 pub fn test_classes() -> &'static Path {
     static CLASSES: OnceLock<PathBuf> = OnceLock::new();
     CLASSES.get_or_init(|| {
-        let out = work_dir().join("classes");
-        let _ = std::fs::remove_dir_all(&out);
-        std::fs::create_dir_all(&out).unwrap();
+        use std::hash::{Hash, Hasher};
         let mut sources: Vec<PathBuf> = std::fs::read_dir(root().join("tests/java"))
             .expect("tests/java")
             .flatten()
@@ -192,13 +197,52 @@ pub fn test_classes() -> &'static Path {
             .filter(|p| p.extension().is_some_and(|e| e == "java"))
             .collect();
         sources.sort();
-        let status = Command::new(jdk17().javac())
-            .args(["--release", "11", "-g", "-encoding", "UTF-8", "-d"])
-            .arg(&out)
+        let javac = jdk17().javac();
+        let args = ["--release", "11", "-g", "-encoding", "UTF-8", "-d"];
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&javac, args).hash(&mut h);
+        for s in &sources {
+            (s.file_name(), std::fs::read(s).expect("read tests/java")).hash(&mut h);
+        }
+        let name = format!("classes-{:016x}", h.finish());
+        let work = work_dir();
+        let out = work.join(&name);
+        if out.is_dir() {
+            return out;
+        }
+        let tmp = work.join(format!("{name}.tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).unwrap();
+        let status = Command::new(javac)
+            .args(args)
+            .arg(&tmp)
             .args(&sources)
             .status()
             .expect("run javac");
         assert!(status.success(), "javac failed on tests/java");
+        if std::fs::rename(&tmp, &out).is_err() {
+            // Another test binary put the same classes there first.
+            assert!(
+                out.is_dir(),
+                "cannot move {} to {}",
+                tmp.display(),
+                out.display()
+            );
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        let day = std::time::Duration::from_secs(24 * 3600);
+        for e in std::fs::read_dir(&work).into_iter().flatten().flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > day);
+            if (n == "classes" || n.starts_with("classes-")) && n != name && old {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
         out
     })
 }
@@ -308,6 +352,7 @@ pub fn output_with_timeout(mut cmd: Command, secs: u64) -> Output {
             .recv_timeout(std::time::Duration::from_secs(secs))
             .is_err()
         {
+            eprintln!("{}", dump_hung(pid));
             let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
             eprintln!("orca-tests: killed pid {pid} after {secs} s");
         }
@@ -315,6 +360,127 @@ pub fn output_with_timeout(mut cmd: Command, secs: u64) -> Output {
     let out = child.wait_with_output().expect("wait for java");
     let _ = tx.send(());
     out
+}
+
+/// What `pid` and every process under it are doing, for a test that is about to kill them
+/// as hung: a hang that happens once under load is found from this, not by guessing. For each
+/// process its command line, every thread's name, state and kernel wait channel, a Java
+/// thread dump (`jstack -l`, which a JVM stuck in its exit may not answer) and every native
+/// thread's stack (`gdb`, when installed: it shows an agent thread stuck in Rust). Each
+/// tool gets a bounded time, so that the dump cannot hang the test in turn.
+pub fn dump_hung(pid: u32) -> String {
+    use std::fmt::Write as _;
+    let mut pids = vec![pid];
+    let mut i = 0;
+    while i < pids.len() {
+        let p = pids[i];
+        for task in tasks(p) {
+            let children = std::fs::read_to_string(format!("/proc/{p}/task/{task}/children"))
+                .unwrap_or_default();
+            pids.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|c| c.parse::<u32>().ok()),
+            );
+        }
+        i += 1;
+    }
+    let mut s = String::new();
+    for p in pids {
+        let cmdline = std::fs::read(format!("/proc/{p}/cmdline"))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        let _ = writeln!(s, "orca-tests: hung process {p}: {cmdline}");
+        // Which signals it ignores, blocks and catches: a JVM started with SIGINT ignored (a
+        // background job of a script) keeps ignoring it, and a Ctrl-C then never ends it.
+        let status = std::fs::read_to_string(format!("/proc/{p}/status")).unwrap_or_default();
+        let signals: Vec<&str> = status
+            .lines()
+            .filter(|l| {
+                ["SigBlk:", "SigIgn:", "SigCgt:"]
+                    .iter()
+                    .any(|k| l.starts_with(k))
+            })
+            .collect();
+        let _ = writeln!(s, "  {}", signals.join(" "));
+        for task in tasks(p) {
+            let read = |f: &str| {
+                std::fs::read_to_string(format!("/proc/{p}/task/{task}/{f}"))
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string()
+            };
+            // The state is the field after the parenthesised name, which may hold spaces.
+            let stat = read("stat");
+            let state = stat
+                .rfind(')')
+                .and_then(|i| stat[i + 1..].split_whitespace().next())
+                .unwrap_or("?")
+                .to_string();
+            let _ = writeln!(
+                s,
+                "  task {task} {:?} state {state} wchan {}",
+                read("comm"),
+                read("wchan")
+            );
+        }
+        let comm = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+        if comm.trim() == "java" {
+            let _ = writeln!(
+                s,
+                "{}",
+                bounded("timeout", &["20", "jstack", "-l", &p.to_string()])
+            );
+        }
+        let _ = writeln!(
+            s,
+            "{}",
+            bounded(
+                "timeout",
+                &[
+                    "60",
+                    "gdb",
+                    "-p",
+                    &p.to_string(),
+                    "-batch",
+                    "-nx",
+                    "-ex",
+                    "handle SIGSEGV SIGBUS nostop noprint pass",
+                    "-ex",
+                    "thread apply all bt",
+                ]
+            )
+        );
+    }
+    s
+}
+
+fn tasks(pid: u32) -> Vec<u32> {
+    let mut v: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort_unstable();
+    v
+}
+
+/// `program args` with its output, or why it did not run.
+fn bounded(program: &str, args: &[&str]) -> String {
+    match Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(o) => format!(
+            "$ {program} {}\n{}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => format!("$ {program} {}: {e}", args.join(" ")),
+    }
 }
 
 /// Runs the same program without the agent, to compare its output.
