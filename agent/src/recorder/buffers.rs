@@ -823,19 +823,7 @@ impl Recorder {
         if r.closed {
             return false;
         }
-        r.deferred = Some(EventRecord {
-            nanos: line.nanos,
-            kind: line.kind,
-            thread: line.thread,
-            object: line.object,
-            owner: line.owner,
-            extra: match line.extra {
-                OpenExtra::None => Extra::None,
-                OpenExtra::Mode(m) => Extra::Mode(m),
-                OpenExtra::Lock(l) => Extra::Lock(l),
-            },
-            frames: frames.clone(),
-        });
+        r.deferred = Some(line.record(frames.clone()));
         true
     }
 

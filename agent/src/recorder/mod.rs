@@ -41,6 +41,25 @@ pub struct JucLine {
     pub extra: OpenExtra,
 }
 
+impl JucLine {
+    /// The line as the writer takes it, with its stack.
+    pub(crate) fn record(&self, frames: Frames) -> EventRecord {
+        EventRecord {
+            nanos: self.nanos,
+            kind: self.kind,
+            thread: self.thread,
+            object: self.object,
+            owner: self.owner,
+            extra: match self.extra {
+                OpenExtra::None => Extra::None,
+                OpenExtra::Mode(m) => Extra::Mode(m),
+                OpenExtra::Lock(l) => Extra::Lock(l),
+            },
+            frames,
+        }
+    }
+}
+
 /// Whether a j.u.c. exit line keeps the thread's lines paired (every other line does): a
 /// `LockAcquired` is noted, a `LockRelease` is written only for a noted hold.
 fn pairs(state: &mut ThreadState, kind: Kind, open: &OpenCall) -> bool {
@@ -154,19 +173,7 @@ impl Recorder {
 
     /// An event line with the extra field of a j.u.c. line.
     pub fn push_extra(&self, line: JucLine, frames: Frames) {
-        self.log.push(EventRecord {
-            nanos: line.nanos,
-            kind: line.kind,
-            thread: line.thread,
-            object: line.object,
-            owner: line.owner,
-            extra: match line.extra {
-                OpenExtra::None => Extra::None,
-                OpenExtra::Mode(m) => Extra::Mode(m),
-                OpenExtra::Lock(l) => Extra::Lock(l),
-            },
-            frames,
-        });
+        self.log.push(line.record(frames));
     }
 
     /// The end of a tracked call, in either mode: the exit event once the outermost call ends.
