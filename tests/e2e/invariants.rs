@@ -13,6 +13,33 @@ fn printed_monitor(run: &Run) -> u32 {
         .expect("the program prints the monitor's hash")
 }
 
+/// Runs `class THREADS ROUNDS` (a program whose threads contend on one monitor it prints)
+/// and checks what the program itself forces: it exited 0, printed `done` (its counts of
+/// what it did), and the log lost no event (a lost event would make an overlap a warning
+/// only). Returns the run, its log and the monitor.
+fn contended_run(
+    name: &str,
+    jdk: &Jdk,
+    options: &str,
+    class: &str,
+    (threads, rounds): (usize, usize),
+    done: &str,
+) -> (Run, Log, u32) {
+    let run = run(
+        name,
+        jdk,
+        options,
+        class,
+        &[&threads.to_string(), &rounds.to_string()],
+    );
+    assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+    assert!(run.stdout.contains(done), "{}: {}", jdk.label(), run.stdout);
+    let monitor = printed_monitor(&run);
+    let log = run.log();
+    assert_eq!(log.dropped, 0, "{}: events were dropped", jdk.label());
+    (run, log, monitor)
+}
+
 /// Four threads on one monitor, then on one `ReentrantLock`, with the complete trace: no
 /// acquisition is stamped before the previous owner's release. (HotSpot spins for a
 /// contended monitor before it posts MonitorContendedEnter: before issue 25 an acquisition
@@ -23,26 +50,15 @@ fn contended_monitor_and_lock_have_one_owner_at_a_time() {
     const THREADS: usize = 4;
     const ROUNDS: usize = 5000;
     for jdk in jdks() {
-        let run = run(
+        let total = THREADS * ROUNDS;
+        let (run, log, monitor) = contended_run(
             "exclusive",
             jdk,
             "mode=instrument,trace=all,stackdepth=2",
             "Exclusive",
-            &[&THREADS.to_string(), &ROUNDS.to_string()],
+            (THREADS, ROUNDS),
+            &format!("inMonitor={total} inLock={total}"),
         );
-        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
-        let total = THREADS * ROUNDS;
-        assert!(
-            run.stdout
-                .contains(&format!("inMonitor={total} inLock={total}")),
-            "{}: {}",
-            jdk.label(),
-            run.stdout
-        );
-        let monitor = printed_monitor(&run);
-        let log = run.log();
-        // Lost events would make an overlap a warning only: this run must lose none.
-        assert_eq!(log.dropped, 0, "{}: events were dropped", jdk.label());
         let entered = log
             .events
             .iter()
@@ -77,26 +93,15 @@ fn exceptions_leaving_contended_blocks_release_after_their_exit() {
     const THREADS: usize = 4;
     const ROUNDS: usize = 25_000;
     for jdk in jdks() {
-        let run = run(
+        let total = THREADS * ROUNDS;
+        let (run, log, monitor) = contended_run(
             "throwing-exits",
             jdk,
             "mode=instrument,trace=all",
             "ThrowingExits",
-            &[&THREADS.to_string(), &ROUNDS.to_string()],
+            (THREADS, ROUNDS),
+            &format!("inMonitor={total} caught={total}"),
         );
-        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
-        let total = THREADS * ROUNDS;
-        assert!(
-            run.stdout
-                .contains(&format!("inMonitor={total} caught={total}")),
-            "{}: {}",
-            jdk.label(),
-            run.stdout
-        );
-        let monitor = printed_monitor(&run);
-        let log = run.log();
-        // Lost events would make an overlap a warning only: this run must lose none.
-        assert_eq!(log.dropped, 0, "{}: events were dropped", jdk.label());
         for name in ["MonitorEntered", "MonitorExit"] {
             let n = log
                 .events
