@@ -1115,6 +1115,16 @@ impl Jvmti {
     }
 
     /// Every class loaded now (local references).
+    /// The JDK's feature release (17, 25, ...), from the JVMTI version number, whose minor
+    /// field is the release since JDK 9 (`JVMTI_VERSION_9` is `0x30090000`); `None` before.
+    pub fn jdk_release(&self) -> Option<u32> {
+        let mut v: jint = 0;
+        let rc = call!(self, GetVersionNumber, fn(*mut jint), &mut v);
+        check("GetVersionNumber", rc).ok()?;
+        let minor = ((v as u32) >> 16) & 0xFF;
+        (minor >= 9).then_some(minor)
+    }
+
     pub fn loaded_classes(&self) -> Result<Vec<jclass>, JvmtiError> {
         let mut count: jint = 0;
         let mut classes: *mut jclass = ptr::null_mut();

@@ -78,6 +78,17 @@ pub struct Config {
     /// tracker checks that the hint names the lock it runs on, so a call that reaches no
     /// hooked method leaves nothing wrong behind).
     pub lock_sites: bool,
+    /// With [`Config::synchronized_methods`]: every constructor of a class that has a
+    /// `synchronized` instance method ends with `aload_0; System.identityHashCode; pop` (at
+    /// each `return`). Why: the tracker names a monitor by its identity hash, and a
+    /// `synchronized` method's monitor is already locked when its first report runs. Where
+    /// HotSpot stack-locks (JDK 22 and earlier by default), hashing a locked object that has
+    /// no hash yet inflates its monitor (and the deflation thread later undoes it): on a
+    /// program that calls `synchronized` methods of fresh objects (Derby: a row, a latch, a
+    /// statement), that was 8% of its samples. An object hashed when it is made keeps its
+    /// hash in the displaced header, where a later hash of it finds it. JDK 23's lightweight
+    /// locking installs a hash without inflating: the agent asks for this only before that.
+    pub hash_at_birth: bool,
 }
 
 /// One method instrumented at its entry and every exit: entry runs
@@ -137,6 +148,7 @@ impl Default for Config {
             skip_calls: Vec::new(),
             inline_calls: Vec::new(),
             lock_sites: false,
+            hash_at_birth: false,
         }
     }
 }
@@ -449,6 +461,30 @@ impl Small {
     }
 }
 
+/// Whether a method of the class at `methods_start` is `synchronized`, not static and has
+/// code (see [`Config::hash_at_birth`]).
+fn has_synchronized_instance_method(
+    bytes: &[u8],
+    methods_start: usize,
+) -> Result<bool, RewriteError> {
+    let mut r = Reader::new(bytes, methods_start);
+    let nm = r.u2("methods_count")?;
+    let mut found = false;
+    for _ in 0..nm {
+        let acc = r.u2("method access_flags")?;
+        r.skip(4, "method name/descriptor")?;
+        let na = r.u2("method attributes_count")?;
+        for _ in 0..na {
+            r.skip(2, "attribute_name_index")?;
+            let len = r.u4("attribute_length")? as usize;
+            r.skip(len, "method attribute")?;
+        }
+        found |=
+            acc & (ACC_SYNCHRONIZED | ACC_STATIC | ACC_NATIVE | ACC_ABSTRACT) == ACC_SYNCHRONIZED;
+    }
+    Ok(found)
+}
+
 pub(crate) fn skip_members(r: &mut Reader, what: &'static str) -> Result<(), RewriteError> {
     let n = r.u2(what)?;
     for _ in 0..n {
@@ -540,6 +576,9 @@ fn slow_path(
         }
     }
     let candidate = |i: u16| cand.get(i as usize).copied().unwrap_or(false);
+    let born = config.hash_at_birth
+        && config.synchronized_methods
+        && has_synchronized_instance_method(bytes, methods_start)?;
     let mut notes = Vec::new();
     let mut done: Vec<Rewritten> = Vec::new();
     let names = |i: u16| pool.utf8(i).ok();
@@ -620,6 +659,7 @@ fn slow_path(
         let is_static = acc & ACC_STATIC != 0;
         let ref_arg0 = is_static && (mdesc.starts_with(b"(L") || mdesc.starts_with(b"(["));
         let sync = config.synchronized_methods && acc & ACC_SYNCHRONIZED != 0;
+        let hash_this = born && mname == b"<init>" && !transform::stores_slot0(cv.code, &insns);
         let hook = if mname != b"<init>" && mname != b"<clinit>" {
             config
                 .hooks
@@ -638,7 +678,7 @@ fn slow_path(
                 exc: cv.exc,
                 smt: smt_in(&cv, &names, major),
             };
-            if !transform::relevant(&mi, config, &candidate, sync || hook.is_some()) {
+            if !transform::relevant(&mi, config, &candidate, sync || hook.is_some() || hash_this) {
                 continue;
             }
         }
@@ -705,6 +745,7 @@ fn slow_path(
             &candidate,
             sync_monitor.as_ref(),
             hook,
+            hash_this,
             this_class,
         )?;
         if !plan.changed {

@@ -768,6 +768,7 @@ pub(crate) fn plan<'b>(
     candidate: &dyn Fn(u16) -> bool,
     sync_monitor: Option<&MonitorLoad>,
     hook: Option<&crate::MethodHook>,
+    hash_this: bool,
     this_class: u16,
 ) -> Result<Plan, RewriteError> {
     let t = Tracker {
@@ -960,6 +961,25 @@ pub(crate) fn plan<'b>(
                 changed = true;
             }
             _ => {}
+        }
+    }
+    if hash_this {
+        // A constructor's returns (`this` is initialized there: JVMS 4.10.1.9, `return`):
+        // `aload_0; invokestatic System.identityHashCode; pop` (Config::hash_at_birth).
+        let hash = pb
+            .methodref(
+                "java/lang/System",
+                "identityHashCode",
+                "(Ljava/lang/Object;)I",
+            )?
+            .to_be_bytes();
+        for (i, ins) in mi.insns.iter().enumerate() {
+            if ins.op == 0xb1 {
+                let p = [0x2a, 0xb8, hash[0], hash[1], 0x57]; // aload_0 invokestatic pop
+                per[i].prefix.splice(0..0, p);
+                extra = extra.max(1);
+                changed = true;
+            }
         }
     }
     let mut head = Vec::new();

@@ -564,6 +564,97 @@ fn synchronized_instance_method() {
     assert_eq!(p.frames, vec![4, 13]);
 }
 
+/// Config::hash_at_birth: a constructor of a class with a `synchronized` instance method hashes
+/// `this` before each of its returns (its line and original bci stay the return's); a class
+/// whose only `synchronized` method is static keeps its constructor, and so does every class
+/// without the option.
+#[test]
+fn constructors_of_classes_with_synchronized_methods_hash_this() {
+    let build = |sync_access: u16| {
+        let mut b = ClassBuilder::new("t/Born", 52);
+        let sup = b
+            .method_ref("java/lang/Object", "<init>", "()V")
+            .to_be_bytes();
+        // aload_0 invokespecial Object.<init>; iload_1 ifeq +4; return; return
+        let code = vec![
+            0x2a, 0xb7, sup[0], sup[1], 0x1b, 0x99, 0x00, 0x04, 0xb1, 0xb1,
+        ];
+        // full_frame at 9: `this` initialized (the implicit first frame has it uninitialized)
+        let this = b.this_index();
+        let mut smt_all = be(&[1]);
+        smt_all.push(255);
+        smt_all.extend(be(&[9, 2]));
+        smt_all.push(7);
+        smt_all.extend(be(&[this]));
+        smt_all.push(1);
+        smt_all.extend(be(&[0]));
+        b.method(
+            0,
+            "<init>",
+            "(Z)V",
+            Some(Code {
+                max_stack: 1,
+                max_locals: 2,
+                code,
+                exc: vec![],
+                attrs: vec![
+                    ("StackMapTable", smt_all),
+                    ("LineNumberTable", be(&[2, 0, 1, 8, 2])),
+                ],
+            }),
+        );
+        b.method(
+            sync_access,
+            "inc",
+            "()V",
+            Some(Code {
+                max_stack: 0,
+                max_locals: 1,
+                code: vec![0xb1],
+                exc: vec![],
+                attrs: vec![],
+            }),
+        );
+        b.build()
+    };
+    let on = Config {
+        hash_at_birth: true,
+        ..Config::default()
+    };
+    let input = build(ACC_SYNC);
+    let (out, maps) = rewritten(&input, &on);
+    assert!(jvm_same_outcome(&[("t/Born", &input, &out)]).is_none_or(|s| s.contains("bothOK=1")));
+    let p = reparse(&out, "<init>");
+    let o = ops(&out, "<init>");
+    // 8: aload_0 invokestatic pop return; 14: the same
+    for at in [8, 14] {
+        assert_eq!(p.code[at], 0x2a, "{o:#?}");
+        assert!(
+            invokestatic_of(&o, at + 1).contains("identityHashCode"),
+            "{o:#?}"
+        );
+        assert_eq!(&p.code[at + 4..at + 6], &[0x57, 0xb1]);
+    }
+    assert_eq!(
+        p.frames,
+        vec![14],
+        "the branch's frame moved with its target"
+    );
+    assert_eq!(p.lines, vec![(0, 1), (8, 2)]);
+    assert_eq!(
+        p.max_stack, 2,
+        "the original's plus the inserted code's own"
+    );
+    let init = maps.iter().find(|m| m.name == "<init>").unwrap();
+    assert_eq!((init.original(12), init.original(18)), (Some(8), Some(9)));
+    // a static synchronized method does not lock instances
+    let (out, _) = rewritten(&build(ACC_SYNC | ACC_STATIC), &on);
+    assert_eq!(reparse(&out, "<init>").code.len(), 10);
+    // off by default
+    let (out, _, _) = changed(&input);
+    assert_eq!(reparse(&out, "<init>").code.len(), 10);
+}
+
 /// Below version 49 a static synchronized method loads its class with Class.forName.
 #[test]
 fn synchronized_static_old_version_uses_class_for_name() {

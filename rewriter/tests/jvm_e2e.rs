@@ -32,7 +32,15 @@ fn rewrite_dir(from: &Path, to: &Path) -> usize {
             continue;
         }
         let b = std::fs::read(&p).unwrap();
-        let out = match orca_rewriter::rewrite(&b, &orca_rewriter::Config::default()).unwrap() {
+        let out = match orca_rewriter::rewrite(
+            &b,
+            &orca_rewriter::Config {
+                hash_at_birth: true,
+                ..orca_rewriter::Config::default()
+            },
+        )
+        .unwrap()
+        {
             orca_rewriter::Outcome::Changed { bytes, .. } => {
                 changed += 1;
                 bytes

@@ -206,8 +206,7 @@ fn deploy_classes() -> &'static Path {
         let mut c = Command::new(jdk17().javac());
         c.args(["--release", "11", "-g", "-encoding", "UTF-8", "-d"])
             .arg(&dir);
-        c.arg(src.join("ExitWhileBusy.java"))
-            .arg(src.join("SyncMethods.java"));
+        c.arg(src.join("ExitWhileBusy.java"));
         let o = c.output().expect("run javac");
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         dir
@@ -591,50 +590,6 @@ fn redeploying_a_thousand_times_keeps_locations_right_and_memory_flat() {
             "{}: the agent keeps the maps of collected loaders: {tables}",
             jdk.label()
         );
-    }
-}
-
-/// The most monitors in use at once, from the JVM's own monitor audit at exit
-/// (`-Xlog:monitorinflation=debug`).
-fn monitors_in_use_max(stdout: &str) -> u64 {
-    stdout
-        .lines()
-        .filter_map(|l| l.split("in_use_max=").nth(1))
-        .filter_map(|v| v.split_whitespace().next()?.parse().ok())
-        .max()
-        .unwrap_or_else(|| panic!("no in_use_max in the monitor audit:\n{stdout}"))
-}
-
-/// A synchronized method's entry report hashes its receiver, which the JVM has already
-/// locked: on a JVM with stack locking (the default up to JDK 22) hashing a locked object
-/// that has no hash yet inflates its monitor, once per object; with lightweight locking
-/// (the default from JDK 23) the hash goes into the header and nothing is inflated. This
-/// proves both, counting the monitors the JVM inflated for a thousand fresh receivers; the
-/// cost and why it stays are in docs/MODES.md ("Instrumentation mode: what is rewritten").
-#[test]
-fn a_synchronized_method_inflates_its_receiver_only_with_stack_locking() {
-    let cp = deploy_classes().display().to_string();
-    let args = ["-Xlog:monitorinflation=debug", "-cp", &cp, "SyncMethods"];
-    for jdk in jdks() {
-        let plain = run_java_plain(jdk, &args, 60);
-        let plain = String::from_utf8_lossy(&plain.stdout).into_owned();
-        let r = run_java("sync-methods", jdk, "mode=instrument", &[], &args, 60);
-        assert_eq!(r.code, Some(0), "{}: {}", jdk.label(), r.stderr);
-        let (without, with) = (monitors_in_use_max(&plain), monitors_in_use_max(&r.stdout));
-        eprintln!(
-            "orca-tests: {} 1,000 fresh receivers of a synchronized method: at most {without} monitors in use without the agent, {with} with it",
-            jdk.label()
-        );
-        assert!(without < 100, "{}: {without}", jdk.label());
-        if jdk.major >= 23 {
-            assert!(with < 100, "{}: {with} monitors inflated", jdk.label());
-        } else {
-            assert!(
-                with >= 1000,
-                "{}: {with}: no longer inflated? then say so in docs/MODES.md",
-                jdk.label()
-            );
-        }
     }
 }
 

@@ -230,6 +230,58 @@ fn every_monitor_operation_is_counted_and_exits_balance() {
     }
 }
 
+/// A `synchronized` method's monitor is locked before the tracker can name it by its identity
+/// hash, and on JDK 17 hashing a stack-locked object with no hash yet inflates its monitor. The
+/// agent has the constructors of such classes hash `this` (rewriter's `hash_at_birth`, JDK 22
+/// and earlier), so the program's 2,000 fresh monitors stay thin, as without the agent. Before
+/// that change this run inflated every one of them on JDK 17 (2,000 `inflate(has_locker)`
+/// lines); JDK 25's lightweight locking never does.
+#[test]
+fn fresh_monitors_of_synchronized_methods_are_not_inflated() {
+    for jdk in jdks() {
+        let prefix = prefix_for("fresh-monitors", jdk);
+        let trace = prefix.with_file_name("inflation.log");
+        let log_flag = format!("-Xlog:monitorinflation=trace:file={}", trace.display());
+        let mut jvm_args = VERIFY_ALL.to_vec();
+        jvm_args.push(&log_flag);
+        let out = output_with_timeout(
+            java_command(
+                jdk,
+                &prefix.display().to_string(),
+                &jvm_args,
+                "FreshMonitors",
+                &["2000"],
+            ),
+            300,
+        );
+        let run = finish(prefix, out);
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        assert_eq!(run.stdout, "calls: 2000\n", "{}", jdk.label());
+        let log = run.log();
+        assert_valid(&run, &log);
+        let text = std::fs::read_to_string(&trace).expect("the JVM's inflation log");
+        let inflated: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("inflate") && l.contains("FreshMonitors$Cell"))
+            .collect();
+        assert!(
+            inflated.is_empty(),
+            "{}: {} of the 2,000 monitors inflated, e.g. {:?}",
+            jdk.label(),
+            inflated.len(),
+            inflated.first()
+        );
+        // and every hold is counted (timed or not)
+        let holds: u64 = std::fs::read_to_string(run.prefix.with_extension("orca"))
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains(",MonitorHolds,") || l.contains(",MonitorHoldsUntimed,"))
+            .map(|l| l.split(',').nth(4).unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(holds, 2000, "{}: holds counted", jdk.label());
+    }
+}
+
 #[test]
 fn a_java_util_concurrent_program_runs_unchanged_with_jdk_classes_instrumented() {
     for jdk in jdks() {

@@ -191,6 +191,8 @@ impl Instrumentation {
         let config = Config {
             tracker_class: tracker::CLASS_NAME.to_string(),
             sites: Some(rec.sites.counter.clone()),
+            // stack locking, the default before JDK 23, inflates a locked monitor to hash it
+            hash_at_birth: rec.jvmti.jdk_release().is_some_and(|r| r <= 22),
             ..Config::default()
         };
         Instrumentation {

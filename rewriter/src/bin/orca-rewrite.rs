@@ -21,6 +21,8 @@ options:
   --no-object          do not redirect Object.wait/notify/notifyAll
   --no-thread          do not redirect Thread.start/join/sleep
   --no-semaphore       do not redirect Semaphore acquire/tryAcquire/release
+  --hash-at-birth      constructors of classes with synchronized instance methods hash
+                       `this` (what the agent asks for on JDK 22 and earlier)
   --tracker NAME       tracker class internal name (default orca/OrcaProfilerTracker)
   --include PREFIX     only classes whose internal name starts with PREFIX (repeatable)
   --exclude PREFIX     never classes whose internal name starts with PREFIX (repeatable)
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
             "--no-object" => cfg.object_calls = false,
             "--no-thread" => cfg.thread_calls = false,
             "--no-semaphore" => cfg.semaphore_calls = false,
+            "--hash-at-birth" => cfg.hash_at_birth = true,
             "--tracker" => match val() {
                 Some(v) => cfg.tracker_class = v,
                 None => return usage(),

@@ -28,14 +28,14 @@ mods=""
 if [ -d "$JAVA_HOME/jmods" ]; then
   for j in "$JAVA_HOME"/jmods/*.jmod; do
     m=$(basename "$j" .jmod)
-    "$RW" "$j" -o "$W/patch/$m" | head -1 >> "$W/rewrite.log"
+    "$RW" "$j" -o "$W/patch/$m" --hash-at-birth | head -1 >> "$W/rewrite.log"
     mods="$mods $m"
   done
 else
   "$JAVA_HOME/bin/jimage" extract --dir "$W/image" "$JAVA_HOME/lib/modules"
   for d in "$W"/image/*; do
     m=$(basename "$d")
-    "$RW" "$d" -o "$W/patch/$m" | head -1 >> "$W/rewrite.log"
+    "$RW" "$d" -o "$W/patch/$m" --hash-at-birth | head -1 >> "$W/rewrite.log"
     mods="$mods $m"
   done
   rm -rf "$W/image"

@@ -18,7 +18,7 @@ if [ "$what" != jmods ]; then inputs="$inputs $(for j in /usr/share/java/*.jar; 
 if [ "$what" != jars ]; then inputs="$inputs $(ls "$JAVA_HOME"/jmods/*.jmod)"; fi
 for f in $inputs; do
   b=$(basename "$f")
-  "$RW" "$f" -o "$WORK/new/$b.d" | head -1 | tee -a "$WORK/rewrite.log"
+  "$RW" "$f" -o "$WORK/new/$b.d" --hash-at-birth | head -1 | tee -a "$WORK/rewrite.log"
   "$RW" "$f" -o "$WORK/orig/$b.d" $OFF >/dev/null
   [ -d "$WORK/new/$b.d" ] || continue
   # A jar's copies of JDK packages (saxon's org.w3c.dom) come from the JDK, as on a class path.
