@@ -314,6 +314,80 @@ fn twice(jdk: &Jdk, virtual_threads: bool) {
     }
 }
 
+/// A JVM in a PID namespace of its own (`unshare --pid --fork --mount-proc`, as a container
+/// runs it: it is PID 1 there), attached from outside by its host PID: the attach protocol
+/// must use the JVM's own PID for its files (`.attach_pid1`, `.java_pid1`) and reach them
+/// through `/proc/PID/root`. The counts are exact for the iterations inside the recording.
+/// Needs root (a PID namespace), as `orca attach` does for a JVM in a container; said on
+/// stderr when not run.
+#[test]
+fn attach_to_a_jvm_in_a_pid_namespace_of_its_own() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("orca-tests: not root: the PID-namespace attach test did NOT run");
+        return;
+    }
+    for jdk in jdks() {
+        let dir = fresh_dir("pidns", jdk);
+        let mut unshare = Command::new("unshare");
+        unshare
+            .args(["--pid", "--fork", "--mount-proc"])
+            .arg(jdk.java());
+        let mut p = Program::start_with(unshare, &[], &dir);
+        // The JVM is unshare's child; its host PID is what a user sees in `ps` on the host.
+        let children =
+            std::fs::read_to_string(format!("/proc/{}/task/{}/children", p.pid(), p.pid()))
+                .expect("unshare's children");
+        let pid = children
+            .split_whitespace()
+            .next()
+            .expect("the JVM")
+            .to_string();
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let nspid = status
+            .lines()
+            .find(|l| l.starts_with("NSpid:"))
+            .unwrap_or_default()
+            .to_string();
+        let ctx = format!("{} (host PID {pid}, {nspid})", jdk.label());
+        assert!(
+            nspid.ends_with("\t1"),
+            "{ctx}: not PID 1 of a namespace of its own"
+        );
+        let prefix = dir.join("w");
+        let n0 = p.pause();
+        let (code, _, err) = orca(&["attach", &pid, "-d", "0", "-o", prefix.to_str().unwrap()]);
+        assert_eq!(code, 0, "{ctx}: {err}");
+        p.go();
+        std::thread::sleep(Duration::from_millis(1000));
+        let n1 = p.pause();
+        let (code, _, err) = orca(&["detach", &pid]);
+        assert_eq!(code, 0, "{ctx}: {err}");
+        p.go();
+        // its monitor holder and waiter end only when told
+        p.send("release");
+        p.expect("released");
+        p.send("wake");
+        p.expect("woken");
+        p.send("quit");
+        p.expect("done");
+        assert!(
+            p.child.wait().unwrap().success(),
+            "{ctx}: {}",
+            p.stderr_text()
+        );
+        assert!(n1 > n0, "{ctx}: the worker ran ({n0} {n1})");
+        assert_valid(&prefix, &ctx);
+        let log = Log::read(&prefix).unwrap();
+        let (holds, lock_holds, _, sleeps) = step_counts(&log);
+        let iterations = n1 - n0;
+        assert_eq!(
+            (holds, lock_holds, sleeps),
+            (4 * iterations, iterations, 2 * iterations),
+            "{ctx}: {iterations} iterations"
+        );
+    }
+}
+
 /// Runs `orca ARGS` and checks that it fails (status 2) with exactly `line` on stderr.
 fn refused(args: &[&str], line: &str, ctx: &str) {
     let (code, _, err) = orca(args);
