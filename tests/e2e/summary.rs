@@ -765,3 +765,72 @@ fn short_waits_are_counted_and_long_ones_written_with_their_wakers() {
         );
     }
 }
+
+/// Idle pool threads (tests/java/IdleWaiters.java: waiters on one condition and one monitor,
+/// main handing out one job at a time) wait briefly and are woken by every job: those wake-ups
+/// are counted, not written, and only a waiter that may have waited the threshold makes one an
+/// event. The agent takes a waiter for one when it began three thirds of the threshold's
+/// length before (two thirds at least): each written wake-up woke a wait the program measured
+/// at least that long. With one period of the threshold's length, every waiter was taken for
+/// a long one from the period's edge after it began, and the next wake-up of each was written
+/// (Jetty on JDK 25: 14 `ConditionSignal` lines per long wait). Every wait is counted once,
+/// as a `Waits` count or a pair of events.
+#[test]
+fn idle_waiters_woken_soon_are_counted_with_their_wakers() {
+    let awaits = marker_line("IdleWaiters.java", "idle-await");
+    let wait = marker_line("IdleWaiters.java", "idle-wait");
+    let signal = marker_line("IdleWaiters.java", "job-signal");
+    let notify = marker_line("IdleWaiters.java", "job-notify");
+    const THRESHOLD_MS: u64 = 30;
+    // A waiter is taken for a long one once its clock is three sub-periods on from the one it
+    // began in: it has waited two sub-periods at least.
+    let long_ns = 2 * (THRESHOLD_MS * 1_000_000 / 3);
+    let at = |v: &[(u32, u64, u32)], line: u32| v.iter().filter(|e| e.0 == line).count() as u64;
+    for jdk in jdks() {
+        let r = run(
+            "idle-waiters",
+            jdk,
+            &format!("waitthreshold={THRESHOLD_MS}ms"),
+            "IdleWaiters",
+            &["6", "1500", &long_ns.to_string()],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let label = jdk.label();
+        let n: Vec<u64> = r
+            .stdout
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let (made_awaits, long_awaits, made_waits, long_waits) = (n[0], n[1], n[2], n[3]);
+        assert!(
+            made_awaits > 100 && made_waits > 100,
+            "{label}: {}",
+            r.stdout
+        );
+        let counted = counted_waits(&log);
+        for (call, line, made, entry) in [
+            (0, wait, made_waits, "ObjectWait"),
+            (1, awaits, made_awaits, "ConditionAwait"),
+        ] {
+            let n = counted.get(&(call, line)).map_or(0, |c| c.0);
+            let written = at(&lines_of(&log, entry), line);
+            assert_eq!(n + written, made, "{label}: {entry} at line {line}");
+        }
+        let wakeups = counted_wakeups(&log);
+        for (call, line, event, long) in [
+            (0, notify, "ObjectNotify", long_waits),
+            (2, signal, "ConditionSignal", long_awaits),
+        ] {
+            let written = at(&lines_of(&log, event), line);
+            assert!(
+                written <= long,
+                "{label}: {written} {event} written, {long} waits of {long_ns} ns or more ({})",
+                r.stdout
+            );
+            let counted = wakeups.get(&(call, line)).copied().unwrap_or(0);
+            assert!(counted > 0, "{label}: no {event} counted");
+        }
+    }
+}
