@@ -792,7 +792,7 @@ fn idle_waiters_woken_soon_are_counted_with_their_wakers() {
             jdk,
             &format!("waitthreshold={THRESHOLD_MS}ms"),
             "IdleWaiters",
-            &["6", "1500", &long_ns.to_string()],
+            &["6", "1500", &long_ns.to_string(), "0"],
         );
         assert_eq!(r.code, Some(0), "{}", r.stderr);
         let log = r.log();
@@ -831,6 +831,99 @@ fn idle_waiters_woken_soon_are_counted_with_their_wakers() {
             );
             let counted = wakeups.get(&(call, line)).copied().unwrap_or(0);
             assert!(counted > 0, "{label}: no {event} counted");
+        }
+    }
+}
+
+/// Long waits woken by every job (tests/java/IdleWaiters.java with a pause of 15 ms between
+/// jobs: each wait lasts about as long as the waiters ahead of it take) are written with their
+/// wake-ups at most `WRITTEN_PER_SECOND` (5) a second per object, and counted with their
+/// lengths beyond (a server's idle pool: Jetty's made 62% of its log of them). Every wait is
+/// still counted once, as a `Waits` count or a pair of events. Without the budget each of the
+/// 130 or so long waits per object was written, with its wake-up.
+#[test]
+fn long_idle_waits_are_written_a_few_a_second_and_counted_beyond() {
+    const PER_SECOND: u64 = 5;
+    let awaits = marker_line("IdleWaiters.java", "idle-await");
+    let wait = marker_line("IdleWaiters.java", "idle-wait");
+    let signal = marker_line("IdleWaiters.java", "job-signal");
+    let notify = marker_line("IdleWaiters.java", "job-notify");
+    let at = |v: &[(u32, u64, u32)], line: u32| v.iter().filter(|e| e.0 == line).count() as u64;
+    for jdk in jdks() {
+        let r = run(
+            "long-idle-waits",
+            jdk,
+            "waitthreshold=10ms",
+            "IdleWaiters",
+            &["6", "2000", "10000000", "15"],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let label = jdk.label();
+        let n: Vec<u64> = r
+            .stdout
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let (made_awaits, long_awaits, made_waits, long_waits) = (n[0], n[1], n[2], n[3]);
+        // The seconds of the clock the waits ended in: each has its own budget.
+        let ends: Vec<u64> = log
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.name.as_str(),
+                    "ObjectWaited" | "ConditionAwaited" | "Waits"
+                )
+            })
+            .map(|e| e.nanos / 1_000_000_000)
+            .collect();
+        let seconds = ends.iter().max().unwrap() - ends.iter().min().unwrap() + 1;
+        let counted = counted_waits(&log);
+        for (call, line, made, long, entry, waker_line, waker) in [
+            (
+                0,
+                wait,
+                made_waits,
+                long_waits,
+                "ObjectWait",
+                notify,
+                "ObjectNotify",
+            ),
+            (
+                1,
+                awaits,
+                made_awaits,
+                long_awaits,
+                "ConditionAwait",
+                signal,
+                "ConditionSignal",
+            ),
+        ] {
+            assert!(
+                long > 40,
+                "{label}: {} (too few long waits to tell)",
+                r.stdout
+            );
+            let (n, max) = counted.get(&(call, line)).copied().unwrap_or((0, 0));
+            let written = at(&lines_of(&log, entry), line);
+            assert_eq!(n + written, made, "{label}: {entry} at line {line}");
+            // The budget, and the 6 waits the last notifyAll (signalAll) ended (always written).
+            assert!(
+                written <= PER_SECOND * seconds + 6,
+                "{label}: {written} {entry} written in {seconds} s ({})",
+                r.stdout
+            );
+            assert!(
+                max >= 10_000_000,
+                "{label}: no long {entry} counted (max {max} ns)"
+            );
+            let wakers = at(&lines_of(&log, waker), waker_line);
+            assert!(
+                wakers <= PER_SECOND * seconds,
+                "{label}: {wakers} {waker} written in {seconds} s"
+            );
         }
     }
 }

@@ -38,7 +38,35 @@ pub enum Found {
     /// A waiter that may have waited the threshold (or the threshold is 0): the call is an
     /// event, so that the long wait it may end is connected with the thread and site.
     Long,
+    /// As `Long`, but the object's budget of written wake-ups ([`WRITTEN_PER_SECOND`]) is
+    /// spent: the call is counted, and so is the wait it ends ([`Left::Counted`]).
+    Over,
 }
+
+/// How a wait left the table ([`Waiters::leave`]): what the agent does with it if it was long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Left {
+    /// Woken by a call written as an event (or by a `notifyAll`/`signalAll`, which are
+    /// written whenever they may end a long wait): written in full, connected with its waker.
+    Woken,
+    /// Woken by a call counted over its object's budget: counted too.
+    Counted,
+    /// Not woken by a call the agent took for a long wait's (a timeout, an interrupt, a
+    /// spurious wake-up, a wake-up that found only recent waiters): written in full while its
+    /// object's budget lasts ([`Waiters::take_budget`]), else counted.
+    Other,
+}
+
+/// Long waits per object (slot) and second of the monotonic clock written in full with the
+/// calls that woke them; further ones, and their wake-ups, are counted (`Waits`, `Notifies`).
+/// Why: a server's idle pool threads wait for work on one condition and are woken by every
+/// job (Jetty on JDK 17: 530 waits of 10 to 50 ms a second, each with its `ConditionSignal`,
+/// 62% of the log at 416 KB/s). A long wait is a fact a user needs, but its five hundredth
+/// example a second is not: each object keeps a few with their stacks and wakers, and counts
+/// the rest with their lengths. Only `notify`/`signal` and the waits they end are budgeted: a
+/// `notifyAll`/`signalAll` that may end a long wait and an `unpark` of a long park are always
+/// written.
+pub const WRITTEN_PER_SECOND: u64 = 5;
 
 /// Per slot (one `u64`): an epoch (bits 54..64), which a `notifyAll` that found waiters
 /// advances; an overflow flag (bit 53); the sub-period (bits 35..53, the time in thirds of the
@@ -77,7 +105,12 @@ pub struct Waiters {
     /// found an old waiter and was written (Jetty on JDK 25: 203,000 `ConditionSignal` lines
     /// in 2 minutes for 14,600 long waits). The call takes it out of the old waiters at once,
     /// and the next old waiter to return takes it out of here instead.
+    /// Low half: taken out by calls written ([`Left::Woken`]); high half: by calls counted
+    /// over the budget ([`Left::Counted`]).
     woken: Box<[AtomicU64]>,
+    /// Per slot: the second of the monotonic clock (bits 32..64) and the long waits written in
+    /// it (bits 0..32), against [`WRITTEN_PER_SECOND`].
+    budget: Box<[AtomicU64]>,
     /// Per slot of a thread ID: the thread parked there (bits 32..64) and when it began, in
     /// milliseconds of the monotonic clock (bits 0..32, wrapping); 0: none.
     parked: Box<[AtomicU64]>,
@@ -220,6 +253,7 @@ impl Waiters {
         Waiters {
             slots: zeroed_atomics::<u64, AtomicU64>(SLOTS),
             woken: zeroed_atomics::<u64, AtomicU64>(SLOTS),
+            budget: zeroed_atomics::<u64, AtomicU64>(SLOTS),
             parked: zeroed_atomics::<u64, AtomicU64>(PARK_SLOTS),
             threshold,
         }
@@ -250,25 +284,36 @@ impl Waiters {
         ((Slot::of(v).epoch << 18) | gen) as u32
     }
 
-    /// The wait on `monitor` that began with `token` returned. Not counted any more if a
-    /// `notifyAll` emptied the count since (never below zero: a wait that began before the
-    /// agent counted none).
-    pub fn leave(&self, monitor: u32, token: u32) {
+    /// The wait on `monitor` that began with `token` returned: how it left. Not counted any
+    /// more if a `notifyAll` emptied the count since (never below zero: a wait that began
+    /// before the agent counted none).
+    pub fn leave(&self, monitor: u32, token: u32) -> Left {
         let (epoch, gen) = ((token >> 18) as u64, token as u64 & GEN_MASK);
         let slot = self.slot(monitor);
         let s = Slot::of(slot.load(Ordering::Acquire));
         if s.epoch != epoch {
-            return;
+            return Left::Woken;
         }
         let a = s.age(gen);
         if a >= RECENT as u64 || s.recent[a as usize] == 0 {
-            // An old waiter: one that a call already took out of the old ones, if any.
+            // An old waiter: one that a call already took out of the old ones, if any (the
+            // oldest waiter is woken first, and is the first to return, as far as the agent
+            // can tell).
             let woken = &self.woken[monitor as usize & (SLOTS - 1)];
-            if woken
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| w.checked_sub(1))
-                .is_ok()
-            {
-                return;
+            let mut left = Left::Other;
+            let taken = woken.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+                if w & 0xFFFF_FFFF != 0 {
+                    left = Left::Woken;
+                    Some(w - 1)
+                } else if w >> 32 != 0 {
+                    left = Left::Counted;
+                    Some(w - (1 << 32))
+                } else {
+                    None
+                }
+            });
+            if taken.is_ok() {
+                return left;
             }
         }
         let _ = slot.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
@@ -278,6 +323,27 @@ impl Waiters {
             }
             Some(s.pack())
         });
+        Left::Other
+    }
+
+    /// One more long wait on `monitor` written at `nanos`, if its object's budget for the
+    /// second allows ([`WRITTEN_PER_SECOND`]; always with no threshold).
+    pub fn take_budget(&self, monitor: u32, nanos: u64) -> bool {
+        if self.threshold == 0 {
+            return true;
+        }
+        let second = nanos / 1_000_000_000;
+        self.budget[monitor as usize & (SLOTS - 1)]
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |b| {
+                if b >> 32 != second & 0xFFFF_FFFF {
+                    Some((second << 32) | 1)
+                } else if b & 0xFFFF_FFFF < WRITTEN_PER_SECOND {
+                    Some(b + 1)
+                } else {
+                    None
+                }
+            })
+            .is_ok()
     }
 
     /// A `notify`/`signal` (`all`: `notifyAll`/`signalAll`) on `monitor` at `nanos`: what it
@@ -316,7 +382,12 @@ impl Waiters {
         if all && found != Found::Nobody {
             woken.store(0, Ordering::Release);
         } else if !all && found == Found::Long && self.threshold > 0 {
-            woken.fetch_add(1, Ordering::AcqRel);
+            if self.take_budget(monitor, nanos) {
+                woken.fetch_add(1, Ordering::AcqRel);
+            } else {
+                found = Found::Over;
+                woken.fetch_add(1 << 32, Ordering::AcqRel);
+            }
         }
         found
     }
@@ -450,6 +521,49 @@ mod tests {
         w.leave(2, t[0]);
         assert!(!w.any(2));
         assert_eq!(w.wake(2, 45 * ms, false), Found::Nobody);
+    }
+
+    #[test]
+    fn long_wake_ups_past_the_budget_are_counted_with_the_waits_they_end() {
+        let ms = 1_000_000;
+        let w = Waiters::new(30 * ms);
+        let t0 = 7_000 * ms; // the start of a second
+        let tokens: Vec<u32> = (0..7).map(|_| w.enter(8, t0)).collect();
+        let at = t0 + 100 * ms; // every waiter is old
+        let found: Vec<Found> = (0..7).map(|_| w.wake(8, at, false)).collect();
+        let written = WRITTEN_PER_SECOND as usize;
+        assert!(
+            found[..written].iter().all(|&f| f == Found::Long),
+            "{found:?}"
+        );
+        assert!(
+            found[written..].iter().all(|&f| f == Found::Over),
+            "{found:?}"
+        );
+        // The waiters return in order: the first ones were woken by written calls.
+        let left: Vec<Left> = tokens.iter().map(|&t| w.leave(8, t)).collect();
+        assert!(
+            left[..written].iter().all(|&l| l == Left::Woken),
+            "{left:?}"
+        );
+        assert!(
+            left[written..].iter().all(|&l| l == Left::Counted),
+            "{left:?}"
+        );
+        assert!(!w.any(8));
+        // The budget is spent for this second (a long wait no call woke is counted), not for
+        // the next one.
+        assert!(!w.take_budget(8, at));
+        assert!(w.take_budget(8, t0 + 1_000 * ms));
+        // A waiter that timed out leaves as not woken; a notifyAll's waiters as woken.
+        let a = w.enter(9, t0);
+        assert_eq!(w.leave(9, a), Left::Other);
+        let a = w.enter(9, t0);
+        assert_eq!(w.wake(9, at, true), Found::Long);
+        assert_eq!(w.leave(9, a), Left::Woken);
+        // No threshold: no budget.
+        let w = Waiters::new(0);
+        assert!((0..100).all(|_| w.take_budget(1, t0)));
     }
 
     #[test]
