@@ -263,9 +263,15 @@ impl Waiters {
         &self.slots[monitor as usize & (SLOTS - 1)]
     }
 
-    /// The sub-period of `nanos`: a third of the threshold (0 with no threshold).
+    /// The sub-period of `nanos`: a third of the threshold. With no threshold always 0: every
+    /// waiter stays recent, and every call that finds one is [`Found::Long`] (a waiter taken
+    /// for an old one would be taken out of the count by the call that finds it, with no
+    /// woken count to return to, and then its leaving would take out another waiter's).
     fn generation(&self, nanos: u64) -> u64 {
-        nanos.checked_div((self.threshold / 3).max(1)).unwrap_or(0) & GEN_MASK
+        if self.threshold == 0 {
+            return 0;
+        }
+        (nanos / (self.threshold / 3).max(1)) & GEN_MASK
     }
 
     /// A thread is about to wait on `monitor` at `nanos`: the token (epoch and sub-period)
@@ -634,5 +640,28 @@ mod tests {
         let w = Waiters::new(0);
         w.park(4, 0);
         assert_eq!(w.unpark(4, 0), Found::Long);
+    }
+
+    #[test]
+    fn with_no_threshold_every_wake_up_of_a_waiter_is_long() {
+        // A strict hand-off (PingPong): each call finds the other thread waiting, whatever
+        // the time between (the stackdepth test found its notifies counted).
+        let w = Waiters::new(0);
+        let mut t = 5_000_000_000u64;
+        let mut x = 12345u64;
+        let mut a = w.enter(9, t);
+        for i in 0..10_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            t += 1000 + (x >> 40) % 300_000;
+            assert_eq!(w.wake(9, t, false), Found::Long, "call {i}");
+            let b = w.enter(9, t + 10);
+            t += 1000 + (x >> 20) % 300_000;
+            assert_eq!(w.leave(9, a), Left::Other);
+            a = b;
+        }
+        w.leave(9, a);
+        assert!(!w.any(9));
     }
 }
