@@ -143,8 +143,8 @@ pub struct Analysis {
     /// `notify`/`notifyAll`/`signal`/`signalAll` calls that found nobody waiting (`Notifies`
     /// lines), per (call, site).
     pub unwaited_notifies: HashMap<(WakeCall, Frame), u64>,
-    /// Waits shorter than the agent's wait threshold, counted per (call, site) (`Waits`
-    /// lines): (count, total ns, max ns). They are also in the per-thread, per-object and
+    /// Waits the agent counted per (call, site) (`Waits` lines: shorter than its wait
+    /// threshold, or long ones beyond the examples it wrote): (count, total ns, max ns). They are also in the per-thread, per-object and
     /// per-blocker totals.
     pub short_waits: HashMap<(WaitCall, Frame), (u64, u64, u64)>,
     pub events: u64,
@@ -1110,7 +1110,8 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     if waits.is_empty() && a.unwaited_notifies.is_empty() && a.short_waits.is_empty() {
         let _ = writeln!(s, "  (none)");
     }
-    // Waits shorter than the agent's threshold, counted per site (no events, no stacks).
+    // Waits counted per site (no events, no stacks): shorter than the agent's threshold, or
+    // long ones beyond the examples it wrote.
     let mut short: Vec<_> = a.short_waits.iter().collect();
     short.sort_by(|x, y| {
         (y.1 .1, x.0 .0, x.0 .1.method.0, x.0 .1.location).cmp(&(
@@ -1123,7 +1124,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     for ((call, f), (n, ns, max)) in short.iter().take(top) {
         let _ = writeln!(
             s,
-            "  {} at {} x{n} {} (max {}), each shorter than the threshold (counted)",
+            "  {} at {} x{n} {} (max {}), counted (short, or past the examples written)",
             call.name(),
             site(md, Some(*f)),
             dur(*ns),
@@ -1144,7 +1145,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     for ((call, f), n) in unwaited.iter().take(top) {
         let _ = writeln!(
             s,
-            "  {} at {} x{n} waking no long wait (counted)",
+            "  {} at {} x{n} counted (woke no long wait, or past the examples written)",
             call.name(),
             site(md, Some(*f))
         );

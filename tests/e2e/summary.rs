@@ -765,3 +765,165 @@ fn short_waits_are_counted_and_long_ones_written_with_their_wakers() {
         );
     }
 }
+
+/// Idle pool threads (tests/java/IdleWaiters.java: waiters on one condition and one monitor,
+/// main handing out one job at a time) wait briefly and are woken by every job: those wake-ups
+/// are counted, not written, and only a waiter that may have waited the threshold makes one an
+/// event. The agent takes a waiter for one when it began three thirds of the threshold's
+/// length before (two thirds at least): each written wake-up woke a wait the program measured
+/// at least that long. With one period of the threshold's length, every waiter was taken for
+/// a long one from the period's edge after it began, and the next wake-up of each was written
+/// (Jetty on JDK 25: 14 `ConditionSignal` lines per long wait). Every wait is counted once,
+/// as a `Waits` count or a pair of events.
+#[test]
+fn idle_waiters_woken_soon_are_counted_with_their_wakers() {
+    let awaits = marker_line("IdleWaiters.java", "idle-await");
+    let wait = marker_line("IdleWaiters.java", "idle-wait");
+    let signal = marker_line("IdleWaiters.java", "job-signal");
+    let notify = marker_line("IdleWaiters.java", "job-notify");
+    const THRESHOLD_MS: u64 = 30;
+    // A waiter is taken for a long one once its clock is three sub-periods on from the one it
+    // began in: it has waited two sub-periods at least.
+    let long_ns = 2 * (THRESHOLD_MS * 1_000_000 / 3);
+    let at = |v: &[(u32, u64, u32)], line: u32| v.iter().filter(|e| e.0 == line).count() as u64;
+    for jdk in jdks() {
+        let r = run(
+            "idle-waiters",
+            jdk,
+            &format!("waitthreshold={THRESHOLD_MS}ms"),
+            "IdleWaiters",
+            &["6", "1500", &long_ns.to_string(), "0"],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let label = jdk.label();
+        let n: Vec<u64> = r
+            .stdout
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let (made_awaits, long_awaits, made_waits, long_waits) = (n[0], n[1], n[2], n[3]);
+        assert!(
+            made_awaits > 100 && made_waits > 100,
+            "{label}: {}",
+            r.stdout
+        );
+        let counted = counted_waits(&log);
+        for (call, line, made, entry) in [
+            (0, wait, made_waits, "ObjectWait"),
+            (1, awaits, made_awaits, "ConditionAwait"),
+        ] {
+            let n = counted.get(&(call, line)).map_or(0, |c| c.0);
+            let written = at(&lines_of(&log, entry), line);
+            assert_eq!(n + written, made, "{label}: {entry} at line {line}");
+        }
+        let wakeups = counted_wakeups(&log);
+        for (call, line, event, long) in [
+            (0, notify, "ObjectNotify", long_waits),
+            (2, signal, "ConditionSignal", long_awaits),
+        ] {
+            let written = at(&lines_of(&log, event), line);
+            assert!(
+                written <= long,
+                "{label}: {written} {event} written, {long} waits of {long_ns} ns or more ({})",
+                r.stdout
+            );
+            let counted = wakeups.get(&(call, line)).copied().unwrap_or(0);
+            assert!(counted > 0, "{label}: no {event} counted");
+        }
+    }
+}
+
+/// Long waits woken by every job (tests/java/IdleWaiters.java with a pause of 15 ms between
+/// jobs: each wait lasts about as long as the waiters ahead of it take) are written with their
+/// wake-ups at most `WRITTEN_PER_SECOND` (5) a second per object, and counted with their
+/// lengths beyond (a server's idle pool: Jetty's made 62% of its log of them). Every wait is
+/// still counted once, as a `Waits` count or a pair of events. Without the budget each of the
+/// 130 or so long waits per object was written, with its wake-up.
+#[test]
+fn long_idle_waits_are_written_a_few_a_second_and_counted_beyond() {
+    const PER_SECOND: u64 = 5;
+    let awaits = marker_line("IdleWaiters.java", "idle-await");
+    let wait = marker_line("IdleWaiters.java", "idle-wait");
+    let signal = marker_line("IdleWaiters.java", "job-signal");
+    let notify = marker_line("IdleWaiters.java", "job-notify");
+    let at = |v: &[(u32, u64, u32)], line: u32| v.iter().filter(|e| e.0 == line).count() as u64;
+    for jdk in jdks() {
+        let r = run(
+            "long-idle-waits",
+            jdk,
+            "waitthreshold=10ms",
+            "IdleWaiters",
+            &["6", "2000", "10000000", "15"],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let label = jdk.label();
+        let n: Vec<u64> = r
+            .stdout
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let (made_awaits, long_awaits, made_waits, long_waits) = (n[0], n[1], n[2], n[3]);
+        // The seconds of the clock the waits ended in: each has its own budget.
+        let ends: Vec<u64> = log
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.name.as_str(),
+                    "ObjectWaited" | "ConditionAwaited" | "Waits"
+                )
+            })
+            .map(|e| e.nanos / 1_000_000_000)
+            .collect();
+        let seconds = ends.iter().max().unwrap() - ends.iter().min().unwrap() + 1;
+        let counted = counted_waits(&log);
+        for (call, line, made, long, entry, waker_line, waker) in [
+            (
+                0,
+                wait,
+                made_waits,
+                long_waits,
+                "ObjectWait",
+                notify,
+                "ObjectNotify",
+            ),
+            (
+                1,
+                awaits,
+                made_awaits,
+                long_awaits,
+                "ConditionAwait",
+                signal,
+                "ConditionSignal",
+            ),
+        ] {
+            assert!(
+                long > 40,
+                "{label}: {} (too few long waits to tell)",
+                r.stdout
+            );
+            let (n, max) = counted.get(&(call, line)).copied().unwrap_or((0, 0));
+            let written = at(&lines_of(&log, entry), line);
+            assert_eq!(n + written, made, "{label}: {entry} at line {line}");
+            // The budget, and the 6 waits the last notifyAll (signalAll) ended (always written).
+            assert!(
+                written <= PER_SECOND * seconds + 6,
+                "{label}: {written} {entry} written in {seconds} s ({})",
+                r.stdout
+            );
+            assert!(
+                max >= 10_000_000,
+                "{label}: no long {entry} counted (max {max} ns)"
+            );
+            let wakers = at(&lines_of(&log, waker), waker_line);
+            assert!(
+                wakers <= PER_SECOND * seconds,
+                "{label}: {wakers} {waker} written in {seconds} s"
+            );
+        }
+    }
+}

@@ -21,7 +21,7 @@ use crate::jvmti::Jni;
 use crate::recorder::clock::now_nanos;
 use crate::recorder::summary::{self, FastHasher, FastMap, Summary};
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
-use crate::recorder::waiters::Found;
+use crate::recorder::waiters::{Found, Left};
 use crate::recorder::writer::{
     EventRecord, Extra, Frame, Frames, HoldsLine, LockHoldLine, NotifiesLine, OrderLine, StackText,
     TraceBatch, TraceLine, WaitCall, WaitsLine, WakeCall,
@@ -838,15 +838,18 @@ impl Recorder {
         }
     }
 
-    /// The outermost wait `call` whose exit line is `open`'s ended at `nanos`: `true` when it
-    /// was shorter than `waitthreshold` and is counted (no line), else its kept-back entry
-    /// line, if any, is written and the caller writes the exit line.
+    /// The outermost wait `call` whose exit line is `open`'s ended at `nanos`, having left the
+    /// table of waiters as `left`: `true` when it is counted (no line): it was shorter than
+    /// `waitthreshold`, or long and woken by a call counted over its object's budget, or long,
+    /// woken by no call the agent wrote and over the budget
+    /// ([`WRITTEN_PER_SECOND`](crate::recorder::waiters::WRITTEN_PER_SECOND)). Else its
+    /// kept-back entry line, if any, is written and the caller writes the exit line.
     pub fn wait_ended(
         &self,
         state: &ThreadState,
         call: WaitCall,
         open: &OpenCall,
-        nanos: u64,
+        (nanos, left): (u64, Left),
     ) -> bool {
         let Some(recording) = &state.recording else {
             return false;
@@ -862,8 +865,14 @@ impl Recorder {
             (WaitCall::Await, OpenExtra::Lock(lock)) => lock,
             _ => open.object,
         };
+        let counted = waited < self.wait_threshold
+            || match left {
+                Left::Woken => false,
+                Left::Counted => true,
+                Left::Other => !self.waiters.take_budget(open.object, nanos),
+            };
         match open.frames.first() {
-            Some(&site) if waited < self.wait_threshold && !r.closed => {
+            Some(&site) if counted && !r.closed => {
                 r.summary.waited_short(call, object, site, waited);
                 true
             }

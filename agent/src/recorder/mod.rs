@@ -27,7 +27,7 @@ use buffers::Buffers;
 use metadata::Metadata;
 use sites::Sites;
 use threads::{OpenCall, OpenExtra, ThreadState};
-use waiters::Waiters;
+use waiters::{Left, Waiters};
 use writer::{EventRecord, Extra, Frames, LogWriter, WaitCall};
 
 /// The fields of one line before its stack: a method-call line, possibly with the extra
@@ -197,14 +197,15 @@ impl Recorder {
         state.depth -= 1;
         if state.depth == 0 {
             if let Some(open) = state.open.take() {
+                let mut left = Left::Woken;
                 if matches!(open.kind, Kind::ObjectWaited | Kind::ConditionAwaited) {
-                    self.waiters.leave(open.object, state.wait_epoch);
+                    left = self.waiters.leave(open.object, state.wait_epoch);
                 }
                 if open.kind == Kind::ThreadParked {
                     self.waiters.unparked(state.hash);
                 }
                 if let Some(call) = WaitCall::of_exit(open.kind) {
-                    if self.wait_ended(state, call, &open, nanos) {
+                    if self.wait_ended(state, call, &open, (nanos, left)) {
                         return;
                     }
                 }

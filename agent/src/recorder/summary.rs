@@ -322,7 +322,8 @@ pub struct Summary {
     edges: FastMap<(u32, u32), SiteEdges>,
     /// `notify`, `notifyAll`, `signal` and `signalAll` calls that woke nobody, per site frame.
     notifies: FastMap<(WakeCall, Frame), u64>,
-    /// Waits shorter than `waitthreshold`, per call and site: at most [`WAIT_ROWS`] objects
+    /// Waits counted (shorter than `waitthreshold`, or long beyond the budget), per call and
+    /// site: at most [`WAIT_ROWS`] objects
     /// with a row of their own, then the row of other objects (0).
     waits: FastMap<(WaitCall, Frame), Vec<(u32, WaitStat)>>,
     /// Lines the next [`Summary::take`] and [`Summary::take_notifies`] give.
@@ -522,7 +523,8 @@ impl Summary {
         *n += 1;
     }
 
-    /// A wait (`call`) on `object` at `site` that lasted `nanos`, less than `waitthreshold`.
+    /// A wait (`call`) on `object` at `site` that lasted `nanos` and is counted: less than
+    /// `waitthreshold`, or long beyond its object's budget of written ones.
     pub fn waited_short(&mut self, call: WaitCall, object: u32, site: Frame, nanos: u64) {
         let rows = self.waits.entry((call, site)).or_default();
         let at = match rows.iter().position(|r| r.0 == object) {

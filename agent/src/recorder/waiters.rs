@@ -38,27 +38,64 @@ pub enum Found {
     /// A waiter that may have waited the threshold (or the threshold is 0): the call is an
     /// event, so that the long wait it may end is connected with the thread and site.
     Long,
+    /// As `Long`, but the object's budget of written wake-ups ([`WRITTEN_PER_SECOND`]) is
+    /// spent: the call is counted, and so is the wait it ends ([`Left::Counted`]).
+    Over,
 }
 
-/// Per slot: an epoch (bits 48..64), which a `notifyAll` that found waiters advances; the
-/// generation (bits 32..48, the time in units of the wait threshold) in which the slot's
-/// **recent** waiters began to wait; the **old** waiters (bits 16..32), who began in an
-/// earlier generation; the recent ones (bits 0..16). Counts saturate at 65,535.
+/// How a wait left the table ([`Waiters::leave`]): what the agent does with it if it was long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Left {
+    /// Woken by a call written as an event (or by a `notifyAll`/`signalAll`, which are
+    /// written whenever they may end a long wait): written in full, connected with its waker.
+    Woken,
+    /// Woken by a call counted over its object's budget: counted too.
+    Counted,
+    /// Not woken by a call the agent took for a long wait's (a timeout, an interrupt, a
+    /// spurious wake-up, a wake-up that found only recent waiters): written in full while its
+    /// object's budget lasts ([`Waiters::take_budget`]), else counted.
+    Other,
+}
+
+/// Long waits per object (slot) and second of the monotonic clock written in full with the
+/// calls that woke them; further ones, and their wake-ups, are counted (`Waits`, `Notifies`).
+/// Why: a server's idle pool threads wait for work on one condition and are woken by every
+/// job (Jetty on JDK 17: 530 waits of 10 to 50 ms a second, each with its `ConditionSignal`,
+/// 62% of the log at 416 KB/s). A long wait is a fact a user needs, but its five hundredth
+/// example a second is not: each object keeps a few with their stacks and wakers, and counts
+/// the rest with their lengths. Only `notify`/`signal` and the waits they end are budgeted: a
+/// `notifyAll`/`signalAll` that may end a long wait and an `unpark` of a long park are always
+/// written.
+pub const WRITTEN_PER_SECOND: u64 = 5;
+
+/// Per slot (one `u64`): an epoch (bits 54..64), which a `notifyAll` that found waiters
+/// advances; an overflow flag (bit 53); the sub-period (bits 35..53, the time in thirds of the
+/// wait threshold, wrapping: 14.5 minutes at 10 ms) of the slot's newest bucket; the **old** waiters (bits 24..35), who
+/// began three or more sub-periods before it; and three buckets of **recent** waiters (bits
+/// 16..24, 8..16, 0..8), who began two, one and zero sub-periods before it.
 ///
 /// Why the epoch: after `notifyAll` every waiter is awake, but it reports `ObjectWaited` only
 /// once it has the monitor back; Derby calls `notifyAll` on one object 100,000 times a second
 /// while its waiters are on their way out, and each call was written as a wake-up of nobody
 /// new. A waiter leaves the count only if no `notifyAll` has emptied it since it entered.
 ///
-/// Why the generations: a wake-up is written as an event only when it may end a wait of at
+/// Why the sub-periods: a wake-up is written as an event only when it may end a wait of at
 /// least the threshold (`waitthreshold`), which is then written as events too; shorter waits
-/// and their wake-ups are counted. A waiter that began in generation G has waited less than
-/// the threshold while the clock is still in G, so a call that finds only recent waiters of
-/// the current generation is counted; one that finds an old waiter, or recent ones of an
-/// earlier generation, is written. Never a long wait's wake-up missed (whoever it woke); a
-/// short wait's wake-up written when the wait crossed a generation's edge or an old waiter
-/// was still counted. The waiter and the waker both hold the monitor (the lock) when they
-/// touch a slot, so the monitor orders them.
+/// and their wake-ups are counted. A waiter that began in sub-period S (of length
+/// `threshold / 3`, rounded down) has waited less than the threshold while the clock is in
+/// S + 2 or earlier, so a call that finds only recent waiters is counted; one that finds an old
+/// waiter (it may have waited the threshold: it has waited two sub-periods at least) is written.
+/// Never a long wait's wake-up missed (whoever it woke); a short wait's wake-up written only
+/// when a waiter had waited two thirds of the threshold. With one period of the threshold's
+/// length instead of three sub-periods, every waiter counted as old from the first period's
+/// edge after it began, however recently: on Jetty (JDK 25), whose idle pool threads wait
+/// 1.4 ms on average on one condition, each edge (100 a second) made every idle thread's next
+/// wake-up an event, 14 `ConditionSignal` lines per wait that was long.
+///
+/// The waiter and the waker both hold the monitor (the lock) when they touch a slot, so the
+/// monitor orders them. A count that would pass its field's maximum is not kept: the slot is
+/// flagged instead, and every wake-up on it that finds the flag is written (never a long
+/// wait's wake-up missed), until a `notifyAll` empties it.
 pub struct Waiters {
     slots: Box<[AtomicU64]>,
     /// Per slot: old waiters that a `notify`/`signal` written as an event has woken and that
@@ -68,7 +105,12 @@ pub struct Waiters {
     /// found an old waiter and was written (Jetty on JDK 25: 203,000 `ConditionSignal` lines
     /// in 2 minutes for 14,600 long waits). The call takes it out of the old waiters at once,
     /// and the next old waiter to return takes it out of here instead.
+    /// Low half: taken out by calls written ([`Left::Woken`]); high half: by calls counted
+    /// over the budget ([`Left::Counted`]).
     woken: Box<[AtomicU64]>,
+    /// Per slot: the second of the monotonic clock (bits 32..64) and the long waits written in
+    /// it (bits 0..32), against [`WRITTEN_PER_SECOND`].
+    budget: Box<[AtomicU64]>,
     /// Per slot of a thread ID: the thread parked there (bits 32..64) and when it began, in
     /// milliseconds of the monotonic clock (bits 0..32, wrapping); 0: none.
     parked: Box<[AtomicU64]>,
@@ -82,13 +124,127 @@ impl Default for Waiters {
     }
 }
 
-const EPOCH: u32 = 48;
-const GEN: u32 = 32;
-const OLD: u32 = 16;
-const MASK: u64 = 0xFFFF;
+const EPOCH: u32 = 54;
+const EPOCH_MASK: u64 = 0x3FF;
+const OVER: u64 = 1 << 53;
+const GEN: u32 = 35;
+const GEN_MASK: u64 = 0x3FFFF;
+const OLD: u32 = 24;
+const OLD_MAX: u64 = 0x7FF;
+/// The recent buckets: waiters that began 0, 1 and 2 sub-periods before the slot's newest.
+const RECENT: u32 = 3;
+const BUCKET_MAX: u64 = 0xFF;
+/// Bits of the counts (old and recent).
+const COUNTS: u64 = (1 << GEN) - 1;
 
-fn field(v: u64, at: u32) -> u64 {
-    (v >> at) & MASK
+/// A slot's fields, unpacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slot {
+    epoch: u64,
+    over: bool,
+    gen: u64,
+    old: u64,
+    /// `recent[i]`: waiters that began `i` sub-periods before `gen`.
+    recent: [u64; RECENT as usize],
+}
+
+impl Slot {
+    fn of(v: u64) -> Slot {
+        Slot {
+            epoch: (v >> EPOCH) & EPOCH_MASK,
+            over: v & OVER != 0,
+            gen: (v >> GEN) & GEN_MASK,
+            old: (v >> OLD) & OLD_MAX,
+            recent: [
+                v & BUCKET_MAX,
+                (v >> 8) & BUCKET_MAX,
+                (v >> 16) & BUCKET_MAX,
+            ],
+        }
+    }
+
+    fn pack(&self) -> u64 {
+        (self.epoch << EPOCH)
+            | if self.over { OVER } else { 0 }
+            | (self.gen << GEN)
+            | (self.old << OLD)
+            | (self.recent[2] << 16)
+            | (self.recent[1] << 8)
+            | self.recent[0]
+    }
+
+    fn any(&self) -> bool {
+        self.over || self.old > 0 || self.recent.iter().any(|&n| n > 0)
+    }
+
+    /// How many sub-periods `gen` is before the slot's newest.
+    fn age(&self, gen: u64) -> u64 {
+        self.gen.wrapping_sub(gen) & GEN_MASK
+    }
+
+    /// Moves the newest bucket on to `gen`: waiters of buckets that become three or more
+    /// sub-periods old join the old ones. Any other sub-period than the slot's counts as
+    /// later (a clock read older than the slot's, by a thread locking another object that
+    /// shares the slot, makes every waiter old: more wake-ups written, none missed). The
+    /// sub-period wraps, so a slot untouched for a multiple of its range, give or take two
+    /// sub-periods, takes its waiters for recent ones.
+    fn advance(&mut self, gen: u64) {
+        let ahead = gen.wrapping_sub(self.gen) & GEN_MASK;
+        if ahead == 0 {
+            return;
+        }
+        let mut recent = [0; RECENT as usize];
+        for (i, n) in self.recent.into_iter().enumerate() {
+            let to = i as u64 + ahead;
+            if to < RECENT as u64 {
+                recent[to as usize] = n;
+            } else {
+                self.add_old(n);
+            }
+        }
+        self.recent = recent;
+        self.gen = gen;
+    }
+
+    fn add_old(&mut self, n: u64) {
+        let sum = self.old + n;
+        if sum > OLD_MAX {
+            self.over = true;
+        }
+        self.old = sum.min(OLD_MAX);
+    }
+
+    /// A waiter that began in `gen` (already advanced to, or before it).
+    fn add(&mut self, gen: u64) {
+        match self.age(gen) {
+            a if a < RECENT as u64 => {
+                let n = &mut self.recent[a as usize];
+                if *n == BUCKET_MAX {
+                    self.over = true;
+                } else {
+                    *n += 1;
+                }
+            }
+            _ => self.add_old(1),
+        }
+    }
+
+    /// Takes out a waiter that began in `gen`: from its bucket, else from the old ones, else
+    /// from any recent bucket (a bucket's count may have gone to another waiter that a
+    /// `notify` took out as old). `false`: none counted.
+    fn remove(&mut self, gen: u64) -> bool {
+        let a = self.age(gen);
+        if a < RECENT as u64 && self.recent[a as usize] > 0 {
+            self.recent[a as usize] -= 1;
+        } else if self.old > 0 {
+            self.old -= 1;
+        } else if let Some(n) = self.recent.iter_mut().rev().find(|n| **n > 0) {
+            *n -= 1;
+        } else {
+            return false;
+        }
+        true
+    }
 }
 
 impl Waiters {
@@ -97,6 +253,7 @@ impl Waiters {
         Waiters {
             slots: zeroed_atomics::<u64, AtomicU64>(SLOTS),
             woken: zeroed_atomics::<u64, AtomicU64>(SLOTS),
+            budget: zeroed_atomics::<u64, AtomicU64>(SLOTS),
             parked: zeroed_atomics::<u64, AtomicU64>(PARK_SLOTS),
             threshold,
         }
@@ -106,65 +263,93 @@ impl Waiters {
         &self.slots[monitor as usize & (SLOTS - 1)]
     }
 
+    /// The sub-period of `nanos`: a third of the threshold. With no threshold always 0: every
+    /// waiter stays recent, and every call that finds one is [`Found::Long`] (a waiter taken
+    /// for an old one would be taken out of the count by the call that finds it, with no
+    /// woken count to return to, and then its leaving would take out another waiter's).
     fn generation(&self, nanos: u64) -> u64 {
-        nanos.checked_div(self.threshold).unwrap_or(0) & MASK
+        if self.threshold == 0 {
+            return 0;
+        }
+        (nanos / (self.threshold / 3).max(1)) & GEN_MASK
     }
 
-    /// A thread is about to wait on `monitor` at `nanos`: the token (epoch and generation)
+    /// A thread is about to wait on `monitor` at `nanos`: the token (epoch and sub-period)
     /// it waits in, for [`Waiters::leave`].
     pub fn enter(&self, monitor: u32, nanos: u64) -> u32 {
         let gen = self.generation(nanos);
         let v = self
             .slot(monitor)
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
-                let (mut old, mut recent) = (field(v, OLD), field(v, 0));
-                if field(v, GEN) != gen {
-                    old = (old + recent).min(MASK);
-                    recent = 0;
-                }
-                recent = (recent + 1).min(MASK);
-                Some((field(v, EPOCH) << EPOCH) | (gen << GEN) | (old << OLD) | recent)
+                let mut s = Slot::of(v);
+                s.advance(gen);
+                s.add(gen);
+                Some(s.pack())
             })
             .unwrap_or(0);
-        ((field(v, EPOCH) << 16) | gen) as u32
+        ((Slot::of(v).epoch << 18) | gen) as u32
     }
 
-    /// The wait on `monitor` that began with `token` returned. Not counted any more if a
-    /// `notifyAll` emptied the count since (never below zero: a wait that began before the
-    /// agent counted none).
-    pub fn leave(&self, monitor: u32, token: u32) {
-        let (epoch, gen) = ((token >> 16) as u64, (token & 0xFFFF) as u64);
+    /// The wait on `monitor` that began with `token` returned: how it left. Not counted any
+    /// more if a `notifyAll` emptied the count since (never below zero: a wait that began
+    /// before the agent counted none).
+    pub fn leave(&self, monitor: u32, token: u32) -> Left {
+        let (epoch, gen) = ((token >> 18) as u64, token as u64 & GEN_MASK);
         let slot = self.slot(monitor);
-        let v = slot.load(Ordering::Acquire);
-        if field(v, EPOCH) != epoch {
-            return;
+        let s = Slot::of(slot.load(Ordering::Acquire));
+        if s.epoch != epoch {
+            return Left::Woken;
         }
-        if field(v, GEN) != gen || field(v, 0) == 0 {
-            // An old waiter: one that a call already took out of the old ones, if any.
+        let a = s.age(gen);
+        if a >= RECENT as u64 || s.recent[a as usize] == 0 {
+            // An old waiter: one that a call already took out of the old ones, if any (the
+            // oldest waiter is woken first, and is the first to return, as far as the agent
+            // can tell).
             let woken = &self.woken[monitor as usize & (SLOTS - 1)];
-            if woken
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| w.checked_sub(1))
-                .is_ok()
-            {
-                return;
+            let mut left = Left::Other;
+            let taken = woken.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+                if w & 0xFFFF_FFFF != 0 {
+                    left = Left::Woken;
+                    Some(w - 1)
+                } else if w >> 32 != 0 {
+                    left = Left::Counted;
+                    Some(w - (1 << 32))
+                } else {
+                    None
+                }
+            });
+            if taken.is_ok() {
+                return left;
             }
         }
         let _ = slot.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
-            if field(v, EPOCH) != epoch {
+            let mut s = Slot::of(v);
+            if s.epoch != epoch || !s.remove(gen) {
                 return None;
             }
-            let (old, recent) = (field(v, OLD), field(v, 0));
-            let (old, recent) = if field(v, GEN) == gen && recent > 0 {
-                (old, recent - 1)
-            } else if old > 0 {
-                (old - 1, recent)
-            } else if recent > 0 {
-                (old, recent - 1)
-            } else {
-                return None;
-            };
-            Some((v & !((MASK << OLD) | MASK)) | (old << OLD) | recent)
+            Some(s.pack())
         });
+        Left::Other
+    }
+
+    /// One more long wait on `monitor` written at `nanos`, if its object's budget for the
+    /// second allows ([`WRITTEN_PER_SECOND`]; always with no threshold).
+    pub fn take_budget(&self, monitor: u32, nanos: u64) -> bool {
+        if self.threshold == 0 {
+            return true;
+        }
+        let second = nanos / 1_000_000_000;
+        self.budget[monitor as usize & (SLOTS - 1)]
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |b| {
+                if b >> 32 != second & 0xFFFF_FFFF {
+                    Some((second << 32) | 1)
+                } else if b & 0xFFFF_FFFF < WRITTEN_PER_SECOND {
+                    Some(b + 1)
+                } else {
+                    None
+                }
+            })
+            .is_ok()
     }
 
     /// A `notify`/`signal` (`all`: `notifyAll`/`signalAll`) on `monitor` at `nanos`: what it
@@ -176,36 +361,39 @@ impl Waiters {
         let _ = self
             .slot(monitor)
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
-                let (mut old, mut recent) = (field(v, OLD), field(v, 0));
-                if old == 0 && recent == 0 {
+                let mut s = Slot::of(v);
+                if !s.any() {
                     found = Found::Nobody;
                     return None;
                 }
-                if field(v, GEN) != gen {
-                    // The recent waiters began in an earlier period: old ones now.
-                    old = (old + recent).min(MASK);
-                    recent = 0;
-                }
-                found = if self.threshold == 0 || old > 0 {
+                s.advance(gen);
+                found = if self.threshold == 0 || s.old > 0 || s.over {
                     Found::Long
                 } else {
                     Found::Short
                 };
-                let mut epoch = field(v, EPOCH);
                 if all {
-                    epoch = (epoch + 1) & MASK;
-                    (old, recent) = (0, 0);
+                    s = Slot {
+                        epoch: (s.epoch + 1) & EPOCH_MASK,
+                        gen: s.gen,
+                        ..Slot::of(0)
+                    };
                 } else {
                     // It wakes the oldest waiter, an old one (if any): not one for the next call.
-                    old = old.saturating_sub(1);
+                    s.old = s.old.saturating_sub(1);
                 }
-                Some((epoch << EPOCH) | (gen << GEN) | (old << OLD) | recent)
+                Some(s.pack())
             });
         let woken = &self.woken[monitor as usize & (SLOTS - 1)];
         if all && found != Found::Nobody {
             woken.store(0, Ordering::Release);
         } else if !all && found == Found::Long && self.threshold > 0 {
-            woken.fetch_add(1, Ordering::AcqRel);
+            if self.take_budget(monitor, nanos) {
+                woken.fetch_add(1, Ordering::AcqRel);
+            } else {
+                found = Found::Over;
+                woken.fetch_add(1 << 32, Ordering::AcqRel);
+            }
         }
         found
     }
@@ -213,7 +401,7 @@ impl Waiters {
     /// Whether a thread may be waiting on `monitor` and not woken yet (it, or an object
     /// sharing its slot).
     pub fn any(&self, monitor: u32) -> bool {
-        self.slot(monitor).load(Ordering::Acquire) & ((MASK << OLD) | MASK) != 0
+        self.slot(monitor).load(Ordering::Acquire) & (COUNTS | OVER) != 0
     }
 
     fn park_slot(&self, thread: u32) -> &AtomicU64 {
@@ -315,6 +503,104 @@ mod tests {
     }
 
     #[test]
+    fn a_waiter_is_old_only_once_it_has_waited_two_thirds_of_the_threshold() {
+        let (ms, us) = (1_000_000, 1_000);
+        let w = Waiters::new(30 * ms); // sub-periods of 10 ms
+                                       // Began just before an edge: a wake-up just after it finds a recent waiter (with one
+                                       // period of the threshold's length it was old from the edge on).
+        let a = w.enter(1, 29_900 * us);
+        assert_eq!(w.wake(1, 30_100 * us, false), Found::Short);
+        assert_eq!(w.wake(1, 49_999 * us, false), Found::Short); // two sub-periods later
+        assert_eq!(w.wake(1, 50 * ms, false), Found::Long); // three: maybe 30 ms
+        w.leave(1, a);
+        assert!(!w.any(1));
+        // Waiters in three buckets and the old ones; each leaves its own.
+        let t: Vec<u32> = [0, 12, 25, 31, 44]
+            .iter()
+            .map(|&m| w.enter(2, m * ms))
+            .collect();
+        assert_eq!(w.wake(2, 44 * ms, false), Found::Long); // the first (0 ms) is old
+        for &token in &t[1..] {
+            assert!(w.any(2));
+            w.leave(2, token);
+        }
+        w.leave(2, t[0]);
+        assert!(!w.any(2));
+        assert_eq!(w.wake(2, 45 * ms, false), Found::Nobody);
+    }
+
+    #[test]
+    fn long_wake_ups_past_the_budget_are_counted_with_the_waits_they_end() {
+        let ms = 1_000_000;
+        let w = Waiters::new(30 * ms);
+        let t0 = 7_000 * ms; // the start of a second
+        let tokens: Vec<u32> = (0..7).map(|_| w.enter(8, t0)).collect();
+        let at = t0 + 100 * ms; // every waiter is old
+        let found: Vec<Found> = (0..7).map(|_| w.wake(8, at, false)).collect();
+        let written = WRITTEN_PER_SECOND as usize;
+        assert!(
+            found[..written].iter().all(|&f| f == Found::Long),
+            "{found:?}"
+        );
+        assert!(
+            found[written..].iter().all(|&f| f == Found::Over),
+            "{found:?}"
+        );
+        // The waiters return in order: the first ones were woken by written calls.
+        let left: Vec<Left> = tokens.iter().map(|&t| w.leave(8, t)).collect();
+        assert!(
+            left[..written].iter().all(|&l| l == Left::Woken),
+            "{left:?}"
+        );
+        assert!(
+            left[written..].iter().all(|&l| l == Left::Counted),
+            "{left:?}"
+        );
+        assert!(!w.any(8));
+        // The budget is spent for this second (a long wait no call woke is counted), not for
+        // the next one.
+        assert!(!w.take_budget(8, at));
+        assert!(w.take_budget(8, t0 + 1_000 * ms));
+        // A waiter that timed out leaves as not woken; a notifyAll's waiters as woken.
+        let a = w.enter(9, t0);
+        assert_eq!(w.leave(9, a), Left::Other);
+        let a = w.enter(9, t0);
+        assert_eq!(w.wake(9, at, true), Found::Long);
+        assert_eq!(w.leave(9, a), Left::Woken);
+        // No threshold: no budget.
+        let w = Waiters::new(0);
+        assert!((0..100).all(|_| w.take_budget(1, t0)));
+    }
+
+    #[test]
+    fn a_full_bucket_makes_every_wake_up_long_until_a_notify_all() {
+        let ms = 1_000_000;
+        let w = Waiters::new(30 * ms);
+        let tokens: Vec<u32> = (0..BUCKET_MAX + 1).map(|_| w.enter(3, 0)).collect();
+        assert_eq!(w.wake(3, ms, false), Found::Long); // one more than its bucket holds
+        for t in tokens {
+            w.leave(3, t);
+        }
+        assert!(w.any(3)); // the flag stays: a waiter may not be counted
+        assert_eq!(w.wake(3, ms, true), Found::Long);
+        assert!(!w.any(3));
+        assert_eq!(w.wake(3, ms, false), Found::Nobody);
+    }
+
+    #[test]
+    fn a_slot_survives_a_clock_read_older_than_its_own() {
+        let ms = 1_000_000;
+        let w = Waiters::new(30 * ms);
+        let a = w.enter(4, 100 * ms);
+        // Another object in the slot, with an older clock read: every waiter is old now.
+        let b = w.enter(4 + SLOTS as u32, 95 * ms);
+        assert_eq!(w.wake(4, 101 * ms, false), Found::Long);
+        w.leave(4, a);
+        w.leave(4 + SLOTS as u32, b);
+        assert!(!w.any(4));
+    }
+
+    #[test]
     fn a_notify_takes_the_old_waiter_it_wakes_out_at_once() {
         let ms = 1_000_000;
         let w = Waiters::new(10 * ms);
@@ -354,5 +640,28 @@ mod tests {
         let w = Waiters::new(0);
         w.park(4, 0);
         assert_eq!(w.unpark(4, 0), Found::Long);
+    }
+
+    #[test]
+    fn with_no_threshold_every_wake_up_of_a_waiter_is_long() {
+        // A strict hand-off (PingPong): each call finds the other thread waiting, whatever
+        // the time between (the stackdepth test found its notifies counted).
+        let w = Waiters::new(0);
+        let mut t = 5_000_000_000u64;
+        let mut x = 12345u64;
+        let mut a = w.enter(9, t);
+        for i in 0..10_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            t += 1000 + (x >> 40) % 300_000;
+            assert_eq!(w.wake(9, t, false), Found::Long, "call {i}");
+            let b = w.enter(9, t + 10);
+            t += 1000 + (x >> 20) % 300_000;
+            assert_eq!(w.leave(9, a), Left::Other);
+            a = b;
+        }
+        w.leave(9, a);
+        assert!(!w.any(9));
     }
 }
