@@ -302,6 +302,40 @@ fn twice(jdk: &Jdk, virtual_threads: bool) {
                     "{ctx}: one thread per iteration"
                 );
             }
+            // The j.u.c. hold taken (twice: reentrant) before the attach and released during
+            // the first recording: one hold that began before it, seen at its unlock.
+            let before: Vec<&str> = log
+                .events
+                .iter()
+                .filter(|e| {
+                    e.name == "LockHeldAtStart"
+                        && e.frames.first().is_some_and(|&(m, _)| {
+                            log.method_name(m).starts_with("AttachLoop.lambda$main")
+                        })
+                })
+                .map(|e| e.name.as_str())
+                .collect();
+            assert_eq!(before.len(), usize::from(!all), "{ctx}: LockHeldAtStart");
+            // The report counts every such line (other threads' too: on JDK 21+ the main
+            // thread's `readLine` holds the reader's lock across each attach).
+            let every = log
+                .events
+                .iter()
+                .filter(|e| e.name == "LockHeldAtStart")
+                .count();
+            let (code, out, err) = orca(&["report", prefix.to_str().unwrap()]);
+            assert_eq!(code, 0, "{ctx}: {err}");
+            let line = format!(
+                "  holds begun before the recording: {every} j.u.c. lock hold{} ended in it (seen at the unlock: LockHeldAtStart); monitors held at the attach are not seen",
+                if every == 1 { "" } else { "s" }
+            );
+            assert!(out.lines().any(|l| l == line), "{ctx}: {out}");
+            let (code, out, err) = orca(&["report", prefix.to_str().unwrap(), "--json"]);
+            assert_eq!(code, 0, "{ctx}: {err}");
+            assert!(
+                out.contains(&format!("\"held_at_start\":{every},")),
+                "{ctx}: {out}"
+            );
             if all {
                 let exits = log
                     .events
