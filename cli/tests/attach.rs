@@ -613,3 +613,97 @@ fn attach_and_detach_jetty_under_wrk() {
         assert!(hits > 0, "{ctx}: no hold of the hit map recorded");
     }
 }
+
+/// `orca bench --rate --modes none,attach`: one JVM per round started without the agent,
+/// measured before the attach, while recording and after the detach. The table has the three
+/// rows of the attach beside the no-agent run's, each with a rate, a fraction of the same
+/// run's first window (1 for it, exactly) and the recording's events in its row only; the
+/// CSV has them too. Speeds are not asserted (the machine is shared).
+#[test]
+fn bench_measures_an_attached_jvm_before_during_and_after() {
+    for jdk in jdks() {
+        let dir = fresh_dir("bench", jdk);
+        let ctx = jdk.label();
+        let csv = dir.join("bench.csv");
+        let o = Command::new(env!("CARGO_BIN_EXE_orca"))
+            .args(["bench", "--rate", "--runs", "2", "--warmup-runs", "0"])
+            .args(["--modes", "none,attach:stackdepth=4"])
+            .arg("--csv")
+            .arg(&csv)
+            .args(["--label", "AttachRate"])
+            .arg("--")
+            .arg(jdk.java())
+            .arg("-cp")
+            .arg(test_classes())
+            .args(["AttachRate", "300", "300"])
+            .env("ORCA_AGENT", agent_path())
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{ctx}: {out}{err}");
+        // Both rounds ran every mode (the progress line shows the attach's three rates).
+        let rounds: Vec<&str> = err.lines().filter(|l| l.contains("round ")).collect();
+        assert_eq!(rounds.len(), 2, "{ctx}: {err}");
+        for r in &rounds {
+            assert!(
+                r.contains(" none ") && r.contains(" attach:stackdepth=4 "),
+                "{ctx}: {r}"
+            );
+            assert_eq!(r.matches(" ops/s").count(), 1, "{ctx}: {r}");
+        }
+        let rows: Vec<Vec<&str>> = out
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| mode") && !l.starts_with("| ---"))
+            .map(|l| l.split(" | ").map(str::trim).collect())
+            .collect();
+        let names: Vec<&str> = rows.iter().map(|r| r[0].trim_start_matches("| ")).collect();
+        assert_eq!(
+            names,
+            [
+                "none",
+                "attach:stackdepth=4 before",
+                "attach:stackdepth=4 recording",
+                "attach:stackdepth=4 after detach"
+            ],
+            "{ctx}: {out}"
+        );
+        for r in &rows {
+            assert_ne!(r[1], "-", "{ctx}: a rate in every row: {r:?}");
+        }
+        assert!(
+            rows[1][2].starts_with("1.000 (1.000–1.000)"),
+            "{ctx}: the window before the attach is its own base: {:?}",
+            rows[1]
+        );
+        // events: the recording's row only.
+        let events = |r: &Vec<&str>| r[8].to_string();
+        assert!(
+            events(&rows[2]).parse::<u64>().is_ok_and(|n| n > 0),
+            "{ctx}: {:?}",
+            rows[2]
+        );
+        assert_eq!(events(&rows[1]), "-", "{ctx}");
+        assert_eq!(events(&rows[3]), "-", "{ctx}");
+        assert!(
+            out.contains("`attach` rows: one JVM started without the agent"),
+            "{ctx}: {out}"
+        );
+        let csv = std::fs::read_to_string(&csv).unwrap();
+        let modes: Vec<&str> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(1).unwrap())
+            .collect();
+        assert_eq!(
+            modes,
+            [
+                "none",
+                "attach:stackdepth=4 before",
+                "attach:stackdepth=4 recording",
+                "attach:stackdepth=4 after detach"
+            ],
+            "{ctx}: {csv}"
+        );
+    }
+}
