@@ -731,8 +731,27 @@ unsafe extern "system" fn lock_long_hold(
                 nanos.max(0) as u64,
                 (start.max(0) as u64, end.max(0) as u64),
             );
+            if test_long_hold_pause() {
+                // The tracker puts the hold's record when this returns: a detach now finds the
+                // line written and the record not (cli/tests/attach.rs).
+                crate::say!("orca-test: LockHold written; waiting for the detach");
+                let t = std::time::Instant::now();
+                while agent().is_some_and(|b| std::ptr::eq(a, b))
+                    && t.elapsed() < std::time::Duration::from_secs(30)
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+            }
         }
     })
+}
+
+/// A test hook: with `ORCA_TEST_LONG_HOLD_PAUSE` set, a thread that has written a `LockHold`
+/// line waits, before its hold record is put, until the recording is detached, so that a
+/// test can detach in that window every time.
+fn test_long_hold_pause() -> bool {
+    static PAUSE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PAUSE.get_or_init(|| std::env::var_os("ORCA_TEST_LONG_HOLD_PAUSE").is_some())
 }
 
 /// `OrcaProfilerTracker.lockHeldAtStart(int, Object, int, boolean, long)`: written only by a

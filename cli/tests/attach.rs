@@ -32,13 +32,23 @@ impl Program {
         Program::start_args(cmd, jvm_args, &[], dir)
     }
 
-    fn start_args(mut cmd: Command, jvm_args: &[&str], args: &[&str], dir: &Path) -> Program {
+    fn start_args(cmd: Command, jvm_args: &[&str], args: &[&str], dir: &Path) -> Program {
+        Program::start_class(cmd, jvm_args, "AttachLoop", args, dir)
+    }
+
+    fn start_class(
+        mut cmd: Command,
+        jvm_args: &[&str],
+        class: &str,
+        args: &[&str],
+        dir: &Path,
+    ) -> Program {
         let stderr = dir.join("stderr.txt");
         let mut child = cmd
             .args(jvm_args)
             .arg("-cp")
             .arg(test_classes())
-            .arg("AttachLoop")
+            .arg(class)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -705,5 +715,68 @@ fn bench_measures_an_attached_jvm_before_during_and_after() {
             ],
             "{ctx}: {csv}"
         );
+    }
+}
+
+/// A detach that drains a thread between the `LockHold` line of its long hold and the hold's
+/// record (the tracker writes the line first; the test hook `ORCA_TEST_LONG_HOLD_PAUSE` holds
+/// the thread there until the detach is over): the line is counted all the same, in a
+/// `LockHolds` line of the detach's last summaries, so the log has no long hold left
+/// uncounted (`orca check -v`'s note) and its hold counts agree.
+#[test]
+fn a_detach_between_a_long_hold_line_and_its_record_counts_the_hold() {
+    for jdk in jdks() {
+        let dir = fresh_dir("longhold", jdk);
+        let ctx = jdk.label();
+        let w = dir.join("w");
+        let mut cmd = Command::new(jdk.java());
+        cmd.env("ORCA_TEST_LONG_HOLD_PAUSE", "1");
+        let mut p = Program::start_class(cmd, &[], "AttachLongHold", &[], &dir);
+        let pid = p.pid();
+        let (code, _, err) = orca(&["attach", &pid, "-d", "0", "-o", w.to_str().unwrap()]);
+        assert_eq!(code, 0, "{ctx}: {err}");
+        p.send("hold");
+        let t = std::time::Instant::now();
+        while !p.stderr_text().contains("orca-test: LockHold written") {
+            assert!(
+                t.elapsed() < Duration::from_secs(60),
+                "{ctx}: no long hold: {}",
+                p.stderr_text()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let (code, _, err) = orca(&["detach", &pid]);
+        assert_eq!(code, 0, "{ctx}: {err}");
+        p.expect("released");
+        p.send("quit");
+        p.expect("done");
+        assert!(p.child.wait().unwrap().success(), "{ctx}");
+
+        let (code, out, err) = orca(&["check", "-v", w.to_str().unwrap()]);
+        assert_eq!(code, 0, "{ctx}: {out}{err}");
+        assert!(
+            !out.contains("counted in no LockHolds line"),
+            "{ctx}: the long hold is uncounted: {out}"
+        );
+        let log = Log::read(&w).unwrap();
+        let in_hold = |e: &&orca_tests::log::Event| {
+            e.frames
+                .first()
+                .is_some_and(|&(m, _)| log.method_name(m) == "AttachLongHold.hold")
+        };
+        let long: Vec<_> = log
+            .events
+            .iter()
+            .filter(|e| e.name == "LockHold")
+            .filter(in_hold)
+            .collect();
+        assert_eq!(long.len(), 1, "{ctx}: one LockHold");
+        let counted: u64 = log
+            .events
+            .iter()
+            .filter(|e| e.name == "LockHolds" && e.object == long[0].object)
+            .map(|e| e.numbers[0])
+            .sum();
+        assert_eq!(counted, 1, "{ctx}: its LockHolds count");
     }
 }

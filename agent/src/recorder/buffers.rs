@@ -961,6 +961,7 @@ impl Recorder {
                 continue;
             }
             self.drain_at_exit(jni, &mut r);
+            r.summary.count_written_long_holds();
             // The thread may have recorded past `now` before it was drained.
             let at = now_nanos().max(r.last_nanos);
             self.write_summaries(jni, &mut r, at);
