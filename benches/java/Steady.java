@@ -11,11 +11,6 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * A slow recorder is measured over the same window as a fast one, so no run takes longer than
  * its warm-up and window.
  *
- * Run with `-Dorca.bench.windows=stdin` (`orca bench --modes attach`), it measures one more
- * window, after the warm-up again, for each line its standard input gives after the first
- * window, and ends the JVM at the end of that input: `orca` attaches and detaches between the
- * windows, so one JVM gives its rate before, during and after a recording.
- *
  * Each counting thread owns a slot and publishes its running total with a release store (a
  * plain store on x86), padded to its own cache line, so counting costs every mode the same
  * and does not itself make the threads meet.
@@ -50,18 +45,14 @@ final class Steady {
     static void measure(String[] args, int at, String what) throws InterruptedException {
         long warmup = (long) (Double.parseDouble(args[at + 1]) * 1000);
         long window = (long) (Double.parseDouble(args[at + 2]) * 1000);
-        boolean more = "stdin".equals(System.getProperty("orca.bench.windows"));
-        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
-        do {
-            Thread.sleep(warmup);
-            long before = sum(), t0 = System.nanoTime();
-            Thread.sleep(window);
-            long after = sum(), t1 = System.nanoTime();
-            double rate = (after - before) / ((t1 - t0) / 1e9);
-            System.out.printf("throughput: %.1f ops/s%n", rate);
-            System.out.printf("%d %s in %.1f s after %.1f s of warm-up%n", after - before, what, (t1 - t0) / 1e9, warmup / 1e3);
-            System.out.flush();
-        } while (more && in.readLine() != null);
+        Thread.sleep(warmup);
+        long before = sum(), t0 = System.nanoTime();
+        Thread.sleep(window);
+        long after = sum(), t1 = System.nanoTime();
+        double rate = (after - before) / ((t1 - t0) / 1e9);
+        System.out.printf("throughput: %.1f ops/s%n", rate);
+        System.out.printf("%d %s in %.1f s after %.1f s of warm-up%n", after - before, what, (t1 - t0) / 1e9, warmup / 1e3);
+        System.out.flush();
         System.exit(0);
     }
 }

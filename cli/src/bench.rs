@@ -19,7 +19,8 @@
 //!   detach, and closes the program's input, at which it exits. One run gives three rows
 //!   (`attach before`, `attach recording`, `attach after detach`), each rate a fraction of
 //!   the same run's window before the attach: the cost while recording and what is left
-//!   after the detach;
+//!   after the detach. The program's work must be in methods called anew (a frame running
+//!   across the attach keeps its old code: tests/java/AttachRate.java);
 //! - `jfr`: with `-XX:StartFlightRecording` and a settings file that enables only the events
 //!   comparable to Orca's (monitor enter and wait, sleep, park, thread start and end) at
 //!   threshold 0 with stack traces; `jfr summary` of the last round's recording gives the

@@ -1,6 +1,8 @@
 /**
  * A `--rate` program for `orca bench --modes attach` (cli/tests/attach.rs): a worker thread
- * loops over a `synchronized` block and counts; the main thread waits WARMUP_MS, counts the
+ * runs batches of calls of a method with a `synchronized` block, counting them; a batch
+ * returns now and then, so that no frame that does the work runs across the attach or the
+ * detach (such a frame keeps its old code, and HotSpot does not compile it again); the main thread waits WARMUP_MS, counts the
  * iterations of the next WINDOW_MS and prints `throughput: N ops/s`. With
  * `-Dorca.bench.windows=stdin` it measures one more window (after the warm-up again) per line
  * of its standard input, and exits at the end of it.
@@ -15,12 +17,18 @@ public class AttachRate {
         }
     }
 
+    static void batch() {
+        for (int i = 0; i < 100_000; i++) {
+            step();
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         long warmup = Long.parseLong(args[0]);
         long window = Long.parseLong(args[1]);
         Thread worker = new Thread(() -> {
             while (true) {
-                step();
+                batch();
             }
         }, "worker");
         worker.setDaemon(true);
