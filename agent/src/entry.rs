@@ -385,7 +385,7 @@ unsafe extern "system" fn bind(env: *mut JNIEnv, class: jclass) -> jboolean {
 /// The tracker's natives but `bind`: name, JNI signature (the class files moved to
 /// `java.lang` by build.rs) and function. Each function is a guarded shell like every other
 /// way into the agent.
-fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 18] {
+fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 19] {
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
@@ -437,6 +437,11 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 18] {
         ),
         (c"lockEnd", c"(IJ)V", lock_end as *mut c_void),
         (c"lockLongHold", c"(IIJJJ)V", lock_long_hold as *mut c_void),
+        (
+            c"lockHeldAtStart",
+            c"(ILjava/lang/Object;IZJ)V",
+            lock_held_at_start as *mut c_void,
+        ),
         (
             c"name",
             c"(Ljava/lang/Object;I)Z",
@@ -725,6 +730,51 @@ unsafe extern "system" fn lock_long_hold(
                 hash as u32,
                 nanos.max(0) as u64,
                 (start.max(0) as u64, end.max(0) as u64),
+            );
+            if test_long_hold_pause() {
+                // The tracker puts the hold's record when this returns: a detach now finds the
+                // line written and the record not (cli/tests/attach.rs).
+                crate::say!("orca-test: LockHold written; waiting for the detach");
+                let t = std::time::Instant::now();
+                while agent().is_some_and(|b| std::ptr::eq(a, b))
+                    && t.elapsed() < std::time::Duration::from_secs(30)
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+            }
+        }
+    })
+}
+
+/// A test hook: with `ORCA_TEST_LONG_HOLD_PAUSE` set, a thread that has written a `LockHold`
+/// line waits, before its hold record is put, until the recording is detached, so that a
+/// test can detach in that window every time.
+fn test_long_hold_pause() -> bool {
+    static PAUSE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PAUSE.get_or_init(|| std::env::var_os("ORCA_TEST_LONG_HOLD_PAUSE").is_some())
+}
+
+/// `OrcaProfilerTracker.lockHeldAtStart(int, Object, int, boolean, long)`: written only by a
+/// recording an attach started (a recording from start-up saw every acquisition; what it
+/// did not see is not a hold from before it).
+unsafe extern "system" fn lock_held_at_start(
+    env: *mut JNIEnv,
+    _class: jclass,
+    report: jint,
+    sync: jobject,
+    hash: jint,
+    read: jboolean,
+    t: jlong,
+) {
+    guard("OrcaProfilerTracker.lockHeldAtStart", (), || {
+        if let Some(a) = agent().filter(|a| a.session > 0) {
+            // SAFETY: as above.
+            tracker::lock_held_at_start(
+                &a.rec,
+                unsafe { Jni::from_raw(env) },
+                (report, sync),
+                (hash as u32, read != 0),
+                t.max(0) as u64,
             );
         }
     })

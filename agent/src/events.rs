@@ -74,6 +74,9 @@ pub enum Kind {
     LockInterrupted,
     /// j.u.c.: `unlock` returned normally (timestamped when it was called).
     LockRelease,
+    /// j.u.c., a recording attached to a running JVM: `unlock` ended a hold whose acquisition
+    /// the recording did not see (it began before the attach).
+    LockHeldAtStart,
     /// j.u.c.: `Condition.await*` called (`<condition>,<lock>` follow the thread).
     ConditionAwait,
     /// j.u.c.: `await` returned, normally or by exception.
@@ -130,6 +133,7 @@ impl Kind {
             Kind::LockTimedOut => "LockTimedOut",
             Kind::LockInterrupted => "LockInterrupted",
             Kind::LockRelease => "LockRelease",
+            Kind::LockHeldAtStart => "LockHeldAtStart",
             Kind::ConditionAwait => "ConditionAwait",
             Kind::ConditionAwaited => "ConditionAwaited",
             Kind::ConditionSignal => "ConditionSignal",
@@ -159,6 +163,7 @@ impl Kind {
                 | Kind::LockTimedOut
                 | Kind::LockInterrupted
                 | Kind::LockRelease
+                | Kind::LockHeldAtStart
         )
     }
 

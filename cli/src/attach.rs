@@ -173,6 +173,31 @@ pub fn detach(
     Ok(std::process::ExitCode::SUCCESS)
 }
 
+/// `orca bench`'s attach: starts a recording in JVM `pid` with agent `so` and `options`
+/// (the prefix first) and returns once its classes are instrumented, as `orca attach -d 0`.
+pub fn start_recording(
+    pid: u32,
+    so: &Path,
+    options: &str,
+    timeout: Duration,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let target = Target::find(pid)?;
+    check_code(pid, target.load(so, options, timeout)?)?;
+    check_code(pid, target.load(so, "started", timeout)?)?;
+    Ok(())
+}
+
+/// `orca bench`'s detach: stops the recording [`start_recording`] started.
+pub fn stop_recording(
+    pid: u32,
+    so: &Path,
+    timeout: Duration,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let target = Target::find(pid)?;
+    check_code(pid, target.load(so, "stop", timeout)?)?;
+    Ok(())
+}
+
 /// Where this process reads the files the JVM wrote at `prefix` in its own mount namespace.
 fn readable_prefix(target: &Target, prefix: &Path) -> PathBuf {
     let same_ns = |p: &str| std::fs::read_link(p).ok();

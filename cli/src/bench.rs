@@ -10,6 +10,17 @@
 //! - `jvmti`, `instrument`: with `-agentpath:<liborca.so>=<tmp prefix>,mode=...` right after
 //!   the `java` executable; `instrument:stackdepth=1+jdk=yes` adds agent options (`+` between
 //!   them); the agent's exit line gives the event count, the three files the log bytes;
+//! - `attach` (with `--rate`; `attach:stackdepth=1` adds agent options): the command as
+//!   given, plus `-Dorca.bench.windows=stdin`, which asks the program for more than one
+//!   window: once it has printed its first `throughput:` line (before any agent), `orca`
+//!   attaches (instrumentation mode, as `orca attach`) and writes a line to its standard input,
+//!   on which the program waits out its warm-up again (the retransformed code's JIT) and
+//!   measures a second window, recorded; then `orca` detaches and asks for a third, after the
+//!   detach, and closes the program's input, at which it exits. One run gives three rows
+//!   (`attach before`, `attach recording`, `attach after detach`), each rate a fraction of
+//!   the same run's window before the attach: the cost while recording and what is left
+//!   after the detach. The program's work must be in methods called anew (a frame running
+//!   across the attach keeps its old code: tests/java/AttachRate.java);
 //! - `jfr`: with `-XX:StartFlightRecording` and a settings file that enables only the events
 //!   comparable to Orca's (monitor enter and wait, sleep, park, thread start and end) at
 //!   threshold 0 with stack traces; `jfr summary` of the last round's recording gives the
@@ -45,8 +56,9 @@ pub struct BenchArgs {
     /// has warmed up inside every run, so 0 saves a run per mode there.
     #[arg(long, default_value_t = 1, value_name = "N")]
     warmup_runs: u32,
-    /// Comma-separated modes: none, jvmti, instrument, jfr; an agent mode may carry options
-    /// after `:`, joined by `+` (`instrument:stackdepth=1+jdk=yes`).
+    /// Comma-separated modes: none, jvmti, instrument, jfr, attach; an agent mode may carry
+    /// options after `:`, joined by `+` (`instrument:stackdepth=1+jdk=yes`). `attach` (needs
+    /// --rate) records a JVM started without the agent for one window between two without.
     #[arg(long, default_value = "none,jvmti,instrument,jfr")]
     modes: String,
     /// The `java` executable to use instead of the command's first word.
@@ -127,6 +139,9 @@ enum Kind {
     None,
     Agent(String),
     Jfr,
+    /// Attached to the running program for its second window (agent options, without the
+    /// prefix; empty: the defaults).
+    Attach(String),
 }
 
 #[derive(Clone, Debug)]
@@ -145,20 +160,30 @@ fn parse_modes(s: &str) -> Result<Vec<Mode>, String> {
         let kind = match (base, opts) {
             ("none", None) => Kind::None,
             ("jfr", None) => Kind::Jfr,
-            ("jvmti" | "instrument", o) => {
-                let mut a = format!("mode={base}");
+            ("jvmti" | "instrument" | "attach", o) => {
+                let mut a = if base == "attach" {
+                    String::new()
+                } else {
+                    format!("mode={base}")
+                };
                 for opt in o.into_iter().flat_map(|o| o.split('+')) {
                     if !opt.contains('=') {
                         return Err(format!("mode {tok}: agent option {opt:?} is not key=value"));
                     }
-                    a.push(',');
+                    if !a.is_empty() {
+                        a.push(',');
+                    }
                     a.push_str(opt);
                 }
-                Kind::Agent(a)
+                if base == "attach" {
+                    Kind::Attach(a)
+                } else {
+                    Kind::Agent(a)
+                }
             }
             _ => {
                 return Err(format!(
-                    "unknown mode {tok:?}; modes are none, jvmti, instrument, jfr (agent modes may take :key=value+key=value)"
+                    "unknown mode {tok:?}; modes are none, jvmti, instrument, jfr, attach (agent modes may take :key=value+key=value)"
                 ))
             }
         };
@@ -193,6 +218,9 @@ struct Sample {
     /// With --load: seconds until the server listened, and from SIGTERM to its exit.
     startup: f64,
     stop: f64,
+    /// `attach`: the program's rates (ops/s) before the attach, while recording, after the
+    /// detach.
+    windows: Option<[f64; 3]>,
 }
 
 /// What the load generator reported.
@@ -544,11 +572,14 @@ struct Ctx {
 impl Ctx {
     /// Runs `mode` once; `summarize_jfr` also counts the JFR recording's events.
     fn run(&self, mode: &Mode, tag: &str, summarize_jfr: bool) -> Result<Sample, String> {
+        if let Kind::Attach(opts) = &mode.kind {
+            return self.run_attached(opts, tag);
+        }
         let mut argv = vec![self.java.clone()];
         let prefix = self.dir.join(tag);
         let jfr_file = self.dir.join(format!("{tag}.jfr"));
         match &mode.kind {
-            Kind::None => {}
+            Kind::None | Kind::Attach(_) => {}
             Kind::Agent(opts) => argv.push(format!(
                 "-agentpath:{}={},{opts}",
                 self.agent.as_ref().expect("agent found").display(),
@@ -583,24 +614,8 @@ impl Ctx {
             });
         }
         match &mode.kind {
-            Kind::None => {}
-            Kind::Agent(_) => {
-                let text = std::fs::read_to_string(&err_path).unwrap_or_default();
-                let x = parse_agent_exit(&text).ok_or_else(|| {
-                    format!(
-                        "no `orca: N events` exit line from the agent in {}",
-                        err_path.display()
-                    )
-                })?;
-                s.events = Some(x.events);
-                s.dropped = x.dropped;
-                s.writer_cpu = x.writer_cpu;
-                for ext in ["orca", "methods", "classtable"] {
-                    let f = prefix.with_extension(ext);
-                    s.log_bytes += file_len(&f);
-                    let _ = std::fs::remove_file(f);
-                }
-            }
+            Kind::None | Kind::Attach(_) => {}
+            Kind::Agent(_) => agent_figures(&err_path, &prefix, &mut s)?,
             Kind::Jfr => {
                 s.log_bytes = file_len(&jfr_file);
                 if summarize_jfr {
@@ -620,7 +635,135 @@ impl Ctx {
     }
 }
 
-/// Per-mode summary of the rounds.
+/// The agent's figures of a run: its exit line's (in the JVM's standard error) and the size
+/// of the three files, which are removed.
+fn agent_figures(err_path: &Path, prefix: &Path, s: &mut Sample) -> Result<(), String> {
+    let text = std::fs::read_to_string(err_path).unwrap_or_default();
+    let x = parse_agent_exit(&text).ok_or_else(|| {
+        format!(
+            "no `orca: N events` exit line from the agent in {}",
+            err_path.display()
+        )
+    })?;
+    s.events = Some(x.events);
+    s.dropped = x.dropped;
+    s.writer_cpu = x.writer_cpu;
+    for ext in ["orca", "methods", "classtable"] {
+        let f = prefix.with_extension(ext);
+        s.log_bytes += file_len(&f);
+        let _ = std::fs::remove_file(f);
+    }
+    Ok(())
+}
+
+/// The property that asks a `--rate` program for a window per line of its standard input
+/// after its first (`attach` mode).
+pub const WINDOWS_PROPERTY: &str = "-Dorca.bench.windows=stdin";
+
+impl Ctx {
+    /// `attach`: the program started without the agent, its first window measured; attached
+    /// (`opts`), a second; detached, a third (see the module's doc). The program is killed
+    /// on an error.
+    fn run_attached(&self, opts: &str, tag: &str) -> Result<Sample, String> {
+        use std::io::{BufRead, BufReader};
+        let prefix = self.dir.join(tag);
+        let err_path = self.dir.join(format!("{tag}.stderr"));
+        let mut argv = vec![self.java.clone(), WINDOWS_PROPERTY.to_string()];
+        argv.extend(self.rest.iter().cloned());
+        let err = File::create(&err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
+        let t = Instant::now();
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(err))
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
+        let pid = child.id();
+        let mut input = child.stdin.take();
+        let mut output = BufReader::new(child.stdout.take().expect("piped"));
+        let so = self.agent.as_ref().expect("agent found");
+        let options = if opts.is_empty() {
+            prefix.display().to_string()
+        } else {
+            format!("{},{opts}", prefix.display())
+        };
+        let timeout = std::time::Duration::from_secs(30);
+        let mut next_rate = || -> Result<f64, String> {
+            let mut line = String::new();
+            loop {
+                line.clear();
+                match output.read_line(&mut line) {
+                    Ok(0) | Err(_) => {
+                        return Err(format!(
+                            "attach: the program's output ended before its next `throughput: N ops/s` line (does it measure a window per line of input when run with {WINDOWS_PROPERTY}?)"
+                        ))
+                    }
+                    Ok(_) => {
+                        if let Some(r) = parse_rate(&line) {
+                            return Ok(r);
+                        }
+                    }
+                }
+            }
+        };
+        let ask = |input: &mut Option<std::process::ChildStdin>| {
+            input
+                .as_mut()
+                .map(|i| i.write_all(b"next\n").and_then(|()| i.flush()))
+                .transpose()
+                .map_err(|e| format!("attach: cannot ask the program for a window: {e}"))
+        };
+        let windows = (|| -> Result<[f64; 3], String> {
+            let before = next_rate()?;
+            crate::attach::start_recording(pid, so, &options, timeout)
+                .map_err(|e| format!("attach: {e}"))?;
+            ask(&mut input)?;
+            let recording = next_rate()?;
+            crate::attach::stop_recording(pid, so, timeout).map_err(|e| format!("detach: {e}"))?;
+            ask(&mut input)?;
+            let after = next_rate()?;
+            Ok([before, recording, after])
+        })();
+        // End of input: the program exits.
+        drop(input);
+        if windows.is_err() {
+            // SAFETY: pid is our child, not yet reaped.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+        let reaped = wait_child(pid as libc::pid_t, true);
+        let wall = t.elapsed().as_secs_f64();
+        // Reaped (or wait4 failed): dropping `child` neither waits nor kills.
+        drop(child);
+        let fail = |msg: String| format!("{msg}: {}\n{}", argv.join(" "), stderr_tail(&err_path));
+        let windows = windows.map_err(fail)?;
+        let (status, ru) = reaped?.expect("a blocking wait4 returns the child");
+        if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+            return Err(fail(format!(
+                "the program failed ({})",
+                describe_status(status)
+            )));
+        }
+        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        let mut s = Sample {
+            wall,
+            cpu: tv(ru.ru_utime) + tv(ru.ru_stime),
+            rss_kb: ru.ru_maxrss as u64,
+            windows: Some(windows),
+            load: Some(LoadResult {
+                rps: windows[1],
+                ..LoadResult::default()
+            }),
+            ..Sample::default()
+        };
+        agent_figures(&err_path, &prefix, &mut s)?;
+        let _ = std::fs::remove_file(&err_path);
+        Ok(s)
+    }
+}
+
+/// Per-mode summary of the rounds (an `attach` mode has three: see [`attach_rows`]).
+#[derive(Clone)]
 struct Summary {
     mode: String,
     wall: (f64, f64, f64),
@@ -659,7 +802,7 @@ fn summarize(modes: &[Mode], rounds: &[Vec<Sample>]) -> Vec<Summary> {
     modes
         .iter()
         .enumerate()
-        .map(|(i, m)| {
+        .flat_map(|(i, m)| {
             let col: Vec<&Sample> = rounds.iter().map(|r| &r[i]).collect();
             let wall: Vec<f64> = col.iter().map(|s| s.wall).collect();
             let cpu: Vec<f64> = col.iter().map(|s| s.cpu).collect();
@@ -710,7 +853,7 @@ fn summarize(modes: &[Mode], rounds: &[Vec<Sample>]) -> Vec<Summary> {
                         .collect::<Vec<_>>(),
                 )
             });
-            Summary {
+            let sum = Summary {
                 writer_cpu: (!writer.is_empty()).then(|| median(&writer)),
                 rps,
                 throughput,
@@ -730,7 +873,41 @@ fn summarize(modes: &[Mode], rounds: &[Vec<Sample>]) -> Vec<Summary> {
                 events_per_s,
                 ns_per_event,
                 log_bytes: col.last().map(|s| s.log_bytes).unwrap_or(0),
+            };
+            if matches!(m.kind, Kind::Attach(_)) {
+                attach_rows(sum, &col)
+            } else {
+                vec![sum]
             }
+        })
+        .collect()
+}
+
+/// An `attach` mode's rows: its windows before the attach, while recording and after the
+/// detach, each rate a fraction of the same run's first window. The agent's figures (events,
+/// log) are the recording's; the run's CPU, memory and times are the whole run's, in each.
+fn attach_rows(sum: Summary, col: &[&Sample]) -> Vec<Summary> {
+    let windows: Vec<[f64; 3]> = col.iter().filter_map(|s| s.windows).collect();
+    ["before", "recording", "after detach"]
+        .iter()
+        .enumerate()
+        .map(|(k, what)| {
+            let rates: Vec<f64> = windows.iter().map(|w| w[k]).collect();
+            let ratios: Vec<f64> = windows.iter().map(|w| w[k] / w[0]).collect();
+            let mut row = sum.clone();
+            row.mode = format!("{} {what}", sum.mode);
+            row.rps = (!rates.is_empty()).then(|| stats(&rates));
+            row.throughput = (!ratios.is_empty()).then(|| stats(&ratios));
+            if k != 1 {
+                row.events = None;
+                row.dropped = 0;
+                row.dropped_max = 0;
+                row.writer_cpu = None;
+                row.log_bytes = 0;
+                row.events_per_s = None;
+                row.ns_per_event = None;
+            }
+            row
         })
         .collect()
 }
@@ -766,6 +943,9 @@ fn markdown(label: &str, sums: &[Summary], runs: usize, warmup_runs: u32) -> Str
             s.push_str("Server under load: throughput of the measured load run as a fraction of the same round's no-agent run (higher is better); CPU is the server's, start-up to exit, per request served (warm-up load runs, if any, included).\n\n");
         } else {
             s.push_str("Steady state: the program's own throughput after its warm-up (operations/s, in the requests/s column) as a fraction of the same round's no-agent run (higher is better).\n\n");
+        }
+        if sums.iter().any(|m| m.mode.ends_with(" after detach")) {
+            s.push_str("`attach` rows: one JVM started without the agent, three windows (each after the warm-up): before the attach, while recording, after the detach; each as a fraction of the same run's window before the attach. CPU, start-up and RSS are the whole run's; events and log bytes the recording's.\n\n");
         }
         s.push_str("| mode | requests/s | fraction of no-agent throughput | server CPU per request (µs) | CPU user+sys (s) | start-up (s) | stop (s) | peak RSS (MB) | events | dropped | writer CPU (s) | load errors | log bytes |\n");
         s.push_str(
@@ -906,7 +1086,13 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         None => a.command[0].clone(),
     };
     let rest = a.command[1..].to_vec();
-    let agent = if modes.iter().any(|m| matches!(m.kind, Kind::Agent(_))) {
+    if modes.iter().any(|m| matches!(m.kind, Kind::Attach(_))) && !a.rate {
+        return Err("mode attach needs --rate: the program must measure its own windows (`throughput: N ops/s`, one more per line of input under -Dorca.bench.windows=stdin)".into());
+    }
+    let agent = if modes
+        .iter()
+        .any(|m| matches!(m.kind, Kind::Agent(_) | Kind::Attach(_)))
+    {
         Some(find_agent(a.agent.clone())?)
     } else {
         None
@@ -1019,6 +1205,9 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
 
 /// One run on the progress line: its wall time, or a server's requests/s.
 fn progress(s: &Sample) -> String {
+    if let Some([b, r, a]) = s.windows {
+        return format!("{b:.0}/{r:.0}/{a:.0} ops/s");
+    }
     match &s.load {
         Some(l) => format!("{:.0} req/s", l.rps),
         None => format!("{:.3} s", s.wall),

@@ -708,12 +708,13 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
     let span = a.last_ts.saturating_sub(t0);
     let _ = write!(
         s,
-        "{{\"title\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"span\":{span},",
+        "{{\"title\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"heldAtStart\":{},\"span\":{span},",
         json_str(inp.title),
         a.events,
         a.malformed,
         a.torn,
-        a.dropped
+        a.dropped,
+        a.held_at_start
     );
     let _ = write!(
         s,

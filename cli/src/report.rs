@@ -153,6 +153,9 @@ pub struct Analysis {
     /// The log's `RecordingEnded` line, if it has one (none: killed or crashed).
     pub ended: Option<orca_format::RecordingEnd>,
     pub dropped: u64,
+    /// j.u.c. holds that began before a recording attached to a running JVM, seen at their
+    /// `unlock` (`LockHeldAtStart` lines).
+    pub held_at_start: u64,
     pub bytes: u64,
     pub first_ts: Option<u64>,
     pub last_ts: u64,
@@ -323,6 +326,9 @@ impl Analysis {
             ..Default::default()
         });
         t.last = t.last.max(ts);
+        if let Event::LockHeldAtStart { .. } = ev {
+            self.held_at_start += 1;
+        }
         let top = ev.stack().and_then(|s| s.top());
         let wake = match *ev {
             Event::ObjectWait { object, .. } => Some((object, WakeKind::Wait)),
@@ -914,6 +920,14 @@ pub fn top_sites(
     v
 }
 
+/// What a recording started in a running JVM says of the holds that began before it.
+pub fn held_at_start_text(n: u64) -> String {
+    format!(
+        "holds begun before the recording: {n} j.u.c. lock hold{} ended in it (seen at the unlock: LockHeldAtStart); monitors held at the attach are not seen",
+        if n == 1 { "" } else { "s" }
+    )
+}
+
 /// The report as text.
 pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) -> String {
     let mut s = String::new();
@@ -931,6 +945,9 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         "  how it ended: {}",
         orca_format::RecordingEnd::describe(a.ended)
     );
+    if a.held_at_start > 0 || a.ended == Some(orca_format::RecordingEnd::Detach) {
+        let _ = writeln!(s, "  {}", held_at_start_text(a.held_at_start));
+    }
     if a.malformed > 0 || a.torn || a.dropped > 0 {
         let _ = writeln!(
             s,
@@ -1425,12 +1442,13 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = write!(
         s,
-        "{{\"prefix\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"span_ns\":{span},\"shared_ids\":[{}],\"threads\":[",
+        "{{\"prefix\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"held_at_start\":{},\"span_ns\":{span},\"shared_ids\":[{}],\"threads\":[",
         json_str(prefix),
         a.events,
         a.malformed,
         a.torn,
         a.dropped,
+        a.held_at_start,
         {
             let mut v: Vec<_> = a.shared.iter().collect();
             v.sort();

@@ -32,13 +32,23 @@ impl Program {
         Program::start_args(cmd, jvm_args, &[], dir)
     }
 
-    fn start_args(mut cmd: Command, jvm_args: &[&str], args: &[&str], dir: &Path) -> Program {
+    fn start_args(cmd: Command, jvm_args: &[&str], args: &[&str], dir: &Path) -> Program {
+        Program::start_class(cmd, jvm_args, "AttachLoop", args, dir)
+    }
+
+    fn start_class(
+        mut cmd: Command,
+        jvm_args: &[&str],
+        class: &str,
+        args: &[&str],
+        dir: &Path,
+    ) -> Program {
         let stderr = dir.join("stderr.txt");
         let mut child = cmd
             .args(jvm_args)
             .arg("-cp")
             .arg(test_classes())
-            .arg("AttachLoop")
+            .arg(class)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -302,6 +312,40 @@ fn twice(jdk: &Jdk, virtual_threads: bool) {
                     "{ctx}: one thread per iteration"
                 );
             }
+            // The j.u.c. hold taken (twice: reentrant) before the attach and released during
+            // the first recording: one hold that began before it, seen at its unlock.
+            let before: Vec<&str> = log
+                .events
+                .iter()
+                .filter(|e| {
+                    e.name == "LockHeldAtStart"
+                        && e.frames.first().is_some_and(|&(m, _)| {
+                            log.method_name(m).starts_with("AttachLoop.lambda$main")
+                        })
+                })
+                .map(|e| e.name.as_str())
+                .collect();
+            assert_eq!(before.len(), usize::from(!all), "{ctx}: LockHeldAtStart");
+            // The report counts every such line (other threads' too: on JDK 21+ the main
+            // thread's `readLine` holds the reader's lock across each attach).
+            let every = log
+                .events
+                .iter()
+                .filter(|e| e.name == "LockHeldAtStart")
+                .count();
+            let (code, out, err) = orca(&["report", prefix.to_str().unwrap()]);
+            assert_eq!(code, 0, "{ctx}: {err}");
+            let line = format!(
+                "  holds begun before the recording: {every} j.u.c. lock hold{} ended in it (seen at the unlock: LockHeldAtStart); monitors held at the attach are not seen",
+                if every == 1 { "" } else { "s" }
+            );
+            assert!(out.lines().any(|l| l == line), "{ctx}: {out}");
+            let (code, out, err) = orca(&["report", prefix.to_str().unwrap(), "--json"]);
+            assert_eq!(code, 0, "{ctx}: {err}");
+            assert!(
+                out.contains(&format!("\"held_at_start\":{every},")),
+                "{ctx}: {out}"
+            );
             if all {
                 let exits = log
                     .events
@@ -651,5 +695,162 @@ fn attach_and_detach_jetty_under_wrk() {
             .map(|e| e.numbers[0])
             .sum();
         assert!(hits > 0, "{ctx}: no hold of the hit map recorded");
+    }
+}
+
+/// `orca bench --rate --modes none,attach`: one JVM per round started without the agent,
+/// measured before the attach, while recording and after the detach. The table has the three
+/// rows of the attach beside the no-agent run's, each with a rate, a fraction of the same
+/// run's first window (1 for it, exactly) and the recording's events in its row only; the
+/// CSV has them too. Speeds are not asserted (the machine is shared).
+#[test]
+fn bench_measures_an_attached_jvm_before_during_and_after() {
+    for jdk in jdks() {
+        let dir = fresh_dir("bench", jdk);
+        let ctx = jdk.label();
+        let csv = dir.join("bench.csv");
+        let o = Command::new(env!("CARGO_BIN_EXE_orca"))
+            .args(["bench", "--rate", "--runs", "2", "--warmup-runs", "0"])
+            .args(["--modes", "none,attach:stackdepth=4"])
+            .arg("--csv")
+            .arg(&csv)
+            .args(["--label", "AttachRate"])
+            .arg("--")
+            .arg(jdk.java())
+            .arg("-cp")
+            .arg(test_classes())
+            .args(["AttachRate", "300", "300"])
+            .env("ORCA_AGENT", agent_path())
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{ctx}: {out}{err}");
+        // Both rounds ran every mode (the progress line shows the attach's three rates).
+        let rounds: Vec<&str> = err.lines().filter(|l| l.contains("round ")).collect();
+        assert_eq!(rounds.len(), 2, "{ctx}: {err}");
+        for r in &rounds {
+            assert!(
+                r.contains(" none ") && r.contains(" attach:stackdepth=4 "),
+                "{ctx}: {r}"
+            );
+            assert_eq!(r.matches(" ops/s").count(), 1, "{ctx}: {r}");
+        }
+        let rows: Vec<Vec<&str>> = out
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| mode") && !l.starts_with("| ---"))
+            .map(|l| l.split(" | ").map(str::trim).collect())
+            .collect();
+        let names: Vec<&str> = rows.iter().map(|r| r[0].trim_start_matches("| ")).collect();
+        assert_eq!(
+            names,
+            [
+                "none",
+                "attach:stackdepth=4 before",
+                "attach:stackdepth=4 recording",
+                "attach:stackdepth=4 after detach"
+            ],
+            "{ctx}: {out}"
+        );
+        for r in &rows {
+            assert_ne!(r[1], "-", "{ctx}: a rate in every row: {r:?}");
+        }
+        assert!(
+            rows[1][2].starts_with("1.000 (1.000–1.000)"),
+            "{ctx}: the window before the attach is its own base: {:?}",
+            rows[1]
+        );
+        // events: the recording's row only.
+        let events = |r: &Vec<&str>| r[8].to_string();
+        assert!(
+            events(&rows[2]).parse::<u64>().is_ok_and(|n| n > 0),
+            "{ctx}: {:?}",
+            rows[2]
+        );
+        assert_eq!(events(&rows[1]), "-", "{ctx}");
+        assert_eq!(events(&rows[3]), "-", "{ctx}");
+        assert!(
+            out.contains("`attach` rows: one JVM started without the agent"),
+            "{ctx}: {out}"
+        );
+        let csv = std::fs::read_to_string(&csv).unwrap();
+        let modes: Vec<&str> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(1).unwrap())
+            .collect();
+        assert_eq!(
+            modes,
+            [
+                "none",
+                "attach:stackdepth=4 before",
+                "attach:stackdepth=4 recording",
+                "attach:stackdepth=4 after detach"
+            ],
+            "{ctx}: {csv}"
+        );
+    }
+}
+
+/// A detach that drains a thread between the `LockHold` line of its long hold and the hold's
+/// record (the tracker writes the line first; the test hook `ORCA_TEST_LONG_HOLD_PAUSE` holds
+/// the thread there until the detach is over): the line is counted all the same, in a
+/// `LockHolds` line of the detach's last summaries, so the log has no long hold left
+/// uncounted (`orca check -v`'s note) and its hold counts agree.
+#[test]
+fn a_detach_between_a_long_hold_line_and_its_record_counts_the_hold() {
+    for jdk in jdks() {
+        let dir = fresh_dir("longhold", jdk);
+        let ctx = jdk.label();
+        let w = dir.join("w");
+        let mut cmd = Command::new(jdk.java());
+        cmd.env("ORCA_TEST_LONG_HOLD_PAUSE", "1");
+        let mut p = Program::start_class(cmd, &[], "AttachLongHold", &[], &dir);
+        let pid = p.pid();
+        let (code, _, err) = orca(&["attach", &pid, "-d", "0", "-o", w.to_str().unwrap()]);
+        assert_eq!(code, 0, "{ctx}: {err}");
+        p.send("hold");
+        let t = std::time::Instant::now();
+        while !p.stderr_text().contains("orca-test: LockHold written") {
+            assert!(
+                t.elapsed() < Duration::from_secs(60),
+                "{ctx}: no long hold: {}",
+                p.stderr_text()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let (code, _, err) = orca(&["detach", &pid]);
+        assert_eq!(code, 0, "{ctx}: {err}");
+        p.expect("released");
+        p.send("quit");
+        p.expect("done");
+        assert!(p.child.wait().unwrap().success(), "{ctx}");
+
+        let (code, out, err) = orca(&["check", "-v", w.to_str().unwrap()]);
+        assert_eq!(code, 0, "{ctx}: {out}{err}");
+        assert!(
+            !out.contains("counted in no LockHolds line"),
+            "{ctx}: the long hold is uncounted: {out}"
+        );
+        let log = Log::read(&w).unwrap();
+        let in_hold = |e: &&orca_tests::log::Event| {
+            e.frames
+                .first()
+                .is_some_and(|&(m, _)| log.method_name(m) == "AttachLongHold.hold")
+        };
+        let long: Vec<_> = log
+            .events
+            .iter()
+            .filter(|e| e.name == "LockHold")
+            .filter(in_hold)
+            .collect();
+        assert_eq!(long.len(), 1, "{ctx}: one LockHold");
+        let counted: u64 = log
+            .events
+            .iter()
+            .filter(|e| e.name == "LockHolds" && e.object == long[0].object)
+            .map(|e| e.numbers[0])
+            .sum();
+        assert_eq!(counted, 1, "{ctx}: its LockHolds count");
     }
 }

@@ -1012,6 +1012,7 @@ pub enum EventKind {
     LockTimedOut,
     LockInterrupted,
     LockRelease,
+    LockHeldAtStart,
     ConditionAwait,
     ConditionAwaited,
     ConditionSignal,
@@ -1026,7 +1027,7 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 43] = [
+    pub const ALL: [EventKind; 44] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -1060,6 +1061,7 @@ impl EventKind {
         EventKind::LockTimedOut,
         EventKind::LockInterrupted,
         EventKind::LockRelease,
+        EventKind::LockHeldAtStart,
         EventKind::ConditionAwait,
         EventKind::ConditionAwaited,
         EventKind::ConditionSignal,
@@ -1108,6 +1110,7 @@ impl EventKind {
             EventKind::LockTimedOut => "LockTimedOut",
             EventKind::LockInterrupted => "LockInterrupted",
             EventKind::LockRelease => "LockRelease",
+            EventKind::LockHeldAtStart => "LockHeldAtStart",
             EventKind::ConditionAwait => "ConditionAwait",
             EventKind::ConditionAwaited => "ConditionAwaited",
             EventKind::ConditionSignal => "ConditionSignal",
@@ -1180,6 +1183,7 @@ impl EventKind {
             b"LockTimedOut" => EventKind::LockTimedOut,
             b"LockInterrupted" => EventKind::LockInterrupted,
             b"LockRelease" => EventKind::LockRelease,
+            b"LockHeldAtStart" => EventKind::LockHeldAtStart,
             b"ConditionAwait" => EventKind::ConditionAwait,
             b"ConditionAwaited" => EventKind::ConditionAwaited,
             b"ConditionSignal" => EventKind::ConditionSignal,
@@ -1470,6 +1474,15 @@ pub enum Event<'a> {
         site: StackTrace<'a>,
         stack: StackTrace<'a>,
     },
+    /// A recording started in a running JVM saw `unlock` end a hold of `lock` in `mode`
+    /// whose acquisition it did not see: the hold began before the recording (`stack`: the
+    /// `unlock` call).
+    LockHeldAtStart {
+        thread: Hash,
+        lock: Hash,
+        mode: LockMode,
+        stack: StackTrace<'a>,
+    },
     /// Summary: `count` calls of `call` at `site` (one frame) that woke no wait of the
     /// agent's wait threshold (no thread waiting on their object, condition or thread, or
     /// only threads that had waited less).
@@ -1611,6 +1624,7 @@ impl<'a> Event<'a> {
             Event::MonitorHold { .. } => EventKind::MonitorHold,
             Event::LockHolds { .. } => EventKind::LockHolds,
             Event::LockHold { .. } => EventKind::LockHold,
+            Event::LockHeldAtStart { .. } => EventKind::LockHeldAtStart,
             Event::Notifies { .. } => EventKind::Notifies,
             Event::Waits { .. } => EventKind::Waits,
             Event::LockAcquire { .. } => EventKind::LockAcquire,
@@ -1664,6 +1678,7 @@ impl<'a> Event<'a> {
             | Event::MonitorHold { thread, .. }
             | Event::LockHolds { thread, .. }
             | Event::LockHold { thread, .. }
+            | Event::LockHeldAtStart { thread, .. }
             | Event::Notifies { thread, .. }
             | Event::Waits { thread, .. }
             | Event::LockAcquire { thread, .. }
@@ -1706,7 +1721,8 @@ impl<'a> Event<'a> {
             Event::LockAcquire { lock, .. }
             | Event::Lock { lock, .. }
             | Event::LockHolds { lock, .. }
-            | Event::LockHold { lock, .. } => Some(lock),
+            | Event::LockHold { lock, .. }
+            | Event::LockHeldAtStart { lock, .. } => Some(lock),
             Event::Condition { condition, .. } => Some(condition),
             Event::ThreadPark { blocker, .. } | Event::ThreadParked { blocker, .. } => {
                 Some(blocker)
@@ -1722,7 +1738,8 @@ impl<'a> Event<'a> {
             Event::LockAcquire { mode, .. }
             | Event::Lock { mode, .. }
             | Event::LockHolds { mode, .. }
-            | Event::LockHold { mode, .. } => Some(mode),
+            | Event::LockHold { mode, .. }
+            | Event::LockHeldAtStart { mode, .. } => Some(mode),
             _ => None,
         }
     }
@@ -1751,6 +1768,7 @@ impl<'a> Event<'a> {
             | Event::MonitorExit { stack, .. }
             | Event::MonitorHold { stack, .. }
             | Event::LockHold { stack, .. }
+            | Event::LockHeldAtStart { stack, .. }
             | Event::LockAcquire { stack, .. }
             | Event::Lock { stack, .. }
             | Event::Condition { stack, .. }
@@ -2067,6 +2085,15 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             };
             Event::Lock {
                 op,
+                thread: parse_hash(t, 3, "thread", false)?,
+                lock: parse_hash(l, 4, "lock", false)?,
+                mode: parse_mode(m, 5)?,
+                stack: parse_stack(s, 6)?,
+            }
+        }
+        K::LockHeldAtStart => {
+            let [_, _, t, l, m, s] = split::<6>(line, name)?;
+            Event::LockHeldAtStart {
                 thread: parse_hash(t, 3, "thread", false)?,
                 lock: parse_hash(l, 4, "lock", false)?,
                 mode: parse_mode(m, 5)?,

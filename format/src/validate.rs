@@ -1036,6 +1036,7 @@ impl Validator {
             | K::ThreadStart
             | K::SemaphoreRelease
             | K::LockRelease
+            | K::LockHeldAtStart
             | K::ConditionSignal
             | K::ConditionSignalAll
             | K::ThreadUnpark => {

@@ -449,3 +449,42 @@ fn a_long_hold_may_be_counted_in_its_sites_row_of_other_locks() {
         ["t.orca:15: thread 0000AAAA ended with its 20000000 ns LockHold of lock 00002222 in mode W at line 6 counted in no LockHolds line"]
     );
 }
+
+/// `LockHeldAtStart` (a hold that began before an attached recording, seen at its unlock):
+/// parsed with its fields, valid anywhere a release is, and not a release: in a complete
+/// trace it leaves the thread's count of the lock alone, so a `LockRelease` after it is still
+/// unbalanced.
+#[test]
+fn a_hold_from_before_the_recording_is_not_a_release() {
+    let line = "5087.202000100,LockHeldAtStart,0000CCCC,00003333,W,1;00000002;00000000";
+    let rec = parse_event_line(line.as_bytes()).unwrap();
+    match rec.event {
+        Event::LockHeldAtStart {
+            thread,
+            lock,
+            mode,
+            stack,
+        } => {
+            assert_eq!(thread, Hash(0xCCCC));
+            assert_eq!(lock, Hash(0x3333));
+            assert_eq!(mode, LockMode::Write);
+            assert_eq!(stack.depth(), 1);
+        }
+        e => panic!("{e:?}"),
+    }
+    assert_eq!(rec.event.kind(), EventKind::LockHeldAtStart);
+    assert!(!EventKind::LockHeldAtStart.is_summary());
+    assert!(parse_event_line(b"5087.2,LockHeldAtStart,0000CCCC,00003333,X,0").is_err());
+
+    let r = run(&replace_line(EVENTS, 13, line));
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    let both = replace_line(
+        EVENTS,
+        13,
+        &format!("{line}\n5087.202000150,LockRelease,0000CCCC,00003333,W,1;00000002;00000000"),
+    );
+    assert_eq!(
+        run(&both).error_lines(),
+        ["t.orca:14: unbalanced LockRelease: thread 0000CCCC does not hold lock 00003333 in mode W (no matching LockAcquired)"]
+    );
+}

@@ -467,6 +467,10 @@ public final class OrcaProfilerTracker {
     private static native void lockEnd(int outcome, long t);
     /** A j.u.c. hold that reached the threshold: written with the current stack. */
     private static native void lockLongHold(int site, int hash, long nanos, long end, long start);
+    /** Unlock call `report` (at t) of `sync` ended a hold this thread's held stack does not
+     * have: taken before a recording attached to a running JVM (the agent writes it only
+     * then, once per outermost hold). Rare: no cost on the hot path. */
+    private static native void lockHeldAtStart(int report, Object sync, int hash, boolean read, long t);
 
     /** Outcomes of a lock call: returned normally (void), true, false, threw. */
     private static final int RETURNED = 2, TRUE = 1, FALSE = 0, THREW = -1;
@@ -600,6 +604,10 @@ public final class OrcaProfilerTracker {
                         r.put(OrcaEvents.R_LOCK_HOLD,
                                 enterSite | (paused > 0 ? OrcaEvents.S_WAITED : 0), h, end, start);
                     }
+                } else if (!none) {
+                    int h = r.hash(sync);
+                    r.name(sync, h);
+                    lockHeldAtStart(report, sync, h, read, r.lockT0);
                 }
                 if (traceAll) {
                     lockEnd(outcome, r.lockT0);

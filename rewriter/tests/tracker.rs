@@ -95,6 +95,7 @@ fn tracker_declares_every_called_method() {
             "lockEnter(ILjava/lang/Object;J)V",
             "lockEnd(IJ)V",
             "lockLongHold(IIJJJ)V",
+            "lockHeldAtStart(ILjava/lang/Object;IZJ)V",
             "callEnter(ILjava/lang/Object;I)V",
             "callEnterVia(ILjava/lang/Class;)V",
             "callExit0()V",

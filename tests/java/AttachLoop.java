@@ -16,8 +16,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * number of iterations done (so that a test that attaches or detaches while it is paused
  * knows exactly which iterations ran inside the recording); `go` lets it run on.
  *
- * Besides, from the start: thread "holder" takes `held` and keeps it until the input says
- * `release` (so it holds a monitor across the attach and releases it during the recording),
+ * Besides, from the start: thread "holder" takes `held`, then `jucHeld` twice (a reentrant
+ * hold), and keeps them until the input says `release` (so it holds a monitor and one j.u.c.
+ * lock across the attach and releases them during the recording),
  * and thread "waiter" waits on `waited` until the input says `wake`. It prints `ready`, then
  * `paused N`, `going`, `released` and `woken` when asked, and `done` at the end.
  */
@@ -25,8 +26,10 @@ public class AttachLoop {
     static final Object lock = new Object();
     static final ReentrantLock juc = new ReentrantLock();
     static final Object held = new Object();
+    static final ReentrantLock jucHeld = new ReentrantLock();
     static final Object waited = new Object();
     static final java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+    static final java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
     static volatile boolean wake;
     static volatile boolean quit;
     static final Object pauseLock = new Object();
@@ -71,10 +74,16 @@ public class AttachLoop {
         boolean virtual = args.length > 0 && args[0].equals("virtual");
         Thread holder = new Thread(() -> {
             synchronized (held) {
+                jucHeld.lock();
+                jucHeld.lock();
                 try {
+                    holding.countDown();
                     gate.await();
                 } catch (InterruptedException e) {
                     // ends the thread
+                } finally {
+                    jucHeld.unlock();
+                    jucHeld.unlock();
                 }
             }
         }, "holder");
@@ -116,6 +125,7 @@ public class AttachLoop {
             }
         }, "worker");
         worker.start();
+        holding.await(); // "ready" once the holds exist
         System.out.println("ready");
         System.out.flush();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));

@@ -216,7 +216,8 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.owner = Some(hex(f[5])?);
             e.frames = stack(f[6])?;
         }
-        "LockAcquired" | "LockFailed" | "LockTimedOut" | "LockInterrupted" | "LockRelease" => {
+        "LockAcquired" | "LockFailed" | "LockTimedOut" | "LockInterrupted" | "LockRelease"
+        | "LockHeldAtStart" => {
             need(6)?;
             e.object = Some(hex(f[3])?);
             e.mode = Some(mode(f[4])?);

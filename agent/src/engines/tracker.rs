@@ -681,6 +681,31 @@ pub fn lock_long_hold(
     rec.rec_long_hold(jni, (site, lock), nanos, span, LOCK_EXIT_FRAMES);
 }
 
+/// `OrcaProfilerTracker.lockHeldAtStart(report, sync, hash, read, t)`: an unlock ended a
+/// hold the tracker never saw begin, so it began before the attach. Written once per
+/// outermost hold: an unlock after which the thread still owns the lock exclusively ended
+/// an inner level of a reentrant hold (a read hold names no owner: each of its unlocks
+/// counts).
+pub fn lock_held_at_start(
+    rec: &Recorder,
+    jni: Jni,
+    (report, sync): (i32, jobject),
+    (lock, read): (u32, bool),
+    nanos: u64,
+) {
+    let mine = rec.current_state().map(|s| s.hash);
+    let owner = lock_owner(rec, jni, report, sync) as u32;
+    if owner != 0 && Some(owner) == mine {
+        return;
+    }
+    rec.rec_lock_held_at_start(
+        jni,
+        (lock, if read { b'R' } else { b'W' }),
+        nanos,
+        LOCK_EXIT_FRAMES,
+    );
+}
+
 /// The stack of a `MonitorExit` from the stack of its `MonitorEntered`: the same frames,
 /// the top one now at the `monitorexit` (or the return). `None` when the top frame is not
 /// the same method (locking that is not block-structured): then the whole stack is walked.

@@ -759,6 +759,26 @@ impl Recorder {
         });
     }
 
+    /// `LockHeldAtStart`: an unlock, at `nanos`, whose caller is `skip` frames down, ended a
+    /// hold of `lock` in `mode` that began before the recording (no record of it: there is
+    /// no start to time it from).
+    pub fn rec_lock_held_at_start(&self, jni: Jni, (lock, mode): (u32, u8), nanos: u64, skip: i32) {
+        let Some(state) = self.current_state() else {
+            return;
+        };
+        self.before_event(jni, state, nanos);
+        let frames = self.stack(jni, state, skip, false);
+        self.log.push(EventRecord {
+            nanos,
+            kind: Kind::LockHeldAtStart,
+            thread: state.hash,
+            object: lock,
+            owner: 0,
+            extra: Extra::Mode(mode),
+            frames,
+        });
+    }
+
     /// A `notify`, `notifyAll` (on `object`), `signal`, `signalAll` (on condition `object`)
     /// or `unpark` (of thread `object`) (`kind`) by instrumented code, whose caller is `skip`
     /// frames down: counted per site in the thread's summaries when it can have woken no wait
@@ -950,6 +970,7 @@ impl Recorder {
                 continue;
             }
             self.drain_at_exit(jni, &mut r);
+            r.summary.count_written_long_holds();
             // The thread may have recorded past `now` before it was drained.
             let at = now_nanos().max(r.last_nanos);
             self.write_summaries(jni, &mut r, at);

@@ -488,6 +488,20 @@ impl Summary {
         self.long.push((monitor, site, end, nanos));
     }
 
+    /// The last summaries of a thread drained while it may still run (a detach, the JVM's
+    /// exit): the long holds already written whose hold records have not come are counted
+    /// now, with the lines' lengths. The tracker writes a long hold's line a few instructions
+    /// before it puts the hold's record, so a drain in between would otherwise leave the line
+    /// counted in no summary (the record, put after the drain, is late).
+    pub fn count_written_long_holds(&mut self) {
+        for (monitor, site, _, nanos) in std::mem::take(&mut self.long) {
+            let stat = self.row(monitor, site);
+            let new = stat.count == 0;
+            stat.add(nanos);
+            self.lines += new as usize;
+        }
+    }
+
     /// `Object.wait` on `object` released it (`lock`: `Condition.await` released j.u.c. lock
     /// `object`): its hold pauses.
     pub fn wait(&mut self, object: u32, lock: bool, nanos: u64) {

@@ -1519,6 +1519,12 @@ mod tests {
         let mut r = ev(Kind::LockRelease, vec![]);
         r.extra = Extra::Mode(b'W');
         assert_eq!(line(&r), "12.000000345,LockRelease,000000AB,12345678,W,0\n");
+        let mut h = ev(Kind::LockHeldAtStart, vec![]);
+        h.extra = Extra::Mode(b'W');
+        assert_eq!(
+            line(&h),
+            "12.000000345,LockHeldAtStart,000000AB,12345678,W,0\n"
+        );
         let mut c = ev(Kind::ConditionAwait, vec![]);
         c.extra = Extra::Lock(0xC0FFEE);
         assert_eq!(
