@@ -696,6 +696,18 @@ fn sampled_timing_counts_every_juc_hold_and_times_a_sample() {
                 e.numbers[0]
             );
         }
+        // The report counts every hold and says its figures are estimates from the sample.
+        let report = std::process::Command::new(agent_path().with_file_name("orca"))
+            .args(["report", "--json", "--all"])
+            .arg(&r.prefix)
+            .output()
+            .expect("run orca report");
+        let json = String::from_utf8_lossy(&report.stdout);
+        let want = format!(
+            "\"write_holds\":{{\"count\":{TIGHT},\"timed\":{},\"estimated\":true,",
+            timed(tight, w)
+        );
+        assert!(json.contains(&want), "{label}: {want} in {json}");
 
         let r = run(
             "sampled-juc-exact",
