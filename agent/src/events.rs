@@ -52,6 +52,9 @@ pub enum Kind {
     /// Instrumentation mode: one thread's holds of one j.u.c. lock in one mode at one site,
     /// summed over an interval (the writer's `Extra::Holds` with a mode).
     LockHolds,
+    /// j.u.c. holds of one (lock, mode, site) counted but not timed over an interval
+    /// (`holdtiming=sampled`; the writer's `Extra::Holds` with a mode, count and site only).
+    LockHoldsUntimed,
     /// Instrumentation mode: one j.u.c. lock hold at least `holdthreshold` long, ending now
     /// (the writer's `Extra::LockHold`).
     LockHold,
@@ -124,6 +127,7 @@ impl Kind {
             Kind::LockOrder => "LockOrder",
             Kind::MonitorHold => "MonitorHold",
             Kind::LockHolds => "LockHolds",
+            Kind::LockHoldsUntimed => "LockHoldsUntimed",
             Kind::LockHold => "LockHold",
             Kind::Notifies => "Notifies",
             Kind::Waits => "Waits",

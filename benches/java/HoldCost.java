@@ -1,14 +1,17 @@
+import java.util.concurrent.locks.ReentrantLock;
+
 /**
  * The cost of an uncontended `synchronized` block in steady state: one thread enters and leaves
- * one monitor in a loop for WARMUP_S seconds (the JIT settles), then for MEASURE_S more, and
- * prints the holds completed in that second window per second as `throughput: N ops/s` (the
- * line `orca bench --rate` reads). 1e9 / N is the time per hold, loop included; the difference
+ * one monitor (with `juc`, locks and unlocks one ReentrantLock) in a loop for WARMUP_S seconds
+ * (the JIT settles), then for MEASURE_S more, and prints the holds completed in that second
+ * window per second as `throughput: N ops/s` (the line `orca bench --rate` reads). 1e9 / N is the time per hold, loop included; the difference
  * between two modes' figures is what each hold costs in the one with the agent. The clock is
  * read once per 65,536 holds.
- * Usage: java HoldCost WARMUP_S MEASURE_S
+ * Usage: java HoldCost WARMUP_S MEASURE_S [juc]
  */
 public class HoldCost {
     static final Object lock = new Object();
+    static final ReentrantLock juc = new ReentrantLock();
     static long counter;
 
     public static void main(String[] args) {
@@ -16,12 +19,13 @@ public class HoldCost {
         long measure = (long) (Double.parseDouble(args[1]) * 1e9);
         long start = System.nanoTime();
         long warmEnd = start + warmup, end = warmEnd + measure;
+        boolean j = args.length > 2 && args[2].equals("juc");
         long holds = 0, atWarmEnd = -1, t0 = 0, t1;
         while (true) {
-            for (int i = 0; i < 65_536; i++) {
-                synchronized (lock) {
-                    counter += i & 7;
-                }
+            if (j) {
+                jucHolds();
+            } else {
+                monitorHolds();
             }
             holds += 65_536;
             long now = System.nanoTime();
@@ -36,5 +40,24 @@ public class HoldCost {
         double rate = (holds - atWarmEnd) / ((t1 - t0) / 1e9);
         System.out.printf("throughput: %.1f ops/s%n", rate);
         System.out.printf("%.2f ns per hold (loop included), counter=%d%n", 1e9 / rate, counter);
+    }
+
+    static void monitorHolds() {
+        for (int i = 0; i < 65_536; i++) {
+            synchronized (lock) {
+                counter += i & 7;
+            }
+        }
+    }
+
+    static void jucHolds() {
+        for (int i = 0; i < 65_536; i++) {
+            juc.lock();
+            try {
+                counter += i & 7;
+            } finally {
+                juc.unlock();
+            }
+        }
     }
 }

@@ -185,7 +185,7 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 summary_lines += 1;
                 continue;
             }
-            Event::LockHolds { lock, .. } => {
+            Event::LockHolds { lock, .. } | Event::LockHoldsUntimed { lock, .. } => {
                 summary_lines += 1;
                 juc_summaries = true;
                 juc.insert(lock);

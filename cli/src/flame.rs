@@ -93,6 +93,7 @@ pub fn collapse_with<R: std::io::Read>(
     // j.u.c. spans, labelled by kind, kept apart from both; and the holds of LockHolds lines.
     let mut juc_weights: HashMap<(String, Hash, &'static str), u64> = HashMap::new();
     let mut juc_summary_weights: HashMap<(String, Hash, &'static str), u64> = HashMap::new();
+    let mut juc_summary_counts: HashMap<(String, Hash, &'static str), (u64, u64)> = HashMap::new();
     let mut lock_summary_lines = 0u64;
     let mut add = |raw: String, m: Hash, ns: u64| {
         *weights.entry((raw, m)).or_default() += ns;
@@ -152,13 +153,29 @@ pub fn collapse_with<R: std::io::Read>(
             (
                 _,
                 Event::LockHolds {
-                    lock, total, site, ..
+                    lock,
+                    count,
+                    total,
+                    site,
+                    ..
                 },
             ) => {
                 lock_summary_lines += 1;
                 *juc_summary_weights
                     .entry((site.raw().to_string(), lock, "lock"))
                     .or_default() += total;
+                let c = juc_summary_counts.entry((site.raw().to_string(), lock, "lock"));
+                c.or_default().0 += count;
+            }
+            (
+                _,
+                Event::LockHoldsUntimed {
+                    lock, count, site, ..
+                },
+            ) => {
+                lock_summary_lines += 1;
+                let c = juc_summary_counts.entry((site.raw().to_string(), lock, "lock"));
+                c.or_default().1 += count;
             }
             (FlameWeight::Blocked, Event::MonitorContendedEnter { monitor, stack, .. })
             | (
@@ -349,6 +366,11 @@ pub fn collapse_with<R: std::io::Read>(
         weights = summary_weights;
     }
     if w == FlameWeight::Held && lock_summary_lines > 0 && !from_events {
+        for (k, (timed, untimed)) in juc_summary_counts {
+            if let Some(ns) = juc_summary_weights.get_mut(&k) {
+                *ns = crate::util::estimate(*ns, timed, untimed);
+            }
+        }
         juc_weights = juc_summary_weights;
     }
     let mut lines: Vec<(String, Hash, Vec<String>, u64)> = weights

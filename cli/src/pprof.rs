@@ -168,6 +168,8 @@ pub struct Profiles {
     held_untimed: HashMap<Key, u64>,
     lock_held_events: Sums,
     lock_held_summaries: Sums,
+    /// The same for j.u.c. holds (`LockHoldsUntimed`), added to `lock_held_summaries`.
+    lock_held_untimed: HashMap<Key, u64>,
     names: HashMap<Hash, String>,
     first_ts: Option<u64>,
     last_ts: u64,
@@ -269,6 +271,21 @@ impl Profiles {
                     ..key(Leaf::Lock(lock), site.raw().to_string())
                 };
                 add(&mut self.lock_held_summaries, k, count, total);
+            }
+            Event::LockHoldsUntimed {
+                lock,
+                mode,
+                count,
+                site,
+                ..
+            } => {
+                self.has_summaries = true;
+                self.has_lock_summaries = true;
+                let k = Key {
+                    mode: Some(mode),
+                    ..key(Leaf::Lock(lock), site.raw().to_string())
+                };
+                *self.lock_held_untimed.entry(k).or_default() += count;
             }
             Event::LockHold { .. } => self.has_lock_summaries = true,
             Event::Waits {
@@ -452,6 +469,11 @@ impl Profiles {
     fn finish(&mut self, threads: HashMap<Hash, ThreadState>) {
         for (k, untimed) in std::mem::take(&mut self.held_untimed) {
             let e = self.held_summaries.entry(k).or_default();
+            e.1 = crate::util::estimate(e.1, e.0, untimed);
+            e.0 += untimed;
+        }
+        for (k, untimed) in std::mem::take(&mut self.lock_held_untimed) {
+            let e = self.lock_held_summaries.entry(k).or_default();
             e.1 = crate::util::estimate(e.1, e.0, untimed);
             e.0 += untimed;
         }

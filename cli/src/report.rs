@@ -101,6 +101,8 @@ pub struct LockStats {
     sum_write_holds: Hist,
     sum_read_holds: Hist,
     sum_hold_sites: HashMap<Option<Frame>, (u64, u64)>,
+    /// Holds counted but not timed per site (`LockHoldsUntimed`), as `ObjectStats`'.
+    sum_untimed_sites: HashMap<Option<Frame>, u64>,
     pub awaits: u64,
     pub awaited: u64,
     pub signals: u64,
@@ -438,6 +440,24 @@ impl Analysis {
                 let ts = self.sum_thread_hold_sites.entry((lock, thread));
                 add_sites(ts.or_default(), site.top(), count, total);
             }
+            Event::LockHoldsUntimed {
+                lock,
+                mode,
+                count,
+                site,
+                ..
+            } => {
+                self.has_summaries = true;
+                self.has_lock_summaries = true;
+                let l = self.locks.entry(lock).or_default();
+                match mode {
+                    LockMode::Write => l.sum_write_holds.add_untimed(count),
+                    LockMode::Read => l.sum_read_holds.add_untimed(count),
+                }
+                *l.sum_untimed_sites.entry(site.top()).or_default() += count;
+                let ts = self.sum_thread_untimed_sites.entry((lock, thread));
+                *ts.or_default().entry(site.top()).or_default() += count;
+            }
             Event::LockHold {
                 lock,
                 mode,
@@ -749,7 +769,8 @@ impl Analysis {
         for l in self.locks.values_mut() {
             let w = std::mem::take(&mut l.sum_write_holds);
             let r = std::mem::take(&mut l.sum_read_holds);
-            let sites = std::mem::take(&mut l.sum_hold_sites);
+            let mut sites = std::mem::take(&mut l.sum_hold_sites);
+            add_untimed_sites(&mut sites, std::mem::take(&mut l.sum_untimed_sites));
             if self.lock_holds_from_summaries {
                 l.write_holds = w;
                 l.read_holds = r;
@@ -1251,22 +1272,31 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
         }
         for (what, hist) in [("write/exclusive", &l.write_holds), ("read", &l.read_holds)] {
             if hist.count() > 0 {
+                // Figures from a sample (holdtiming=sampled) are marked `~`, as monitors'.
+                let est = if hist.is_estimate() { "~" } else { "" };
                 let _ = writeln!(
                     s,
-                    "      {what} held {}, total {}, p50 {}, p99 {}, max {}",
+                    "      {what} held {}, total {est}{}, p50 {est}{}, p99 {est}{}, max {}{}",
                     crate::util::times(hist.count()),
                     dur(hist.total()),
                     dur(hist.percentile(50.0)),
                     dur(hist.percentile(99.0)),
-                    dur(hist.max())
+                    dur(hist.max()),
+                    if hist.is_estimate() {
+                        format!(" (estimated from {} timed)", hist.timed())
+                    } else {
+                        String::new()
+                    }
                 );
             }
         }
         if l.open_holds > 0 {
             let _ = writeln!(s, "      {} holds still open at end", l.open_holds);
         }
+        let est = l.write_holds.is_estimate() || l.read_holds.is_estimate();
+        let est = if est { "~" } else { "" };
         for (f, c, ns) in top_sites(&l.hold_sites, 3) {
-            let _ = writeln!(s, "      held from {} x{c} {}", site(md, f), dur(ns));
+            let _ = writeln!(s, "      held from {} x{c} {est}{}", site(md, f), dur(ns));
         }
         if l.awaits + l.signals + l.signal_alls > 0 {
             let _ = writeln!(
@@ -1656,8 +1686,10 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, usiz
     });
     let hist = |h: &Hist| {
         format!(
-            "{{\"count\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{}}}",
+            "{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{}}}",
             h.count(),
+            h.timed(),
+            h.is_estimate(),
             h.total(),
             h.percentile(50.0),
             h.percentile(99.0),
@@ -1791,6 +1823,55 @@ mod tests {
         // Every hold timed: no estimate.
         let exact = analyse(&format!("{}\n", log.lines().next().unwrap()), false);
         assert!(!holds_line(&exact.objects[&Hash(0x1111)]).contains('~'));
+    }
+
+    /// The same for j.u.c. holds (`LockHoldsUntimed`): counted exactly per mode and site,
+    /// time scaled from the mode's timed sample, marked in the text and the JSON.
+    #[test]
+    fn untimed_lock_holds_are_counted_and_their_time_estimated() {
+        let log = "\
+1.000000000,LockHolds,0000AAAA,00002222,W,2,3000,2000,2;317;1;381;1,1;00000001;00000010
+1.000000000,LockHoldsUntimed,0000AAAA,00002222,W,4,1;00000001;00000010
+2.000000000,LockHoldsUntimed,0000AAAA,00002222,W,2,1;00000001;00000010
+2.000000000,LockHoldsUntimed,0000AAAA,00002222,R,3,1;00000002;00000004
+";
+        let a = analyse(log, false);
+        let l = &a.locks[&Hash(0x2222)];
+        let w = &l.write_holds;
+        assert_eq!(
+            (w.count(), w.timed(), w.total(), w.max()),
+            (8, 2, 12000, 2000)
+        );
+        assert!(w.is_estimate());
+        let r = &l.read_holds;
+        assert_eq!((r.count(), r.timed(), r.total()), (3, 0, 0));
+        let site = |m, loc| {
+            Some(Frame {
+                method: orca_format::MethodId(m),
+                location: loc,
+            })
+        };
+        assert_eq!(l.hold_sites[&site(1, 0x10)], (8, 12000));
+        assert_eq!(l.hold_sites[&site(2, 4)], (3, 0));
+        let md = Metadata::from_readers(
+            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
+            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
+                .as_bytes(),
+        )
+        .unwrap();
+        let out = text(&a, &md, "t", 10, true);
+        assert!(
+            out.contains("write/exclusive held 8 times, total ~12.000 µs")
+                && out.contains("(estimated from 2 timed)"),
+            "{out}"
+        );
+        let j = json(&a, &md, "t", 10, true);
+        assert!(
+            j.contains(
+                "\"write_holds\":{\"count\":8,\"timed\":2,\"estimated\":true,\"total_ns\":12000,"
+            ),
+            "{j}"
+        );
     }
 
     /// A second `ObjectClass` line for one ID (the agent saw another object with that
@@ -2021,7 +2102,7 @@ mod tests {
         let j = json(&a, &md, "t", 10, true);
         for want in [
             "\"acquisitions\":null",
-            "\"write_holds\":{\"count\":4,\"total_ns\":28000,",
+            "\"write_holds\":{\"count\":4,\"timed\":4,\"estimated\":false,\"total_ns\":28000,",
             "\"lock_holds_source\":\"summaries\"",
             "\"long_lock_holds\":[{\"lock\":\"00002222\",\"mode\":\"W\",\"thread\":\"0000AAAA\",\"ns\":20000,",
         ] {

@@ -141,7 +141,8 @@ fn in_step(log: &Log, frames: &[(u32, u32)]) -> bool {
         .is_some_and(|&(m, _)| log.method_name(m) == "AttachLoop.step")
 }
 
-/// Per window: (MonitorHolds counts, LockHolds counts, ObjectWait, ThreadSleep) in `step`.
+/// Per window: (MonitorHolds counts, LockHolds and LockHoldsUntimed counts, ObjectWait,
+/// ThreadSleep) in `step`.
 fn step_counts(log: &Log) -> (u64, u64, u64, u64) {
     let mut c = (0, 0, 0, 0);
     for e in &log.events {
@@ -150,7 +151,7 @@ fn step_counts(log: &Log) -> (u64, u64, u64, u64) {
         }
         match e.name.as_str() {
             "MonitorHolds" => c.0 += e.numbers[0],
-            "LockHolds" => c.1 += e.numbers[0],
+            "LockHolds" | "LockHoldsUntimed" => c.1 += e.numbers[0],
             "ObjectWait" => c.2 += 1,
             // A wait shorter than waitthreshold is counted, not written (numbers[3] 0: wait).
             "Waits" if e.numbers[3] == 0 => c.2 += e.numbers[0],

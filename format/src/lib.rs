@@ -209,8 +209,8 @@ pub struct OwnedEvent {
     pub owner: Option<Hash>,
     /// Decoded thread name of a `ThreadStarted`.
     pub name: Option<String>,
-    /// Count of an `EventsDropped`, `MonitorHolds`, `MonitorHoldsUntimed`, `LockHolds` or
-    /// `LockOrder`.
+    /// Count of an `EventsDropped`, `MonitorHolds`, `MonitorHoldsUntimed`, `LockHolds`,
+    /// `LockHoldsUntimed` or `LockOrder`.
     pub count: Option<u64>,
     /// Stack frames, innermost first (empty when the event has no stack).
     pub frames: Vec<Frame>,
@@ -239,6 +239,7 @@ impl OwnedEvent {
                 | Event::MonitorHolds { count, .. }
                 | Event::MonitorHoldsUntimed { count, .. }
                 | Event::LockHolds { count, .. }
+                | Event::LockHoldsUntimed { count, .. }
                 | Event::LockOrder { count, .. } => Some(count),
                 _ => None,
             },

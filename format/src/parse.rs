@@ -1003,6 +1003,7 @@ pub enum EventKind {
     LockOrder,
     MonitorHold,
     LockHolds,
+    LockHoldsUntimed,
     LockHold,
     Notifies,
     Waits,
@@ -1027,7 +1028,7 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 44] = [
+    pub const ALL: [EventKind; 45] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -1052,6 +1053,7 @@ impl EventKind {
         EventKind::LockOrder,
         EventKind::MonitorHold,
         EventKind::LockHolds,
+        EventKind::LockHoldsUntimed,
         EventKind::LockHold,
         EventKind::Notifies,
         EventKind::Waits,
@@ -1101,6 +1103,7 @@ impl EventKind {
             EventKind::LockOrder => "LockOrder",
             EventKind::MonitorHold => "MonitorHold",
             EventKind::LockHolds => "LockHolds",
+            EventKind::LockHoldsUntimed => "LockHoldsUntimed",
             EventKind::LockHold => "LockHold",
             EventKind::Notifies => "Notifies",
             EventKind::Waits => "Waits",
@@ -1125,7 +1128,7 @@ impl EventKind {
     }
 
     /// Whether this is a summary line (`MonitorHolds`, `MonitorHoldsUntimed`, `LockHolds`,
-    /// `LockOrder`, `Notifies`, `Waits`): an aggregate over an interval, not one event (FORMAT.md,
+    /// `LockHoldsUntimed`, `LockOrder`, `Notifies`, `Waits`): an aggregate over an interval, not one event (FORMAT.md,
     /// "Summary lines").
     pub fn is_summary(self) -> bool {
         matches!(
@@ -1133,6 +1136,7 @@ impl EventKind {
             EventKind::MonitorHolds
                 | EventKind::MonitorHoldsUntimed
                 | EventKind::LockHolds
+                | EventKind::LockHoldsUntimed
                 | EventKind::LockOrder
                 | EventKind::Notifies
                 | EventKind::Waits
@@ -1174,6 +1178,7 @@ impl EventKind {
             b"LockOrder" => EventKind::LockOrder,
             b"MonitorHold" => EventKind::MonitorHold,
             b"LockHolds" => EventKind::LockHolds,
+            b"LockHoldsUntimed" => EventKind::LockHoldsUntimed,
             b"LockHold" => EventKind::LockHold,
             b"Notifies" => EventKind::Notifies,
             b"Waits" => EventKind::Waits,
@@ -1463,6 +1468,16 @@ pub enum Event<'a> {
         histogram: Histogram<'a>,
         site: StackTrace<'a>,
     },
+    /// Summary (`holdtiming=sampled`): `count` further outermost holds of j.u.c. lock `lock`
+    /// in `mode` acquired at `site` (one frame) that were counted but not timed, as
+    /// [`Event::MonitorHoldsUntimed`].
+    LockHoldsUntimed {
+        thread: Hash,
+        lock: Hash,
+        mode: LockMode,
+        count: u64,
+        site: StackTrace<'a>,
+    },
     /// One hold of j.u.c. lock `lock` in `mode` that lasted `nanos`, ending at the
     /// line's timestamp (its `LockRelease`); acquired at `site` (one frame), released
     /// at `stack` (the `unlock` call).
@@ -1623,6 +1638,7 @@ impl<'a> Event<'a> {
             Event::LockOrder { .. } => EventKind::LockOrder,
             Event::MonitorHold { .. } => EventKind::MonitorHold,
             Event::LockHolds { .. } => EventKind::LockHolds,
+            Event::LockHoldsUntimed { .. } => EventKind::LockHoldsUntimed,
             Event::LockHold { .. } => EventKind::LockHold,
             Event::LockHeldAtStart { .. } => EventKind::LockHeldAtStart,
             Event::Notifies { .. } => EventKind::Notifies,
@@ -1677,6 +1693,7 @@ impl<'a> Event<'a> {
             | Event::LockOrder { thread, .. }
             | Event::MonitorHold { thread, .. }
             | Event::LockHolds { thread, .. }
+            | Event::LockHoldsUntimed { thread, .. }
             | Event::LockHold { thread, .. }
             | Event::LockHeldAtStart { thread, .. }
             | Event::Notifies { thread, .. }
@@ -1721,6 +1738,7 @@ impl<'a> Event<'a> {
             Event::LockAcquire { lock, .. }
             | Event::Lock { lock, .. }
             | Event::LockHolds { lock, .. }
+            | Event::LockHoldsUntimed { lock, .. }
             | Event::LockHold { lock, .. }
             | Event::LockHeldAtStart { lock, .. } => Some(lock),
             Event::Condition { condition, .. } => Some(condition),
@@ -1732,12 +1750,14 @@ impl<'a> Event<'a> {
         }
     }
 
-    /// The `<mode>` of a j.u.c. lock line (`LockAcquire`, `Lock*`, `LockHolds`, `LockHold`).
+    /// The `<mode>` of a j.u.c. lock line (`LockAcquire`, `Lock*`, `LockHolds`,
+    /// `LockHoldsUntimed`, `LockHold`).
     pub fn mode(&self) -> Option<LockMode> {
         match *self {
             Event::LockAcquire { mode, .. }
             | Event::Lock { mode, .. }
             | Event::LockHolds { mode, .. }
+            | Event::LockHoldsUntimed { mode, .. }
             | Event::LockHold { mode, .. }
             | Event::LockHeldAtStart { mode, .. } => Some(mode),
             _ => None,
@@ -1778,6 +1798,7 @@ impl<'a> Event<'a> {
             | Event::MonitorHolds { site: stack, .. }
             | Event::MonitorHoldsUntimed { site: stack, .. }
             | Event::LockHolds { site: stack, .. }
+            | Event::LockHoldsUntimed { site: stack, .. }
             | Event::Notifies { site: stack, .. }
             | Event::Waits { site: stack, .. }
             | Event::LockOrder {
@@ -1951,6 +1972,17 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 max,
                 histogram,
                 site: parse_site(site, 10, "site")?,
+            }
+        }
+        K::LockHoldsUntimed => {
+            let [_, _, t, l, m, c, site] = split::<7>(line, name)?;
+            Event::LockHoldsUntimed {
+                thread: parse_hash(t, 3, "thread", false)?,
+                // 0: the holds of other locks in this mode at this site, as in LockHolds.
+                lock: parse_hash(l, 4, "lock", true)?,
+                mode: parse_mode(m, 5)?,
+                count: parse_count(c, 6, "count")?,
+                site: parse_site(site, 7, "site")?,
             }
         }
         K::Notifies => {

@@ -214,6 +214,13 @@ pub fn validate_readers<C: Read, M: Read, O: Read>(
     Ok(v.finish())
 }
 
+/// A `LockHold` line not yet counted in a summary line (`ThreadState::long_holds`).
+type LongHold = (Hash, LockMode, Frame, u64, u64, Option<Unfit>);
+
+/// A `LockHold` that a `LockHolds` line could not count: the flush's timestamp, that line, and
+/// what to say there if no `LockHoldsUntimed` line of the flush counts it.
+type Unfit = (Timestamp, u64, String);
+
 #[derive(Default)]
 struct ThreadState {
     first_line: u64,
@@ -232,9 +239,10 @@ struct ThreadState {
     call_mode: Option<LockMode>,
     /// j.u.c. locks held: (lock, mode, count, line of the first `LockAcquired`).
     locks: Vec<(Hash, LockMode, u32, u64)>,
-    /// `LockHold` lines not yet counted in a `LockHolds` line of their key:
-    /// (lock, mode, site, nanos, line).
-    long_holds: Vec<(Hash, LockMode, Frame, u64, u64)>,
+    /// `LockHold` lines not yet counted in a `LockHolds` (or `LockHoldsUntimed`) line of
+    /// their key: (lock, mode, site, nanos, line, unfit). `unfit`: a `LockHolds` line of the
+    /// key could not count it, and a `LockHoldsUntimed` line of that flush must.
+    long_holds: Vec<LongHold>,
     /// The timestamp of the thread's latest hold summaries and their keys (kind, monitor or
     /// lock, mode, site) with their lines: a flush writes one line per key (FORMAT.md).
     summary_keys: Option<(Timestamp, SummaryKeys)>,
@@ -824,9 +832,28 @@ impl Validator {
             }
             Event::LockHolds {
                 lock, mode, site, ..
+            }
+            | Event::LockHoldsUntimed {
+                lock, mode, site, ..
             } => site.top().map(|f| (lock, Some(mode), f)),
             _ => None,
         };
+        // A LockHold that its flush's LockHolds line could not count must be counted by a
+        // LockHoldsUntimed line of that flush (a hold that was not timed): once the flush is
+        // over, it is an error.
+        let in_flush = |at: Timestamp| ts == at && kind.is_summary();
+        let mut late: Vec<(u64, String)> = Vec::new();
+        let mut i = 0;
+        while i < st.long_holds.len() {
+            match &st.long_holds[i].5 {
+                Some((at, ..)) if !in_flush(*at) => {
+                    let (.., unfit) = st.long_holds.swap_remove(i);
+                    let (_, line, msg) = unfit.expect("matched");
+                    late.push((line, msg));
+                }
+                _ => i += 1,
+            }
+        }
         if let Some((object, mode, f)) = summary_key {
             let keys = match &mut st.summary_keys {
                 Some((at, keys)) if *at == ts => keys,
@@ -853,7 +880,7 @@ impl Validator {
             } => {
                 self.juc_summaries = true;
                 if let Some(f) = site.top() {
-                    st.long_holds.push((lock, mode, f, nanos, n));
+                    st.long_holds.push((lock, mode, f, nanos, n, None));
                 }
             }
             Event::LockHolds {
@@ -866,19 +893,20 @@ impl Validator {
             } => {
                 self.juc_summaries = true;
                 // Every `LockHold` of the key since its previous `LockHolds` is counted here:
-                // each within maxNanos, and no bucket with fewer holds than LockHold lines.
+                // each within maxNanos, and no bucket with fewer holds than LockHold lines;
+                // with sampled timing, those it cannot count by a LockHoldsUntimed line of
+                // the same flush (next).
                 let f = site.top();
                 let mut per_bucket: Vec<(u32, u64)> = Vec::new();
                 let mut i = 0;
                 while i < st.long_holds.len() {
-                    let (l, m, s, ns, at) = st.long_holds[i];
+                    let (l, m, s, ns, at, _) = st.long_holds[i];
                     // Lock 0 is the site's row of other locks: it counts the long holds of
                     // the locks without a row of their own (those rows come before it).
                     if (l != lock && lock != Hash(0)) || m != mode || Some(s) != f {
                         i += 1;
                         continue;
                     }
-                    st.long_holds.swap_remove(i);
                     let b = crate::hist::bucket(ns);
                     let seen = match per_bucket.iter_mut().find(|x| x.0 == b) {
                         Some(x) => {
@@ -895,10 +923,39 @@ impl Validator {
                         .find(|(hb, _)| *hb == b)
                         .map_or(0, |x| x.1);
                     if ns > max || seen > in_bucket {
-                        msgs.push((
-                            ViolationKind::Pairing,
-                            format!("LockHolds of thread {thread}, lock {lock}, mode {mode} does not count the {ns} ns LockHold of line {at} (maxNanos {max}, histogram {})", histogram.raw()),
-                        ));
+                        // not counted here: its place in the bucket is free
+                        per_bucket.iter_mut().for_each(|x| x.1 -= (x.0 == b) as u64);
+                        let msg = format!("LockHolds of thread {thread}, lock {lock}, mode {mode} does not count the {ns} ns LockHold of line {at} (maxNanos {max}, histogram {}), nor does a LockHoldsUntimed line of its flush", histogram.raw());
+                        st.long_holds[i].5 = Some((ts, n, msg));
+                        i += 1;
+                    } else {
+                        st.long_holds.swap_remove(i);
+                    }
+                }
+            }
+            Event::LockHoldsUntimed {
+                lock,
+                mode,
+                count,
+                site,
+                ..
+            } => {
+                self.juc_summaries = true;
+                // Up to `count` LockHold lines of the key still uncounted are holds that were
+                // not timed: those its LockHolds line could not count first.
+                let f = site.top();
+                let mut left = count;
+                for unfit_first in [true, false] {
+                    let mut i = 0;
+                    while i < st.long_holds.len() && left > 0 {
+                        let (l, m, s, ..) = st.long_holds[i];
+                        let ok = (l == lock || lock == Hash(0)) && m == mode && Some(s) == f;
+                        if ok && st.long_holds[i].5.is_some() == unfit_first {
+                            st.long_holds.swap_remove(i);
+                            left -= 1;
+                        } else {
+                            i += 1;
+                        }
                     }
                 }
             }
@@ -1070,7 +1127,7 @@ impl Validator {
                 for (lock, mode, c, l) in st.locks.drain(..) {
                     self.juc_notes.push((n, format!("thread {thread} ended holding lock {lock} in mode {mode} ({c} LockAcquired without LockRelease, first at line {l})")));
                 }
-                for (lock, mode, _, ns, l) in st.long_holds.drain(..) {
+                for (lock, mode, _, ns, l, _) in st.long_holds.drain(..) {
                     msgs.push((
                         ViolationKind::Pairing,
                         format!("thread {thread} ended with its {ns} ns LockHold of lock {lock} in mode {mode} at line {l} counted in no LockHolds line"),
@@ -1104,6 +1161,9 @@ impl Validator {
                 ViolationKind::OpenAtEnd,
                 msg,
             );
+        }
+        for (line, msg) in late {
+            self.err(file, line, ViolationKind::Pairing, msg);
         }
         self.flush(file, n, msgs)
     }
@@ -1214,6 +1274,21 @@ impl Validator {
                 );
             }
         }
+        // The last flush of a thread still alive: a LockHold it could not count.
+        let mut unfit: Vec<(u64, String)> = Vec::new();
+        for s in self.threads.values_mut() {
+            s.long_holds.retain_mut(|h| match h.5.take() {
+                Some((_, line, msg)) => {
+                    unfit.push((line, msg));
+                    false
+                }
+                None => true,
+            });
+        }
+        unfit.sort();
+        for (line, msg) in unfit {
+            self.err(&file, line, ViolationKind::Pairing, msg);
+        }
         let mut notes = Vec::new();
         let mut threads: Vec<_> = self.threads.iter().collect();
         threads.sort_by_key(|(_, s)| s.first_line);
@@ -1235,7 +1310,7 @@ impl Validator {
             for (lock, mode, c, l) in s.locks.iter().filter(|_| !juc_summarised) {
                 notes.push(format!("thread {t}: still holds lock {lock} in mode {mode} at the end of the log ({c} open LockAcquired, first at line {l})"));
             }
-            for (lock, mode, _, ns, l) in &s.long_holds {
+            for (lock, mode, _, ns, l, _) in &s.long_holds {
                 notes.push(format!("thread {t}: its {ns} ns LockHold of lock {lock} in mode {mode} at line {l} is counted in no LockHolds line by the end of the log"));
             }
             for (m, c, l) in &s.held {

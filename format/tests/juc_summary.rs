@@ -290,11 +290,11 @@ fn lock_hold_rules() {
     // The next LockHolds of the key must count it: its maximum and its bucket.
     assert_eq!(
         broken(6, "5087.201000100,LockHold,0000AAAA,00002222,W,20000001,1;00000001;00000010,0"),
-        ["t.orca:7: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 20000001 ns LockHold of line 6 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1)"]
+        ["t.orca:7: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 20000001 ns LockHold of line 6 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1), nor does a LockHoldsUntimed line of its flush"]
     );
     assert_eq!(
         broken(6, "5087.201000100,LockHold,0000AAAA,00002222,W,5000,1;00000001;00000010,0"),
-        ["t.orca:7: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 5000 ns LockHold of line 6 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1)"]
+        ["t.orca:7: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 5000 ns LockHold of line 6 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1), nor does a LockHoldsUntimed line of its flush"]
     );
     // Two LockHold lines in a bucket the LockHolds counts once.
     let doubled: String = EVENTS
@@ -305,7 +305,7 @@ fn lock_hold_rules() {
         .collect();
     assert_eq!(
         run(&doubled).error_lines(),
-        ["t.orca:8: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 20000000 ns LockHold of line 7 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1)"]
+        ["t.orca:8: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 20000000 ns LockHold of line 7 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1), nor does a LockHoldsUntimed line of its flush"]
     );
     // A LockHold whose thread is still alive and has not flushed by the end: a note.
     let r = run(&format!(
@@ -487,4 +487,84 @@ fn a_hold_from_before_the_recording_is_not_a_release() {
         run(&both).error_lines(),
         ["t.orca:14: unbalanced LockRelease: thread 0000CCCC does not hold lock 00003333 in mode W (no matching LockAcquired)"]
     );
+
+/// Sampled hold timing (`LockHoldsUntimed`): the line parses into its fields, counts as a
+/// summary key, and counts the `LockHold` lines its flush's `LockHolds` line cannot (holds not
+/// timed), at most `<count>`; a `LockHold` that neither counts is an error at that `LockHolds`.
+#[test]
+fn untimed_lock_holds_count_the_long_holds_their_timed_line_cannot() {
+    let untimed = "5087.201000200,LockHoldsUntimed,0000AAAA,00002222,W,5,1;00000001;00000010";
+    let rec = parse_event_line(untimed.as_bytes()).unwrap();
+    match rec.event {
+        Event::LockHoldsUntimed {
+            thread,
+            lock,
+            mode,
+            count,
+            site,
+        } => {
+            assert_eq!(
+                (thread, lock, mode, count),
+                (Hash(0xAAAA), Hash(0x2222), LockMode::Write, 5)
+            );
+            assert_eq!(site.top().unwrap().location, 0x10);
+        }
+        e => panic!("{e:?}"),
+    }
+    assert!(EventKind::LockHoldsUntimed.is_summary());
+    assert_eq!(
+        EventKind::from_name(b"LockHoldsUntimed"),
+        Some(EventKind::LockHoldsUntimed)
+    );
+    assert!(EventKind::ALL.contains(&EventKind::LockHoldsUntimed));
+    let insert = |text: &str, at: usize, extra: &[&str]| -> String {
+        text.lines()
+            .enumerate()
+            .flat_map(|(i, l)| {
+                let mut v = vec![l];
+                if i == at {
+                    v.extend_from_slice(extra);
+                }
+                v
+            })
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    // A 30 ms hold the LockHolds line (max 20 ms) cannot count: not timed, in the flush's
+    // LockHoldsUntimed line (line 9, after the LockHolds line 8).
+    let long = "5087.201000150,LockHold,0000AAAA,00002222,W,30000000,1;00000001;00000010,0";
+    let base = insert(EVENTS, 5, &[long]);
+    assert_eq!(
+        run(&base).error_lines(),
+        ["t.orca:8: LockHolds of thread 0000AAAA, lock 00002222, mode W does not count the 30000000 ns LockHold of line 7 (maxNanos 20000000, histogram 3;317;1;381;1;1228;1), nor does a LockHoldsUntimed line of its flush"]
+    );
+    let r = run(&insert(&base, 7, &[untimed]));
+    assert!(r.is_valid(), "{:?}", r.error_lines());
+    // Only by a line of its key, and of the same flush.
+    let other_mode = untimed.replace(",W,", ",R,");
+    let r = run(&insert(&base, 7, &[&other_mode]));
+    assert_eq!(r.error_lines().len(), 1, "{:?}", r.error_lines());
+    let next_flush = "5087.202000000,LockHoldsUntimed,0000AAAA,00002222,W,5,1;00000001;00000010";
+    let r = run(&insert(&base, 12, &[next_flush]));
+    assert_eq!(r.error_lines().len(), 1, "{:?}", r.error_lines());
+    // At most its count: two holds the LockHolds line cannot count, an untimed count of 1.
+    let long2 = long.replace("30000000", "40000000");
+    let one = untimed.replace(",W,5,", ",W,1,");
+    let two_long = insert(EVENTS, 5, &[long, &long2]);
+    let r = run(&insert(&two_long, 8, &[&one]));
+    assert_eq!(r.error_lines().len(), 1, "{:?}", r.error_lines());
+    let r = run(&insert(&two_long, 8, &[&untimed.replace(",W,5,", ",W,2,")]));
+    assert!(r.is_valid(), "{:?}", r.error_lines());
+    // A LockHold with no LockHolds line, only an untimed one (no hold of the key was timed).
+    let no_timed = replace_line(
+        EVENTS,
+        7,
+        "5087.201000200,LockHoldsUntimed,0000AAAA,00002222,W,3,1;00000001;00000010",
+    );
+    let r = run(&no_timed);
+    assert!(r.is_valid(), "{:?}", r.error_lines());
+    // One line per key and flush, as LockHolds.
+    let r = run(&insert(EVENTS, 6, &[untimed, untimed]));
+    assert_eq!(r.error_lines().len(), 1, "{:?}", r.error_lines());
+    assert!(r.error_lines()[0].contains("a second time in one flush"));
 }

@@ -522,10 +522,13 @@ public final class OrcaProfilerTracker {
             }
             r.hintObj = null;
             r.inLock = !traceAll;
-            // An unlock's hold ends now (as LockRelease's time). An acquisition needs no time
-            // of its own unless it is written in full: it is then taken where it turned out
-            // contended, or at its end (a tryLock that failed, an interrupted call).
-            long now = traceAll || release ? System.nanoTime() : 0;
+            // An unlock's hold ends now (as LockRelease's time; Rec.unlockTime). An
+            // acquisition needs no time of its own unless it is written in full: it is then
+            // taken where it turned out contended, or at its end (a tryLock that failed, an
+            // interrupted call).
+            long now = traceAll ? System.nanoTime()
+                    : release ? r.unlockTime(sync, OrcaEvents.S_LOCK | (read ? OrcaEvents.S_READ : 0))
+                    : 0;
             r.lockT0 = now;
             if (traceAll) {
                 lockEnter(report, sync, now);
@@ -594,34 +597,61 @@ public final class OrcaProfilerTracker {
                     r.remove(i);
                     if (enterSite >= 0) {
                         long end = r.lockT0;
+                        long threshold = holdThreshold;
+                        // The record's third word: the start of a timed hold, -1 for one not
+                        // timed (Rec.begin), whose ends are the coarse clock's, or for one
+                        // that may be long a precise end (Rec.unlockTime) and a start at the
+                        // first tick after its coarse one (Rec.startedBy), as for monitors.
+                        long third = start;
+                        if (start < 0) {
+                            start = ~start;
+                            if (r.lockPrecise) {
+                                start = r.startedBy(coarseClock, start, end);
+                                threshold = holdCaught;
+                            } else {
+                                threshold = -1;
+                            }
+                            third = -1;
+                        }
                         // The LockHold line first: the LockHolds line that counts it must come
                         // after it (FORMAT.md), and putting the record may write the summaries.
                         long held = end - start - paused;
-                        long threshold = holdThreshold;
                         if (threshold >= 0 && held >= threshold) {
                             lockLongHold(enterSite, h, held, end, start);
                         }
                         r.put(OrcaEvents.R_LOCK_HOLD,
-                                enterSite | (paused > 0 ? OrcaEvents.S_WAITED : 0), h, end, start);
+                                enterSite | (paused > 0 ? OrcaEvents.S_WAITED : 0), h, end, third);
                     }
                 } else if (!none) {
+                    // a hold this recording did not see begin: Rec.unlockTime read no clock
                     int h = r.hash(sync);
                     r.name(sync, h);
-                    lockHeldAtStart(report, sync, h, read, r.lockT0);
+                    lockHeldAtStart(report, sync, h, read,
+                            r.lockT0 != 0 ? r.lockT0 : System.nanoTime());
                 }
                 if (traceAll) {
                     lockEnd(outcome, r.lockT0);
                 }
                 return;
             }
-            long t = System.nanoTime();
             boolean acquired = outcome == RETURNED || outcome == TRUE;
+            // The hold's start: timed or only counted as for monitors (Rec.begin), the sample
+            // drawn whether or not the call was contended; a reentrant acquisition starts no
+            // hold, and its time is needed by trace=all only.
+            long t;
+            if (acquired && !traceAll && !r.lockInner) {
+                long c = coarseClock;
+                t = c != 0 ? r.begin(c) : System.nanoTime();
+            } else {
+                t = traceAll || r.lockContended || !acquired ? System.nanoTime() : 0;
+            }
             if (acquired) {
                 int site = r.lockSite | flags;
                 r.push(sync, r.lockHash, r.lockInner ? site | INNER : site, t);
             }
             if (traceAll || r.lockContended) {
-                lockEnd(outcome, t);
+                // written in full: its outcome's line at a precise time
+                lockEnd(outcome, t > 0 ? t : System.nanoTime());
             } else if (!acquired) {
                 lockContended(report, sync, t, t, lockOwner(report, sync), outcome);
             }
@@ -1294,6 +1324,43 @@ public final class OrcaProfilerTracker {
                     heldPaused[i] += nanos;
                 }
             }
+        }
+
+        /** The unlock under way ends a hold not timed that may be long: its end is precise. */
+        boolean lockPrecise;
+
+        /**
+         * When an unlock of `sync` (in the mode of `flags`, else the other, as lockDone finds
+         * it), called now, ends its hold (sampled timing): System.nanoTime for a timed hold,
+         * the coarse clock for one only counted, unless the coarse clock says it may have
+         * reached the threshold (holdNear; lockPrecise is then set); 0 for a release that
+         * ends no hold (reentrant, or of nothing held). The monitors' rule (monitorExit), read
+         * before the unlock runs so that a hold ends when unlock was called.
+         */
+        long unlockTime(Object sync, int flags) {
+            lockPrecise = false;
+            long addr = coarseClock;
+            if (addr == 0) {
+                return System.nanoTime();
+            }
+            int i = findLock(sync, flags);
+            if (i < 0) {
+                i = findLock(sync, flags ^ OrcaEvents.S_READ);
+            }
+            if (i < 0 || heldSite[i] < 0) {
+                return 0;
+            }
+            long start = heldStart[i];
+            if (start >= 0) {
+                return System.nanoTime();
+            }
+            long t = coarse(addr);
+            long near = holdNear;
+            if (near >= 0 && t - ~start - heldPaused[i] >= near) {
+                lockPrecise = true;
+                return System.nanoTime();
+            }
+            return t;
         }
 
         /** The innermost hold of j.u.c. lock `sync` in the mode of `flags`, or -1. */

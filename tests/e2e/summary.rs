@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use orca_format::LockMode;
 use orca_tests::summary::{Summarize, Sums};
 use orca_tests::*;
 
@@ -33,11 +34,17 @@ fn counts_by_site(log: &Log, sums: &Sums) -> SiteCounts {
     site_counts(log, monitors)
 }
 
+/// Every j.u.c. hold counts, timed or not (`LockHoldsUntimed`).
 fn lock_counts_by_site(log: &Log, sums: &Sums) -> SiteCounts {
     let locks = sums
         .lock_holds
         .iter()
-        .map(|((t, _, mode, s), h)| (t.0, format!("{mode:?}"), *s, h.0));
+        .map(|((t, _, mode, s), h)| (t.0, format!("{mode:?}"), *s, h.0))
+        .chain(
+            sums.lock_untimed
+                .iter()
+                .map(|((t, _, mode, s), n)| (t.0, format!("{mode:?}"), *s, *n)),
+        );
     site_counts(log, locks)
 }
 
@@ -607,6 +614,123 @@ fn sampled_timing_counts_every_hold_and_times_a_sample() {
             .holds
             .iter()
             .filter(|(k, _)| line(k.2) == tight)
+            .map(|(_, h)| h.0)
+            .sum();
+        assert_eq!(count, TIGHT, "{label}");
+    }
+}
+
+/// The same for j.u.c. holds (tests/java/SampledLockHolds.java): a thread that takes a
+/// `ReentrantLock` millions of times a second has every hold counted (`LockHolds` and
+/// `LockHoldsUntimed`) and at most the sampler's budget timed (about 500 per 10 ms of its
+/// locking); its 100 ms read holds are still `LockHold` events, found by the coarse clock,
+/// never longer than the program saw from outside; a thread that locks once a millisecond has
+/// every hold timed. `holdtiming=exact` times every hold.
+#[test]
+fn sampled_timing_counts_every_juc_hold_and_times_a_sample() {
+    const TIGHT: u64 = 4_000_000;
+    let tight = marker_line("SampledLockHolds.java", "tight");
+    let long = marker_line("SampledLockHolds.java", "long");
+    let slow = marker_line("SampledLockHolds.java", "slow");
+    for jdk in jdks() {
+        let label = jdk.label();
+        let r = run(
+            "sampled-juc",
+            jdk,
+            "",
+            "SampledLockHolds",
+            &[&TIGHT.to_string()],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        assert!(r.stderr.contains("holdtiming=sampled"), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let sums = Sums::of(&orca_text(&r));
+        let line = |(m, loc): (u32, u32)| log.line_of(m, loc).unwrap_or(0);
+        let timed = |at: u32, mode: LockMode| -> u64 {
+            let keys = sums.lock_holds.iter();
+            let keys = keys.filter(|(k, _)| line(k.3) == at && k.2 == mode);
+            keys.map(|(_, h)| h.0).sum()
+        };
+        let untimed = |at: u32, mode: LockMode| -> u64 {
+            let keys = sums.lock_untimed.iter();
+            let keys = keys.filter(|(k, _)| line(k.3) == at && k.2 == mode);
+            keys.map(|(_, n)| n).sum()
+        };
+        let (w, rd) = (LockMode::Write, LockMode::Read);
+        assert_eq!(timed(tight, w) + untimed(tight, w), TIGHT, "{label}");
+        // The sample's budget: BUDGET (500) timed holds per WINDOW (10 ms of the coarse
+        // clock) and a few more as the sampler adapts, over the loop's windows (the clock
+        // may only lag: fewer windows). Twice that is the bound.
+        let out = |key: &str| -> Vec<u64> {
+            let v = r.stdout.split(key).nth(1).expect(key);
+            let v = v.split('=').next().unwrap_or(v);
+            v.split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect()
+        };
+        let loop_ns = out("loop_ns=")[0];
+        let budget = 2 * 500 * (loop_ns / 10_000_000 + 2);
+        assert!(
+            untimed(tight, w) > 0 && timed(tight, w) <= budget,
+            "{label}: {} timed of {TIGHT} in {loop_ns} ns (budget {budget})",
+            timed(tight, w)
+        );
+        assert_eq!(timed(long, rd) + untimed(long, rd), 5, "{label}");
+        assert_eq!((timed(slow, w), untimed(slow, w)), (200, 0), "{label}");
+        // Each 100 ms hold is a LockHold: at least the threshold less a tick (the catch
+        // rule for a hold not timed), at most what the program measured around it.
+        let outer = out("outer_ns=");
+        assert_eq!(outer.len(), 5, "{label}: {}", r.stdout);
+        let long_holds: Vec<_> = log
+            .events
+            .iter()
+            .filter(|e| e.name == "LockHold" && e.site.map(line) == Some(long))
+            .collect();
+        assert_eq!(long_holds.len(), 5, "{label}: {}", r.stderr);
+        for (e, ns) in long_holds.iter().zip(&outer) {
+            assert_eq!(e.mode, Some('R'), "{label}");
+            assert!(
+                e.numbers[0] >= 9_000_000 && e.numbers[0] <= *ns,
+                "{label}: hold {} outside 9 ms..{ns}",
+                e.numbers[0]
+            );
+        }
+        // The report counts every hold and says its figures are estimates from the sample.
+        let report = std::process::Command::new(agent_path().with_file_name("orca"))
+            .args(["report", "--json", "--all"])
+            .arg(&r.prefix)
+            .output()
+            .expect("run orca report");
+        let json = String::from_utf8_lossy(&report.stdout);
+        let want = format!(
+            "\"write_holds\":{{\"count\":{TIGHT},\"timed\":{},\"estimated\":true,",
+            timed(tight, w)
+        );
+        assert!(json.contains(&want), "{label}: {want} in {json}");
+
+        let r = run(
+            "sampled-juc-exact",
+            jdk,
+            "holdtiming=exact",
+            "SampledLockHolds",
+            &[&TIGHT.to_string()],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        assert!(r.stderr.contains("holdtiming=exact"), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let sums = Sums::of(&orca_text(&r));
+        assert!(
+            sums.lock_untimed.is_empty(),
+            "{label}: {:?}",
+            sums.lock_untimed
+        );
+        let line = |(m, loc): (u32, u32)| log.line_of(m, loc).unwrap_or(0);
+        let count: u64 = sums
+            .lock_holds
+            .iter()
+            .filter(|(k, _)| line(k.3) == tight)
             .map(|(_, h)| h.0)
             .sum();
         assert_eq!(count, TIGHT, "{label}");

@@ -267,6 +267,13 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.numbers = vec![num(f[5])?, num(f[6])?, num(f[7])?];
             e.frames = stack(f[9])?;
         }
+        "LockHoldsUntimed" => {
+            need(7)?;
+            e.object = Some(hex(f[3])?);
+            e.mode = Some(mode(f[4])?);
+            e.numbers = vec![num(f[5])?];
+            e.frames = stack(f[6])?;
+        }
         "LockHold" => {
             need(8)?;
             e.object = Some(hex(f[3])?);

@@ -480,8 +480,12 @@ pub struct Sums {
     pub orders: BTreeMap<OrderKey, u64>,
     /// `MonitorHold` lines: (thread, monitor, end timestamp, nanos, stack).
     pub long_holds: Vec<(Hash, Hash, u64, u64, String)>,
-    /// j.u.c. holds per (thread, lock, mode, site), from `LockHolds`.
+    /// j.u.c. holds per (thread, lock, mode, site), from `LockHolds`; with
+    /// `holdtiming=sampled` the timed ones only.
     pub lock_holds: BTreeMap<LockHoldKey, HoldSums>,
+    /// j.u.c. holds counted but not timed per (thread, lock, mode, site), from
+    /// `LockHoldsUntimed`.
+    pub lock_untimed: BTreeMap<LockHoldKey, u64>,
     /// `LockHold` lines, in the order of the log.
     pub long_lock_holds: Vec<LongLockHold>,
 }
@@ -539,6 +543,16 @@ impl Sums {
                         .entry((thread, lock, mode, top(&at)))
                         .or_default();
                     add(e, count, total, max, histogram);
+                }
+                Event::LockHoldsUntimed {
+                    thread,
+                    lock,
+                    mode,
+                    count,
+                    site: at,
+                } => {
+                    let k = (thread, lock, mode, top(&at));
+                    *s.lock_untimed.entry(k).or_default() += count;
                 }
                 Event::LockHold {
                     thread,

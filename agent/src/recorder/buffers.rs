@@ -379,7 +379,11 @@ impl Recorder {
             Some(RecordKind::LockHold) => {
                 let waited = site & SiteBits::Waited as u32 != 0;
                 let key = summed(site & !(SiteBits::Waited as u32));
-                r.summary.hold(monitor, key, w2 as u64, nanos, waited);
+                if w2 < 0 {
+                    r.summary.untimed_hold(monitor, key, nanos, waited);
+                } else {
+                    r.summary.hold(monitor, key, w2 as u64, nanos, waited);
+                }
             }
             Some(RecordKind::Order) => {
                 // The held monitors follow, one record each.
@@ -589,10 +593,13 @@ impl Recorder {
                     frames: Frames::new(),
                 });
             }
-            if h.untimed > 0 && mode.is_none() {
+            if h.untimed > 0 {
                 lines.push(EventRecord {
                     nanos: now,
-                    kind: Kind::MonitorHoldsUntimed,
+                    kind: match mode {
+                        None => Kind::MonitorHoldsUntimed,
+                        Some(_) => Kind::LockHoldsUntimed,
+                    },
                     thread: r.hash,
                     object: monitor,
                     owner: 0,

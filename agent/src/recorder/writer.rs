@@ -1171,9 +1171,13 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             push_escaped(out, name, TextKind::Free);
         }
         Extra::None if e.kind == Kind::ThreadStarted => out.push(b','),
-        Extra::Holds(h) if e.kind == Kind::MonitorHoldsUntimed => {
+        Extra::Holds(h) if matches!(e.kind, Kind::MonitorHoldsUntimed | Kind::LockHoldsUntimed) => {
             out.push(b',');
             push_hex(out, e.object);
+            if let Some(m) = h.mode {
+                out.push(b',');
+                out.push(m);
+            }
             out.push(b',');
             push_dec(out, h.count);
             out.push(b',');
@@ -1496,6 +1500,19 @@ mod tests {
         assert_eq!(
             line(&u),
             "12.000000345,MonitorHoldsUntimed,000000AB,12345678,7,1;00000001;0000002A\n"
+        );
+        let mut lu = ev(Kind::LockHoldsUntimed, vec![]);
+        lu.extra = Extra::Holds(Box::new(HoldsLine {
+            count: 9,
+            total: 0,
+            max: 0,
+            histogram: Vec::new(),
+            site: site(1, 0x2A),
+            mode: Some(b'R'),
+        }));
+        assert_eq!(
+            line(&lu),
+            "12.000000345,LockHoldsUntimed,000000AB,12345678,R,9,1;00000001;0000002A\n"
         );
         let mut o = ev(Kind::LockOrder, vec![]);
         o.extra = Extra::Order(Box::new(OrderLine {
