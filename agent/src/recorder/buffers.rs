@@ -371,7 +371,9 @@ impl Recorder {
                 let waited = w1 & 7 == RecordKind::HoldWaited as i64;
                 let site = summed(site);
                 if w2 < 0 {
-                    r.summary.untimed_hold(monitor, site, nanos, waited);
+                    // minus the holds the record stands for (RecordKind::Hold)
+                    r.summary
+                        .untimed_hold(monitor, site, nanos, waited, w2.unsigned_abs());
                 } else {
                     r.summary.hold(monitor, site, w2 as u64, nanos, waited);
                 }
