@@ -219,6 +219,9 @@ fn long_holds_are_events_with_their_stack() {
                 e.numbers[0]
             );
             assert_eq!(log.top_frame(e).unwrap(), format!("HoldTimes.main:{line}"));
+            // The program's stack alone, main's one frame: none of the tracker's (the agent
+            // skips exactly the frames the tracker puts above the block, SITE_FRAMES).
+            assert_eq!(e.frames.len(), 1, "{}: {:?}", jdk.label(), e.frames);
         }
         // Below the threshold: none.
         let run = run_with(
@@ -587,6 +590,8 @@ fn sampled_timing_counts_every_hold_and_times_a_sample() {
                 "{label}: hold {} outside 9 ms..{ns}",
                 e.numbers[0]
             );
+            // main's one frame, no frame of the tracker (as in long_holds_are_events_...)
+            assert_eq!(e.frames.len(), 1, "{label}: {:?}", e.frames);
         }
 
         let r = run(
