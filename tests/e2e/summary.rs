@@ -237,6 +237,63 @@ fn long_holds_are_events_with_their_stack() {
     }
 }
 
+/// With `trace=all` each report's stack (taken by the tracker's natives below its own frames,
+/// at the block's enter, and at a long hold's release) is the program's alone: main's one
+/// frame at the block, none of the tracker's. (The agent skips the frames the tracker puts
+/// above the block, SITE_FRAMES; one too few left a tracker frame in every stack, and no other
+/// test saw it.)
+#[test]
+fn complete_trace_stacks_have_no_frame_of_the_tracker() {
+    let line = marker_line("HoldTimes.java", "hold");
+    for jdk in jdks() {
+        let run = run(
+            "summary-trace-stacks",
+            jdk,
+            "trace=all,holdthreshold=20ms",
+            "HoldTimes",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let log = run.log();
+        assert_valid(&run, &log);
+        let lock = run
+            .stdout
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("lock="))
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .expect("the program prints the lock's hash");
+        let reports: Vec<_> = log
+            .events
+            .iter()
+            .filter(|e| e.object == Some(lock) && e.name.starts_with("Monitor"))
+            .collect();
+        let count = |name: &str| reports.iter().filter(|e| e.name == name).count();
+        for name in [
+            "MonitorEnter",
+            "MonitorEntered",
+            "MonitorExit",
+            "MonitorHold",
+        ] {
+            assert_eq!(count(name), 5, "{}: {name}", jdk.label());
+        }
+        for e in reports {
+            let top = log.top_frame(e).unwrap();
+            assert!(top.starts_with("HoldTimes.main:"), "{}: {top}", jdk.label());
+            assert_eq!(
+                e.frames.len(),
+                1,
+                "{}: {} {:?}",
+                jdk.label(),
+                e.name,
+                e.frames
+            );
+            if e.name != "MonitorExit" {
+                assert_eq!(top, format!("HoldTimes.main:{line}"), "{}", jdk.label());
+            }
+        }
+    }
+}
+
 /// A long hold that waited says what the complete trace says: its span less its waits as the
 /// wait events measure them (the tracker's own measure of a wait is a few microseconds longer;
 /// its figure on the `MonitorHold` line made the summary differ from the trace by that much,
