@@ -283,7 +283,7 @@ shared_codes! {
         Entered = 2 => "R_ENTERED",
         /// About to release the monitor (`trace=all` only).
         Exit = 3 => "R_EXIT",
-        /// An outermost hold ended (second word: then); the third word is when it began, or -1 for a hold counted but not timed (holdtiming=sampled: the end is the coarse clock's, or precise for a hold that may be long).
+        /// An outermost hold ended (second word: then); the third word is when it began, or minus the number of holds counted but not timed that the record stands for (holdtiming=sampled: the end is the coarse clock's, or precise for a hold that may be long; the tracker counts in one record the holds of the same site and monitor that end at the same coarse time one after another, without a wait).
         Hold = 4 => "R_HOLD",
         /// The same, for a hold that waited on its monitor (the agent leaves the waits out).
         HoldWaited = 6 => "R_HOLD_WAITED",

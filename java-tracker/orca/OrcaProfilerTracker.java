@@ -188,14 +188,37 @@ public final class OrcaProfilerTracker {
     /** The agent names no more objects (its table is full): no thread asks it again. */
     static boolean namesFull;
 
+    // The code at each site is kept small (issue 21): the reports with a site are never
+    // inlined (@DontInline), so that a site is a call or two, as the rewritten code has them,
+    // and the JIT compiles the tracker once, not into each of the program's methods (Derby's
+    // C2 time doubled with them inlined; a `synchronized` block's machine code was 4 to 10
+    // times its size without the agent, depending on which method the JIT compiled first).
+    // In each report, everything rare (the first report of a thread, a nested or reentrant
+    // acquisition, trace=all, a hold that may be long, a release out of order) is in a method
+    // of its own, also out of line, so that the common path is short. Those methods call the
+    // natives that take a stack (stack, longHold): always one frame below the report, as the
+    // agent expects (agent/src/engines/tracker.rs, SITE_FRAMES).
+    //
+    // A `monitorenter` block: `monitorEnter(o, site)` before the lock returns the thread's Rec
+    // (the monitor and its hash kept in it), which the rewritten code keeps on the operand
+    // stack across the `monitorenter` (`dup; monitorEnter; swap; monitorenter`) and hands to
+    // `monitorEntered(rec, site)`: one ThreadLocal lookup for both. A `synchronized` method has
+    // an entry point of its own, `syncEntered(o, site)`: its monitor is held already, and only
+    // it hashes after the lock.
+
     @Hidden
-    public static void monitorEnter(Object monitor) {
-        monitorEnter(monitor, 0);
+    public static Object monitorEnter(Object monitor) {
+        return monitorEnter(monitor, 0);
     }
 
     @Hidden
-    public static void monitorEntered(Object monitor) {
-        monitorEntered(monitor, 0);
+    public static void monitorEntered(Object rec) {
+        monitorEntered(rec, 0);
+    }
+
+    @Hidden
+    public static void syncEntered(Object monitor) {
+        syncEntered(monitor, 0);
     }
 
     @Hidden
@@ -203,149 +226,308 @@ public final class OrcaProfilerTracker {
         monitorExit(monitor, 0);
     }
 
+    /**
+     * Before a `monitorenter` at `site`: what monitorEntered is handed, the thread's Rec, or
+     * the monitor itself when this report was lost (no recording, or a StackOverflowError
+     * here): monitorEntered then reports it as a synchronized method's. (No Rec is ever a
+     * monitor of the program: the class is private to the tracker.)
+     */
     @Hidden
-    public static void monitorEnter(Object monitor, int site) {
+    @DontInline
+    public static Object monitorEnter(Object monitor, int site) {
         if (monitor == null) {
-            return; // monitorenter throws NullPointerException: nothing is entered
+            return null; // monitorenter throws NullPointerException: nothing is entered
         }
         try {
             Rec r = rec();
             if (r == null) {
-                return;
+                return monitor;
             }
             // Hashed before it is locked: hashing a locked object would inflate its lock.
             int h = r.hash(monitor);
             r.name(monitor, h);
             r.pendingObj = monitor;
             r.pendingHash = h;
-            // A nested acquisition: its lock orders count when attempted (a deadlock's never
-            // completes).
-            r.pendingInner = r.depth > 0 && r.nested(monitor, site, h);
-            if (traceAll) {
-                int st = deepStacks ? stack(r, site) : 0;
-                long t = System.nanoTime();
-                r.pendingStack = st;
-                r.put(OrcaEvents.R_ENTER, site, h, t, st);
+            if (r.depth != 0 || traceAll) {
+                enterRare(r, monitor, site, h);
             }
+            return r;
         } catch (Throwable t) {
             // never throw into application code (StackOverflowError included)
+            return monitor;
         }
     }
 
+    /**
+     * monitorEnter's nested acquisition (its lock orders count when attempted: a deadlock's
+     * never completes) and trace=all's MonitorEnter record. r.pendingInner is read only when
+     * the thread holds a monitor, so only this sets it.
+     */
+    @DontInline
+    private static void enterRare(Rec r, Object monitor, int site, int h) {
+        r.pendingInner = r.depth > 0 && r.nested(monitor, site, h);
+        if (traceAll) {
+            int st = deepStacks ? stack(r, site) : 0;
+            long t = System.nanoTime();
+            r.pendingStack = st;
+            r.put(OrcaEvents.R_ENTER, site, h, t, st);
+        }
+    }
+
+    /** After a `monitorenter` at `site`: `rec` is what monitorEnter returned. */
     @Hidden
-    public static void monitorEntered(Object monitor, int site) {
+    @DontInline
+    public static void monitorEntered(Object rec, int site) {
+        try {
+            if (!(rec instanceof Rec) || traceAll) {
+                enteredRare(rec, site);
+                return;
+            }
+            Rec r = (Rec) rec;
+            Object monitor = r.pendingObj;
+            int h = r.pendingHash;
+            if (r.depth != 0 && r.pendingInner) {
+                // A reentrant acquisition starts no hold, and its entry is marked: its
+                // release ends none.
+                r.push(monitor, h, site | INNER, 0);
+                return;
+            }
+            long c = coarseClock;
+            r.push(monitor, h, site, c != 0 ? r.begin(c) : System.nanoTime());
+        } catch (Throwable t) {
+        }
+    }
+
+    /**
+     * monitorEntered with trace=all, or without its monitorEnter's report (`rec` is then the
+     * monitor: the report was lost to a StackOverflowError, or made before the recording
+     * began; the monitor is hashed now, locked, as a synchronized method's).
+     */
+    @DontInline
+    private static void enteredRare(Object rec, int site) {
+        Rec r = rec instanceof Rec ? (Rec) rec : rec();
+        if (r == null) {
+            return;
+        }
+        Object monitor;
+        int h;
+        int st = 0;
+        boolean inner;
+        if (rec == r) {
+            monitor = r.pendingObj;
+            h = r.pendingHash;
+            st = r.pendingStack;
+            inner = r.depth > 0 && r.pendingInner;
+        } else {
+            monitor = rec;
+            h = r.hash(monitor);
+            r.name(monitor, h);
+            inner = r.depth > 0 && r.nested(monitor, site, h);
+            if (traceAll && deepStacks) {
+                st = stack(r, site);
+            }
+        }
+        r.pendingStack = 0;
+        entered(r, monitor, site, h, inner, st);
+    }
+
+    /** The entry of a `synchronized` method at `site` (its monitor held already). */
+    @Hidden
+    @DontInline
+    public static void syncEntered(Object monitor, int site) {
         try {
             Rec r = rec();
             if (r == null) {
                 return;
             }
-            int h;
-            int st = 0;
-            boolean inner;
-            // trace=all reads the clock here, now that the monitor is held, whether or not the
-            // acquisition blocked: HotSpot spins for a contended monitor before it posts
-            // MonitorContendedEnter, so an acquisition without that event may still have
-            // waited for the previous owner's exit, and its MonitorEntered must not be
-            // stamped before that exit (docs/FORMAT.md, "Exclusion").
-            long t = 0;
-            if (r.pendingObj == monitor && monitor != null) {
-                h = r.pendingHash;
-                st = r.pendingStack;
-                inner = r.pendingInner;
-            } else {
-                // a synchronized method: no monitorenter before it (named before the hold's
-                // clock is read, so that naming is not counted in the hold)
-                h = r.hash(monitor);
-                r.name(monitor, h);
-                inner = r.depth > 0 && r.nested(monitor, site, h);
-                if (traceAll && deepStacks) {
-                    st = stack(r, site);
-                }
+            if (r.depth != 0 || traceAll) {
+                syncEnteredRare(r, monitor, site);
+                return;
             }
-            r.pendingObj = null;
-            r.pendingStack = 0;
-            if (traceAll) {
-                t = System.nanoTime();
-            } else if (!inner) {
-                // (a reentrant acquisition starts no hold: its time is needed by trace=all only)
-                long c = coarseClock;
-                t = c != 0 ? r.begin(c) : System.nanoTime();
-            }
-            // A reentrant acquisition's entry is marked: its release ends no hold.
-            r.push(monitor, h, inner ? site | INNER : site, t);
-            if (traceAll) {
-                r.put(OrcaEvents.R_ENTERED, site, h, t, st);
-            }
+            // named before the hold's clock is read, so that naming is not counted in the hold
+            int h = r.hash(monitor);
+            r.name(monitor, h);
+            long c = coarseClock;
+            r.push(monitor, h, site, c != 0 ? r.begin(c) : System.nanoTime());
         } catch (Throwable t) {
         }
     }
 
+    /** syncEntered with monitors held (nesting, reentrancy) or with trace=all. */
+    @DontInline
+    private static void syncEnteredRare(Rec r, Object monitor, int site) {
+        int h = r.hash(monitor);
+        r.name(monitor, h);
+        boolean inner = r.depth > 0 && r.nested(monitor, site, h);
+        int st = traceAll && deepStacks ? stack(r, site) : 0;
+        entered(r, monitor, site, h, inner, st);
+    }
+
+    /** The held entry of an acquisition (and trace=all's MonitorEntered record). */
+    private static void entered(Rec r, Object monitor, int site, int h, boolean inner, int st) {
+        // trace=all reads the clock here, now that the monitor is held, whether or not the
+        // acquisition blocked: HotSpot spins for a contended monitor before it posts
+        // MonitorContendedEnter, so an acquisition without that event may still have waited
+        // for the previous owner's exit, and its MonitorEntered must not be stamped before
+        // that exit (docs/FORMAT.md, "Exclusion").
+        long t = 0;
+        if (traceAll) {
+            t = System.nanoTime();
+        } else if (!inner) {
+            // (a reentrant acquisition starts no hold: its time is needed by trace=all only)
+            long c = coarseClock;
+            t = c != 0 ? r.begin(c) : System.nanoTime();
+        }
+        // A reentrant acquisition's entry is marked: its release ends no hold.
+        r.push(monitor, h, inner ? site | INNER : site, t);
+        if (traceAll) {
+            r.put(OrcaEvents.R_ENTERED, site, h, t, st);
+        }
+    }
+
+    /**
+     * A `monitorexit` or a synchronized method's return at `site`. The common case inline:
+     * the release of the innermost monitor held, an outermost hold, without trace=all.
+     */
     @Hidden
+    @DontInline
     public static void monitorExit(Object monitor, int site) {
         try {
             Rec r = rec();
             if (r == null) {
                 return;
             }
-            int i = r.find(monitor);
-            // A reentrant release ends no hold: it reads the clock for trace=all only.
-            long t = 0;
-            int h;
-            if (i >= 0) {
-                h = r.heldHash[i];
-                long start = r.heldStart[i];
-                long paused = r.heldPaused[i];
-                int enterSite = r.heldSite[i];
-                r.remove(i);
-                if (enterSite >= 0) {
-                    long threshold = holdThreshold;
-                    // The record's third word: the start of a timed hold, -1 for one not timed.
-                    long third = start;
-                    if (start >= 0) {
-                        t = System.nanoTime();
-                    } else {
-                        // Not timed (Rec.begin): the coarse clock at both ends, and the precise
-                        // one at the end of a hold that may have reached the threshold, timed
-                        // from the first tick after its coarse start (Rec.startedBy): never
-                        // longer than the hold, shorter by at most a tick when the ticker ran
-                        // on time.
-                        start = ~start;
-                        long addr = coarseClock;
-                        t = r.coarse(addr);
-                        long near = holdNear;
-                        if (near >= 0 && t - start - paused >= near) {
-                            t = System.nanoTime();
-                            start = r.startedBy(addr, start, t);
-                            threshold = holdCaught;
-                        } else {
-                            threshold = -1;
-                        }
-                        third = -1;
-                    }
-                    r.released(h, start, t);
-                    // The long hold's line first: its hold record, put after it, is counted in
-                    // a summary line written after it (a put may write the summaries).
-                    long held = t - start - paused;
-                    if (threshold >= 0 && held >= threshold) {
-                        longHold(r, enterSite, h, held, t, start);
-                    }
-                    // The outermost release: one record per hold is all a summary needs.
-                    if (!traceAll) {
-                        r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD,
-                                enterSite, h, t, third);
-                    }
+            int d = r.depth - 1;
+            int enterSite;
+            if (d < 0 || r.heldObj[d] != monitor || (enterSite = r.heldSite[d]) < 0 || traceAll) {
+                exitRare(r, monitor, site);
+                return;
+            }
+            int h = r.heldHash[d];
+            long start = r.heldStart[d];
+            long paused = r.heldPaused[d];
+            r.heldObj[d] = null;
+            r.depth = d;
+            long t;
+            if (start >= 0) {
+                t = System.nanoTime();
+                r.released(h, start, t);
+                // The long hold's line first: its hold record, put after it, is counted in a
+                // summary line written after it (a put may write the summaries).
+                long threshold = holdThreshold;
+                if (threshold >= 0 && t - start - paused >= threshold) {
+                    longHeld(r, enterSite, h, t - start - paused, t, start);
                 }
             } else {
-                // its enter was not seen (a report lost to a StackOverflowError)
-                h = System.identityHashCode(monitor);
-            }
-            if (traceAll) {
-                if (t == 0) {
-                    t = System.nanoTime();
+                // Not timed (Rec.begin): the coarse clock at both ends (see exitRare).
+                long addr = coarseClock;
+                t = r.coarse(addr);
+                long near = holdNear;
+                if (near >= 0 && t - ~start - paused >= near) {
+                    nearEnd(r, addr, enterSite, h, ~start, paused);
+                    return;
                 }
-                r.put(OrcaEvents.R_EXIT, site, h, t, 0);
+                r.released(h, ~start, t);
+                if (paused == 0 && r.counted(enterSite, h, t)) {
+                    return;
+                }
+                start = -1;
             }
+            // The outermost release: one record per hold is all a summary needs. The third
+            // word: the start of a timed hold, -1 for one not timed.
+            r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD, enterSite, h, t,
+                    start);
         } catch (Throwable t) {
+        }
+    }
+
+    /** A timed hold that reached the threshold: its MonitorHold line. */
+    @DontInline
+    private static void longHeld(Rec r, int site, int h, long held, long t, long start) {
+        longHold(r, site, h, held, t, start);
+    }
+
+    /**
+     * The release of a hold not timed that the coarse clock says may have reached the
+     * threshold: timed from the first tick after its coarse start `c0` to a precise end
+     * (see exitRare).
+     */
+    @DontInline
+    private static void nearEnd(Rec r, long addr, int site, int h, long c0, long paused) {
+        long t = System.nanoTime();
+        long start = r.startedBy(addr, c0, t);
+        r.released(h, start, t);
+        long held = t - start - paused;
+        long threshold = holdCaught;
+        if (threshold >= 0 && held >= threshold) {
+            longHold(r, site, h, held, t, start);
+        }
+        r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD, site, h, t, -1);
+    }
+
+    /**
+     * Every other release: reentrant, out of order (hand over hand), with trace=all, or of a
+     * monitor whose enter was not seen.
+     */
+    @DontInline
+    private static void exitRare(Rec r, Object monitor, int site) {
+        int i = r.find(monitor);
+        // A reentrant release ends no hold: it reads the clock for trace=all only.
+        long t = 0;
+        int h;
+        if (i >= 0) {
+            h = r.heldHash[i];
+            long start = r.heldStart[i];
+            long paused = r.heldPaused[i];
+            int enterSite = r.heldSite[i];
+            r.remove(i);
+            if (enterSite >= 0) {
+                long threshold = holdThreshold;
+                // The record's third word: the start of a timed hold, -1 for one not timed.
+                long third = start;
+                if (start >= 0) {
+                    t = System.nanoTime();
+                } else {
+                    // Not timed (Rec.begin): the coarse clock at both ends, and the precise
+                    // one at the end of a hold that may have reached the threshold, timed
+                    // from the first tick after its coarse start (Rec.startedBy): never
+                    // longer than the hold, shorter by at most a tick when the ticker ran
+                    // on time.
+                    start = ~start;
+                    long addr = coarseClock;
+                    t = r.coarse(addr);
+                    long near = holdNear;
+                    if (near >= 0 && t - start - paused >= near) {
+                        t = System.nanoTime();
+                        start = r.startedBy(addr, start, t);
+                        threshold = holdCaught;
+                    } else {
+                        threshold = -1;
+                    }
+                    third = -1;
+                }
+                r.released(h, start, t);
+                // The long hold's line first: its hold record, put after it, is counted in
+                // a summary line written after it (a put may write the summaries).
+                long held = t - start - paused;
+                if (threshold >= 0 && held >= threshold) {
+                    longHold(r, enterSite, h, held, t, start);
+                }
+                // The outermost release: one record per hold is all a summary needs.
+                if (!traceAll) {
+                    r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD,
+                            enterSite, h, t, third);
+                }
+            }
+        } else {
+            // its enter was not seen (a report lost to a StackOverflowError)
+            h = System.identityHashCode(monitor);
+        }
+        if (traceAll) {
+            if (t == 0) {
+                t = System.nanoTime();
+            }
+            r.put(OrcaEvents.R_EXIT, site, h, t, 0);
         }
     }
 
@@ -1175,7 +1357,11 @@ public final class OrcaProfilerTracker {
             return h;
         }
 
-        /** The monitorenter under way: its object, hash and (trace=all) stack. */
+        /**
+         * The monitorenter under way (between monitorEnter and monitorEntered): its monitor,
+         * hash, (trace=all) stack, and whether it is reentrant (set only when a monitor is
+         * held). The monitor stays reachable until the thread's next block, as hashedObj.
+         */
         Object pendingObj;
         int pendingHash;
         int pendingStack;
@@ -1236,6 +1422,32 @@ public final class OrcaProfilerTracker {
             b[p + 1] = (nanos << 3) | kind;
             b[p + 2] = third;
             setPos(p + 3);
+        }
+
+        /**
+         * A hold not timed, of monitor `hash` taken at `site`, that did not wait, ended at
+         * coarse time `t`: counted in the last record when that is one of the same site,
+         * monitor and end (third word: minus the holds it stands for). True when it was. Why:
+         * a thread that takes one lock in a loop made one record per hold, and the agent's
+         * work per record was most of such a hold's cost; at a high rate a record now stands
+         * for the holds of a tick (1 ms), and at a low rate nothing changes (no two holds end
+         * in the same tick). The record is already published: the agent drains it on this
+         * thread, except at the JVM's exit, whose drain may miss a hold ended meanwhile, as it
+         * may miss a record put meanwhile.
+         */
+        boolean counted(int site, int hash, long t) {
+            int p = pos;
+            if (p == 0) {
+                return false;
+            }
+            long[] b = buf;
+            long n = b[p - 1];
+            if (n >= 0 || n == Long.MIN_VALUE || b[p - 2] != ((t << 3) | OrcaEvents.R_HOLD)
+                    || b[p - 3] != (((long) site << 32) | (hash & 0xFFFFFFFFL))) {
+                return false;
+            }
+            b[p - 1] = n - 1;
+            return true;
         }
 
         /** Where `n` records fit in the buffer (flushed first if needed), or -1. */

@@ -11,7 +11,7 @@
 //! branch, frame, handler and line entry that named the original offset names
 //! the label, so the inserted code is attributed to the original instruction.
 //! The optional method *head* (code at method entry, e.g. the
-//! `monitorEntered` call of a synchronized method) is placed before
+//! `syncEntered` call of a synchronized method) is placed before
 //! `label[0]`: a backward branch to offset 0 does not run it again, but
 //! ranges starting at 0 (line 1 entry, parameter variables, exception ranges)
 //! start at the new offset 0 and so cover it. The optional *tail* is appended

@@ -175,12 +175,14 @@ impl Config {
 /// agent's checks must match this list exactly (tested in `tests/tracker.rs`).
 pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
     let mut v = vec![
-        ("monitorEnter", "(Ljava/lang/Object;)V"),
-        ("monitorEntered", "(Ljava/lang/Object;)V"),
-        ("monitorExit", "(Ljava/lang/Object;)V"),
-        ("monitorEnter", transform::SITE_DESC),
-        ("monitorEntered", transform::SITE_DESC),
-        ("monitorExit", transform::SITE_DESC),
+        (transform::MONITOR_ENTER, transform::ENTER_DESC),
+        (transform::MONITOR_ENTERED, "(Ljava/lang/Object;)V"),
+        (transform::SYNC_ENTERED, "(Ljava/lang/Object;)V"),
+        (transform::MONITOR_EXIT, "(Ljava/lang/Object;)V"),
+        (transform::MONITOR_ENTER, transform::ENTER_SITE_DESC),
+        (transform::MONITOR_ENTERED, transform::SITE_DESC),
+        (transform::SYNC_ENTERED, transform::SITE_DESC),
+        (transform::MONITOR_EXIT, transform::SITE_DESC),
         (transform::HOOK_ENTRY, transform::HOOK_ENTRY_DESC),
         (transform::HOOK_EXIT, "()V"),
         (transform::CALL_ENTRY, transform::HOOK_ENTRY_DESC),

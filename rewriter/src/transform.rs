@@ -508,6 +508,19 @@ pub(crate) const LOCK_THREW: &str = "lockThrew";
 /// The descriptor of the monitor reports that carry a call-site ID.
 pub(crate) const SITE_DESC: &str = "(Ljava/lang/Object;I)V";
 
+/// The tracker's monitor reports. A `monitorenter` block's first report returns the thread's
+/// record (an `Object`, which holds the monitor), kept on the operand stack across the
+/// `monitorenter` (`swap`) for the second: one lookup of it per block, and the inserted code
+/// as long as it was with the monitor passed to both. A `synchronized`
+/// method's entry has a report of its own, which alone hashes a monitor already locked. Why:
+/// each kind of site runs a short path of its own (see the tracker's monitor section).
+pub(crate) const MONITOR_ENTER: &str = "monitorEnter";
+pub(crate) const MONITOR_ENTERED: &str = "monitorEntered";
+pub(crate) const SYNC_ENTERED: &str = "syncEntered";
+pub(crate) const MONITOR_EXIT: &str = "monitorExit";
+pub(crate) const ENTER_DESC: &str = "(Ljava/lang/Object;)Ljava/lang/Object;";
+pub(crate) const ENTER_SITE_DESC: &str = "(Ljava/lang/Object;I)Ljava/lang/Object;";
+
 /// Code that pushes the `int` site ID (`sipush` up to 32,767, else `ldc_w` of an Integer).
 fn push_site(pb: &mut PoolBuilder, v: &mut Vec<u8>, id: u32) -> Result<(), RewriteError> {
     if id <= 0x7FFF {
@@ -525,11 +538,14 @@ fn push_site(pb: &mut PoolBuilder, v: &mut Vec<u8>, id: u32) -> Result<(), Rewri
 pub(crate) fn wanted_strings(cfg: &Config) -> Vec<&str> {
     let mut v: Vec<&str> = vec![
         &cfg.tracker_class,
-        "monitorEnter",
-        "monitorEntered",
-        "monitorExit",
+        MONITOR_ENTER,
+        MONITOR_ENTERED,
+        SYNC_ENTERED,
+        MONITOR_EXIT,
         "(Ljava/lang/Object;)V",
         SITE_DESC,
+        ENTER_DESC,
+        ENTER_SITE_DESC,
         "java/lang/Throwable",
         "StackMapTable",
         "java/lang/Class",
@@ -782,6 +798,11 @@ pub(crate) fn plan<'b>(
     // With site IDs, each monitor report pushes one more int.
     let counter = cfg.sites.as_ref();
     let mon_desc = if counter.is_some() { SITE_DESC } else { obj1 };
+    let enter_desc = if counter.is_some() {
+        ENTER_SITE_DESC
+    } else {
+        ENTER_DESC
+    };
     let site_slot = counter.is_some() as u16;
     let mut sites = Vec::new();
     let mut new_site = |off: u32| -> Option<u32> {
@@ -792,22 +813,25 @@ pub(crate) fn plan<'b>(
     for (i, ins) in mi.insns.iter().enumerate() {
         match ins.op {
             MONITORENTER if cfg.monitors => {
-                let a = t.m(pb, "monitorEnter", mon_desc)?;
-                let b = t.m(pb, "monitorEntered", mon_desc)?;
+                let a = t.m(pb, MONITOR_ENTER, enter_desc)?;
+                let b = t.m(pb, MONITOR_ENTERED, mon_desc)?;
                 let site = new_site(ins.off);
                 let e = &mut per[i];
-                e.prefix.extend_from_slice(&[0x59, 0x59]); // dup dup
+                // [o] dup (site) enter -> [o, rec] swap -> [rec, o]; monitorenter; (site)
+                // entered -> []
+                e.prefix.push(0x59); // dup
                 if let Some(id) = site {
                     push_site(pb, &mut e.prefix, id)?;
                     push_site(pb, &mut e.suffix, id)?;
                 }
                 e.prefix.extend_from_slice(&invokestatic(a));
+                e.prefix.push(0x5f); // swap
                 e.suffix.extend_from_slice(&invokestatic(b));
-                extra = extra.max(2 + site_slot);
+                extra = extra.max(1 + site_slot);
                 changed = true;
             }
             MONITOREXIT if cfg.monitors => {
-                let a = t.m(pb, "monitorExit", mon_desc)?;
+                let a = t.m(pb, MONITOR_EXIT, mon_desc)?;
                 let site = new_site(ins.off);
                 if in_own_handler(mi.exc, ins.off) {
                     // The exception path's release retries itself (its handler covers it):
@@ -986,8 +1010,8 @@ pub(crate) fn plan<'b>(
     let mut tail = None;
     let mut min_stack = 0;
     if let Some(ml) = sync_monitor {
-        let entered = t.m(pb, "monitorEntered", mon_desc)?;
-        let exit = t.m(pb, "monitorExit", mon_desc)?;
+        let entered = t.m(pb, SYNC_ENTERED, mon_desc)?;
+        let exit = t.m(pb, MONITOR_EXIT, mon_desc)?;
         ml.emit(&mut head);
         if let Some(id) = new_site(0) {
             push_site(pb, &mut head, id)?;

@@ -70,7 +70,8 @@ fn monitor_block_all_tables() {
     jvm_same_outcome(&[("t/Block", &input, &out)]);
     let p = reparse(&out, "f");
     assert_eq!(p.code.len(), 37);
-    assert_eq!(&p.code[0..4], &[0x2b, 0x59, 0x4d, 0x59]); // dup dup before monitorenter
+    assert_eq!(&p.code[0..4], &[0x2b, 0x59, 0x4d, 0x59]); // dup before monitorenter
+    assert_eq!(p.code[7], 0x5f); // swap: monitorEnter's result under the monitor
     assert_eq!(p.code[8], 0xc2);
     assert_eq!(p.code[17], 0xc3);
     // The exception path reports at its handler's head, before the release: `aload_2;
@@ -94,9 +95,10 @@ fn monitor_block_all_tables() {
     assert_eq!(p.frames, vec![21, 28, 31, 36]);
     assert_eq!(p.lines, vec![(0, 10), (12, 11), (21, 12), (36, 13)]);
     assert_eq!(p.lvt, vec![(0, 37, "this".to_string())]);
-    assert_eq!(p.max_stack, 4);
+    // [o] dup invokestatic swap -> [rec, o]: one more than the original's 2
+    assert_eq!(p.max_stack, 3);
     let ops = ops(&out, "f");
-    assert!(invokestatic_of(&ops, 5).contains("monitorEnter"));
+    assert!(invokestatic_of(&ops, 4).contains("monitorEnter"));
     assert!(invokestatic_of(&ops, 9).contains("monitorEntered"));
     assert!(invokestatic_of(&ops, 14).contains("monitorExit"));
     assert!(invokestatic_of(&ops, 22).contains("monitorExit"));
@@ -553,7 +555,7 @@ fn synchronized_instance_method() {
     assert_eq!(p.lines, vec![(0, 1), (14, 2)]);
     assert_eq!(p.max_stack, 2);
     let o = ops(&out, "m");
-    assert!(invokestatic_of(&o, 1).contains("monitorEntered"));
+    assert!(invokestatic_of(&o, 1).contains("syncEntered"));
     assert!(invokestatic_of(&o, 10).contains("monitorExit"));
     assert!(invokestatic_of(&o, 21).contains("monitorExit"));
     assert_eq!(maps[0].original(0), Some(0));

@@ -226,6 +226,9 @@ fn long_holds_are_events_with_their_stack() {
                 e.numbers[0]
             );
             assert_eq!(log.top_frame(e).unwrap(), format!("HoldTimes.main:{line}"));
+            // The program's stack alone, main's one frame: none of the tracker's (the agent
+            // skips exactly the frames the tracker puts above the block, SITE_FRAMES).
+            assert_eq!(e.frames.len(), 1, "{}: {:?}", jdk.label(), e.frames);
         }
         // Below the threshold: none.
         let run = run_with(
@@ -238,6 +241,63 @@ fn long_holds_are_events_with_their_stack() {
         );
         let log = run.log();
         assert!(log.events.iter().all(|e| e.name != "MonitorHold"));
+    }
+}
+
+/// With `trace=all` each report's stack (taken by the tracker's natives below its own frames,
+/// at the block's enter, and at a long hold's release) is the program's alone: main's one
+/// frame at the block, none of the tracker's. (The agent skips the frames the tracker puts
+/// above the block, SITE_FRAMES; one too few left a tracker frame in every stack, and no other
+/// test saw it.)
+#[test]
+fn complete_trace_stacks_have_no_frame_of_the_tracker() {
+    let line = marker_line("HoldTimes.java", "hold");
+    for jdk in jdks() {
+        let run = run(
+            "summary-trace-stacks",
+            jdk,
+            "trace=all,holdthreshold=20ms",
+            "HoldTimes",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let log = run.log();
+        assert_valid(&run, &log);
+        let lock = run
+            .stdout
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("lock="))
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .expect("the program prints the lock's hash");
+        let reports: Vec<_> = log
+            .events
+            .iter()
+            .filter(|e| e.object == Some(lock) && e.name.starts_with("Monitor"))
+            .collect();
+        let count = |name: &str| reports.iter().filter(|e| e.name == name).count();
+        for name in [
+            "MonitorEnter",
+            "MonitorEntered",
+            "MonitorExit",
+            "MonitorHold",
+        ] {
+            assert_eq!(count(name), 5, "{}: {name}", jdk.label());
+        }
+        for e in reports {
+            let top = log.top_frame(e).unwrap();
+            assert!(top.starts_with("HoldTimes.main:"), "{}: {top}", jdk.label());
+            assert_eq!(
+                e.frames.len(),
+                1,
+                "{}: {} {:?}",
+                jdk.label(),
+                e.name,
+                e.frames
+            );
+            if e.name != "MonitorExit" {
+                assert_eq!(top, format!("HoldTimes.main:{line}"), "{}", jdk.label());
+            }
+        }
     }
 }
 
@@ -594,6 +654,8 @@ fn sampled_timing_counts_every_hold_and_times_a_sample() {
                 "{label}: hold {} outside 9 ms..{ns}",
                 e.numbers[0]
             );
+            // main's one frame, no frame of the tracker (as in long_holds_are_events_...)
+            assert_eq!(e.frames.len(), 1, "{label}: {:?}", e.frames);
         }
 
         let r = run(

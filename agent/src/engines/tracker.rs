@@ -51,9 +51,11 @@ pub const LOCK_EXIT_FRAMES: i32 = 4;
 /// Frames above the caller of a tracked native when `callEnter` runs: the native and the
 /// tracker's `callEntry`.
 pub const CALL_FRAMES: i32 = 2;
-/// Frames the tracker puts above the reporting method when one of its natives runs from a
-/// two-argument monitor report: the native itself and the report.
-const SITE_FRAMES: i32 = 2;
+/// Frames the tracker puts above the rewritten method when one of its natives that take a
+/// stack (`stack`, `longHold`) runs from a monitor report with a site: the native, the
+/// report's out-of-line part that calls it (always one: the JIT inlines only the reports'
+/// common paths into each site), and the report.
+const SITE_FRAMES: i32 = 3;
 
 /// What a tracker report means, decoded from the `K_*` constant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

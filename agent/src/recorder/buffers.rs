@@ -371,7 +371,9 @@ impl Recorder {
                 let waited = w1 & 7 == RecordKind::HoldWaited as i64;
                 let site = summed(site);
                 if w2 < 0 {
-                    r.summary.untimed_hold(monitor, site, nanos, waited);
+                    // minus the holds the record stands for (RecordKind::Hold)
+                    r.summary
+                        .untimed_hold(monitor, site, nanos, waited, w2.unsigned_abs());
                 } else {
                     r.summary.hold(monitor, site, w2 as u64, nanos, waited);
                 }
@@ -380,7 +382,8 @@ impl Recorder {
                 let waited = site & SiteBits::Waited as u32 != 0;
                 let key = summed(site & !(SiteBits::Waited as u32));
                 if w2 < 0 {
-                    r.summary.untimed_hold(monitor, key, nanos, waited);
+                    r.summary
+                        .untimed_hold(monitor, key, nanos, waited, w2.unsigned_abs());
                 } else {
                     r.summary.hold(monitor, key, w2 as u64, nanos, waited);
                 }

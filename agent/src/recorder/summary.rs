@@ -445,9 +445,10 @@ impl Summary {
         self.lines += new as usize;
     }
 
-    /// An outermost hold of `monitor` taken at `site`, ending at `end`, that was counted but
-    /// not timed (`holdtiming=sampled`; `end` may be the coarse clock's).
-    pub fn untimed_hold(&mut self, monitor: u32, site: u32, end: u64, waited: bool) {
+    /// `n` outermost holds of `monitor` taken at `site`, ending at `end`, counted but not timed
+    /// (`holdtiming=sampled`; `end` may be the coarse clock's; one tracker record stands for
+    /// the holds of a site and monitor that ended in the same tick one after another).
+    pub fn untimed_hold(&mut self, monitor: u32, site: u32, end: u64, waited: bool, n: u64) {
         if waited && !self.pauses.is_empty() {
             // Its waits are over (the coarse end may come before the last one's precise time).
             let lock = site & SiteBits::Lock as u32 != 0;
@@ -463,7 +464,7 @@ impl Summary {
         }
         let stat = self.row(monitor, site);
         let new = stat.untimed == 0;
-        stat.untimed += 1;
+        stat.untimed += n;
         self.lines += new as usize;
     }
 
@@ -1054,16 +1055,18 @@ mod tests {
     }
 
     /// Holds not timed are counted in the row their monitor has (or the row of other
-    /// monitors), apart from the timed ones, and keep a hot monitor's row like them.
+    /// monitors), apart from the timed ones, and keep a hot monitor's row like them; a record
+    /// that stands for several counts them all.
     #[test]
     fn untimed_holds_are_counted_in_their_row() {
         let mut s = Summary::starting(0);
         s.hold(1, 10, 100, 150, false);
-        for _ in 0..HOT {
-            s.untimed_hold(1, 10, 200, false);
+        s.untimed_hold(1, 10, 200, false, HOT - 3);
+        for _ in 0..3 {
+            s.untimed_hold(1, 10, 200, false, 1);
         }
         for m in 2..=6 {
-            s.untimed_hold(m, 10, 300, false);
+            s.untimed_hold(m, 10, 300, false, 1);
         }
         // Monitor 1: a timed and an untimed line; 2, 3, 4: an untimed line; the others: one.
         assert_eq!(s.pending_lines(), 2 + 3 + 1);
@@ -1084,7 +1087,7 @@ mod tests {
         );
         // Monitor 1 was hot: its row is kept; the others' are free again.
         for m in [5, 6, 7, 8] {
-            s.untimed_hold(m, 10, 400, false);
+            s.untimed_hold(m, 10, 400, false, 1);
         }
         let (holds, _) = s.take();
         let monitors: Vec<u32> = holds.iter().map(|((m, _), _)| *m).collect();
