@@ -487,6 +487,7 @@ fn a_hold_from_before_the_recording_is_not_a_release() {
         run(&both).error_lines(),
         ["t.orca:14: unbalanced LockRelease: thread 0000CCCC does not hold lock 00003333 in mode W (no matching LockAcquired)"]
     );
+}
 
 /// Sampled hold timing (`LockHoldsUntimed`): the line parses into its fields, counts as a
 /// summary key, and counts the `LockHold` lines its flush's `LockHolds` line cannot (holds not
