@@ -37,7 +37,23 @@ impl Program {
     }
 
     fn start_class(
+        cmd: Command,
+        jvm_args: &[&str],
+        class: &str,
+        args: &[&str],
+        dir: &Path,
+    ) -> Program {
+        Program::start_full(cmd, test_classes(), jvm_args, class, args, dir)
+    }
+
+    /// The loop program with the test classes at `classes`.
+    fn start_from(cmd: Command, classes: &Path, dir: &Path) -> Program {
+        Program::start_full(cmd, classes, &[], "AttachLoop", &[], dir)
+    }
+
+    fn start_full(
         mut cmd: Command,
+        classes: &Path,
         jvm_args: &[&str],
         class: &str,
         args: &[&str],
@@ -47,7 +63,7 @@ impl Program {
         let mut child = cmd
             .args(jvm_args)
             .arg("-cp")
-            .arg(test_classes())
+            .arg(classes)
             .arg(class)
             .args(args)
             .stdin(Stdio::piped())
@@ -421,6 +437,73 @@ fn attach_to_a_jvm_in_a_pid_namespace_of_its_own() {
             p.stderr_text()
         );
         assert!(n1 > n0, "{ctx}: the worker ran ({n0} {n1})");
+        assert_valid(&prefix, &ctx);
+        let log = Log::read(&prefix).unwrap();
+        let (holds, lock_holds, _, sleeps) = step_counts(&log);
+        let iterations = n1 - n0;
+        assert_eq!(
+            (holds, lock_holds, sleeps),
+            (4 * iterations, iterations, 2 * iterations),
+            "{ctx}: {iterations} iterations"
+        );
+    }
+}
+
+/// Another user's JVM (`nobody`), attached by root: `orca` takes the JVM's user and group for
+/// the attach (HotSpot answers only its own user) and the agent writes the files as that user.
+/// The counts are exact for the iterations inside the recording. Needs root; said on stderr
+/// when not run.
+#[test]
+fn root_attaches_to_another_users_jvm() {
+    use std::os::unix::fs::MetadataExt;
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("orca-tests: not root: the other-user attach test did NOT run");
+        return;
+    }
+    for jdk in jdks() {
+        let u = orca_tests::Unprivileged::new("attach-other-user", jdk);
+        assert!(u.as_nobody());
+        let dir = fresh_dir("other-user", jdk);
+        let mut p = Program::start_from(u.command(jdk.java()), u.classes(), &dir);
+        let pid = p.pid();
+        let ctx = format!("{} (JVM {pid} as nobody)", jdk.label());
+        let prefix = u.dir.join("w");
+        let attach = |args: &[&str]| {
+            let o = Command::new(env!("CARGO_BIN_EXE_orca"))
+                .args(args)
+                .env("ORCA_AGENT", u.agent())
+                .output()
+                .unwrap();
+            (
+                o.status.code(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+            )
+        };
+        let n0 = p.pause();
+        let (code, err) = attach(&["attach", &pid, "-d", "0", "-o", prefix.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{ctx}: {err}");
+        p.go();
+        std::thread::sleep(Duration::from_millis(1000));
+        let n1 = p.pause();
+        let (code, err) = attach(&["detach", &pid]);
+        assert_eq!(code, Some(0), "{ctx}: {err}");
+        p.go();
+        p.send("release");
+        p.expect("released");
+        p.send("wake");
+        p.expect("woken");
+        p.send("quit");
+        p.expect("done");
+        assert!(
+            p.child.wait().unwrap().success(),
+            "{ctx}: {}",
+            p.stderr_text()
+        );
+        assert!(n1 > n0, "{ctx}: the worker ran ({n0} {n1})");
+        let owner = std::fs::metadata(prefix.with_extension("orca"))
+            .unwrap()
+            .uid();
+        assert_eq!(owner, 65534, "{ctx}: the log was written by the JVM's user");
         assert_valid(&prefix, &ctx);
         let log = Log::read(&prefix).unwrap();
         let (holds, lock_holds, _, sleeps) = step_counts(&log);

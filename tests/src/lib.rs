@@ -629,6 +629,21 @@ impl Unprivileged {
         u
     }
 
+    /// The agent's copy, readable by the user the JVM runs as.
+    pub fn agent(&self) -> &Path {
+        &self.agent
+    }
+
+    /// The test classes' copy, readable by the user the JVM runs as.
+    pub fn classes(&self) -> &Path {
+        &self.classes
+    }
+
+    /// Whether the JVM runs as `nobody` (the tests run as root).
+    pub fn as_nobody(&self) -> bool {
+        self.as_nobody
+    }
+
     /// Makes `path` belong to the user the JVM runs as.
     pub fn give(&self, path: &Path) {
         if self.as_nobody {
