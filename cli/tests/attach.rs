@@ -166,7 +166,7 @@ fn step_counts(log: &Log) -> (u64, u64, u64, u64) {
             continue;
         }
         match e.name.as_str() {
-            "MonitorHolds" => c.0 += e.numbers[0],
+            "MonitorHolds" | "MonitorHoldsUntimed" => c.0 += e.numbers[0],
             "LockHolds" | "LockHoldsUntimed" => c.1 += e.numbers[0],
             "ObjectWait" => c.2 += 1,
             // A wait shorter than waitthreshold is counted, not written (numbers[3] 0: wait).
@@ -414,16 +414,24 @@ fn attach_to_a_jvm_in_a_pid_namespace_of_its_own() {
             nspid.ends_with("\t1"),
             "{ctx}: not PID 1 of a namespace of its own"
         );
-        let prefix = dir.join("w");
-        let n0 = p.pause();
-        let (code, _, err) = orca(&["attach", &pid, "-d", "0", "-o", prefix.to_str().unwrap()]);
-        assert_eq!(code, 0, "{ctx}: {err}");
-        p.go();
-        std::thread::sleep(Duration::from_millis(1000));
-        let n1 = p.pause();
-        let (code, _, err) = orca(&["detach", &pid]);
-        assert_eq!(code, 0, "{ctx}: {err}");
-        p.go();
+        // Two recordings: the default (sampled hold timing), then every hold timed.
+        let mut windows = Vec::new();
+        for (name, options) in [("w1", &[][..]), ("w2", &["--holdtiming", "exact"][..])] {
+            let prefix = dir.join(name);
+            let n0 = p.pause();
+            let mut args = vec!["attach", &pid, "-d", "0", "-o", prefix.to_str().unwrap()];
+            args.extend_from_slice(options);
+            let (code, _, err) = orca(&args);
+            assert_eq!(code, 0, "{ctx}: {err}");
+            p.go();
+            std::thread::sleep(Duration::from_millis(1000));
+            let n1 = p.pause();
+            let (code, _, err) = orca(&["detach", &pid]);
+            assert_eq!(code, 0, "{ctx}: {err}");
+            p.go();
+            assert!(n1 > n0, "{ctx}: the worker ran ({n0} {n1})");
+            windows.push((prefix, n1 - n0, !options.is_empty()));
+        }
         // its monitor holder and waiter end only when told
         p.send("release");
         p.expect("released");
@@ -436,16 +444,26 @@ fn attach_to_a_jvm_in_a_pid_namespace_of_its_own() {
             "{ctx}: {}",
             p.stderr_text()
         );
-        assert!(n1 > n0, "{ctx}: the worker ran ({n0} {n1})");
-        assert_valid(&prefix, &ctx);
-        let log = Log::read(&prefix).unwrap();
-        let (holds, lock_holds, _, sleeps) = step_counts(&log);
-        let iterations = n1 - n0;
-        assert_eq!(
-            (holds, lock_holds, sleeps),
-            (4 * iterations, iterations, 2 * iterations),
-            "{ctx}: {iterations} iterations"
-        );
+        for (prefix, iterations, exact) in windows {
+            let ctx = format!("{ctx}: {}", prefix.display());
+            assert_valid(&prefix, &ctx);
+            let log = Log::read(&prefix).unwrap();
+            let (holds, lock_holds, _, sleeps) = step_counts(&log);
+            assert_eq!(
+                (holds, lock_holds, sleeps),
+                (4 * iterations, iterations, 2 * iterations),
+                "{ctx}: {iterations} iterations"
+            );
+            if exact {
+                // after a sampled recording in the same JVM, every hold is timed
+                let untimed = log
+                    .events
+                    .iter()
+                    .filter(|e| e.name.ends_with("HoldsUntimed"))
+                    .count();
+                assert_eq!(untimed, 0, "{ctx}: holdtiming=exact left holds untimed");
+            }
+        }
     }
 }
 

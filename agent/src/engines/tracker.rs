@@ -190,7 +190,7 @@ pub fn install(
             .hold_threshold
             .map_or(-1, |t| t.min(i64::MAX as u64) as i64),
     );
-    if let Some(addr) = settings.coarse_clock {
+    if settings.coarse_clock.is_some() {
         // A hold the coarse clock says lasted half the threshold gets a precise end.
         let near = settings
             .hold_threshold
@@ -200,12 +200,14 @@ pub fn install(
             t.saturating_sub(TICK_NANOS).min(i64::MAX as u64) as i64
         });
         jni.set_static_long(class, field(class, c"holdCaught", c"J", true)?, caught);
-        jni.set_static_long(
-            class,
-            field(class, c"coarseClock", c"J", true)?,
-            addr as i64,
-        );
     }
+    // Set by every recording, to 0 when every hold is timed: a recording after a detach
+    // (another attach) finds the tracker as the last one left it.
+    jni.set_static_long(
+        class,
+        field(class, c"coarseClock", c"J", true)?,
+        settings.coarse_clock.unwrap_or(0) as i64,
+    );
     jni.set_static_int(class, field(class, c"session", c"I", true)?, session);
     // Last: the tracker starts recording (a volatile write after the settings).
     jni.set_static_boolean(class, field(class, c"ready", c"Z", true)?, true);
