@@ -199,6 +199,8 @@ fn agent_config_for(jdk: &Jdk) -> Config {
         // j.u.c. lock calls name their site (the agent's default, juc=yes)
         sites: Some(std::sync::Arc::new(std::sync::atomic::AtomicU32::new(1))),
         lock_sites: true,
+        // constructors hash `this` where stack locking would inflate a locked object to hash it
+        hash_at_birth: jdk.major <= 22,
         ..agent_config()
     }
 }
