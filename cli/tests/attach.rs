@@ -556,6 +556,13 @@ fn every_refusal_is_one_exact_line() {
     // Not a JVM.
     let mut sleeper = Command::new("sleep").arg("60").spawn().unwrap();
     let pid = sleeper.id().to_string();
+    // Its name is the test's until its exec is done (seen once, with the suite running).
+    for _ in 0..500 {
+        if std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c == "sleep\n") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
     refused(
         &["attach", &pid],
         &format!("orca: process {pid} (sleep) is not a HotSpot JVM (no libjvm.so in its memory): orca attach works with OpenJDK/HotSpot JVMs; give the PID of the java process"),
