@@ -119,6 +119,22 @@ impl Program {
         self.expect("going");
     }
 
+    /// Lets its monitor holder and waiter end (they wait to be told), quits, and checks that
+    /// it exited normally.
+    fn finish(&mut self, ctx: &str) {
+        self.send("release");
+        self.expect("released");
+        self.send("wake");
+        self.expect("woken");
+        self.send("quit");
+        self.expect("done");
+        assert!(
+            self.child.wait().unwrap().success(),
+            "{ctx}: {}",
+            self.stderr_text()
+        );
+    }
+
     fn stderr_text(&self) -> String {
         std::fs::read_to_string(&self.stderr).unwrap_or_default()
     }
@@ -176,6 +192,17 @@ fn step_counts(log: &Log) -> (u64, u64, u64, u64) {
         }
     }
     c
+}
+
+/// A recording of `iterations` whole iterations of `step` counts exactly their holds, j.u.c.
+/// holds and sleeps.
+fn assert_iterations(log: &Log, iterations: u64, ctx: &str) {
+    let (holds, lock_holds, _, sleeps) = step_counts(log);
+    assert_eq!(
+        (holds, lock_holds, sleeps),
+        (4 * iterations, iterations, 2 * iterations),
+        "{ctx}: {iterations} iterations"
+    );
 }
 
 fn assert_valid(prefix: &Path, ctx: &str) {
@@ -432,28 +459,12 @@ fn attach_to_a_jvm_in_a_pid_namespace_of_its_own() {
             assert!(n1 > n0, "{ctx}: the worker ran ({n0} {n1})");
             windows.push((prefix, n1 - n0, !options.is_empty()));
         }
-        // its monitor holder and waiter end only when told
-        p.send("release");
-        p.expect("released");
-        p.send("wake");
-        p.expect("woken");
-        p.send("quit");
-        p.expect("done");
-        assert!(
-            p.child.wait().unwrap().success(),
-            "{ctx}: {}",
-            p.stderr_text()
-        );
+        p.finish(&ctx);
         for (prefix, iterations, exact) in windows {
             let ctx = format!("{ctx}: {}", prefix.display());
             assert_valid(&prefix, &ctx);
             let log = Log::read(&prefix).unwrap();
-            let (holds, lock_holds, _, sleeps) = step_counts(&log);
-            assert_eq!(
-                (holds, lock_holds, sleeps),
-                (4 * iterations, iterations, 2 * iterations),
-                "{ctx}: {iterations} iterations"
-            );
+            assert_iterations(&log, iterations, &ctx);
             if exact {
                 // after a sampled recording in the same JVM, every hold is timed
                 let untimed = log
@@ -506,17 +517,7 @@ fn root_attaches_to_another_users_jvm() {
         let (code, err) = attach(&["detach", &pid]);
         assert_eq!(code, Some(0), "{ctx}: {err}");
         p.go();
-        p.send("release");
-        p.expect("released");
-        p.send("wake");
-        p.expect("woken");
-        p.send("quit");
-        p.expect("done");
-        assert!(
-            p.child.wait().unwrap().success(),
-            "{ctx}: {}",
-            p.stderr_text()
-        );
+        p.finish(&ctx);
         assert!(n1 > n0, "{ctx}: the worker ran ({n0} {n1})");
         let owner = std::fs::metadata(prefix.with_extension("orca"))
             .unwrap()
@@ -524,13 +525,7 @@ fn root_attaches_to_another_users_jvm() {
         assert_eq!(owner, 65534, "{ctx}: the log was written by the JVM's user");
         assert_valid(&prefix, &ctx);
         let log = Log::read(&prefix).unwrap();
-        let (holds, lock_holds, _, sleeps) = step_counts(&log);
-        let iterations = n1 - n0;
-        assert_eq!(
-            (holds, lock_holds, sleeps),
-            (4 * iterations, iterations, 2 * iterations),
-            "{ctx}: {iterations} iterations"
-        );
+        assert_iterations(&log, n1 - n0, &ctx);
     }
 }
 
