@@ -398,6 +398,19 @@ impl Recorder {
                 return RECORD * (n + 1);
             }
             Some(RecordKind::Enter) if trace => {
+                if let Some((m, st, s)) = r.trace_entering.take() {
+                    // The last acquisition's entered record was lost (a StackOverflowError
+                    // as the tracker was called after its monitorenter) and this one is
+                    // nested in it or follows it: the tracker never throws out of the report
+                    // that wrote its enter record, so its monitorenter ran, before now.
+                    r.trace_held.push(TraceHeld {
+                        monitor: m,
+                        stack: st,
+                        site: s,
+                        since: nanos,
+                    });
+                    self.trace_line(jni, r, (nanos, Kind::MonitorEntered, m), st, s, false);
+                }
                 r.trace_entering = Some((monitor, stack, site));
                 self.trace_line(
                     jni,
