@@ -930,6 +930,24 @@ mod tests {
         assert!(edges.last().unwrap().0.guards.as_slice().is_empty());
     }
 
+    /// (held, acquired, held site, acquired site, guards, count) of each edge row.
+    #[allow(clippy::type_complexity)]
+    fn edge_rows(edges: &[(EdgeKey, u64)]) -> Vec<(u32, u32, u32, u32, Vec<u32>, u64)> {
+        edges
+            .iter()
+            .map(|(k, n)| {
+                (
+                    k.held,
+                    k.acquired,
+                    k.held_site,
+                    k.acquired_site,
+                    k.guards.as_slice().to_vec(),
+                    *n,
+                )
+            })
+            .collect()
+    }
+
     #[test]
     fn a_hot_pair_keeps_its_lock_order_row_in_the_next_interval() {
         let mut s = Summary::default();
@@ -944,32 +962,20 @@ mod tests {
             s.order(m, 20, held.into_iter());
         }
         s.order(2, 20, held.into_iter());
-        let (_, edges) = s.take();
-        let e: Vec<_> = edges
-            .iter()
-            .map(|(k, n)| {
-                (
-                    k.held,
-                    k.acquired,
-                    k.held_site,
-                    k.guards.as_slice().to_vec(),
-                    *n,
-                )
-            })
-            .collect();
+        let e = edge_rows(&s.take().1);
         assert_eq!(
             e,
             vec![
-                (1, 2, 10, vec![9], 1),
-                (1, 100, 10, vec![9], 1),
-                (1, 101, 10, vec![9], 1),
-                (1, 102, 10, vec![9], 1),
-                (9, 2, 90, vec![1], 1),
-                (9, 100, 90, vec![1], 1),
-                (9, 101, 90, vec![1], 1),
-                (9, 102, 90, vec![1], 1),
-                (0, 0, 10, vec![], 7),
-                (0, 0, 90, vec![], 7),
+                (1, 2, 10, 20, vec![9], 1),
+                (1, 100, 10, 20, vec![9], 1),
+                (1, 101, 10, 20, vec![9], 1),
+                (1, 102, 10, 20, vec![9], 1),
+                (9, 2, 90, 20, vec![1], 1),
+                (9, 100, 90, 20, vec![1], 1),
+                (9, 101, 90, 20, vec![1], 1),
+                (9, 102, 90, 20, vec![1], 1),
+                (0, 0, 10, 20, vec![], 7),
+                (0, 0, 90, 20, vec![], 7),
             ]
         );
         // Nothing was hot in that interval: the tables are empty after it.
@@ -994,20 +1000,7 @@ mod tests {
         s.order(2, 20, [(1, 10)].into_iter());
         s.order(3, 30, [(1, 10), (2, 20)].into_iter());
         s.order(3, 30, [(1, 10), (2, 20)].into_iter());
-        let (_, edges) = s.take();
-        let e: Vec<_> = edges
-            .iter()
-            .map(|(k, n)| {
-                (
-                    k.held,
-                    k.acquired,
-                    k.held_site,
-                    k.acquired_site,
-                    k.guards.as_slice().to_vec(),
-                    *n,
-                )
-            })
-            .collect();
+        let e = edge_rows(&s.take().1);
         assert_eq!(
             e,
             vec![
