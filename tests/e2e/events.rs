@@ -425,8 +425,9 @@ fn contention_owners_in_instrumentation_mode_are_exact_when_released_at_once() {
         assert_eq!(
             contended.len(),
             100,
-            "{}: one contention a round",
-            jdk.label()
+            "{}: one contention a round; the program's stderr: {}",
+            jdk.label(),
+            run.stderr
         );
         let site = format!(
             "Owners.lambda$main$0:{}",
