@@ -187,6 +187,9 @@ impl Agent {
                     .then(Ticker::start)
                     .flatten(),
                     session,
+                    // A counted notify needs its site's frame (stackdepth above 0).
+                    waiters: (rec.count_notifies && options.stack_depth > 0)
+                        .then(|| rec.waiters.table()),
                 };
                 (
                     None,

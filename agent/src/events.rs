@@ -277,6 +277,8 @@ shared_codes! {
     /// The kind of a monitor record in a tracker buffer (`OrcaProfilerTracker.Rec`): the low
     /// 3 bits of the record's second word.
     pub enum RecordKind {
+        /// `notifies=counted`: a `notify` (third word: twice the calls the record stands for) or `notifyAll` (plus 1) at the site, on a monitor the thread holds, that found no thread waiting on it in the agent's table of waiters (read by the tracker, agent/src/recorder/waiters.rs); the second word is 0.
+        Notified = 0 => "R_NOTIFIED",
         /// About to run monitorenter (`trace=all` only).
         Enter = 1 => "R_ENTER",
         /// The monitor is held (`trace=all` only).

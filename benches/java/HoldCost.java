@@ -6,8 +6,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * (the JIT settles), then for MEASURE_S more, and prints the holds completed in that second
  * window per second as `throughput: N ops/s` (the line `orca bench --rate` reads). 1e9 / N is the time per hold, loop included; the difference
  * between two modes' figures is what each hold costs in the one with the agent. The clock is
- * read once per 65,536 holds.
- * Usage: java HoldCost WARMUP_S MEASURE_S [juc]
+ * read once per 65,536 holds. With `notify`, each hold also calls `notifyAll` on its monitor,
+ * which no thread waits on (Derby does so at every release of a page latch): the difference
+ * from the plain figure is what such a call costs inside a critical section.
+ * Usage: java HoldCost WARMUP_S MEASURE_S [juc|notify]
  */
 public class HoldCost {
     static final Object lock = new Object();
@@ -20,10 +22,18 @@ public class HoldCost {
         long start = System.nanoTime();
         long warmEnd = start + warmup, end = warmEnd + measure;
         boolean j = args.length > 2 && args[2].equals("juc");
+        boolean n = args.length > 2 && args[2].equals("notify");
         long holds = 0, atWarmEnd = -1, t0 = 0, t1;
         while (true) {
             if (j) {
                 jucHolds();
+            } else if (n) {
+                for (int i = 0; i < 65_536; i++) {
+                    synchronized (lock) {
+                        counter += i & 7;
+                        lock.notifyAll();
+                    }
+                }
             } else {
                 // Here, not in a method of its own: compiled as one, C2 unrolls the loop and
                 // coarsens the blocks of consecutive iterations into one hold (2.8 ns per

@@ -388,6 +388,17 @@ impl Recorder {
                     r.summary.hold(monitor, key, w2 as u64, nanos, waited);
                 }
             }
+            Some(RecordKind::Notified) => {
+                // Counted by the tracker at the rewriter's site (a site is always known).
+                let call = if w2 & 1 != 0 {
+                    WakeCall::NotifyAll
+                } else {
+                    WakeCall::Notify
+                };
+                if let Some(frame) = self.site_frame(jni, site) {
+                    r.summary.notified(call, frame, (w2 >> 1).max(0) as u64);
+                }
+            }
             Some(RecordKind::Order) => {
                 // The held monitors follow, one record each.
                 let n = (w2.max(0) as usize).min(recs.len() / RECORD - 1);
@@ -848,7 +859,7 @@ impl Recorder {
                 frame
             }
         };
-        lock(&recording).summary.notified(call, frame);
+        lock(&recording).summary.notified(call, frame, 1);
         true
     }
 

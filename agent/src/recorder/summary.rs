@@ -530,12 +530,12 @@ impl Summary {
         }
     }
 
-    /// A `notify` (or `notifyAll`, `signal`, `signalAll`: `call`) at `site` that found no
-    /// thread waiting.
-    pub fn notified(&mut self, call: WakeCall, site: Frame) {
+    /// `calls` calls of `notify` (or `notifyAll`, `signal`, `signalAll`: `call`) at `site`
+    /// that found no thread waiting.
+    pub fn notified(&mut self, call: WakeCall, site: Frame, calls: u64) {
         let n = self.notifies.entry((call, site)).or_default();
         self.lines += (*n == 0) as usize;
-        *n += 1;
+        *n += calls;
     }
 
     /// A wait (`call`) on `object` at `site` that lasted `nanos` and is counted: less than

@@ -247,6 +247,14 @@ impl Slot {
     }
 }
 
+/// [`Waiters::table`]: what the tracker needs to read the waiters' slots itself.
+#[derive(Clone, Copy, Debug)]
+pub struct WaiterTable {
+    pub slots: u64,
+    pub mask: u32,
+    pub busy: u64,
+}
+
 impl Waiters {
     /// An empty table for wait threshold `threshold` (nanoseconds).
     pub fn new(threshold: u64) -> Waiters {
@@ -396,6 +404,18 @@ impl Waiters {
             }
         }
         found
+    }
+
+    /// Where the tracker reads the slots without a call into the agent: the address of the
+    /// first (one `u64` per slot, indexed by the monitor's hash and the mask), the mask, and
+    /// the bits that are set while a thread may be waiting ([`Waiters::any`]). The table
+    /// lives as long as the agent (which is never freed).
+    pub fn table(&self) -> WaiterTable {
+        WaiterTable {
+            slots: self.slots.as_ptr() as u64,
+            mask: (SLOTS - 1) as u32,
+            busy: COUNTS | OVER,
+        }
     }
 
     /// Whether a thread may be waiting on `monitor` and not woken yet (it, or an object
