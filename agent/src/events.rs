@@ -275,10 +275,8 @@ shared_codes! {
 
 shared_codes! {
     /// The kind of a monitor record in a tracker buffer (`OrcaProfilerTracker.Rec`): the low
-    /// 3 bits of the record's second word.
+    /// [`Sizes::KindBits`] bits of the record's second word (0 is none: a torn record).
     pub enum RecordKind {
-        /// `notifies=counted`: a `notify` (third word: twice the calls the record stands for) or `notifyAll` (plus 1) at the site, on a monitor the thread holds, that found no thread waiting on it in the agent's table of waiters (read by the tracker, agent/src/recorder/waiters.rs); the second word is 0.
-        Notified = 0 => "R_NOTIFIED",
         /// About to run monitorenter (`trace=all` only).
         Enter = 1 => "R_ENTER",
         /// The monitor is held (`trace=all` only).
@@ -293,6 +291,8 @@ shared_codes! {
         Order = 5 => "R_ORDER",
         /// A j.u.c. lock's outermost hold ended (unlock called then); third word: its start; site: with SiteBits.
         LockHold = 7 => "R_LOCK_HOLD",
+        /// `notifies=counted`: a `notify` (third word: twice the calls the record stands for) or `notifyAll` (plus 1) at the site, on a monitor the thread holds, that found no thread waiting on it in the agent's table of waiters (read by the tracker, agent/src/recorder/waiters.rs); no time (the second word is the kind alone).
+        Notified = 8 => "R_NOTIFIED",
     }
 }
 
@@ -333,6 +333,8 @@ shared_codes! {
     pub enum Sizes {
         /// Monitor releases each thread's tracker remembers (hash, start, end) for contention owners (a power of two).
         Released = 64 => "RELEASED",
+        /// A record's second word: its time shifted left by this, above its kind (RecordKind).
+        KindBits = 4 => "KIND_BITS",
     }
 }
 
@@ -396,10 +398,9 @@ mod tests {
         assert_eq!(ReportCode::ALL.len(), 16);
         assert_eq!(ReportCode::from_i32(0), None);
         assert_eq!(ReportCode::from_i32(17), None);
-        // Record kinds live in three bits, 0 marking a torn record.
-        assert!(RecordKind::ALL
-            .iter()
-            .all(|&r| (1..=7).contains(&(r as i32))));
+        // Record kinds live in KindBits bits, 0 marking a torn record.
+        let kinds = 1..(1 << Sizes::KindBits as i32);
+        assert!(RecordKind::ALL.iter().all(|&r| kinds.contains(&(r as i32))));
         assert_eq!(RecordKind::from_i32(0), None);
     }
 

@@ -1226,7 +1226,7 @@ public final class OrcaProfilerTracker {
      */
     static final class Rec {
         /**
-         * Records of 3 longs: site << 32 | hash; nanos << 3 | kind; a third word whose meaning
+         * Records of 3 longs: site << 32 | hash; nanos << KIND_BITS | kind; a third word whose meaning
          * depends on the kind (agent/src/events.rs, RecordKind).
          */
         long[] buf = new long[3 * 32];
@@ -1469,7 +1469,7 @@ public final class OrcaProfilerTracker {
             }
             long[] b = buf;
             b[p] = ((long) site << 32) | (hash & 0xFFFFFFFFL);
-            b[p + 1] = (nanos << 3) | kind;
+            b[p + 1] = (nanos << OrcaEvents.KIND_BITS) | kind;
             b[p + 2] = third;
             setPos(p + 3);
         }
@@ -1492,7 +1492,7 @@ public final class OrcaProfilerTracker {
             }
             long[] b = buf;
             long n = b[p - 1];
-            if (n >= 0 || n == Long.MIN_VALUE || b[p - 2] != ((t << 3) | OrcaEvents.R_HOLD)
+            if (n >= 0 || n == Long.MIN_VALUE || b[p - 2] != ((t << OrcaEvents.KIND_BITS) | OrcaEvents.R_HOLD)
                     || b[p - 3] != (((long) site << 32) | (hash & 0xFFFFFFFFL))) {
                 return false;
             }

@@ -362,13 +362,14 @@ impl Recorder {
         let site = (w0 as u64 >> 32) as u32;
         let summed = |site: u32| self.summary_site(jni, site);
         let monitor = w0 as u32;
-        let nanos = (w1 as u64) >> 3;
+        let nanos = (w1 as u64) >> Sizes::KindBits as u32;
+        let kind = w1 & ((1 << Sizes::KindBits as u32) - 1);
         let stack = w2 as u32;
         let trace = self.trace_all;
         r.last_nanos = r.last_nanos.max(nanos);
-        match RecordKind::from_i32((w1 & 7) as i32) {
+        match RecordKind::from_i32(kind as i32) {
             Some(RecordKind::Hold) | Some(RecordKind::HoldWaited) => {
-                let waited = w1 & 7 == RecordKind::HoldWaited as i64;
+                let waited = kind == RecordKind::HoldWaited as i64;
                 let site = summed(site);
                 if w2 < 0 {
                     // minus the holds the record stands for (RecordKind::Hold)
@@ -395,8 +396,9 @@ impl Recorder {
                 } else {
                     WakeCall::Notify
                 };
-                if let Some(frame) = self.site_frame(jni, site) {
-                    r.summary.notified(call, frame, (w2 >> 1).max(0) as u64);
+                match self.site_frame(jni, site) {
+                    Some(frame) if w2 >= 2 => r.summary.notified(call, frame, (w2 >> 1) as u64),
+                    _ => {}
                 }
             }
             Some(RecordKind::Order) => {
