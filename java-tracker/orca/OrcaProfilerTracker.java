@@ -855,6 +855,7 @@ public final class OrcaProfilerTracker {
     @Hidden
     public static void callEntryVia(Class<?> owner, int kind) {
         try {
+            reported();
             callEnterVia(kind, owner);
         } catch (Throwable t) {
         }
@@ -863,6 +864,7 @@ public final class OrcaProfilerTracker {
     @Hidden
     public static void callEntry(Object subject, int kind) {
         try {
+            reported();
             if (kind == OrcaEvents.K_OBJECT_WAIT) {
                 inlineWait(subject);
             }
@@ -886,6 +888,7 @@ public final class OrcaProfilerTracker {
             } else if (kind == OrcaEvents.K_OBJECT_WAIT) {
                 inlineWait(subject);
             }
+            reported();
             callEnter(kind, subject, site);
         } catch (Throwable t) {
         }
@@ -900,6 +903,20 @@ public final class OrcaProfilerTracker {
     static long waiterSlots;
     static int waiterMask;
     static long waiterBusy;
+
+    /**
+     * An inline call about to be reported to the agent: its callExit is to be reported too,
+     * even if a counted notify's callExit was lost (a StackOverflowError as it was called)
+     * and left Rec.exitSkipped set. (A ThreadLocal lookup, beside the JNI call it precedes.)
+     */
+    private static void reported() {
+        if (waiterSlots != 0) {
+            Rec r = current();
+            if (r != null) {
+                r.exitSkipped = false;
+            }
+        }
+    }
 
     /**
      * A notify (notifyAll) at `site` on a monitor the thread holds as far as the tracker
