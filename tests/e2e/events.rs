@@ -578,3 +578,50 @@ fn fast_stack_walker_gives_the_frames_jvmti_gives() {
         );
     }
 }
+
+/// A program that locks more fresh objects than the agent names, then notifies 20,000 fresh
+/// objects of another class (tests/java/NamedLater.java), each notify an event
+/// (`notifies=events`): every one of those is named (its `ObjectClass` line), because the
+/// monitors the tracker sees taken fill at most half of the agent's table of names, and the
+/// agent says once that it names no more of those. (Before, the tracker's monitors filled the
+/// table until a name found no room, and later objects of events found little.)
+#[test]
+fn objects_of_events_after_many_fresh_monitors_are_still_named() {
+    const LATER: usize = 20_000;
+    let at = marker_line("NamedLater.java", "late-notify");
+    for jdk in jdks() {
+        let run = run(
+            "named-later",
+            jdk,
+            "notifies=events",
+            "NamedLater",
+            &["400000", &LATER.to_string()],
+        );
+        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        let log = run.log();
+        assert_valid(&run, &log);
+        let notified: Vec<u32> = log
+            .events
+            .iter()
+            .filter(|e| {
+                e.name == "ObjectNotify" && log.line_of(e.frames[0].0, e.frames[0].1) == Some(at)
+            })
+            .filter_map(|e| e.object)
+            .collect();
+        assert_eq!(notified.len(), LATER, "{}: notify events", jdk.label());
+        let unnamed = notified
+            .iter()
+            .filter(|o| log.object_classes.get(o).map(String::as_str) != Some("LNamedLater$Late;"))
+            .count();
+        assert_eq!(unnamed, 0, "{}: notified objects not named", jdk.label());
+        assert_eq!(
+            run.stderr
+                .matches("more monitors and locks taken than the agent names")
+                .count(),
+            1,
+            "{}: {}",
+            jdk.label(),
+            run.stderr
+        );
+    }
+}

@@ -693,10 +693,9 @@ pub fn caller_site(rec: &Recorder, jni: Jni) -> i32 {
 
 /// `OrcaProfilerTracker.name(o, hash)`: a monitor or lock this thread locks for the first
 /// time (as far as its small cache knows); its class is written once per run. False when the
-/// agent names no more objects, so that the tracker stops asking.
+/// agent names no more of them, so that the tracker stops asking.
 pub fn name(rec: &Recorder, jni: Jni, obj: jobject, hash: u32) -> bool {
-    names::name_object(rec, jni, obj, hash);
-    names::naming()
+    names::name_tracked(rec, jni, obj, hash)
 }
 
 /// `OrcaProfilerTracker.lockLongHold(site, hash, nanos, end, start)`: a j.u.c. hold past the

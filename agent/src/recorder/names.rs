@@ -10,6 +10,11 @@
 //! of the program could contend for. When the table is
 //! full, later objects stay unnamed (the tools then print the bare hash) and the agent says so
 //! once.
+//!
+//! The monitors and locks the tracker sees taken may fill at most half of the table: a program
+//! that locks a fresh object per row (Derby) names that many within seconds, and the objects
+//! of its contentions, waits and notifies, which the report names line by line, would then go
+//! unnamed for the rest of the run, however long.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
@@ -24,8 +29,14 @@ use crate::jvmti::Jni;
 /// Objects named at most (a power of two): a program that contends on more distinct objects
 /// than this gets the first ones named.
 const SLOTS: usize = 1 << 16;
-/// Slots tried per object before it is left unnamed.
+/// Slots tried per monitor the tracker sees taken before it is left unnamed: cheap on the
+/// path of every fresh monitor.
 const PROBES: usize = 32;
+/// Slots tried per object of an event (contention, wait, notify, park, j.u.c. lock), which
+/// costs a stack walk anyway: with the tracker's monitors in half of the table, linear
+/// probing's runs make 32 too few once events have filled part of the rest (388 of 20,000
+/// objects were left unnamed at 80%).
+const EVENT_PROBES: usize = 1024;
 
 static NAMED: [AtomicU32; SLOTS] = [const { AtomicU32::new(0) }; SLOTS];
 /// Per slot of [`NAMED`]: a weak global reference to the object first named with the slot's
@@ -34,6 +45,10 @@ static FIRST: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 /// Per slot of [`NAMED`]: whether a second object with the slot's hash was named.
 static SHARED: [AtomicBool; SLOTS] = [const { AtomicBool::new(false) }; SLOTS];
 static FULL: AtomicBool = AtomicBool::new(false);
+/// Slots taken by [`name_tracked`], at most [`TRACKED_SLOTS`].
+static TRACKED: AtomicUsize = AtomicUsize::new(0);
+const TRACKED_SLOTS: usize = SLOTS / 2;
+static TRACKED_FULL: AtomicBool = AtomicBool::new(false);
 
 /// What [`claim`] found for a hash.
 enum Claim {
@@ -46,10 +61,10 @@ enum Claim {
 }
 
 /// Finds `hash`'s slot, or takes one for it.
-fn claim(hash: u32) -> Claim {
+fn claim(hash: u32, probes: usize) -> Claim {
     // Identity hashes are spread already; the multiplication spreads sequential ones.
     let start = (hash.wrapping_mul(0x9E37_79B9) >> 16) as usize;
-    for i in 0..PROBES {
+    for i in 0..probes {
         let s = (start + i) & (SLOTS - 1);
         let slot = &NAMED[s];
         match slot.load(Ordering::Relaxed) {
@@ -70,8 +85,21 @@ fn claim(hash: u32) -> Claim {
     Claim::Full
 }
 
-/// Whether the agent still names new objects (its table is not full).
-pub fn naming() -> bool {
+/// A monitor or lock the tracker saw taken (the tracker's `name`): named as
+/// [`name_object`] names, while such objects hold fewer than [`TRACKED_SLOTS`] of the table.
+/// False once they fill their share (or the table is full): the tracker stops asking.
+pub fn name_tracked(rec: &Recorder, jni: Jni, obj: jobject, hash: u32) -> bool {
+    if TRACKED.load(Ordering::Relaxed) >= TRACKED_SLOTS {
+        if !TRACKED_FULL.swap(true, Ordering::Relaxed) {
+            crate::say!(
+                "orca: more monitors and locks taken than the agent names ({TRACKED_SLOTS}); the classes of later ones are not written (their IDs still are; objects of contentions, waits and notifies are still named)"
+            );
+        }
+        return false;
+    }
+    if name(rec, jni, obj, hash, PROBES) {
+        TRACKED.fetch_add(1, Ordering::Relaxed);
+    }
     !FULL.load(Ordering::Relaxed)
 }
 
@@ -84,13 +112,19 @@ pub fn naming() -> bool {
 /// small cache of hashes decides, so an object whose hash is in that cache is not compared
 /// again). `obj` must be a valid reference of the current thread; 0 (unknown) is skipped.
 pub fn name_object(rec: &Recorder, jni: Jni, obj: jobject, hash: u32) {
+    name(rec, jni, obj, hash, EVENT_PROBES);
+}
+
+/// [`name_object`]; whether `hash` took a slot of its own.
+fn name(rec: &Recorder, jni: Jni, obj: jobject, hash: u32, probes: usize) -> bool {
     if hash == 0 || obj.is_null() {
-        return;
+        return false;
     }
-    match claim(hash) {
+    let new = match claim(hash, probes) {
         Claim::New(s) => {
             let weak = jni.new_weak_global_ref(obj);
             FIRST[s].store(weak as usize, Ordering::Release);
+            true
         }
         Claim::Named(s) => {
             // One IsSameObject per naming of an object named already (no safepoint, no lock).
@@ -100,12 +134,14 @@ pub fn name_object(rec: &Recorder, jni: Jni, obj: jobject, hash: u32) {
                 || jni.is_same_object(obj, first as jobject)
                 || SHARED[s].swap(true, Ordering::Relaxed)
             {
-                return;
+                return false;
             }
+            false
         }
-        Claim::Full => return,
-    }
+        Claim::Full => return false,
+    };
     write_class(rec, jni, obj, hash);
+    new
 }
 
 /// The `ObjectClass` line of `obj`, named `hash`.
