@@ -326,6 +326,10 @@ pub struct Summary {
     /// site: at most [`WAIT_ROWS`] objects
     /// with a row of their own, then the row of other objects (0).
     waits: FastMap<(WaitCall, Frame), Vec<(u32, WaitStat)>>,
+    /// Contended acquisitions counted (shorter than `contentionthreshold`, or long beyond
+    /// their site's budget), per lock mode (`None`: a monitor) and site: at most
+    /// [`WAIT_ROWS`] monitors (locks) with a row of their own, then the row of others (0).
+    contentions: FastMap<(Option<u8>, Frame), Vec<(u32, HoldStat)>>,
     /// Lines the next [`Summary::take`] and [`Summary::take_notifies`] give.
     lines: usize,
     /// Long holds already written (`MonitorHold`, `LockHold`) whose records are not drained
@@ -563,6 +567,43 @@ impl Summary {
         stat.max = stat.max.max(nanos);
     }
 
+    /// A contended acquisition of `object` at `site` (`mode`: of a j.u.c. lock; `None`: a
+    /// monitor) that waited `nanos` and is counted instead of written.
+    pub fn contended(&mut self, mode: Option<u8>, object: u32, site: Frame, nanos: u64) {
+        let rows = self.contentions.entry((mode, site)).or_default();
+        let at = match rows.iter().position(|r| r.0 == object) {
+            Some(i) => i,
+            None => {
+                let own = rows.iter().filter(|r| r.0 != 0).count();
+                let row = if own < WAIT_ROWS { object } else { 0 };
+                match rows.iter().position(|r| r.0 == row) {
+                    Some(i) => i,
+                    None => {
+                        rows.push((row, HoldStat::default()));
+                        self.lines += 1;
+                        rows.len() - 1
+                    }
+                }
+            }
+        };
+        rows[at].1.add(nanos);
+    }
+
+    /// The interval's counted contentions, sorted (monitors first, then j.u.c. locks by
+    /// mode), each site's row of others (0) last; the table starts over.
+    pub fn take_contentions(&mut self) -> Vec<((Option<u8>, Frame, u32), HoldStat)> {
+        let mut v: Vec<_> = self
+            .contentions
+            .drain()
+            .flat_map(|((mode, site), rows)| {
+                rows.into_iter().map(move |(o, c)| ((mode, site, o), c))
+            })
+            .collect();
+        self.lines -= v.len().min(self.lines);
+        v.sort_by_key(|&((mode, f, o), _)| (mode, f.method, f.location, o == 0, o));
+        v
+    }
+
     /// The interval's short waits, sorted, each site's row of other objects (0) last; the
     /// table starts over.
     pub fn take_waits(&mut self) -> Vec<((WaitCall, Frame, u32), WaitStat)> {
@@ -596,7 +637,9 @@ impl Summary {
     /// monitors ([`HOT`]).
     #[allow(clippy::type_complexity)]
     pub fn take(&mut self) -> (Vec<((u32, u32), HoldStat)>, Vec<(EdgeKey, u64)>) {
-        self.lines = self.notifies.len() + self.waits.values().map(Vec::len).sum::<usize>();
+        self.lines = self.notifies.len()
+            + self.waits.values().map(Vec::len).sum::<usize>()
+            + self.contentions.values().map(Vec::len).sum::<usize>();
         let mut holds = Vec::new();
         self.holds.retain(|&site, e| {
             for (m, stat) in e.rows.iter_mut() {
