@@ -385,6 +385,43 @@ impl Analysis {
                     }
                 }
             }
+            // Contentions the agent counted per site instead of writing them (shorter than its
+            // contention threshold, or beyond its site's budget): no owner, no stack.
+            Event::MonitorContentions {
+                monitor,
+                count,
+                total,
+                max,
+                ref site,
+                ..
+            } => {
+                self.has_summaries = true;
+                t.blocked.0 += count;
+                t.blocked.1 += total;
+                let o = self.objects.entry(monitor).or_default();
+                o.contentions += count;
+                o.blocked += total;
+                o.blocked_max = o.blocked_max.max(max);
+                add_sites(&mut o.sites, site.top(), count, total);
+            }
+            Event::LockContentions {
+                lock,
+                count,
+                total,
+                max,
+                ref site,
+                ..
+            } => {
+                self.has_summaries = true;
+                t.juc_blocked.0 += count;
+                t.juc_blocked.1 += total;
+                let l = self.locks.entry(lock).or_default();
+                l.acquisitions += count;
+                l.contentions += count;
+                l.blocked += total;
+                l.blocked_max = l.blocked_max.max(max);
+                add_sites(&mut l.sites, site.top(), count, total);
+            }
             Event::MonitorHolds {
                 monitor,
                 count,
