@@ -2100,7 +2100,11 @@ mod tests {
             (o.contentions, o.blocked, o.blocked_max),
             (5, 3_000_000 + 37_000 + 900, 3_000_000)
         );
-        assert_eq!(o.owners.values().sum::<u64>(), 1, "owners of the written one only");
+        assert_eq!(
+            o.owners.values().sum::<u64>(),
+            1,
+            "owners of the written one only"
+        );
         let site = |m, loc| {
             Some(Frame {
                 method: orca_format::MethodId(m),
