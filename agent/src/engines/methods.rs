@@ -1014,12 +1014,12 @@ pub fn juc_lock_end(rec: &Recorder, state: &mut ThreadState, nanos: u64, outcome
     };
     // A contended acquisition whose `LockAcquire` was kept back: counted when it was short
     // (or beyond its site's budget), with no line; else its `LockAcquire` is written now.
-    if let Some(open) = state.open.as_ref().filter(|_| call.is_some()) {
+    if let Some(open) = state.open.as_ref() {
         let mode = match open.extra {
             OpenExtra::Mode(m) => m,
             _ => b'W',
         };
-        let acquired = kind == Some(Kind::LockAcquired);
+        let acquired = call.is_some() && kind == Some(Kind::LockAcquired);
         if rec.lock_contention_ended(state, (open.object, mode), nanos, acquired) {
             rec.end_call_as(nanos, state, |_| None);
             return;

@@ -926,6 +926,17 @@ impl Recorder {
         None
     }
 
+    /// Writes the thread's kept-back contention entry line now, if any (the contention is
+    /// then written in full): the thread writes a line of the same call, which must come
+    /// after it.
+    pub fn flush_contention(&self, state: &ThreadState) {
+        if let Some(recording) = &state.recording {
+            if let Some(line) = lock(recording).deferred_contention.take() {
+                self.log.push(line);
+            }
+        }
+    }
+
     /// MonitorContendedEntered of `monitor` at `nanos`: the contention's kept-back
     /// `MonitorContendedEnter`, if any, is counted (`None`) when it waited less than
     /// `contentionthreshold` or its site's budget of written ones is spent

@@ -215,6 +215,9 @@ impl Recorder {
                     }
                 }
                 if let Some(kind) = outcome(&open).filter(|k| pairs(state, *k, &open)) {
+                    // A contended acquisition's entry line still kept back (its call ended
+                    // some other way than `lockEnd`) comes first.
+                    self.flush_contention(state);
                     let line = JucLine {
                         nanos: open.stamp.unwrap_or(nanos),
                         kind,
