@@ -169,6 +169,7 @@ impl Agent {
         // trace writes every wait.
         if options.mode == Mode::Instrument && !options.trace_all {
             rec.wait_threshold = options.wait_threshold;
+            rec.contention_threshold = options.contention_threshold;
         }
         rec.waiters = crate::recorder::waiters::Waiters::new(rec.wait_threshold);
         crate::engines::methods::set_juc(options.juc);

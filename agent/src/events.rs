@@ -65,6 +65,13 @@ pub enum Kind {
     /// Instrumentation mode: one thread's waits (`wait`, `await`, `park`) on one object at one
     /// site shorter than `waitthreshold`, summed over an interval (the writer's `Extra::Waits`).
     Waits,
+    /// Instrumentation mode: one thread's contended entries of one monitor at one site that
+    /// waited less than `contentionthreshold` (or beyond their site's budget of written ones),
+    /// summed over an interval (the writer's `Extra::Holds`).
+    MonitorContentions,
+    /// The same for contended acquisitions of one j.u.c. lock in one mode (`Extra::Holds`
+    /// with a mode).
+    LockContentions,
     /// j.u.c.: a lock acquisition begins (`<lock>,<mode>,<ownerThread>` follow the thread).
     LockAcquire,
     /// j.u.c.: the acquisition succeeded; the thread holds the lock.
@@ -131,6 +138,8 @@ impl Kind {
             Kind::LockHold => "LockHold",
             Kind::Notifies => "Notifies",
             Kind::Waits => "Waits",
+            Kind::MonitorContentions => "MonitorContentions",
+            Kind::LockContentions => "LockContentions",
             Kind::LockAcquire => "LockAcquire",
             Kind::LockAcquired => "LockAcquired",
             Kind::LockFailed => "LockFailed",

@@ -44,6 +44,13 @@ pub const DEFAULT_HOLD_THRESHOLD: u64 = 10_000_000;
 /// with their stacks they were two thirds of the log (benches/SOAK.md: 485 KB/s); a wait of
 /// 10 ms or more is what a user looks for.
 pub const DEFAULT_WAIT_THRESHOLD: u64 = 10_000_000;
+/// Default `contentionthreshold`: 1 ms. A database's or a server's threads contend for their
+/// shared monitors and locks tens of thousands of times a second for microseconds each:
+/// written as two events with stacks they were most of the log (issue 21: Jetty on JDK 25 at
+/// 498 KB/s, Derby at 40 bytes per transaction). They are counted per site with their
+/// lengths; a contention of a millisecond or more is one a user looks at, with its stack and
+/// owner. (JFR's `profile` settings write `JavaMonitorEnter` from 10 ms.)
+pub const DEFAULT_CONTENTION_THRESHOLD: u64 = 1_000_000;
 /// Default dump prefix, in the working directory.
 pub const DEFAULT_PREFIX: &str = "orca";
 
@@ -83,6 +90,11 @@ pub struct Options {
     /// and a wake-up that finds only such waiters is counted (`Notifies`); 0: every wait and
     /// every wake-up of a waiter an event (as `trace=all` implies).
     pub wait_threshold: u64,
+    /// Instrumentation mode: contended monitor entries and contended j.u.c. acquisitions
+    /// that waited less than this are counted per site (`MonitorContentions`,
+    /// `LockContentions` lines) instead of written as events; 0: every contention two
+    /// events (as `trace=all` implies).
+    pub contention_threshold: u64,
 }
 
 impl Default for Options {
@@ -99,6 +111,7 @@ impl Default for Options {
             count_notifies: true,
             sampled_holds: true,
             wait_threshold: DEFAULT_WAIT_THRESHOLD,
+            contention_threshold: DEFAULT_CONTENTION_THRESHOLD,
         }
     }
 }
@@ -115,6 +128,24 @@ const THRESHOLD_EXPECTED: &str =
     "expected a duration such as 10ms, 500us, 2s, 0 (every hold), or off";
 const WAIT_THRESHOLD_EXPECTED: &str =
     "expected a duration such as 10ms, 500us, 2s, or 0 (every wait an event)";
+const CONTENTION_THRESHOLD_EXPECTED: &str =
+    "expected a duration such as 1ms, 500us, 2s, or 0 (every contention an event)";
+
+/// A duration option without `off`.
+fn duration(key: &str, value: &str, expected: &'static str) -> Result<u64, StartError> {
+    match parse_duration(value) {
+        Some(Some(n)) => Ok(n),
+        _ if value.is_empty() => Err(StartError::Empty {
+            key: key.into(),
+            expected,
+        }),
+        _ => Err(StartError::BadValue {
+            key: key.into(),
+            value: value.into(),
+            expected,
+        }),
+    }
+}
 
 /// An option with two values: true for `values[0]`, false for `values[1]`.
 fn two_way(
@@ -272,22 +303,10 @@ impl Options {
                         })?;
                 }
                 "waitthreshold" => {
-                    opts.wait_threshold = match parse_duration(value) {
-                        Some(Some(n)) => n,
-                        _ if value.is_empty() => {
-                            return Err(StartError::Empty {
-                                key: key.into(),
-                                expected: WAIT_THRESHOLD_EXPECTED,
-                            })
-                        }
-                        _ => {
-                            return Err(StartError::BadValue {
-                                key: key.into(),
-                                value: value.into(),
-                                expected: WAIT_THRESHOLD_EXPECTED,
-                            })
-                        }
-                    };
+                    opts.wait_threshold = duration(key, value, WAIT_THRESHOLD_EXPECTED)?
+                }
+                "contentionthreshold" => {
+                    opts.contention_threshold = duration(key, value, CONTENTION_THRESHOLD_EXPECTED)?
                 }
                 _ => {
                     return Err(StartError::UnknownOption {
@@ -398,6 +417,12 @@ mod tests {
         assert_eq!(o.wait_threshold, 0);
         let o = Options::parse(Some("waitthreshold=250us")).unwrap();
         assert_eq!(o.wait_threshold, 250_000);
+        assert_eq!(Options::default().contention_threshold, 1_000_000);
+        let o = Options::parse(Some("contentionthreshold=0")).unwrap();
+        assert_eq!(o.contention_threshold, 0);
+        let o = Options::parse(Some("contentionthreshold=5ms")).unwrap();
+        assert_eq!(o.contention_threshold, 5_000_000);
+        assert!(Options::parse(Some("contentionthreshold=off")).is_err());
         for bad in ["waitthreshold=", "waitthreshold=off", "waitthreshold=10"] {
             assert!(Options::parse(Some(bad)).is_err(), "{bad}");
         }

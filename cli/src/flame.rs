@@ -201,6 +201,27 @@ pub fn collapse_with<R: std::io::Read>(
                     }
                 }
             }
+            // Contentions the agent counted per one-frame site (short ones, and long ones
+            // beyond their site's budget).
+            (
+                FlameWeight::Blocked,
+                Event::MonitorContentions {
+                    monitor,
+                    total,
+                    site,
+                    ..
+                },
+            ) => add(site.raw().to_string(), monitor, total),
+            (
+                FlameWeight::Blocked,
+                Event::LockContentions {
+                    lock, total, site, ..
+                },
+            ) => {
+                *juc_weights
+                    .entry((site.raw().to_string(), lock, "lock"))
+                    .or_default() += total;
+            }
             // Waits shorter than the agent's threshold, counted per one-frame site.
             (
                 FlameWeight::Waiting,

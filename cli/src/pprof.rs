@@ -234,6 +234,28 @@ impl Profiles {
                     }
                 }
             }
+            // Contentions counted per site (short ones, and long ones beyond the budget):
+            // one-frame stacks, no owner.
+            Event::MonitorContentions {
+                monitor,
+                count,
+                total,
+                site,
+                ..
+            } => {
+                let k = key(Leaf::Monitor(monitor), site.raw().to_string());
+                add(&mut self.blocked, k, count, total);
+            }
+            Event::LockContentions {
+                lock,
+                count,
+                total,
+                site,
+                ..
+            } => {
+                let k = key(Leaf::Lock(lock), site.raw().to_string());
+                add(&mut self.blocked, k, count, total);
+            }
             Event::MonitorHolds {
                 monitor,
                 count,

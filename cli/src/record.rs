@@ -42,6 +42,11 @@ pub struct AgentFlags {
     /// the agent's default is 10ms).
     #[arg(long, value_name = "DURATION")]
     pub waitthreshold: Option<String>,
+    /// Instrumentation mode: contentions at least this long are events with a stack and
+    /// owner, shorter ones are counted per site (`1ms`, `0` for every contention as events;
+    /// the agent's default is 1ms).
+    #[arg(long, value_name = "DURATION")]
+    pub contentionthreshold: Option<String>,
 }
 
 /// How `orca record` was asked to run.
@@ -113,6 +118,9 @@ pub fn agent_options(r: &Record) -> Result<String, String> {
     }
     if let Some(t) = &f.waitthreshold {
         opts.push_str(&format!(",waitthreshold={t}"));
+    }
+    if let Some(t) = &f.contentionthreshold {
+        opts.push_str(&format!(",contentionthreshold={t}"));
     }
     if f.jdk {
         opts.push_str(",jdk=yes");
@@ -394,6 +402,7 @@ mod tests {
                 trace: Some("all".into()),
                 holdtiming: Some("exact".into()),
                 waitthreshold: Some("0".into()),
+                contentionthreshold: Some("0".into()),
                 ..AgentFlags::default()
             },
             html: None,
@@ -403,14 +412,14 @@ mod tests {
         let o = agent_options(&r).unwrap();
         assert_eq!(
             o,
-            "out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,waitthreshold=0,jdk=yes,juc=no"
+            "out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,waitthreshold=0,contentionthreshold=0,jdk=yes,juc=no"
         );
         let a = java_args(Path::new("/a/liborca.so"), &o, &r.command);
         assert_eq!(
             a,
             [
                 "java",
-                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,waitthreshold=0,jdk=yes,juc=no",
+                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,waitthreshold=0,contentionthreshold=0,jdk=yes,juc=no",
                 "-cp",
                 "x",
                 "Main"

@@ -385,6 +385,43 @@ impl Analysis {
                     }
                 }
             }
+            // Contentions the agent counted per site instead of writing them (shorter than its
+            // contention threshold, or beyond its site's budget): no owner, no stack.
+            Event::MonitorContentions {
+                monitor,
+                count,
+                total,
+                max,
+                ref site,
+                ..
+            } => {
+                self.has_summaries = true;
+                t.blocked.0 += count;
+                t.blocked.1 += total;
+                let o = self.objects.entry(monitor).or_default();
+                o.contentions += count;
+                o.blocked += total;
+                o.blocked_max = o.blocked_max.max(max);
+                add_sites(&mut o.sites, site.top(), count, total);
+            }
+            Event::LockContentions {
+                lock,
+                count,
+                total,
+                max,
+                ref site,
+                ..
+            } => {
+                self.has_summaries = true;
+                t.juc_blocked.0 += count;
+                t.juc_blocked.1 += total;
+                let l = self.locks.entry(lock).or_default();
+                l.acquisitions += count;
+                l.contentions += count;
+                l.blocked += total;
+                l.blocked_max = l.blocked_max.max(max);
+                add_sites(&mut l.sites, site.top(), count, total);
+            }
             Event::MonitorHolds {
                 monitor,
                 count,
@@ -2043,6 +2080,47 @@ mod tests {
         );
         assert!(!e.holds_from_summaries);
         assert_eq!(e.objects[&Hash(0x1111)].holds, o.holds);
+    }
+
+    /// Counted contentions (`MonitorContentions`, `LockContentions`) add to the monitors' and
+    /// locks' contentions, blocked time, maximum and sites, and to the threads' blocked time,
+    /// with the written ones; a counted j.u.c. contention is an acquisition too.
+    #[test]
+    fn counted_contentions_add_to_the_written_ones() {
+        let log = "\
+1.000000000,MonitorContendedEnter,0000BBBB,00001111,0000AAAA,1;00000002;00000010
+1.003000000,MonitorContendedEntered,0000BBBB,00001111,1;00000002;00000010
+2.000000000,MonitorContentions,0000BBBB,00001111,3,37000,30000,3;381;1;462;1;629;1,1;00000002;00000010
+2.000000000,MonitorContentions,0000CCCC,00001111,1,900,900,1;304;1,1;00000002;00000014
+2.000000000,LockContentions,0000BBBB,00002222,W,4,15700,12000,4;279;1;317;1;381;1;541;1,1;00000001;00000010
+";
+        let a = analyse(log, false);
+        let o = &a.objects[&Hash(0x1111)];
+        assert_eq!(
+            (o.contentions, o.blocked, o.blocked_max),
+            (5, 3_000_000 + 37_000 + 900, 3_000_000)
+        );
+        assert_eq!(
+            o.owners.values().sum::<u64>(),
+            1,
+            "owners of the written one only"
+        );
+        let site = |m, loc| {
+            Some(Frame {
+                method: orca_format::MethodId(m),
+                location: loc,
+            })
+        };
+        assert_eq!(o.sites[&site(2, 0x10)], (4, 3_037_000));
+        assert_eq!(o.sites[&site(2, 0x14)], (1, 900));
+        let l = &a.locks[&Hash(0x2222)];
+        assert_eq!(
+            (l.acquisitions, l.contentions, l.blocked, l.blocked_max),
+            (4, 4, 15700, 12000)
+        );
+        assert_eq!(l.sites[&site(1, 0x10)], (4, 15700));
+        let t = &a.threads[&Hash(0xBBBB)];
+        assert_eq!(t.states()[0], 3_037_000 + 15700);
     }
 
     /// j.u.c. hold summaries: LockHolds lines summed per lock and mode across intervals and

@@ -740,8 +740,12 @@ fn report_opens_with_the_deadlock_and_flame_shows_its_blocked_time() {
 fn a_hash_map_monitor_and_a_future_task_blocker_are_named_by_class() {
     for jdk in jdks() {
         // waitthreshold=0: the timeline draws only waits written as events, and main's park
-        // on the FutureTask may be shorter than the default threshold (counted, not drawn).
-        for mode in ["mode=instrument,waitthreshold=0", "mode=jvmti"] {
+        // on the FutureTask may be shorter than the default threshold (counted, not drawn);
+        // contentionthreshold=0 likewise for the contention on the map, released at once.
+        for mode in [
+            "mode=instrument,waitthreshold=0,contentionthreshold=0",
+            "mode=jvmti",
+        ] {
             let r = run("cli-object-names", jdk, mode, "ObjectNames", &[]);
             let ctx0 = format!("{} {mode}", jdk.label());
             assert_eq!(r.code, Some(0), "{ctx0}: {r:?}");

@@ -210,7 +210,7 @@ pub struct OwnedEvent {
     /// Decoded thread name of a `ThreadStarted`.
     pub name: Option<String>,
     /// Count of an `EventsDropped`, `MonitorHolds`, `MonitorHoldsUntimed`, `LockHolds`,
-    /// `LockHoldsUntimed` or `LockOrder`.
+    /// `LockHoldsUntimed`, `MonitorContentions`, `LockContentions` or `LockOrder`.
     pub count: Option<u64>,
     /// Stack frames, innermost first (empty when the event has no stack).
     pub frames: Vec<Frame>,
@@ -240,6 +240,8 @@ impl OwnedEvent {
                 | Event::MonitorHoldsUntimed { count, .. }
                 | Event::LockHolds { count, .. }
                 | Event::LockHoldsUntimed { count, .. }
+                | Event::MonitorContentions { count, .. }
+                | Event::LockContentions { count, .. }
                 | Event::LockOrder { count, .. } => Some(count),
                 _ => None,
             },

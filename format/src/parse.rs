@@ -1007,6 +1007,8 @@ pub enum EventKind {
     LockHold,
     Notifies,
     Waits,
+    MonitorContentions,
+    LockContentions,
     LockAcquire,
     LockAcquired,
     LockFailed,
@@ -1028,7 +1030,7 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 45] = [
+    pub const ALL: [EventKind; 47] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -1057,6 +1059,8 @@ impl EventKind {
         EventKind::LockHold,
         EventKind::Notifies,
         EventKind::Waits,
+        EventKind::MonitorContentions,
+        EventKind::LockContentions,
         EventKind::LockAcquire,
         EventKind::LockAcquired,
         EventKind::LockFailed,
@@ -1107,6 +1111,8 @@ impl EventKind {
             EventKind::LockHold => "LockHold",
             EventKind::Notifies => "Notifies",
             EventKind::Waits => "Waits",
+            EventKind::MonitorContentions => "MonitorContentions",
+            EventKind::LockContentions => "LockContentions",
             EventKind::LockAcquire => "LockAcquire",
             EventKind::LockAcquired => "LockAcquired",
             EventKind::LockFailed => "LockFailed",
@@ -1140,6 +1146,8 @@ impl EventKind {
                 | EventKind::LockOrder
                 | EventKind::Notifies
                 | EventKind::Waits
+                | EventKind::MonitorContentions
+                | EventKind::LockContentions
         )
     }
 
@@ -1182,6 +1190,8 @@ impl EventKind {
             b"LockHold" => EventKind::LockHold,
             b"Notifies" => EventKind::Notifies,
             b"Waits" => EventKind::Waits,
+            b"MonitorContentions" => EventKind::MonitorContentions,
+            b"LockContentions" => EventKind::LockContentions,
             b"LockAcquire" => EventKind::LockAcquire,
             b"LockAcquired" => EventKind::LockAcquired,
             b"LockFailed" => EventKind::LockFailed,
@@ -1468,6 +1478,30 @@ pub enum Event<'a> {
         histogram: Histogram<'a>,
         site: StackTrace<'a>,
     },
+    /// Summary: `count` contended entries of `monitor` at `site` (one frame) that were
+    /// counted instead of written (shorter than the agent's `contentionthreshold`, or long
+    /// beyond their site's budget), their waits summed in `total`, largest `max`, bucketed in
+    /// `histogram` as [`Event::MonitorHolds`]'.
+    MonitorContentions {
+        thread: Hash,
+        monitor: Hash,
+        count: u64,
+        total: u64,
+        max: u64,
+        histogram: Histogram<'a>,
+        site: StackTrace<'a>,
+    },
+    /// Summary: the same for contended acquisitions of j.u.c. lock `lock` in `mode`.
+    LockContentions {
+        thread: Hash,
+        lock: Hash,
+        mode: LockMode,
+        count: u64,
+        total: u64,
+        max: u64,
+        histogram: Histogram<'a>,
+        site: StackTrace<'a>,
+    },
     /// Summary (`holdtiming=sampled`): `count` further outermost holds of j.u.c. lock `lock`
     /// in `mode` acquired at `site` (one frame) that were counted but not timed, as
     /// [`Event::MonitorHoldsUntimed`].
@@ -1643,6 +1677,8 @@ impl<'a> Event<'a> {
             Event::LockHeldAtStart { .. } => EventKind::LockHeldAtStart,
             Event::Notifies { .. } => EventKind::Notifies,
             Event::Waits { .. } => EventKind::Waits,
+            Event::MonitorContentions { .. } => EventKind::MonitorContentions,
+            Event::LockContentions { .. } => EventKind::LockContentions,
             Event::LockAcquire { .. } => EventKind::LockAcquire,
             Event::Lock { op, .. } => match op {
                 LockOp::Acquired => EventKind::LockAcquired,
@@ -1698,6 +1734,8 @@ impl<'a> Event<'a> {
             | Event::LockHeldAtStart { thread, .. }
             | Event::Notifies { thread, .. }
             | Event::Waits { thread, .. }
+            | Event::MonitorContentions { thread, .. }
+            | Event::LockContentions { thread, .. }
             | Event::LockAcquire { thread, .. }
             | Event::Lock { thread, .. }
             | Event::Condition { thread, .. }
@@ -1733,12 +1771,14 @@ impl<'a> Event<'a> {
             | Event::MonitorExit { monitor, .. }
             | Event::MonitorHolds { monitor, .. }
             | Event::MonitorHoldsUntimed { monitor, .. }
+            | Event::MonitorContentions { monitor, .. }
             | Event::MonitorHold { monitor, .. } => Some(monitor),
             Event::LockOrder { acquired, .. } => Some(acquired),
             Event::LockAcquire { lock, .. }
             | Event::Lock { lock, .. }
             | Event::LockHolds { lock, .. }
             | Event::LockHoldsUntimed { lock, .. }
+            | Event::LockContentions { lock, .. }
             | Event::LockHold { lock, .. }
             | Event::LockHeldAtStart { lock, .. } => Some(lock),
             Event::Condition { condition, .. } => Some(condition),
@@ -1758,6 +1798,7 @@ impl<'a> Event<'a> {
             | Event::Lock { mode, .. }
             | Event::LockHolds { mode, .. }
             | Event::LockHoldsUntimed { mode, .. }
+            | Event::LockContentions { mode, .. }
             | Event::LockHold { mode, .. }
             | Event::LockHeldAtStart { mode, .. } => Some(mode),
             _ => None,
@@ -1801,6 +1842,8 @@ impl<'a> Event<'a> {
             | Event::LockHoldsUntimed { site: stack, .. }
             | Event::Notifies { site: stack, .. }
             | Event::Waits { site: stack, .. }
+            | Event::MonitorContentions { site: stack, .. }
+            | Event::LockContentions { site: stack, .. }
             | Event::LockOrder {
                 acquired_site: stack,
                 ..
@@ -1944,6 +1987,40 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 max,
                 histogram,
                 site: parse_site(site, 9, "site")?,
+            }
+        }
+        K::MonitorContentions => {
+            let [_, _, t, m, c, tot, mx, h, site] = split::<9>(line, name)?;
+            let thread = parse_hash(t, 3, "thread", false)?;
+            // 0: the contentions of other monitors at this site.
+            let monitor = parse_hash(m, 4, "monitor", true)?;
+            let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 5)?;
+            Event::MonitorContentions {
+                thread,
+                monitor,
+                count,
+                total,
+                max,
+                histogram,
+                site: parse_site(site, 9, "site")?,
+            }
+        }
+        K::LockContentions => {
+            let [_, _, t, l, m, c, tot, mx, h, site] = split::<10>(line, name)?;
+            let thread = parse_hash(t, 3, "thread", false)?;
+            // 0: the contentions of other locks in this mode at this site.
+            let lock = parse_hash(l, 4, "lock", true)?;
+            let mode = parse_mode(m, 5)?;
+            let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 6)?;
+            Event::LockContentions {
+                thread,
+                lock,
+                mode,
+                count,
+                total,
+                max,
+                histogram,
+                site: parse_site(site, 10, "site")?,
             }
         }
         K::MonitorHoldsUntimed => {

@@ -827,13 +827,17 @@ impl Validator {
         // One line per key in a flush of the summaries (one timestamp).
         let summary_key = match *ev {
             Event::MonitorHolds { monitor, site, .. }
-            | Event::MonitorHoldsUntimed { monitor, site, .. } => {
+            | Event::MonitorHoldsUntimed { monitor, site, .. }
+            | Event::MonitorContentions { monitor, site, .. } => {
                 site.top().map(|f| (monitor, None, f))
             }
             Event::LockHolds {
                 lock, mode, site, ..
             }
             | Event::LockHoldsUntimed {
+                lock, mode, site, ..
+            }
+            | Event::LockContentions {
                 lock, mode, site, ..
             } => site.top().map(|f| (lock, Some(mode), f)),
             _ => None,

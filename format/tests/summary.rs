@@ -143,7 +143,14 @@ fn format_md_examples_parse() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/FORMAT.md")).unwrap();
     let mut n = 0;
     for l in doc.lines() {
-        for kind in [",MonitorHolds,", ",LockOrder,", ",LockHolds,", ",LockHold,"] {
+        for kind in [
+            ",MonitorHolds,",
+            ",LockOrder,",
+            ",LockHolds,",
+            ",LockHold,",
+            ",MonitorContentions,",
+            ",LockContentions,",
+        ] {
             if let Some(ex) = l.strip_prefix("Example: `").filter(|e| e.contains(kind)) {
                 let ex = ex.trim_end_matches('`');
                 parse_event_line(ex.as_bytes()).unwrap_or_else(|e| panic!("{ex}: {e}"));
@@ -151,7 +158,7 @@ fn format_md_examples_parse() {
             }
         }
     }
-    assert_eq!(n, 4);
+    assert_eq!(n, 6);
 }
 
 #[test]
@@ -399,4 +406,73 @@ fn summary_mutations_never_panic() {
         }
     }
     assert!(n > 0);
+}
+
+/// `MonitorContentions` and `LockContentions`: the short contentions the agent counted per
+/// site, checked as strictly as hold summaries (numbers, one frame, one line per key and
+/// flush).
+#[test]
+fn contention_summaries_are_checked_like_hold_summaries() {
+    let mc = "5087.201000000,MonitorContentions,0000AAAA,00001111,2,3000,2000,2;317;1;381;1,1;00000001;00000010";
+    let lc =
+        "5087.201000000,LockContentions,0000AAAA,00002222,W,1,700,700,1;279;1,1;00000001;00000014";
+    let other =
+        "5087.201000000,MonitorContentions,0000AAAA,00000000,1,90,90,1;90;1,1;00000001;00000010";
+    let log = |extra: &[&str]| {
+        let mut s = String::new();
+        for (i, l) in EVENTS.lines().enumerate() {
+            s.push_str(l);
+            s.push('\n');
+            if i == 5 {
+                for e in extra {
+                    s.push_str(e);
+                    s.push('\n');
+                }
+            }
+        }
+        s
+    };
+    let r = run(&log(&[mc, lc, other]));
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    match parse_event_line(mc.as_bytes()).unwrap().event {
+        Event::MonitorContentions {
+            thread,
+            monitor,
+            count,
+            total,
+            max,
+            ref site,
+            ..
+        } => {
+            assert_eq!(
+                (thread, monitor, count, total, max),
+                (Hash(0xAAAA), Hash(0x1111), 2, 3000, 2000)
+            );
+            assert_eq!(site.top().map(|f| f.location), Some(0x10));
+        }
+        ref e => panic!("{e:?}"),
+    }
+    assert!(matches!(
+        parse_event_line(lc.as_bytes()).unwrap().event,
+        Event::LockContentions { count: 1, .. }
+    ));
+    // The same key twice in one flush.
+    assert_eq!(
+        errors(&run(&log(&[mc, mc]))),
+        ["t.orca:8: MonitorContentions of thread 0000AAAA for 00001111 at 00000001:16 a second time in one flush of its summaries (first at line 7): a key has one line per interval"]
+    );
+    // Numbers that disagree, a site of two frames, a bad mode.
+    let bad = "5087.201000000,MonitorContentions,0000AAAA,00001111,2,3000,2000,2;317;2;381;1,1;00000001;00000010";
+    assert_eq!(
+        errors(&run(&log(&[bad]))),
+        ["t.orca:7: field 8 (histogram) `2;317;2;381;1`: counts sum to 3, but count is 2"]
+    );
+    let deep = "5087.201000000,MonitorContentions,0000AAAA,00001111,1,90,90,1;90;1,2;00000001;00000010;00000002;00000000";
+    assert_eq!(
+        errors(&run(&log(&[deep]))),
+        ["t.orca:7: field 9 (site) `2;00000001;00000010;00000002;00000000`: a site is exactly one frame (1;<methodID>;<location>), found depth 2"]
+    );
+    let mode =
+        "5087.201000000,LockContentions,0000AAAA,00002222,X,1,700,700,1;279;1,1;00000001;00000014";
+    assert_eq!(errors(&run(&log(&[mode]))).len(), 1);
 }

@@ -1113,3 +1113,144 @@ fn long_idle_waits_are_written_a_few_a_second_and_counted_beyond() {
         }
     }
 }
+
+/// (count, total, max, distinct objects) of a run's `MonitorContentions` or
+/// `LockContentions` lines at source line `line`.
+fn counted_contentions(log: &Log, name: &str, line: u32) -> (u64, u64, u64, Vec<u32>) {
+    let mut c = (0, 0, 0, Vec::new());
+    for e in log.events.iter().filter(|e| e.name == name) {
+        let (m, loc) = e.frames[0];
+        if log.line_of(m, loc) != Some(line) {
+            continue;
+        }
+        c.0 += e.numbers[0];
+        c.1 += e.numbers[1];
+        c.2 = c.2.max(e.numbers[2]);
+        let o = e.object.expect("an object");
+        if !c.3.contains(&o) {
+            c.3.push(o);
+        }
+    }
+    c
+}
+
+/// Contentions (tests/java/ShortContentions.java: the worker contends exactly ROUNDS times
+/// on a monitor and as many on a ReentrantLock, main owning both each time) are counted per
+/// site when shorter than `contentionthreshold` (`MonitorContentions`, `LockContentions`: exact
+/// counts, the report's figures from them), and written as events with their stacks and
+/// owners when longer, a few per site and second, the rest counted. Every contention is
+/// counted once, as a line's count or a pair of events.
+#[test]
+fn short_contentions_are_counted_and_long_ones_written_with_stacks() {
+    const ROUNDS: u64 = 200;
+    const LONG_ROUNDS: u64 = 12;
+    let monitor = marker_line("ShortContentions.java", "contended-monitor");
+    let juc = marker_line("ShortContentions.java", "contended-lock");
+    let at = |v: &[(u32, u64, u32)], line: u32| v.iter().filter(|e| e.0 == line).count() as u64;
+    for jdk in jdks() {
+        let label = jdk.label();
+        // Every contention shorter than an hour: all counted, none written.
+        let r = run(
+            "short-contentions",
+            jdk,
+            "contentionthreshold=3600s",
+            "ShortContentions",
+            &[&ROUNDS.to_string(), "0"],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let (n, total, max, objects) = counted_contentions(&log, "MonitorContentions", monitor);
+        assert_eq!(n, ROUNDS, "{label}: monitor contentions counted");
+        assert_eq!(objects.len(), 1, "{label}: one monitor");
+        assert!(max > 0 && max <= total, "{label}: {max} of {total}");
+        assert_eq!(at(&lines_of(&log, "MonitorContendedEnter"), monitor), 0);
+        assert_eq!(at(&lines_of(&log, "MonitorContendedEntered"), monitor), 0);
+        let (jn, _, jmax, _) = counted_contentions(&log, "LockContentions", juc);
+        assert_eq!(jn, ROUNDS, "{label}: lock contentions counted");
+        assert!(jmax > 0, "{label}");
+        assert_eq!(at(&lines_of(&log, "LockAcquire"), juc), 0, "{label}");
+        // The report counts them all, with the blocked time the lines sum to.
+        let report = std::process::Command::new(agent_path().with_file_name("orca"))
+            .args(["report", "--json", "--all"])
+            .arg(&r.prefix)
+            .output()
+            .expect("run orca report");
+        let json = String::from_utf8_lossy(&report.stdout);
+        let want = format!(
+            "{{\"id\":\"{:08X}\",\"blocked_ns\":{total},\"contentions\":{ROUNDS},\"blocked_max_ns\":{max},",
+            objects[0]
+        );
+        assert!(json.contains(&want), "{label}: {want} in {json}");
+
+        // Each contention over 30 ms, threshold 5 ms: written with the stack and main as the
+        // owner, at most 5 per site and second; the others counted, as long as they were.
+        let r = run(
+            "long-contentions",
+            jdk,
+            "contentionthreshold=5ms",
+            "ShortContentions",
+            &[&LONG_ROUNDS.to_string(), "30"],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let main = u32::from_str_radix(&r.stdout[5..13], 16).expect("main's hash");
+        for (line, enter, exit, name) in [
+            (
+                monitor,
+                "MonitorContendedEnter",
+                "MonitorContendedEntered",
+                "MonitorContentions",
+            ),
+            (juc, "LockAcquire", "LockAcquired", "LockContentions"),
+        ] {
+            let entries: Vec<&Event> = log
+                .events
+                .iter()
+                .filter(|e| {
+                    e.name == enter && log.line_of(e.frames[0].0, e.frames[0].1) == Some(line)
+                })
+                .collect();
+            let exit_lines = lines_of(&log, exit);
+            let exits = at(&exit_lines, line);
+            let (n, _, max, _) = counted_contentions(&log, name, line);
+            let written = entries.len() as u64;
+            assert_eq!(written, exits, "{label}: {enter} and {exit} in pairs");
+            assert_eq!(n + written, LONG_ROUNDS, "{label}: {enter} at line {line}");
+            assert!(written >= 1, "{label}: no {enter} written");
+            // The budget is per second of the contentions' ends.
+            let ends: Vec<u64> = exit_lines
+                .iter()
+                .filter(|e| e.0 == line)
+                .map(|e| e.1 / 1_000_000_000)
+                .collect();
+            let seconds = ends.iter().max().unwrap() - ends.iter().min().unwrap() + 1;
+            assert!(
+                written <= 5 * seconds,
+                "{label}: {written} {enter} in {seconds} s"
+            );
+            for e in &entries {
+                assert_eq!(e.owner, Some(main), "{label}: {enter} at line {}", e.line);
+                assert!(e.frames.len() > 1, "{label}: {enter} with its stack");
+            }
+            if n > 0 {
+                assert!(
+                    max >= 5_000_000,
+                    "{label}: {name} counted a short one ({max})"
+                );
+            }
+        }
+        // The contention events' times are the waits': each written one at least 30 ms.
+        let blocked = written_waits(
+            &log,
+            "MonitorContendedEnter",
+            "MonitorContendedEntered",
+            monitor,
+        );
+        assert!(
+            blocked.iter().all(|&ns| ns >= 30_000_000),
+            "{label}: {blocked:?}"
+        );
+    }
+}

@@ -23,7 +23,8 @@ pub struct Event {
     /// (`LockOrder`: the held monitor's, then the acquired one's). `LockHold`: the stack of
     /// its `unlock`.
     pub frames: Vec<(u32, u32)>,
-    /// Summary lines' numbers: `MonitorHolds` and `LockHolds` count, total, max; `LockOrder`
+    /// Summary lines' numbers: `MonitorHolds`, `LockHolds`, `MonitorContentions` and
+    /// `LockContentions` count, total, max; `LockOrder`
     /// and `MonitorHoldsUntimed` count; `MonitorHold` and `LockHold` its length.
     pub numbers: Vec<u64>,
     /// `LockHold`'s one-frame acquisition site.
@@ -239,6 +240,20 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.object = Some(hex(f[3])?);
             e.numbers = vec![num(f[4])?, num(f[5])?, num(f[6])?];
             e.frames = stack(f[8])?;
+        }
+        "MonitorContentions" => {
+            // numbers: count, total, max (as MonitorHolds).
+            need(9)?;
+            e.object = Some(hex(f[3])?);
+            e.numbers = vec![num(f[4])?, num(f[5])?, num(f[6])?];
+            e.frames = stack(f[8])?;
+        }
+        "LockContentions" => {
+            need(10)?;
+            e.object = Some(hex(f[3])?);
+            e.mode = Some(mode(f[4])?);
+            e.numbers = vec![num(f[5])?, num(f[6])?, num(f[7])?];
+            e.frames = stack(f[9])?;
         }
         "MonitorHoldsUntimed" => {
             need(6)?;

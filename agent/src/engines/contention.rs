@@ -54,7 +54,7 @@ impl Contention {
         };
         let frames = rec.stack(jni, state, 0, true);
         state.contending = monitor;
-        rec.log.push(EventRecord {
+        let line = EventRecord {
             nanos,
             kind: Kind::MonitorContendedEnter,
             thread: state.hash,
@@ -62,7 +62,11 @@ impl Contention {
             owner,
             extra: Extra::None,
             frames,
-        });
+        };
+        // Kept back until the thread has the monitor: a short contention is only counted.
+        if let Some(line) = rec.defer_contention(state, line) {
+            rec.log.push(line);
+        }
     }
 
     /// MonitorContendedEntered: the thread got `object` after blocking.
@@ -73,7 +77,13 @@ impl Contention {
         if std::mem::take(&mut state.contending) != monitor {
             return; // its MonitorContendedEnter came before the recording (an attach)
         }
-        let frames = rec.stack(jni, state, 0, true);
+        // The thread has not moved since its MonitorContendedEnter: that line's stack, when
+        // it was kept back, is this one's too (one walk per contention, none for a counted one).
+        let frames = match rec.contention_ended(state, monitor, nanos) {
+            None => return, // counted
+            Some(Some(frames)) => frames,
+            Some(None) => rec.stack(jni, state, 0, true),
+        };
         rec.push(
             nanos,
             Kind::MonitorContendedEntered,

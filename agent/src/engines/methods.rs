@@ -951,6 +951,14 @@ pub fn juc_entry(
         {
             return;
         }
+        // And so may a contended acquisition (by default the agent hears of a lock call only
+        // when it is contended): its line waits for the call's end ([`juc_lock_end`]).
+        if hook.is_some() && matches!(call, Call::Lock(_, k) if !k.is_release()) {
+            if let Some(line) = rec.defer_contention(state, line.record(frames)) {
+                rec.log.push(line);
+            }
+            return;
+        }
         rec.push_extra(line, frames);
     }
 }
@@ -1004,6 +1012,19 @@ pub fn juc_lock_end(rec: &Recorder, state: &mut ThreadState, nanos: u64, outcome
         Some(Call::Lock(_, k)) => outcome.kind(k),
         _ => None,
     };
+    // A contended acquisition whose `LockAcquire` was kept back: counted when it was short
+    // (or beyond its site's budget), with no line; else its `LockAcquire` is written now.
+    if let Some(open) = state.open.as_ref() {
+        let mode = match open.extra {
+            OpenExtra::Mode(m) => m,
+            _ => b'W',
+        };
+        let acquired = call.is_some() && kind == Some(Kind::LockAcquired);
+        if rec.lock_contention_ended(state, (open.object, mode), nanos, acquired) {
+            rec.end_call_as(nanos, state, |_| None);
+            return;
+        }
+    }
     rec.end_call_as(nanos, state, |_| kind);
 }
 
@@ -1031,11 +1052,34 @@ pub fn juc_contended(
     }
     let lock = rec.jvmti.object_hash(sync).unwrap_or(0);
     names::name_object(rec, jni, sync, lock);
-    let frames = rec.stack(jni, state, skip, false);
     let (t0, nanos) = (
         t0.max(state.last_contention),
         nanos.max(state.last_contention),
     );
+    // A contention that ended holding the lock is counted per site when it was short (or
+    // beyond its site's budget of long ones written): a short one needs its site only.
+    let waited = nanos.saturating_sub(t0);
+    let acquired = outcome.kind(k) == Some(Kind::LockAcquired) && rec.contention_threshold > 0;
+    if acquired && waited < rec.contention_threshold && !state.scratch.is_empty() {
+        let n = rec.walk(jni, skip, &mut state.scratch[..1]);
+        let site = rec
+            .frames_from_scratch(jni, state, n, false)
+            .first()
+            .copied();
+        if let Some(site) = site {
+            if rec.juc_contention_counted(state, (lock, class.mode()), site, (waited, nanos)) {
+                return;
+            }
+        }
+    }
+    let frames = rec.stack(jni, state, skip, false);
+    if acquired && waited >= rec.contention_threshold {
+        if let Some(&site) = frames.first() {
+            if rec.juc_contention_counted(state, (lock, class.mode()), site, (waited, nanos)) {
+                return;
+            }
+        }
+    }
     let mode = OpenExtra::Mode(class.mode());
     let line = |nanos, kind, owner| JucLine {
         nanos,

@@ -18,6 +18,7 @@ use jni_sys::jobject;
 
 use crate::events::{Kind, RecordKind, SiteBits, Sizes};
 use crate::jvmti::Jni;
+use crate::recorder::budget;
 use crate::recorder::clock::now_nanos;
 use crate::recorder::summary::{self, FastHasher, FastMap, Summary};
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
@@ -147,6 +148,10 @@ pub struct Recording {
     /// ([`Recorder::wait_ended`]). Here rather than in the thread's state so that the exit
     /// drain can write it before the summaries of a thread still waiting.
     deferred: Option<EventRecord>,
+    /// The `MonitorContendedEnter` line of the thread's contention under way, not written
+    /// yet: a contention shorter than `contentionthreshold` is only counted
+    /// ([`Recorder::contention_ended`]); here for the same reason as `deferred`.
+    deferred_contention: Option<EventRecord>,
 }
 
 /// Every thread's recording, by the address of its `Arc` (removal at thread end is O(1):
@@ -232,6 +237,7 @@ impl Recorder {
             last_nanos: 0,
             last_event: 0,
             deferred: None,
+            deferred_contention: None,
         }));
         let key = Arc::as_ptr(&r) as usize;
         self.buffers
@@ -566,11 +572,38 @@ impl Recorder {
         if let Some(line) = r.deferred.take() {
             self.log.push(line);
         }
+        // Likewise a contention under way (a thread blocked at exit): written in full.
+        if let Some(line) = r.deferred_contention.take() {
+            self.log.push(line);
+        }
         let (holds, edges) = r.summary.take();
         let notifies = r.summary.take_notifies();
         let waits = r.summary.take_waits();
-        let mut lines =
-            Vec::with_capacity(holds.len() + edges.len() + notifies.len() + waits.len());
+        let contentions = r.summary.take_contentions();
+        let mut lines = Vec::with_capacity(
+            holds.len() + edges.len() + notifies.len() + waits.len() + contentions.len(),
+        );
+        for ((mode, site, object), c) in contentions {
+            lines.push(EventRecord {
+                nanos: now,
+                kind: match mode {
+                    None => Kind::MonitorContentions,
+                    Some(_) => Kind::LockContentions,
+                },
+                thread: r.hash,
+                object,
+                owner: 0,
+                extra: Extra::Holds(Box::new(HoldsLine {
+                    count: c.count,
+                    total: c.total,
+                    max: c.max,
+                    histogram: c.histogram(),
+                    site,
+                    mode,
+                })),
+                frames: Frames::new(),
+            });
+        }
         for ((call, site, object), w) in waits {
             lines.push(EventRecord {
                 nanos: now,
@@ -880,6 +913,143 @@ impl Recorder {
             return false;
         }
         r.deferred = Some(line.record(frames.clone()));
+        true
+    }
+
+    /// A `MonitorContendedEnter` line (with its stack): kept back until the thread has the
+    /// monitor, when the contention may be counted instead (`contentionthreshold` above 0, a
+    /// thread the tracker has registered, a stack to take the site from); else given back:
+    /// write it now.
+    pub fn defer_contention(&self, state: &ThreadState, line: EventRecord) -> Option<EventRecord> {
+        if self.contention_threshold == 0 || line.frames.is_empty() {
+            return Some(line);
+        }
+        let Some(recording) = &state.recording else {
+            return Some(line);
+        };
+        let mut r = lock(recording);
+        if r.closed {
+            return Some(line);
+        }
+        // One under way already (its Entered never came: an attach, a lost event) is
+        // written as it was.
+        if let Some(old) = r.deferred_contention.replace(line) {
+            self.log.push(old);
+        }
+        None
+    }
+
+    /// Writes the thread's kept-back contention entry line now, if any (the contention is
+    /// then written in full): the thread writes a line of the same call, which must come
+    /// after it.
+    pub fn flush_contention(&self, state: &ThreadState) {
+        if let Some(recording) = &state.recording {
+            if let Some(line) = lock(recording).deferred_contention.take() {
+                self.log.push(line);
+            }
+        }
+    }
+
+    /// MonitorContendedEntered of `monitor` at `nanos`: the contention's kept-back
+    /// `MonitorContendedEnter`, if any, is counted (`None`) when it waited less than
+    /// `contentionthreshold` or its site's budget of written ones is spent
+    /// ([`budget::take`]); else it is written now and its stack given for the
+    /// `MonitorContendedEntered` line (`Some(Some(frames))`). `Some(None)`: nothing was kept
+    /// back (its line is written already): the caller walks the stack.
+    pub fn contention_ended(
+        &self,
+        state: &ThreadState,
+        monitor: u32,
+        nanos: u64,
+    ) -> Option<Option<Frames>> {
+        let Some(recording) = &state.recording else {
+            return Some(None);
+        };
+        let mut r = lock(recording);
+        let Some(enter) = r.deferred_contention.take() else {
+            return Some(None);
+        };
+        let waited = nanos.saturating_sub(enter.nanos);
+        match enter.frames.first() {
+            Some(&site)
+                if enter.object == monitor
+                    && enter.kind == Kind::MonitorContendedEnter
+                    && !r.closed
+                    && (waited < self.contention_threshold || !budget::take(site, nanos)) =>
+            {
+                r.summary.contended(None, monitor, site, waited);
+                None
+            }
+            _ => {
+                drop(r);
+                let same = enter.object == monitor && enter.kind == Kind::MonitorContendedEnter;
+                let frames = enter.frames.clone();
+                self.log.push(enter);
+                Some(same.then_some(frames))
+            }
+        }
+    }
+
+    /// The end of a j.u.c. lock call whose `LockAcquire` may have been kept back
+    /// ([`Recorder::defer_contention`]) at `nanos`: `true` when it is counted instead
+    /// (`acquired`: it ended holding the lock; shorter than `contentionthreshold`, or beyond
+    /// its site's budget), its lines not written; else the kept-back line, if any, is
+    /// written now and the caller writes the exit line.
+    pub fn lock_contention_ended(
+        &self,
+        state: &ThreadState,
+        (lock_hash, mode): (u32, u8),
+        nanos: u64,
+        acquired: bool,
+    ) -> bool {
+        let Some(recording) = &state.recording else {
+            return false;
+        };
+        let mut r = lock(recording);
+        let Some(enter) = r.deferred_contention.take() else {
+            return false;
+        };
+        let waited = nanos.saturating_sub(enter.nanos);
+        match enter.frames.first() {
+            Some(&site)
+                if acquired
+                    && enter.kind == Kind::LockAcquire
+                    && enter.object == lock_hash
+                    && !r.closed
+                    && (waited < self.contention_threshold || !budget::take(site, nanos)) =>
+            {
+                r.summary.contended(Some(mode), lock_hash, site, waited);
+                true
+            }
+            _ => {
+                drop(r);
+                self.log.push(enter);
+                false
+            }
+        }
+    }
+
+    /// A contended j.u.c. acquisition of `lock` in `mode` at `site` that took the lock after
+    /// waiting `waited` ns: `true` when it is counted (shorter than `contentionthreshold`, or
+    /// long beyond its site's budget), its lines not written.
+    pub fn juc_contention_counted(
+        &self,
+        state: &ThreadState,
+        (lock_hash, mode): (u32, u8),
+        site: Frame,
+        (waited, nanos): (u64, u64),
+    ) -> bool {
+        if self.contention_threshold == 0 {
+            return false;
+        }
+        let Some(recording) = &state.recording else {
+            return false;
+        };
+        let mut r = lock(recording);
+        if r.closed || (waited >= self.contention_threshold && budget::take(site, nanos)) {
+            return false;
+        }
+        r.summary.contended(Some(mode), lock_hash, site, waited);
         true
     }
 

@@ -7,6 +7,7 @@
 //! [`clock`] for the format's timestamps). It never calls an engine or the entry
 //! points, so an event source can be added or removed without touching it.
 
+pub mod budget;
 pub mod buffers;
 pub mod clock;
 pub mod ids;
@@ -121,6 +122,9 @@ pub struct Recorder {
     /// Option `waitthreshold` in nanoseconds (0 with `trace=all`): shorter waits are counted
     /// ([`Recorder::defer_wait`]).
     pub wait_threshold: u64,
+    /// Option `contentionthreshold` in nanoseconds (0 with `trace=all`, and in JVMTI mode):
+    /// shorter contended acquisitions are counted ([`Recorder::defer_contention`]).
+    pub contention_threshold: u64,
 }
 
 impl Recorder {
@@ -145,6 +149,7 @@ impl Recorder {
             waiters: Default::default(),
             count_notifies: false,
             wait_threshold: 0,
+            contention_threshold: 0,
         }
     }
 
@@ -210,6 +215,9 @@ impl Recorder {
                     }
                 }
                 if let Some(kind) = outcome(&open).filter(|k| pairs(state, *k, &open)) {
+                    // A contended acquisition's entry line still kept back (its call ended
+                    // some other way than `lockEnd`) comes first.
+                    self.flush_contention(state);
                     let line = JucLine {
                         nanos: open.stamp.unwrap_or(nanos),
                         kind,

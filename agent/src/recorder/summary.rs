@@ -17,6 +17,14 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 /// rows): a database that waits on a fresh latch per page must not get a line per page.
 pub const WAIT_ROWS: usize = 4;
 
+/// The counted contentions of one site (and lock mode): (monitor or lock, 0: the others;
+/// their waits, timed as holds are).
+pub type ContentionRows = Vec<(u32, HoldStat)>;
+
+/// A `MonitorContentions` (mode `None`) or `LockContentions` line's key: (mode, site, monitor
+/// or lock).
+pub type ContentionKey = (Option<u8>, Frame, u32);
+
 /// Short waits of one row: how many, their total and longest (nanoseconds).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WaitStat {
@@ -326,6 +334,10 @@ pub struct Summary {
     /// site: at most [`WAIT_ROWS`] objects
     /// with a row of their own, then the row of other objects (0).
     waits: FastMap<(WaitCall, Frame), Vec<(u32, WaitStat)>>,
+    /// Contended acquisitions counted (shorter than `contentionthreshold`, or long beyond
+    /// their site's budget), per lock mode (`None`: a monitor) and site: at most
+    /// [`WAIT_ROWS`] monitors (locks) with a row of their own, then the row of others (0).
+    contentions: FastMap<(Option<u8>, Frame), ContentionRows>,
     /// Lines the next [`Summary::take`] and [`Summary::take_notifies`] give.
     lines: usize,
     /// Long holds already written (`MonitorHold`, `LockHold`) whose records are not drained
@@ -563,6 +575,43 @@ impl Summary {
         stat.max = stat.max.max(nanos);
     }
 
+    /// A contended acquisition of `object` at `site` (`mode`: of a j.u.c. lock; `None`: a
+    /// monitor) that waited `nanos` and is counted instead of written.
+    pub fn contended(&mut self, mode: Option<u8>, object: u32, site: Frame, nanos: u64) {
+        let rows = self.contentions.entry((mode, site)).or_default();
+        let at = match rows.iter().position(|r| r.0 == object) {
+            Some(i) => i,
+            None => {
+                let own = rows.iter().filter(|r| r.0 != 0).count();
+                let row = if own < WAIT_ROWS { object } else { 0 };
+                match rows.iter().position(|r| r.0 == row) {
+                    Some(i) => i,
+                    None => {
+                        rows.push((row, HoldStat::default()));
+                        self.lines += 1;
+                        rows.len() - 1
+                    }
+                }
+            }
+        };
+        rows[at].1.add(nanos);
+    }
+
+    /// The interval's counted contentions, sorted (monitors first, then j.u.c. locks by
+    /// mode), each site's row of others (0) last; the table starts over.
+    pub fn take_contentions(&mut self) -> Vec<(ContentionKey, HoldStat)> {
+        let mut v: Vec<_> = self
+            .contentions
+            .drain()
+            .flat_map(|((mode, site), rows)| {
+                rows.into_iter().map(move |(o, c)| ((mode, site, o), c))
+            })
+            .collect();
+        self.lines -= v.len().min(self.lines);
+        v.sort_by_key(|&((mode, f, o), _)| (mode, f.method, f.location, o == 0, o));
+        v
+    }
+
     /// The interval's short waits, sorted, each site's row of other objects (0) last; the
     /// table starts over.
     pub fn take_waits(&mut self) -> Vec<((WaitCall, Frame, u32), WaitStat)> {
@@ -596,7 +645,9 @@ impl Summary {
     /// monitors ([`HOT`]).
     #[allow(clippy::type_complexity)]
     pub fn take(&mut self) -> (Vec<((u32, u32), HoldStat)>, Vec<(EdgeKey, u64)>) {
-        self.lines = self.notifies.len() + self.waits.values().map(Vec::len).sum::<usize>();
+        self.lines = self.notifies.len()
+            + self.waits.values().map(Vec::len).sum::<usize>()
+            + self.contentions.values().map(Vec::len).sum::<usize>();
         let mut holds = Vec::new();
         self.holds.retain(|&site, e| {
             for (m, stat) in e.rows.iter_mut() {
@@ -1085,5 +1136,42 @@ mod tests {
         let (holds, _) = s.take();
         let monitors: Vec<u32> = holds.iter().map(|((m, _), _)| *m).collect();
         assert_eq!(monitors, vec![5, 6, 7, 0]);
+    }
+    /// Counted contentions: per site (and mode) 4 monitors with rows of their own, the rest
+    /// in the row of others (0) written last; monitors and j.u.c. modes are apart; counts,
+    /// totals, maxima and histograms are exact; the table starts over, and pending lines
+    /// count its rows.
+    #[test]
+    fn contentions_have_rows_for_a_few_monitors_and_one_for_the_rest() {
+        let site = Frame {
+            method: 9,
+            location: 4,
+        };
+        let mut s = Summary::starting(0);
+        for m in 1..=6u32 {
+            s.contended(None, m, site, 1000 * m as u64);
+        }
+        s.contended(None, 2, site, 70);
+        s.contended(Some(b'W'), 1, site, 5);
+        assert_eq!(s.pending_lines(), WAIT_ROWS + 1 + 1);
+        let v = s.take_contentions();
+        let rows: Vec<(Option<u8>, u32, u64, u64, u64)> = v
+            .iter()
+            .map(|((mode, _, m), c)| (*mode, *m, c.count, c.total, c.max))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (None, 1, 1, 1000, 1000),
+                (None, 2, 2, 2070, 2000),
+                (None, 3, 1, 3000, 3000),
+                (None, 4, 1, 4000, 4000),
+                (None, 0, 2, 11000, 6000),
+                (Some(b'W'), 1, 1, 5, 5),
+            ]
+        );
+        assert_eq!(v[1].1.histogram(), vec![(70, 1), (bucket(2000), 1)]);
+        assert_eq!(s.pending_lines(), 0);
+        assert!(s.take_contentions().is_empty());
     }
 }
