@@ -915,7 +915,7 @@ pub fn juc_entry(
             Call::Park { .. } => rec.waiters.park(state.hash, nanos),
             Call::Signal | Call::SignalAll | Call::Unpark => {
                 if let Some(kind) = call.entry_kind() {
-                    if rec.notify_counted(jni, state, (kind, object, nanos), skip, 0) {
+                    if rec.notify_counted(jni, state, (kind, object), skip, 0) {
                         return;
                     }
                 }

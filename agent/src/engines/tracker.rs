@@ -359,7 +359,7 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
         Report::Point(kind) => {
             if state.depth == 0 {
                 let object = hash(subject);
-                if rec.notify_counted(jni, state, (kind, object, nanos), TRACKER_FRAMES, 0) {
+                if rec.notify_counted(jni, state, (kind, object), TRACKER_FRAMES, 0) {
                     return;
                 }
                 let frames = rec.stack(jni, state, TRACKER_FRAMES, false);
@@ -511,7 +511,7 @@ fn begin_call(
     } else {
         rec.jvmti.object_hash(subject).unwrap_or(0)
     };
-    if exit.is_none() && rec.notify_counted(jni, state, (entry, object, nanos), skip, site) {
+    if exit.is_none() && rec.notify_counted(jni, state, (entry, object), skip, site) {
         return;
     }
     names::name_object(rec, jni, subject, object);

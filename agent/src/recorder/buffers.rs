@@ -803,8 +803,7 @@ impl Recorder {
     }
 
     /// A `notify`, `notifyAll` (on `object`), `signal`, `signalAll` (on condition `object`)
-    /// or `unpark` (of thread `object`) (`kind`) by instrumented code at `nanos` (the report's
-    /// time: one clock read per call), whose caller is `skip`
+    /// or `unpark` (of thread `object`) (`kind`) by instrumented code, whose caller is `skip`
     /// frames down: counted per site in the thread's summaries when it can have woken no wait
     /// of `waitthreshold` ([`Waiters`](crate::recorder::waiters::Waiters)); `false` when it is
     /// to be written as an event (it may end a long wait, the complete trace, stackdepth 0, or
@@ -815,7 +814,7 @@ impl Recorder {
         &self,
         jni: Jni,
         state: &mut ThreadState,
-        (kind, object, nanos): (Kind, u32, u64),
+        (kind, object): (Kind, u32),
         skip: i32,
         site: u32,
     ) -> bool {
@@ -826,9 +825,11 @@ impl Recorder {
             return false;
         }
         let found = match call {
-            WakeCall::Unpark => self.waiters.unpark(object, nanos),
-            WakeCall::Notify | WakeCall::Signal => self.waiters.wake(object, nanos, false),
-            WakeCall::NotifyAll | WakeCall::SignalAll => self.waiters.wake(object, nanos, true),
+            WakeCall::Unpark => self.waiters.unpark(object, now_nanos()),
+            WakeCall::Notify | WakeCall::Signal => self.waiters.wake(object, now_nanos(), false),
+            WakeCall::NotifyAll | WakeCall::SignalAll => {
+                self.waiters.wake(object, now_nanos(), true)
+            }
         };
         if found == Found::Long {
             return false;
