@@ -460,13 +460,20 @@ pub fn call_enter_via(rec: &Recorder, jni: Jni, kind: i32, owner: jclass) {
 /// `OrcaProfilerTracker.callExit()`: an inline native call returned normally. Only the call
 /// its `callEnter` opened is ended (a `callEnterVia` that reported nothing opened none).
 pub fn call_exit(rec: &Recorder, jni: Jni) {
-    let nanos = now_nanos();
     let Some(state) = rec.current_state() else {
         return;
     };
     if state.inline_open == 0 || state.inline_open != state.depth {
         return;
     }
+    if state.depth > 1 || state.open.is_none() {
+        // Nothing to write, time or count: a call nested in a tracked one, or a point call
+        // (a notify, once per request on a Jetty server: the clock and the recording's lock
+        // were a third of its exit's cost).
+        state.inline_open = 0;
+        return rec.end_call(0, state);
+    }
+    let nanos = now_nanos();
     if state.recording.is_some() {
         rec.before_event(jni, state, nanos);
     }

@@ -112,9 +112,10 @@ fn tick() {
 /// Makes the calling thread (the ticker) a real-time one (`SCHED_FIFO`, the lowest priority)
 /// where the process may (root, `CAP_SYS_NICE`, an `RLIMIT_RTPRIO`): on a loaded machine a
 /// normal thread that sleeps 1 ms woke up to 120 ms late (2 cores, load 13; 2.5% of its sleeps
-/// over 5 ms late), a real-time one at most 1 ms late. It runs about a microsecond per tick,
-/// so it takes nothing from the program. Elsewhere it stays a normal thread, and a hold's
-/// coarse times are then as late as the ticker (docs/MODES.md, "Sampled hold timing").
+/// over 5 ms late), a real-time one at most 1 ms late. Its own work is about a microsecond
+/// per tick; the sleep and wake-up cost the kernel 11–27 µs on a 2-core virtual machine (1–3%
+/// of a core, busy or idle: benches/PROFILE.md). Elsewhere it stays a normal thread, and a
+/// hold's coarse times are then as late as the ticker (docs/MODES.md, "Sampled hold timing").
 fn realtime() {
     let param = libc::sched_param { sched_priority: 1 };
     // SAFETY: a valid sched_param; 0 is the calling thread. A refusal (EPERM) changes nothing.
