@@ -1096,8 +1096,10 @@ fn long_idle_waits_are_written_a_few_a_second_and_counted_beyond() {
             let written = at(&lines_of(&log, entry), line);
             assert_eq!(n + written, made, "{label}: {entry} at line {line}");
             // The budget, and the 6 waits the last notifyAll (signalAll) ended (always written).
+            // A wait written because its wake-up took the budget took it in the wake-up's
+            // second, which may be the one before the first wait's end: one second more.
             assert!(
-                written <= PER_SECOND * seconds + 6,
+                written <= PER_SECOND * (seconds + 1) + 6,
                 "{label}: {written} {entry} written in {seconds} s ({})",
                 r.stdout
             );
@@ -1105,10 +1107,16 @@ fn long_idle_waits_are_written_a_few_a_second_and_counted_beyond() {
                 max >= 10_000_000,
                 "{label}: no long {entry} counted (max {max} ns)"
             );
-            let wakers = at(&lines_of(&log, waker), waker_line);
+            // A wake-up takes its object's budget of the second it was made in (its line's
+            // time), which may be the second before the first wait's end: counted per second
+            // of the lines themselves.
+            let mut per_second: BTreeMap<u64, u64> = BTreeMap::new();
+            for (_, nanos, _) in lines_of(&log, waker).iter().filter(|e| e.0 == waker_line) {
+                *per_second.entry(nanos / 1_000_000_000).or_default() += 1;
+            }
             assert!(
-                wakers <= PER_SECOND * seconds,
-                "{label}: {wakers} {waker} written in {seconds} s"
+                per_second.values().all(|&n| n <= PER_SECOND),
+                "{label}: {waker} written per second: {per_second:?}"
             );
         }
     }
