@@ -788,6 +788,10 @@ impl Recorder {
             return;
         };
         self.before_event(jni, state, end);
+        // A wait whose entry line is kept back (under way, or ended without the report that
+        // decides it) comes first, as for a contention: the thread's lines stay in order (a
+        // Derby soak wrote a long hold before an `ObjectWait` stamped 92 ms earlier).
+        self.flush_wait(state);
         if let Some(r) = &state.recording {
             let mut r = lock(r);
             // The agent's measure of its pauses, whether the tracker saw them or not (a j.u.c.
