@@ -1487,9 +1487,26 @@ public final class OrcaProfilerTracker {
             }
             int d = depth;
             int n = 0;
+            int e0 = -1, e1 = -1, e2 = -1;
             for (int i = 0; i < d; i++) {
                 if (counts(i, o)) {
+                    if (n == 0) {
+                        e0 = i;
+                    } else if (n == 1) {
+                        e1 = i;
+                    } else if (n == 2) {
+                        e2 = i;
+                    }
                     n++;
+                }
+            }
+            if (n > 0 && n <= OrcaEvents.ORD_HELD) {
+                if (ordKeys == null) {
+                    ordKeys = new int[OrcaEvents.ORD_SLOTS * OrcaEvents.ORD_KEY];
+                    ordCounts = new int[OrcaEvents.ORD_SLOTS * OrcaEvents.ORD_COUNT];
+                    ordMask = OrcaEvents.ORD_SLOTS - 1;
+                } else if (counted(n, e0, e1, e2, site, hash)) {
+                    return false;
                 }
             }
             int p = room(n + 1);
@@ -1512,6 +1529,104 @@ public final class OrcaProfilerTracker {
             }
             setPos(p);
             return false;
+        }
+
+        /**
+         * Lock-order slots, published by the agent (agent/src/recorder/buffers.rs, OrderSlots),
+         * null until this thread first nests under one monitor. Why: a nested acquisition was
+         * a record of two (the acquisition and the monitor held) that the agent looked up in
+         * its tables, and a program that takes a fresh monitor under a long-held one (Derby:
+         * 425 per transaction) spent an eighth of its time there. The agent tells the tracker,
+         * per pair of sites (held, acquired), which (held, acquired) monitor pairs have a row
+         * of their own and whether the rows are full, which stays so until it writes the
+         * thread's summaries (and clears the slots); the tracker then counts here a nested acquisition
+         * under at most ORD_HELD monitors whose every occurrence goes to such a row or to a
+         * row of other monitors.
+         * Slot of (heldSite, site): orderSlot & ordMask (ORD_SLOTS slots at first; the agent
+         * gives a thread whose pairs of sites collide larger arrays). ordKeys: ORD_KEY ints per slot, (heldSite, site,
+         * state: 0 empty, 1 rows not full, 2 full, then each row's held, acquired and (up to
+         * two) guard hashes, 0 for none); ordCounts: ORD_COUNT per slot, the rows' occurrences then the others'.
+         */
+        int[] ordKeys;
+        int[] ordCounts;
+        int ordMask;
+        /** Occurrences counted in the slots since the agent last added them (it sets 0). */
+        int ordPending;
+
+        /** The slot of a pair of sites, before the mask (the agent's `order_slot` computes the same). */
+        static int orderSlot(int heldSite, int site) {
+            return ((heldSite * 0x9E3779B1) ^ site) * 0x85EBCA6B >>> 20;
+        }
+
+        /**
+         * Counts monitor `hash` taken at `site` while the held entries e0, e1, e2 (the first
+         * n, in hold order) count as held, in their slots, when the slots tell where the
+         * agent would count every one of its n lock-order occurrences; else (false) it is a
+         * record. Rows are only ever added until the agent clears the slots, so a slot
+         * published earlier is never wrong about a row it names or about rows being full.
+         */
+        private boolean counted(int n, int e0, int e1, int e2, int site, int hash) {
+            int[] keys = ordKeys;
+            int c0 = -1, c1 = -1, c2 = -1;
+            if (n == 1) {
+                c0 = edge(keys, e0, -1, -1, site, hash);
+            } else if (n == 2) {
+                c0 = edge(keys, e0, e1, -1, site, hash);
+                c1 = edge(keys, e1, e0, -1, site, hash);
+                if (c1 < 0) {
+                    return false;
+                }
+            } else {
+                c0 = edge(keys, e0, e1, e2, site, hash);
+                c1 = edge(keys, e1, e0, e2, site, hash);
+                c2 = edge(keys, e2, e0, e1, site, hash);
+                if (c1 < 0 || c2 < 0) {
+                    return false;
+                }
+            }
+            if (c0 < 0) {
+                return false;
+            }
+            int[] counts = ordCounts;
+            counts[c0]++;
+            if (c1 >= 0) {
+                counts[c1]++;
+            }
+            if (c2 >= 0) {
+                counts[c2]++;
+            }
+            ordPending += n;
+            if (ordPending >= OrcaEvents.ORD_FLUSH) {
+                flush(this);
+                ordPending = 0; // (the agent's drain did, unless it took nothing)
+            }
+            return true;
+        }
+
+        /**
+         * Where the occurrence of held entry i (with the guards held entries ga, gb: -1 for
+         * none) counts: its row's index in ordCounts, the other monitors' when its slot's
+         * rows are full, or -1 (no slot, or it may take a row: the agent decides).
+         */
+        private int edge(int[] keys, int i, int ga, int gb, int site, int hash) {
+            int hs = heldSite[i] & OrcaEvents.S_MASK;
+            int k = orderSlot(hs, site) & ordMask;
+            int b = k * OrcaEvents.ORD_KEY;
+            int state = keys[b + 2];
+            if (state == 0 || keys[b] != hs || keys[b + 1] != site) {
+                return -1;
+            }
+            int held = heldHash[i];
+            int g1 = ga < 0 ? 0 : heldHash[ga];
+            int g2 = gb < 0 ? 0 : heldHash[gb];
+            int c = k * OrcaEvents.ORD_COUNT;
+            for (int j = 0, r = b + 3; j < 4; j++, r += 4) {
+                if (keys[r] == held && keys[r + 1] == hash && keys[r + 2] == g1
+                        && keys[r + 3] == g2) {
+                    return c + j;
+                }
+            }
+            return state == 2 ? c + 4 : -1;
         }
 
         void quiet(int d, boolean on) {
