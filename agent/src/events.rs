@@ -332,13 +332,11 @@ shared_codes! {
         /// Monitor releases each thread's tracker remembers (hash, start, end) for contention owners (a power of two).
         Released = 64 => "RELEASED",
         /// Lock-order slots a thread's tracker makes first (a power of two; recorder/summary.rs, OrderSlots); the agent may give it more.
-        OrderSlots = 32 => "ORD_SLOTS",
-        /// Ints per slot in `Rec.ordKeys`: held site, acquired site, state (0 empty, 1 rows not full, 2 full), then 4 rows' (held, acquired, guard, guard) hashes (0: none).
-        OrderKey = 19 => "ORD_KEY",
+        OrderSlots = 8 => "ORD_SLOTS",
+        /// Ints per slot in `Rec.ordKeys`: held site, acquired site, state (0 empty, 1 rows not full, 2 full), filter (bit hash & 31 of each row's acquired monitor), the counts of the other monitors' row and of the 4 rows, then the 4 rows' (held, acquired, guard, guard) hashes (0: none).
+        OrderKey = 25 => "ORD_KEY",
         /// Monitors held at most at a nested acquisition the tracker counts itself (so 2 guards at most).
         OrderHeld = 3 => "ORD_HELD",
-        /// Ints per slot in `Rec.ordCounts`: the 4 rows' occurrences, then the other monitors'.
-        OrderCount = 5 => "ORD_COUNT",
         /// Occurrences a thread counts in its slots before it hands them to the agent (a flush), so that its summaries stay periodic.
         OrderFlush = 16384 => "ORD_FLUSH",
     }

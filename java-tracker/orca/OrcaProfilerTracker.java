@@ -1503,7 +1503,6 @@ public final class OrcaProfilerTracker {
             if (n > 0 && n <= OrcaEvents.ORD_HELD) {
                 if (ordKeys == null) {
                     ordKeys = new int[OrcaEvents.ORD_SLOTS * OrcaEvents.ORD_KEY];
-                    ordCounts = new int[OrcaEvents.ORD_SLOTS * OrcaEvents.ORD_COUNT];
                     ordMask = OrcaEvents.ORD_SLOTS - 1;
                 } else if (counted(n, e0, e1, e2, site, hash)) {
                     return false;
@@ -1543,12 +1542,16 @@ public final class OrcaProfilerTracker {
          * under at most ORD_HELD monitors whose every occurrence goes to such a row or to a
          * row of other monitors.
          * Slot of (heldSite, site): orderSlot & ordMask (ORD_SLOTS slots at first; the agent
-         * gives a thread whose pairs of sites collide larger arrays). ordKeys: ORD_KEY ints per slot, (heldSite, site,
-         * state: 0 empty, 1 rows not full, 2 full, then each row's held, acquired and (up to
-         * two) guard hashes, 0 for none); ordCounts: ORD_COUNT per slot, the rows' occurrences then the others'.
+         * gives a thread whose pairs of sites collide a larger table). ordKeys: ORD_KEY ints per
+         * slot, the agent's and the counts together, so that the common case (rows full, the
+         * acquired monitor in none: a fresh one) reads a few ints of one cache line: heldSite,
+         * site, state (0 empty, 1 rows not full, 2 full), a filter (bit `hash & 31` of each
+         * row's acquired monitor), the occurrences counted in the other monitors' row and in
+         * each of the 4 rows, then each row's held, acquired and (up to two) guard hashes (0:
+         * none). ORD_* in OrcaEvents; the agent's OrderSlots (agent/src/recorder/summary.rs)
+         * reads and writes the same.
          */
         int[] ordKeys;
-        int[] ordCounts;
         int ordMask;
         /** Occurrences counted in the slots since the agent last added them (it sets 0). */
         int ordPending;
@@ -1567,7 +1570,7 @@ public final class OrcaProfilerTracker {
          */
         private boolean counted(int n, int e0, int e1, int e2, int site, int hash) {
             int[] keys = ordKeys;
-            int c0 = -1, c1 = -1, c2 = -1;
+            int c0, c1 = -1, c2 = -1;
             if (n == 1) {
                 c0 = edge(keys, e0, -1, -1, site, hash);
             } else if (n == 2) {
@@ -1587,13 +1590,12 @@ public final class OrcaProfilerTracker {
             if (c0 < 0) {
                 return false;
             }
-            int[] counts = ordCounts;
-            counts[c0]++;
+            keys[c0]++;
             if (c1 >= 0) {
-                counts[c1]++;
+                keys[c1]++;
             }
             if (c2 >= 0) {
-                counts[c2]++;
+                keys[c2]++;
             }
             ordPending += n;
             if (ordPending >= OrcaEvents.ORD_FLUSH) {
@@ -1605,28 +1607,29 @@ public final class OrcaProfilerTracker {
 
         /**
          * Where the occurrence of held entry i (with the guards held entries ga, gb: -1 for
-         * none) counts: its row's index in ordCounts, the other monitors' when its slot's
-         * rows are full, or -1 (no slot, or it may take a row: the agent decides).
+         * none) counts: the index in ordKeys of its row's count, of the other monitors' count
+         * when its slot's rows are full, or -1 (no slot, or it may take a row: the agent
+         * decides).
          */
         private int edge(int[] keys, int i, int ga, int gb, int site, int hash) {
             int hs = heldSite[i] & OrcaEvents.S_MASK;
-            int k = orderSlot(hs, site) & ordMask;
-            int b = k * OrcaEvents.ORD_KEY;
+            int b = (orderSlot(hs, site) & ordMask) * OrcaEvents.ORD_KEY;
             int state = keys[b + 2];
             if (state == 0 || keys[b] != hs || keys[b + 1] != site) {
                 return -1;
             }
-            int held = heldHash[i];
-            int g1 = ga < 0 ? 0 : heldHash[ga];
-            int g2 = gb < 0 ? 0 : heldHash[gb];
-            int c = k * OrcaEvents.ORD_COUNT;
-            for (int j = 0, r = b + 3; j < 4; j++, r += 4) {
-                if (keys[r] == held && keys[r + 1] == hash && keys[r + 2] == g1
-                        && keys[r + 3] == g2) {
-                    return c + j;
+            if ((keys[b + 3] & (1 << (hash & 31))) != 0) {
+                int held = heldHash[i];
+                int g1 = ga < 0 ? 0 : heldHash[ga];
+                int g2 = gb < 0 ? 0 : heldHash[gb];
+                for (int j = 0, r = b + 9; j < 4; j++, r += 4) {
+                    if (keys[r] == held && keys[r + 1] == hash && keys[r + 2] == g1
+                            && keys[r + 3] == g2) {
+                        return b + 5 + j;
+                    }
                 }
             }
-            return state == 2 ? c + 4 : -1;
+            return state == 2 ? b + 4 : -1;
         }
 
         void quiet(int d, boolean on) {

@@ -173,7 +173,6 @@ pub fn install(
         rel_start: field(rec, c"relStart", c"[J", false)?,
         rel_end: field(rec, c"relEnd", c"[J", false)?,
         ord_keys: field(rec, c"ordKeys", c"[I", false)?,
-        ord_counts: field(rec, c"ordCounts", c"[I", false)?,
         ord_mask: field(rec, c"ordMask", c"I", false)?,
         ord_pending: field(rec, c"ordPending", c"I", false)?,
     });

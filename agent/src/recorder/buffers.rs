@@ -166,10 +166,9 @@ pub struct RecFields {
     pub rel_hash: jni_sys::jfieldID,
     pub rel_start: jni_sys::jfieldID,
     pub rel_end: jni_sys::jfieldID,
-    /// The lock-order slots the agent publishes and the counts the tracker keeps in them
-    /// ([`OrderSlots`]).
+    /// The lock-order slots the agent publishes, with the counts the tracker keeps in them
+    /// ([`OrderSlots`]), their mask, and the occurrences counted since last added.
     pub ord_keys: jni_sys::jfieldID,
-    pub ord_counts: jni_sys::jfieldID,
     pub ord_mask: jni_sys::jfieldID,
     pub ord_pending: jni_sys::jfieldID,
 }
@@ -366,34 +365,32 @@ impl Recorder {
         if !r.slots.active() || jni.int_field(r.rec.0, f.ord_pending) == 0 {
             return;
         }
-        let counts = jni.object_field(r.rec.0, f.ord_counts);
-        if counts.is_null() {
+        let keys = jni.object_field(r.rec.0, f.ord_keys);
+        if keys.is_null() {
             return;
         }
         let (slots, summary) = (&mut r.slots, &mut r.summary);
-        jni.with_int_array(counts, |c| {
-            slots.fold(summary, c, owner);
+        jni.with_int_array(keys, |k| {
+            slots.fold(summary, k, owner);
         });
-        jni.delete_local_ref(counts);
+        jni.delete_local_ref(keys);
         if owner {
             jni.set_int_field(r.rec.0, f.ord_pending, 0);
         }
     }
 
     /// Writes the slots that changed to the tracker (on the thread itself only, after its
-    /// counts were added), in larger arrays when its pairs of sites crowd them.
+    /// counts were added), in a larger table when its pairs of sites crowd them.
     fn publish_slots(&self, jni: Jni, f: &RecFields, r: &mut Recording) {
         if r.slots.crowded() {
             let slots = r.slots.grow();
-            let keys = jni.new_int_array(slots * Sizes::OrderKey as usize);
-            let counts = jni.new_int_array(slots * Sizes::OrderCount as usize);
-            if let (Some(keys), Some(counts)) = (keys, counts) {
-                // All three set while the tracker waits for this call to return.
+            if let Some(keys) = jni.new_int_array(slots * Sizes::OrderKey as usize) {
+                // Both set while the tracker waits for this call to return.
                 jni.set_object_field(r.rec.0, f.ord_keys, keys);
-                jni.set_object_field(r.rec.0, f.ord_counts, counts);
                 jni.set_int_field(r.rec.0, f.ord_mask, slots as i32 - 1);
+                jni.delete_local_ref(keys);
             } else {
-                // The tracker keeps its table, now empty: it counts nothing until told.
+                // The tracker keeps its table, emptied: it counts nothing until told.
                 let keys = jni.object_field(r.rec.0, f.ord_keys);
                 if !keys.is_null() {
                     jni.with_int_array(keys, |k| k.fill(0));
@@ -403,9 +400,6 @@ impl Recorder {
                 r.slots = OrderSlots::default();
                 (r.slots.in_tracker, r.slots.recorded) = (in_tracker, recorded);
                 jni.set_int_field(r.rec.0, f.ord_mask, Sizes::OrderSlots as i32 - 1);
-            }
-            for a in [keys, counts].into_iter().flatten() {
-                jni.delete_local_ref(a);
             }
             return;
         }

@@ -736,9 +736,11 @@ const FIRST_SLOTS: usize = Sizes::OrderSlots as usize;
 const MAX_SLOTS: usize = 4096;
 /// Guards of the occurrences the tracker counts (one fewer than the monitors held).
 const TRACKED_GUARDS: usize = Sizes::OrderHeld as usize - 1;
-/// Ints per slot of the published table and of the tracker's counts.
+/// Ints per slot of the tracker's table (`Rec.ordKeys`): held site, acquired site, state,
+/// filter, the counts (`OTHER`, then each row's), then the rows from `ROW`.
 const KEY: usize = Sizes::OrderKey as usize;
-const COUNT: usize = Sizes::OrderCount as usize;
+const OTHER: usize = 4;
+const ROW: usize = OTHER + 1 + ROWS;
 
 /// The slot of a pair of raw site IDs (held, acquired), before the table's mask;
 /// `Rec.orderSlot` in the tracker computes the same.
@@ -830,8 +832,9 @@ impl OrderSlots {
         for (j, &(key, i)) in rows.iter().enumerate() {
             if i != u8::MAX {
                 for (w, &v) in key.iter().enumerate() {
-                    new[3 + width * j + w] = v as i32;
+                    new[ROW + width * j + w] = v as i32;
                 }
+                new[3] |= 1 << (key[1] & 31);
                 index[j] = i;
             }
         }
@@ -870,13 +873,13 @@ impl OrderSlots {
         !self.used.is_empty()
     }
 
-    /// Adds the tracker's counts (its `ordCounts`) to the summaries, and with `zero` sets them
-    /// back to 0; whether there were any.
-    pub fn fold(&mut self, summary: &mut Summary, counts: &mut [i32], zero: bool) -> bool {
+    /// Adds the counts in the tracker's table (its `ordKeys`) to the summaries, and with
+    /// `zero` sets them back to 0; whether there were any.
+    pub fn fold(&mut self, summary: &mut Summary, table: &mut [i32], zero: bool) -> bool {
         let mut any = false;
         for &k in &self.used {
             let k = k as usize;
-            let Some(c) = counts.get_mut(k * COUNT..(k + 1) * COUNT) else {
+            let Some(c) = table.get_mut(k * KEY + OTHER..k * KEY + ROW) else {
                 continue;
             };
             if c.iter().all(|&n| n == 0) {
@@ -884,8 +887,12 @@ impl OrderSlots {
             }
             any = true;
             self.in_tracker += c.iter().map(|&n| n.max(0) as u64).sum::<u64>();
+            // the rows' counts, then the other monitors'
+            let mut counts = [0; ROWS + 1];
+            counts[..ROWS].copy_from_slice(&c[1..]);
+            counts[ROWS] = c[0];
             let ((hs, s), rows) = self.shadow[k];
-            summary.add_orders(hs, s, &rows, c);
+            summary.add_orders(hs, s, &rows, &counts);
             if zero {
                 c.fill(0);
             }
@@ -898,13 +905,16 @@ impl OrderSlots {
         !self.dirty.is_empty()
     }
 
-    /// Writes the slots that changed into the tracker's `ordKeys`.
-    pub fn write_keys(&mut self, keys: &mut [i32]) {
+    /// Writes the slots that changed into the tracker's `ordKeys`, all but their counts
+    /// (added and set to 0 before, or, at exit, left to the tracker).
+    pub fn write_keys(&mut self, table: &mut [i32]) {
         for k in self.dirty.drain(..) {
             let k = k as usize;
             self.stale[k] = false;
-            if let Some(to) = keys.get_mut(k * KEY..(k + 1) * KEY) {
-                to.copy_from_slice(&self.keys[k * KEY..(k + 1) * KEY]);
+            let (at, to) = (k * KEY, (k + 1) * KEY);
+            if let Some(slot) = table.get_mut(at..to) {
+                slot[..OTHER].copy_from_slice(&self.keys[at..at + OTHER]);
+                slot[ROW..].copy_from_slice(&self.keys[at + ROW..to]);
             }
         }
     }
@@ -1258,10 +1268,12 @@ mod tests {
             {
                 want[2 + w] = g as i32;
             }
-            let row = (0..ROWS).find(|&j| keys[b + 3 + 4 * j..b + 7 + 4 * j] == want);
+            let filter = keys[b + 3] & (1 << (monitor & 31)) != 0;
+            let row =
+                (0..ROWS).find(|&j| filter && keys[b + ROW + 4 * j..b + ROW + 4 + 4 * j] == want);
             match row {
-                Some(j) => at.push(k * COUNT + j),
-                None if keys[b + 2] == 2 => at.push(k * COUNT + ROWS),
+                Some(j) => at.push(b + OTHER + 1 + j),
+                None if keys[b + 2] == 2 => at.push(b + OTHER),
                 None => return None,
             }
         }
@@ -1285,7 +1297,6 @@ mod tests {
         let mut slots = OrderSlots::default();
         // The tracker's arrays.
         let mut keys = vec![0i32; slots.slots * KEY];
-        let mut counts = vec![0i32; slots.slots * COUNT];
         // Records not drained yet: (monitor, site, held).
         type Held = Vec<(u32, u32)>;
         let mut buffer: Vec<(u32, u32, Held)> = Vec::new();
@@ -1325,7 +1336,7 @@ mod tests {
             match tracker_counts(&keys, slots.slots - 1, &held, monitor, site) {
                 Some(at) => {
                     for c in at {
-                        counts[c] += 1;
+                        keys[c] += 1;
                         in_tracker += 1;
                     }
                 }
@@ -1333,7 +1344,7 @@ mod tests {
             }
             // A drain now and then: counts first, then the records, then the slots told.
             if next(64) == 0 {
-                slots.fold(&mut summary, &mut counts, true);
+                slots.fold(&mut summary, &mut keys, true);
                 for (monitor, site, held) in buffer.drain(..) {
                     summary.order(monitor, site, held.iter().copied());
                     if held.len() <= TRACKED_GUARDS + 1 {
@@ -1343,9 +1354,7 @@ mod tests {
                     }
                 }
                 if slots.crowded() {
-                    let n = slots.grow();
-                    keys = vec![0; n * KEY];
-                    counts = vec![0; n * COUNT];
+                    keys = vec![0; slots.grow() * KEY];
                 }
                 slots.write_keys(&mut keys);
                 // An interval ends now and then.
@@ -1358,7 +1367,7 @@ mod tests {
                 }
             }
         }
-        slots.fold(&mut summary, &mut counts, true);
+        slots.fold(&mut summary, &mut keys, true);
         for (monitor, site, held) in buffer.drain(..) {
             summary.order(monitor, site, held.iter().copied());
         }
