@@ -1504,7 +1504,7 @@ public final class OrcaProfilerTracker {
                 if (ordKeys == null) {
                     ordKeys = new int[OrcaEvents.ORD_SLOTS * OrcaEvents.ORD_KEY];
                     ordMask = OrcaEvents.ORD_SLOTS - 1;
-                } else if (counted(n, e0, e1, e2, site, hash)) {
+                } else if (orderCounted(n, e0, e1, e2, site, hash)) {
                     return false;
                 }
             }
@@ -1568,7 +1568,7 @@ public final class OrcaProfilerTracker {
          * record. Rows are only ever added until the agent clears the slots, so a slot
          * published earlier is never wrong about a row it names or about rows being full.
          */
-        private boolean counted(int n, int e0, int e1, int e2, int site, int hash) {
+        private boolean orderCounted(int n, int e0, int e1, int e2, int site, int hash) {
             int[] keys = ordKeys;
             int c0, c1 = -1, c2 = -1;
             if (n == 1) {

@@ -749,7 +749,7 @@ pub fn order_slot(held_site: u32, site: u32) -> usize {
 }
 
 /// What the agent tells a thread's tracker of its lock-order rows, so that the tracker counts
-/// the common nested acquisition itself (`Rec.counted` in java-tracker/): per pair of raw
+/// the common nested acquisition itself (`Rec.orderCounted` in java-tracker/): per pair of raw
 /// site IDs (held, acquired), direct-mapped, the (held, acquired, guards) keys with a row of
 /// their own and at most [`TRACKED_GUARDS`] guards, and whether the rows are full. Why: every
 /// nested acquisition was a record (one, then one per monitor held) that the agent drained
@@ -1238,7 +1238,7 @@ mod tests {
         assert!(s.edges.is_empty());
     }
 
-    /// The tracker's side of [`OrderSlots`] (`Rec.counted` and `Rec.edge` in java-tracker/):
+    /// The tracker's side of [`OrderSlots`] (`Rec.orderCounted` and `Rec.edge` in java-tracker/):
     /// where each occurrence of an acquisition of `monitor` at `site` under `held` counts,
     /// or `None` (a record).
     fn tracker_counts(
