@@ -1599,7 +1599,12 @@ public final class OrcaProfilerTracker {
             }
             ordPending += n;
             if (ordPending >= OrcaEvents.ORD_FLUSH) {
-                flush(this);
+                try {
+                    flush(this);
+                } catch (Throwable t) {
+                    // counted all the same: the acquisition goes on (a StackOverflowError here
+                    // must not leave the caller's pendingInner unset)
+                }
                 ordPending = 0; // (the agent's drain did, unless it took nothing)
             }
             return true;
