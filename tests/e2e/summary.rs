@@ -588,7 +588,6 @@ fn orders_in_tracker(r: &Run) -> (u64, u64) {
 fn lock_orders_the_tracker_counts_are_those_of_the_complete_trace() {
     const ROUNDS: u64 = 50_000;
     let [a, f, g, h] = ["a", "f", "g", "h"].map(|m| marker_line("NestedOrders.java", m));
-    let rounds = ROUNDS.to_string();
     for jdk in jdks() {
         let by_pair = |r: &Run, sums: &Sums| -> BTreeMap<(u32, u32), u64> {
             let log = r.log();
@@ -599,17 +598,24 @@ fn lock_orders_the_tracker_counts_are_those_of_the_complete_trace() {
             }
             out
         };
-        let want = BTreeMap::from([
-            ((a, f), 2 * ROUNDS),
-            ((a, g), 2 * ROUNDS),
-            ((f, g), 2 * ROUNDS),
-            ((a, h), 2 * ROUNDS),
-            ((f, h), 2 * ROUNDS),
-            ((g, h), 2 * ROUNDS),
-        ]);
-        for options in ["", "holdtiming=exact", "trace=all"] {
+        // trace=all: fewer rounds, so that its 12 events a round never fill the writer's
+        // queue on a busy machine (a dropped event is missing from the trace's sums).
+        for (options, rounds) in [
+            ("", ROUNDS),
+            ("holdtiming=exact", ROUNDS),
+            ("trace=all", ROUNDS / 20),
+        ] {
+            let want = BTreeMap::from([
+                ((a, f), 2 * rounds),
+                ((a, g), 2 * rounds),
+                ((f, g), 2 * rounds),
+                ((a, h), 2 * rounds),
+                ((f, h), 2 * rounds),
+                ((g, h), 2 * rounds),
+            ]);
             let label = format!("{} {options}", jdk.label());
-            let r = run("nested-orders", jdk, options, "NestedOrders", &[&rounds]);
+            let args = [rounds.to_string()];
+            let r = run("nested-orders", jdk, options, "NestedOrders", &[&args[0]]);
             assert_eq!(r.code, Some(0), "{label}: {}", r.stderr);
             let log = r.log();
             assert_valid(&r, &log);
@@ -617,6 +623,11 @@ fn lock_orders_the_tracker_counts_are_those_of_the_complete_trace() {
             let sums = Sums::of(&text);
             assert_eq!(by_pair(&r, &sums), want, "{label}");
             if options == "trace=all" {
+                assert!(
+                    r.stderr.contains(" events, 0 dropped"),
+                    "{label}: {}",
+                    r.stderr
+                );
                 let reference = Sums::of(&REFERENCE.run(&text).summary);
                 assert_eq!(by_pair(&r, &reference), want, "{label}: the trace");
                 // A row that names its monitors counts only occurrences of its own key
@@ -639,7 +650,7 @@ fn lock_orders_the_tracker_counts_are_those_of_the_complete_trace() {
                 "{label}: no row of its own at a -> h"
             );
             let (tracked, all) = orders_in_tracker(&r);
-            assert_eq!(all, 12 * ROUNDS, "{label}");
+            assert_eq!(all, 12 * rounds, "{label}");
             assert!(tracked * 10 >= all * 9, "{label}: {tracked} of {all}");
             let out = std::process::Command::new(root().join("target/release/orca"))
                 .arg("deadlocks")
