@@ -450,6 +450,14 @@ impl Agent {
                 let slow = self.rec.jvmti_walks.load(Ordering::Relaxed);
                 extra.push_str(&format!(", {fast} of {} stacks walked fast", fast + slow));
             }
+            let in_tracker = self.rec.orders_in_tracker.load(Ordering::Relaxed);
+            let recorded = self.rec.orders_recorded.load(Ordering::Relaxed);
+            if in_tracker + recorded > 0 {
+                extra.push_str(&format!(
+                    ", {in_tracker} of {} lock orders counted in the tracker",
+                    in_tracker + recorded
+                ));
+            }
             if t.lost_to_io > 0 {
                 extra.push_str(&format!(", {} lines lost to write errors", t.lost_to_io));
             }

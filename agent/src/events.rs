@@ -344,6 +344,14 @@ shared_codes! {
         Released = 64 => "RELEASED",
         /// A record's second word: its time shifted left by this, above its kind (RecordKind).
         KindBits = 4 => "KIND_BITS",
+        /// Lock-order slots a thread's tracker makes first (a power of two; recorder/summary.rs, OrderSlots); the agent may give it more.
+        OrderSlots = 8 => "ORD_SLOTS",
+        /// Ints per slot in `Rec.ordKeys`: held site, acquired site, state (0 empty, 1 rows not full, 2 full), filter (bit hash & 31 of each row's acquired monitor), the counts of the other monitors' row and of the 4 rows, then the 4 rows' (held, acquired, guard, guard) hashes (0: none).
+        OrderKey = 25 => "ORD_KEY",
+        /// Monitors held at most at a nested acquisition the tracker counts itself (so 2 guards at most).
+        OrderHeld = 3 => "ORD_HELD",
+        /// Occurrences a thread counts in its slots before it hands them to the agent (a flush), so that its summaries stay periodic.
+        OrderFlush = 16384 => "ORD_FLUSH",
     }
 }
 

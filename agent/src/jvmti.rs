@@ -730,6 +730,49 @@ impl Jni {
         !self.take_exception()
     }
 
+    /// Writes `values` over the first `values.len()` elements of an `int[]`; false if it threw.
+    pub fn set_int_array_region(&self, array: jobject, values: &[i32]) -> bool {
+        // SAFETY: `array` is a live int[] of at least `values.len()` elements.
+        unsafe {
+            if let Some(f) = (**self.raw).SetIntArrayRegion {
+                f(self.raw, array, 0, values.len() as jint, values.as_ptr());
+            }
+        }
+        !self.take_exception()
+    }
+
+    /// Runs `f` on the elements of an `int[]` in place (JNI's critical access: no copy of
+    /// a large array of which `f` touches a few elements). `f` must be short and make no JNI
+    /// call. False if the JVM gave no access (`f` did not run).
+    pub fn with_int_array(&self, array: jobject, f: impl FnOnce(&mut [i32])) -> bool {
+        let len = self.array_length(array);
+        // SAFETY: `array` is a live int[] of `len` elements; between Get and Release the
+        // pointer is valid and no JNI call is made (`f` makes none, by contract).
+        unsafe {
+            let (Some(get), Some(release)) = (
+                (**self.raw).GetPrimitiveArrayCritical,
+                (**self.raw).ReleasePrimitiveArrayCritical,
+            ) else {
+                return false;
+            };
+            let p = get(self.raw, array, ptr::null_mut()) as *mut i32;
+            if p.is_null() {
+                self.take_exception();
+                return false;
+            }
+            f(std::slice::from_raw_parts_mut(p, len));
+            release(self.raw, array, p as *mut std::ffi::c_void, 0);
+        }
+        true
+    }
+
+    /// A new `int[]` of `len` zeros.
+    pub fn new_int_array(&self, len: usize) -> Option<jobject> {
+        // SAFETY: `raw` is this thread's JNIEnv.
+        let a = unsafe { (**self.raw).NewIntArray?(self.raw, len as jint) };
+        (!self.take_exception() && !a.is_null()).then_some(a)
+    }
+
     /// A new `long[]` of `len` zeros.
     pub fn new_long_array(&self, len: usize) -> Option<jobject> {
         // SAFETY: `raw` is this thread's JNIEnv.

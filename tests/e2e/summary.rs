@@ -558,6 +558,108 @@ fn a_million_monitors_in_one_order_make_a_few_lines_and_no_cycle() {
             "{}: {text}",
             jdk.label()
         );
+        // Nearly all of them counted by the tracker itself, without a record each.
+        let (tracked, all) = orders_in_tracker(&r);
+        assert!(
+            all >= 2 * PAIRS && tracked * 10 >= all * 9,
+            "{tracked} of {all}"
+        );
+    }
+}
+
+/// The lock-order occurrences the tracker counted itself, and all of them (the agent's exit
+/// line: "N of M lock orders counted in the tracker").
+fn orders_in_tracker(r: &Run) -> (u64, u64) {
+    r.stderr
+        .lines()
+        .find_map(|l| {
+            let (head, _) = l.split_once(" lock orders counted in the tracker")?;
+            let (n, m) = head.rsplit(", ").next()?.split_once(" of ")?;
+            Some((n.parse().ok()?, m.parse().ok()?))
+        })
+        .unwrap_or_else(|| panic!("no count of lock orders in {}", r.stderr))
+}
+
+/// Nested acquisitions under one, two and three monitors, long-lived and fresh
+/// (tests/java/NestedOrders.java), most counted by the tracker itself: every occurrence is in
+/// the summaries once, per pair of sites as the complete trace of the same program counts
+/// them, with the rows of the long-lived pairs of monitors exact; no cycle.
+#[test]
+fn lock_orders_the_tracker_counts_are_those_of_the_complete_trace() {
+    const ROUNDS: u64 = 50_000;
+    let [a, f, g, h] = ["a", "f", "g", "h"].map(|m| marker_line("NestedOrders.java", m));
+    for jdk in jdks() {
+        let by_pair = |r: &Run, sums: &Sums| -> BTreeMap<(u32, u32), u64> {
+            let log = r.log();
+            let line = |(m, loc): (u32, u32)| log.line_of(m, loc).unwrap_or(0);
+            let mut out = BTreeMap::new();
+            for (k, n) in &sums.orders {
+                *out.entry((line(k.3), line(k.4))).or_default() += n;
+            }
+            out
+        };
+        // trace=all: fewer rounds, so that its 12 events a round never fill the writer's
+        // queue on a busy machine (a dropped event is missing from the trace's sums).
+        for (options, rounds) in [
+            ("", ROUNDS),
+            ("holdtiming=exact", ROUNDS),
+            ("trace=all", ROUNDS / 20),
+        ] {
+            let want = BTreeMap::from([
+                ((a, f), 2 * rounds),
+                ((a, g), 2 * rounds),
+                ((f, g), 2 * rounds),
+                ((a, h), 2 * rounds),
+                ((f, h), 2 * rounds),
+                ((g, h), 2 * rounds),
+            ]);
+            let label = format!("{} {options}", jdk.label());
+            let args = [rounds.to_string()];
+            let r = run("nested-orders", jdk, options, "NestedOrders", &[&args[0]]);
+            assert_eq!(r.code, Some(0), "{label}: {}", r.stderr);
+            let log = r.log();
+            assert_valid(&r, &log);
+            let text = orca_text(&r);
+            let sums = Sums::of(&text);
+            assert_eq!(by_pair(&r, &sums), want, "{label}");
+            if options == "trace=all" {
+                assert!(
+                    r.stderr.contains(" events, 0 dropped"),
+                    "{label}: {}",
+                    r.stderr
+                );
+                let reference = Sums::of(&REFERENCE.run(&text).summary);
+                assert_eq!(by_pair(&r, &reference), want, "{label}: the trace");
+                // A row that names its monitors counts only occurrences of its own key
+                // (held, acquired, guards): at most the trace's (a key may be in the row of
+                // other monitors in another interval).
+                for (k, n) in &sums.orders {
+                    if k.1 != orca_format::Hash(0) {
+                        let of_trace = reference.orders.get(k).copied().unwrap_or(0);
+                        assert!(*n <= of_trace, "{label}: {k:?} {n} > {of_trace}");
+                    }
+                }
+            }
+            // a then b at h, under f and g: fresh guards, so only the first rows of an
+            // interval name b; the pair (a, b) is in them, and never the other way round.
+            let line = |(m, loc): (u32, u32)| log.line_of(m, loc).unwrap_or(0);
+            assert!(
+                sums.orders.keys().any(|k| (line(k.3), line(k.4)) == (a, h)
+                    && k.1 != orca_format::Hash(0)
+                    && k.2 != orca_format::Hash(0)),
+                "{label}: no row of its own at a -> h"
+            );
+            let (tracked, all) = orders_in_tracker(&r);
+            assert_eq!(all, 12 * rounds, "{label}");
+            assert!(tracked * 10 >= all * 9, "{label}: {tracked} of {all}");
+            let out = std::process::Command::new(root().join("target/release/orca"))
+                .arg("deadlocks")
+                .arg(&r.prefix)
+                .output()
+                .expect("run orca deadlocks");
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(text.contains(" 0 potential deadlocks"), "{label}: {text}");
+        }
     }
 }
 

@@ -178,6 +178,9 @@ pub fn install(
         rel_hash: field(rec, c"relHash", c"[I", false)?,
         rel_start: field(rec, c"relStart", c"[J", false)?,
         rel_end: field(rec, c"relEnd", c"[J", false)?,
+        ord_keys: field(rec, c"ordKeys", c"[I", false)?,
+        ord_mask: field(rec, c"ordMask", c"I", false)?,
+        ord_pending: field(rec, c"ordPending", c"I", false)?,
     });
     jni.set_static_boolean(
         class,

@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use jni_sys::jobject;
@@ -20,7 +21,7 @@ use crate::events::{Kind, RecordKind, SiteBits, Sizes};
 use crate::jvmti::Jni;
 use crate::recorder::budget;
 use crate::recorder::clock::now_nanos;
-use crate::recorder::summary::{self, FastHasher, FastMap, Summary};
+use crate::recorder::summary::{self, FastHasher, FastMap, OrderSlots, Summary};
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::waiters::{Found, Left};
 use crate::recorder::writer::{
@@ -110,6 +111,8 @@ pub struct Recording {
     /// The thread's hash (`<thread>` of its lines).
     hash: u32,
     summary: Summary,
+    /// The lock-order rows told to the tracker, which counts the occurrences they decide.
+    slots: OrderSlots,
     /// `trace=all`: interned stacks, ID = `stack_base` + index + 1, formatted once each.
     stacks: Vec<Arc<StackText>>,
     /// The IDs given before the table last started over: an ID is never given twice, so
@@ -168,6 +171,11 @@ pub struct RecFields {
     pub rel_hash: jni_sys::jfieldID,
     pub rel_start: jni_sys::jfieldID,
     pub rel_end: jni_sys::jfieldID,
+    /// The lock-order slots the agent publishes, with the counts the tracker keeps in them
+    /// ([`OrderSlots`]), their mask, and the occurrences counted since last added.
+    pub ord_keys: jni_sys::jfieldID,
+    pub ord_mask: jni_sys::jfieldID,
+    pub ord_pending: jni_sys::jfieldID,
 }
 // SAFETY: field IDs are valid on every thread for as long as the class is loaded (the
 // tracker, in the boot loader, is never unloaded).
@@ -222,6 +230,7 @@ impl Recorder {
             rec: RecRef(global),
             hash: state.hash,
             summary: Summary::starting(now_nanos()),
+            slots: OrderSlots::default(),
             stacks: Vec::new(),
             stack_base: 0,
             stack_in_batch: Vec::new(),
@@ -301,6 +310,9 @@ impl Recorder {
                 .max(r.last_event);
             self.write_summaries(jni, &mut r, at);
             r.summary.last_written = now;
+            if let Some(f) = self.buffers.fields.get() {
+                self.publish_slots(jni, f, &mut r);
+            }
         }
     }
 
@@ -311,6 +323,10 @@ impl Recorder {
             return;
         };
         let rec = r.rec.0;
+        let live = !r.closed && !self.log.stopped();
+        if live {
+            self.fold_slots(jni, f, r, true);
+        }
         let pos = jni.int_field(rec, f.pos).max(0) as usize;
         if pos == 0 {
             return;
@@ -340,9 +356,69 @@ impl Recorder {
                     .count_late((n.saturating_sub(taken) / RECORD) as u64);
             } else {
                 self.records(jni, r, &scratch[..n]);
+                self.publish_slots(jni, f, r);
             }
         }
         r.scratch = scratch;
+    }
+
+    /// Adds the lock-order occurrences the tracker counted in its slots to the summaries
+    /// ([`OrderSlots`]), before the drain's records (the order does not matter: the slots
+    /// only count occurrences whose row is settled). `owner`: on the thread itself, which
+    /// then starts its counts over; the exit drain only reads them (the thread is closed
+    /// after it: what it counts later is lost, as the records it puts later are late).
+    fn fold_slots(&self, jni: Jni, f: &RecFields, r: &mut Recording, owner: bool) {
+        if !r.slots.active() || jni.int_field(r.rec.0, f.ord_pending) == 0 {
+            return;
+        }
+        let keys = jni.object_field(r.rec.0, f.ord_keys);
+        if keys.is_null() {
+            return;
+        }
+        let (slots, summary) = (&mut r.slots, &mut r.summary);
+        jni.with_int_array(keys, |k| {
+            slots.fold(summary, k, owner);
+        });
+        jni.delete_local_ref(keys);
+        if owner {
+            jni.set_int_field(r.rec.0, f.ord_pending, 0);
+        }
+    }
+
+    /// Writes the slots that changed to the tracker (on the thread itself only, after its
+    /// counts were added), in a larger table when its pairs of sites crowd them.
+    fn publish_slots(&self, jni: Jni, f: &RecFields, r: &mut Recording) {
+        if r.slots.crowded() {
+            let slots = r.slots.grow();
+            if let Some(keys) = jni.new_int_array(slots * Sizes::OrderKey as usize) {
+                // Both set while the tracker waits for this call to return.
+                jni.set_object_field(r.rec.0, f.ord_keys, keys);
+                jni.set_int_field(r.rec.0, f.ord_mask, slots as i32 - 1);
+                jni.delete_local_ref(keys);
+            } else {
+                // The tracker keeps its table, emptied: it counts nothing until told.
+                let keys = jni.object_field(r.rec.0, f.ord_keys);
+                if !keys.is_null() {
+                    jni.with_int_array(keys, |k| k.fill(0));
+                    jni.delete_local_ref(keys);
+                }
+                let (in_tracker, recorded) = (r.slots.in_tracker, r.slots.recorded);
+                r.slots = OrderSlots::default();
+                (r.slots.in_tracker, r.slots.recorded) = (in_tracker, recorded);
+                jni.set_int_field(r.rec.0, f.ord_mask, Sizes::OrderSlots as i32 - 1);
+            }
+            return;
+        }
+        if !r.slots.dirty() {
+            return;
+        }
+        let keys = jni.object_field(r.rec.0, f.ord_keys);
+        if keys.is_null() {
+            return; // the tracker made none: it counts nothing
+        }
+        let slots = &mut r.slots;
+        jni.with_int_array(keys, |k| slots.write_keys(k));
+        jni.delete_local_ref(keys);
     }
 
     /// The records of one drain; with `trace=all` their events go to the writer together.
@@ -413,7 +489,17 @@ impl Recorder {
                 let held = recs[RECORD..RECORD * (n + 1)]
                     .chunks_exact(RECORD)
                     .map(|h| (h[0] as u32, summed((h[0] as u64 >> 32) as u32)));
-                r.summary.order(monitor, summed(site), held);
+                let acquired = summed(site);
+                r.summary.order(monitor, acquired, held);
+                r.slots.recorded += n as u64;
+                if n <= Sizes::OrderHeld as usize {
+                    // The tracker counts these pairs of sites' next occurrences it can.
+                    for h in recs[RECORD..RECORD * (n + 1)].chunks_exact(RECORD) {
+                        let held_site = (h[0] as u64 >> 32) as u32;
+                        let canon = (summed(held_site), acquired);
+                        r.slots.publish(&r.summary, held_site, site, canon);
+                    }
+                }
                 return RECORD * (n + 1);
             }
             Some(RecordKind::Enter) if trace => {
@@ -577,6 +663,16 @@ impl Recorder {
             self.log.push(line);
         }
         let (holds, edges) = r.summary.take();
+        // The rows the tracker was told of are gone (the caller on the thread itself tells it).
+        r.slots.clear();
+        let counted = std::mem::take(&mut r.slots.in_tracker);
+        let recorded = std::mem::take(&mut r.slots.recorded);
+        if counted > 0 {
+            self.orders_in_tracker.fetch_add(counted, Ordering::Relaxed);
+        }
+        if recorded > 0 {
+            self.orders_recorded.fetch_add(recorded, Ordering::Relaxed);
+        }
         let notifies = r.summary.take_notifies();
         let waits = r.summary.take_waits();
         let contentions = r.summary.take_contentions();
@@ -1198,6 +1294,7 @@ impl Recorder {
             return;
         };
         let rec = r.rec.0;
+        self.fold_slots(jni, f, r, false);
         let pos = jni.int_field(rec, f.pos).max(0) as usize;
         // Paired with the owner's release store of `pos` (the tracker's setPos): the records
         // below it are read complete.

@@ -114,6 +114,12 @@ pub struct Recorder {
     /// the tests) can see which walker did the work. One count per walk, on the event path.
     pub fast_walks: AtomicU64,
     pub jvmti_walks: AtomicU64,
+    /// Lock-order occurrences (one per nested acquisition and monitor held) the agent
+    /// counted from the tracker's records, and those the tracker counted in its slots
+    /// ([`OrderSlots`](crate::recorder::summary::OrderSlots)): for the exit line. Added per
+    /// thread as its summaries are written, not per occurrence.
+    pub orders_recorded: AtomicU64,
+    pub orders_in_tracker: AtomicU64,
     /// Instrumentation mode: the monitors threads wait on, so that a `notify` that wakes
     /// nobody is counted rather than written with its stack.
     pub waiters: Waiters,
@@ -142,6 +148,8 @@ impl Recorder {
             walker,
             fast_walks: AtomicU64::new(0),
             jvmti_walks: AtomicU64::new(0),
+            orders_recorded: AtomicU64::new(0),
+            orders_in_tracker: AtomicU64::new(0),
             log: LogWriter::new(),
             meta: Default::default(),
             sites: Sites::shared(),

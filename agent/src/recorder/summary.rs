@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::events::SiteBits;
+use crate::events::{SiteBits, Sizes};
 use crate::recorder::writer::{Frame, WaitCall, WakeCall};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
@@ -430,6 +430,58 @@ impl Summary {
         }
     }
 
+    /// The rows of the pair of sites (`held_site`, `site`) an occurrence with at most
+    /// [`TRACKED_GUARDS`] guards can count in: each (held, acquired, guards, 0 for none) with
+    /// its row's index (`u8::MAX`: no row), and whether the rows are full (a further key
+    /// counts in the row of other monitors). `None`: no entry.
+    #[allow(clippy::type_complexity)]
+    fn order_rows(
+        &self,
+        held_site: u32,
+        site: u32,
+    ) -> Option<([([u32; 2 + TRACKED_GUARDS], u8); ROWS], bool)> {
+        let e = self.edges.get(&(held_site, site))?;
+        let mut rows = [([0; 2 + TRACKED_GUARDS], u8::MAX); ROWS];
+        let mut j = 0;
+        for k in 0..e.len as usize {
+            let g = e.guards[k].as_slice();
+            if g.len() <= TRACKED_GUARDS {
+                rows[j].0[0] = e.pairs[k].0;
+                rows[j].0[1] = e.pairs[k].1;
+                rows[j].0[2..2 + g.len()].copy_from_slice(g);
+                rows[j].1 = k as u8;
+                j += 1;
+            }
+        }
+        Some((rows, e.len as usize == ROWS))
+    }
+
+    /// Occurrences the tracker counted in a slot of the pair of sites (`held_site`, `site`):
+    /// `counts[j]` in row `rows[j]`, `counts[ROWS]` in the row of other monitors.
+    fn add_orders(&mut self, held_site: u32, site: u32, rows: &[u8; ROWS], counts: &[i32]) {
+        let e = self.edges.entry((held_site, site)).or_default();
+        for (j, &c) in counts.iter().enumerate() {
+            let c = c.max(0) as u64;
+            if c == 0 {
+                continue;
+            }
+            match rows
+                .get(j)
+                .map(|&k| k as usize)
+                .filter(|&k| k < e.len as usize)
+            {
+                Some(k) => {
+                    self.lines += (e.counts[k] == 0) as usize;
+                    e.counts[k] += c;
+                }
+                None => {
+                    self.lines += (e.other == 0) as usize;
+                    e.other += c;
+                }
+            }
+        }
+    }
+
     /// The row `monitor`'s holds at `site` count in: its own while the site has fewer than
     /// [`ROWS`] (or already has it), else the site's "other monitors" row.
     fn row(&mut self, monitor: u32, site: u32) -> &mut HoldStat {
@@ -754,6 +806,210 @@ impl Summary {
     }
 }
 
+/// Slots of the lock-order table a thread's tracker makes ([`Sizes::OrderSlots`]), and
+/// the most the agent gives one: a thread that nests at a few hundred pairs of sites (a
+/// Derby client, about 200) needs a table several times that large, or its busy pairs
+/// share slots and take them from one another at every drain.
+const FIRST_SLOTS: usize = Sizes::OrderSlots as usize;
+const MAX_SLOTS: usize = 4096;
+/// Guards of the occurrences the tracker counts (one fewer than the monitors held).
+const TRACKED_GUARDS: usize = Sizes::OrderHeld as usize - 1;
+/// Ints per slot of the tracker's table (`Rec.ordKeys`): held site, acquired site, state,
+/// filter, the counts (`OTHER`, then each row's), then the rows from `ROW`.
+const KEY: usize = Sizes::OrderKey as usize;
+const OTHER: usize = 4;
+const ROW: usize = OTHER + 1 + ROWS;
+
+/// The slot of a pair of raw site IDs (held, acquired), before the table's mask;
+/// `Rec.orderSlot` in the tracker computes the same.
+pub fn order_slot(held_site: u32, site: u32) -> usize {
+    ((held_site.wrapping_mul(0x9E37_79B1) ^ site).wrapping_mul(0x85EB_CA6B) >> 20) as usize
+}
+
+/// What the agent tells a thread's tracker of its lock-order rows, so that the tracker counts
+/// the common nested acquisition itself (`Rec.orderCounted` in java-tracker/): per pair of raw
+/// site IDs (held, acquired), direct-mapped, the (held, acquired, guards) keys with a row of
+/// their own and at most [`TRACKED_GUARDS`] guards, and whether the rows are full. Why: every
+/// nested acquisition was a record (one, then one per monitor held) that the agent drained
+/// and looked up (`Summary::order`, the drain, `Sites::canonical`), an eighth of Derby's
+/// time, which takes 425 a transaction, nearly all of them under one to three monitors and
+/// going to rows that exist or to the rows of other monitors.
+///
+/// Correct because a pair's rows are only ever added to until [`Summary::take`]: a slot
+/// published earlier in the interval names rows that still exist, and rows full stay full;
+/// an occurrence that may take a row is still a record, decided here in order. So the
+/// summaries are those the records would make. The slots are cleared when the summaries are
+/// taken ([`OrderSlots::clear`]); the counts are added at every drain, before its records.
+#[derive(Debug)]
+pub struct OrderSlots {
+    /// Slots of the tracker's table (a power of two).
+    slots: usize,
+    /// The tracker's `ordKeys` as last published.
+    keys: Vec<i32>,
+    /// Per slot: the pair of sites the summaries count it under, and each published row's
+    /// index in its entry.
+    shadow: Vec<((u32, u32), [u8; ROWS])>,
+    /// Slots in use (published since the last clear), and those to write to the tracker
+    /// (`stale[k]`: k is in `dirty`). The tracker's arrays are read and written only there:
+    /// a busy thread's table has thousands of slots, of which it uses a few hundred.
+    used: Vec<u32>,
+    dirty: Vec<u32>,
+    stale: Vec<bool>,
+    /// Slots taken from another pair of sites since the table last grew.
+    evictions: usize,
+    /// Occurrences counted by the tracker, and by the agent from records, since last taken.
+    pub in_tracker: u64,
+    pub recorded: u64,
+}
+
+impl Default for OrderSlots {
+    fn default() -> Self {
+        let mut s = OrderSlots {
+            slots: 0,
+            keys: Vec::new(),
+            shadow: Vec::new(),
+            used: Vec::new(),
+            dirty: Vec::new(),
+            stale: Vec::new(),
+            evictions: 0,
+            in_tracker: 0,
+            recorded: 0,
+        };
+        s.resize(FIRST_SLOTS);
+        s
+    }
+}
+
+impl OrderSlots {
+    /// An empty table of `slots` slots.
+    fn resize(&mut self, slots: usize) {
+        self.slots = slots;
+        self.keys = vec![0; slots * KEY];
+        self.shadow = vec![((0, 0), [u8::MAX; ROWS]); slots];
+        self.stale = vec![false; slots];
+        self.used.clear();
+        self.dirty.clear();
+        self.evictions = 0;
+    }
+
+    /// After a record's occurrence of held site `held_site` and acquired site `site` (the
+    /// record's raw IDs; `canon`: the pair the summaries count it under) was counted: its
+    /// slot says what the pair's rows are now.
+    pub fn publish(&mut self, summary: &Summary, held_site: u32, site: u32, canon: (u32, u32)) {
+        let Some((rows, full)) = summary.order_rows(canon.0, canon.1) else {
+            return;
+        };
+        let k = order_slot(held_site, site) & (self.slots - 1);
+        let slot = &mut self.keys[k * KEY..(k + 1) * KEY];
+        let mut new = [0i32; KEY];
+        new[0] = held_site as i32;
+        new[1] = site as i32;
+        new[2] = if full { 2 } else { 1 };
+        let mut index = [u8::MAX; ROWS];
+        let width = 2 + TRACKED_GUARDS;
+        for (j, &(key, i)) in rows.iter().enumerate() {
+            if i != u8::MAX {
+                for (w, &v) in key.iter().enumerate() {
+                    new[ROW + width * j + w] = v as i32;
+                }
+                new[3] |= 1 << (key[1] & 31);
+                index[j] = i;
+            }
+        }
+        if slot[..] != new[..] {
+            if slot[2] == 0 {
+                self.used.push(k as u32);
+            } else if slot[..2] != new[..2] {
+                self.evictions += 1;
+            }
+            slot.copy_from_slice(&new);
+            if !self.stale[k] {
+                self.stale[k] = true;
+                self.dirty.push(k as u32);
+            }
+        }
+        self.shadow[k] = (canon, index);
+    }
+
+    /// Whether the table should grow (to [`OrderSlots::grow`]'s size): its pairs of sites
+    /// took one another's slots more often than it has pairs, and fill a quarter of it.
+    pub fn crowded(&self) -> bool {
+        self.slots < MAX_SLOTS
+            && self.evictions > self.used.len()
+            && self.used.len() * 4 > self.slots
+    }
+
+    /// A table four times larger, empty (the caller gives the tracker new arrays, after the
+    /// counts were added: nothing is counted in the old ones); its size.
+    pub fn grow(&mut self) -> usize {
+        self.resize((self.slots * 4).min(MAX_SLOTS));
+        self.slots
+    }
+
+    /// Whether the tracker may have counted anything.
+    pub fn active(&self) -> bool {
+        !self.used.is_empty()
+    }
+
+    /// Adds the counts in the tracker's table (its `ordKeys`) to the summaries, and with
+    /// `zero` sets them back to 0; whether there were any.
+    pub fn fold(&mut self, summary: &mut Summary, table: &mut [i32], zero: bool) -> bool {
+        let mut any = false;
+        for &k in &self.used {
+            let k = k as usize;
+            let Some(c) = table.get_mut(k * KEY + OTHER..k * KEY + ROW) else {
+                continue;
+            };
+            if c.iter().all(|&n| n == 0) {
+                continue;
+            }
+            any = true;
+            self.in_tracker += c.iter().map(|&n| n.max(0) as u64).sum::<u64>();
+            // the rows' counts, then the other monitors'
+            let mut counts = [0; ROWS + 1];
+            counts[..ROWS].copy_from_slice(&c[1..]);
+            counts[ROWS] = c[0];
+            let ((hs, s), rows) = self.shadow[k];
+            summary.add_orders(hs, s, &rows, &counts);
+            if zero {
+                c.fill(0);
+            }
+        }
+        any
+    }
+
+    /// Whether slots changed since they were last written to the tracker.
+    pub fn dirty(&self) -> bool {
+        !self.dirty.is_empty()
+    }
+
+    /// Writes the slots that changed into the tracker's `ordKeys`, all but their counts
+    /// (added and set to 0 before, or, at exit, left to the tracker).
+    pub fn write_keys(&mut self, table: &mut [i32]) {
+        for k in self.dirty.drain(..) {
+            let k = k as usize;
+            self.stale[k] = false;
+            let (at, to) = (k * KEY, (k + 1) * KEY);
+            if let Some(slot) = table.get_mut(at..to) {
+                slot[..OTHER].copy_from_slice(&self.keys[at..at + OTHER]);
+                slot[ROW..].copy_from_slice(&self.keys[at + ROW..to]);
+            }
+        }
+    }
+
+    /// The summaries were taken: no row is known any more (the slots, once written, empty).
+    pub fn clear(&mut self) {
+        for k in std::mem::take(&mut self.used) {
+            let k = k as usize;
+            self.keys[k * KEY..(k + 1) * KEY].fill(0);
+            if !self.stale[k] {
+                self.stale[k] = true;
+                self.dirty.push(k as u32);
+            }
+        }
+    }
+}
+
 /// The rows of [`Summary::take`] with each site resolved to its place by `place` (`None`:
 /// left out), the rows of site IDs that stand for the same place summed into the first's
 /// (order kept: the rows of other monitors stay last), so that a flush has one line per key.
@@ -1058,6 +1314,146 @@ mod tests {
         );
         // Nothing was hot in that interval: the tables are empty after it.
         assert!(s.edges.is_empty());
+    }
+
+    /// The tracker's side of [`OrderSlots`] (`Rec.orderCounted` and `Rec.edge` in java-tracker/):
+    /// where each occurrence of an acquisition of `monitor` at `site` under `held` counts,
+    /// or `None` (a record).
+    fn tracker_counts(
+        keys: &[i32],
+        mask: usize,
+        held: &[(u32, u32)],
+        monitor: u32,
+        site: u32,
+    ) -> Option<Vec<usize>> {
+        if held.is_empty() || held.len() > TRACKED_GUARDS + 1 {
+            return None;
+        }
+        let mut at = Vec::new();
+        for (i, &(h, hs)) in held.iter().enumerate() {
+            let k = order_slot(hs, site) & mask;
+            let b = k * KEY;
+            if keys[b + 2] == 0 || keys[b] != hs as i32 || keys[b + 1] != site as i32 {
+                return None;
+            }
+            let mut want = [h as i32, monitor as i32, 0, 0];
+            for (w, g) in held
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, g)| g.0)
+                .enumerate()
+            {
+                want[2 + w] = g as i32;
+            }
+            let filter = keys[b + 3] & (1 << (monitor & 31)) != 0;
+            let row =
+                (0..ROWS).find(|&j| filter && keys[b + ROW + 4 * j..b + ROW + 4 + 4 * j] == want);
+            match row {
+                Some(j) => at.push(b + OTHER + 1 + j),
+                None if keys[b + 2] == 2 => at.push(b + OTHER),
+                None => return None,
+            }
+        }
+        Some(at)
+    }
+
+    /// A thread's nested acquisitions counted partly by the tracker in its slots (published
+    /// at each drain, cleared at each take, the table growing when crowded) make the
+    /// summaries the records alone make: the same rows, the same counts.
+    #[test]
+    fn occurrences_the_tracker_counts_make_the_summaries_records_make() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as u32
+        };
+        let mut by_records = Summary::default();
+        let mut summary = Summary::default();
+        let mut slots = OrderSlots::default();
+        // The tracker's arrays.
+        let mut keys = vec![0i32; slots.slots * KEY];
+        // Records not drained yet: (monitor, site, held).
+        type Held = Vec<(u32, u32)>;
+        let mut buffer: Vec<(u32, u32, Held)> = Vec::new();
+        let (mut in_tracker, mut edges) = (0, 0);
+        // The program's nestings: 300 (sites held, site acquired), 1 to 4 monitors held, of
+        // 40 sites, where long-lived monitors (1..=6) or fresh ones are taken.
+        let patterns: Vec<(Vec<u32>, u32)> = (0..300)
+            .map(|_| {
+                let depth = 1 + next(4) as usize;
+                ((0..depth).map(|_| 1 + next(40)).collect(), 1 + next(40))
+            })
+            .collect();
+        for step in 0..300_000u32 {
+            let (sites, site) = &patterns[next(300) as usize];
+            let site = *site;
+            let mut held: Vec<(u32, u32)> = Vec::new();
+            for &hs in sites {
+                let m = if next(3) == 0 {
+                    1 + next(6)
+                } else {
+                    1000 + next(1_000_000)
+                };
+                if !held.iter().any(|h| h.0 == m) {
+                    held.push((m, hs));
+                }
+            }
+            let monitor = if next(4) == 0 {
+                1 + next(6)
+            } else {
+                2_000_000 + step
+            };
+            if held.iter().any(|h| h.0 == monitor) {
+                continue;
+            }
+            by_records.order(monitor, site, held.iter().copied());
+            edges += held.len() as u64;
+            match tracker_counts(&keys, slots.slots - 1, &held, monitor, site) {
+                Some(at) => {
+                    for c in at {
+                        keys[c] += 1;
+                        in_tracker += 1;
+                    }
+                }
+                None => buffer.push((monitor, site, held)),
+            }
+            // A drain now and then: counts first, then the records, then the slots told.
+            if next(64) == 0 {
+                slots.fold(&mut summary, &mut keys, true);
+                for (monitor, site, held) in buffer.drain(..) {
+                    summary.order(monitor, site, held.iter().copied());
+                    if held.len() <= TRACKED_GUARDS + 1 {
+                        for &(_, hs) in &held {
+                            slots.publish(&summary, hs, site, (hs, site));
+                        }
+                    }
+                }
+                if slots.crowded() {
+                    keys = vec![0; slots.grow() * KEY];
+                }
+                slots.write_keys(&mut keys);
+                // An interval ends now and then.
+                if next(200) == 0 {
+                    assert_eq!(summary.pending_lines(), by_records.pending_lines());
+                    assert_eq!(summary.take(), by_records.take(), "step {step}");
+                    slots.clear();
+                    slots.write_keys(&mut keys);
+                    assert!(keys.iter().all(|&k| k == 0));
+                }
+            }
+        }
+        slots.fold(&mut summary, &mut keys, true);
+        for (monitor, site, held) in buffer.drain(..) {
+            summary.order(monitor, site, held.iter().copied());
+        }
+        assert_eq!(summary.take(), by_records.take());
+        assert_eq!(slots.in_tracker, in_tracker);
+        // Many were the tracker's (not those under 4 monitors), and the table grew.
+        assert!(in_tracker * 5 > edges * 2, "{in_tracker} of {edges}");
+        assert!(slots.slots > FIRST_SLOTS);
     }
 
     #[test]
