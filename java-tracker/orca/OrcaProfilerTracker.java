@@ -428,7 +428,7 @@ public final class OrcaProfilerTracker {
                     return;
                 }
                 r.released(h, ~start, t);
-                if (paused == 0 && r.counted(enterSite, h, t)) {
+                if (paused == 0 && r.counted(OrcaEvents.R_HOLD, enterSite, h, t)) {
                     return;
                 }
                 start = -1;
@@ -800,6 +800,10 @@ public final class OrcaProfilerTracker {
                         long held = end - start - paused;
                         if (threshold >= 0 && held >= threshold) {
                             lockLongHold(enterSite, h, held, end, start);
+                        } else if (third < 0 && !r.lockPrecise && paused == 0
+                                && r.counted(OrcaEvents.R_LOCK_HOLD, enterSite, h, end)) {
+                            // counted in the record before it, as a monitor's (Rec.counted)
+                            return;
                         }
                         r.put(OrcaEvents.R_LOCK_HOLD,
                                 enterSite | (paused > 0 ? OrcaEvents.S_WAITED : 0), h, end, third);
@@ -1425,8 +1429,9 @@ public final class OrcaProfilerTracker {
         }
 
         /**
-         * A hold not timed, of monitor `hash` taken at `site`, that did not wait, ended at
-         * coarse time `t`: counted in the last record when that is one of the same site,
+         * A hold not timed, of monitor `hash` taken at `site` (`kind` R_HOLD; R_LOCK_HOLD for
+         * a j.u.c. lock's, `site` with its mode's bits), that did not wait, ended at coarse
+         * time `t`: counted in the last record when that is one of the same kind, site,
          * monitor and end (third word: minus the holds it stands for). True when it was. Why:
          * a thread that takes one lock in a loop made one record per hold, and the agent's
          * work per record was most of such a hold's cost; at a high rate a record now stands
@@ -1435,14 +1440,14 @@ public final class OrcaProfilerTracker {
          * thread, except at the JVM's exit, whose drain may miss a hold ended meanwhile, as it
          * may miss a record put meanwhile.
          */
-        boolean counted(int site, int hash, long t) {
+        boolean counted(int kind, int site, int hash, long t) {
             int p = pos;
             if (p == 0) {
                 return false;
             }
             long[] b = buf;
             long n = b[p - 1];
-            if (n >= 0 || n == Long.MIN_VALUE || b[p - 2] != ((t << 3) | OrcaEvents.R_HOLD)
+            if (n >= 0 || n == Long.MIN_VALUE || b[p - 2] != ((t << 3) | kind)
                     || b[p - 3] != (((long) site << 32) | (hash & 0xFFFFFFFFL))) {
                 return false;
             }
