@@ -1366,8 +1366,8 @@ public final class OrcaProfilerTracker {
          * recentPos its oldest). A `synchronized` method's monitor is hashed after the JVM
          * locked it (hashLocked), always a call into the VM on JDK 22 and earlier (the JIT's
          * hash reads only an unlocked header): Derby (JDK 17) locks a few objects in turn, so
-         * the last one alone missed for 3 of 4 such hashes (0.7 M hits against 3.0 M misses in
-         * 4 s), and 16 more missed for 1 in 4 (1.4 M of the misses found here, 0.5 M left).
+         * the last one alone missed for 4 of 5 such hashes (0.4 M hits against 1.8 M misses in
+         * 4 s), and 16 more found 3 of 4 of those (1.4 M; 0.5 M left to the VM).
          * Only those look here: for an object not locked the JIT's hash is as cheap as the
          * look (searching the ring at every hash cost more than it saved in a Derby profile).
          * A `synchronized` method called on 3 objects in turn, thread CPU per call (JDK 17,
