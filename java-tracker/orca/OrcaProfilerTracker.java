@@ -145,15 +145,74 @@ public final class OrcaProfilerTracker {
     /** Marks the held entry of a reentrant acquisition (in its site; site IDs are positive). */
     private static final int INNER = 0x80000000;
 
+    /**
+     * The threads' Recs by the low bits of their thread ID (Thread.tid, read with Unsafe: a
+     * subclass may override getId), each slot the Rec of the first thread of this recording
+     * that took it while it was free (empty, of an earlier recording, or of a thread that
+     * ended). Why: every report looks up its thread's Rec, a monitor hold twice and a j.u.c.
+     * lock/unlock pair five times, and ThreadLocal.get was 2 ns each (JDK 17), this 1 (a
+     * thread ID, a slot, a compare). A thread whose slot another holds uses REC (recSlow).
+     * Keeps at most SLOTS Recs of ended threads (and their buffers) reachable until another
+     * thread takes their slot. A thread whose ThreadLocals were erased (the JDK's
+     * InnocuousThread, Common-Cleaner's: Thread.threadLocals null) is sent to REC too, which
+     * then makes it a new Rec, as before the slots (the agent does not take that Rec, so its
+     * records are lost: left as it was, see benches/PROFILE.md).
+     */
+    private static final Rec[] BY_THREAD = new Rec[Rec.SLOTS];
+    /** Thread.tid's offset, or -1 (Unsafe or the fields out of reach: REC alone). */
+    private static final long TID = Rec.offset("tid");
+    /** Thread.threadLocals' offset, or -1. */
+    private static final long LOCALS = Rec.offset("threadLocals");
+
     private static Rec rec() {
-        Rec r = REC.get();
-        return r != null && r.session == session ? r : newRec();
+        Rec r = mine();
+        return r != null ? r : recSlow(true);
     }
 
     /** The thread's Rec of this recording, or null (none made yet, or an earlier one's). */
     private static Rec current() {
+        Rec r = mine();
+        return r != null ? r : recSlow(false);
+    }
+
+    /** The thread's Rec from its slot, or null (not there: REC may have it). */
+    private static Rec mine() {
+        long at = TID;
+        long locals = LOCALS;
+        if (at < 0 || locals < 0) {
+            return null;
+        }
+        Thread t = Thread.currentThread();
+        Rec r = BY_THREAD[(int) Rec.U.getLong(t, at) & (Rec.SLOTS - 1)];
+        return r != null && r.thread == t && r.session == session
+                && Rec.U.getReference(t, locals) != null ? r : null;
+    }
+
+    /** rec() or current() of a thread whose Rec is not in its slot. Out of line. */
+    @DontInline
+    private static Rec recSlow(boolean make) {
         Rec r = REC.get();
-        return r != null && r.session == session ? r : null;
+        if (r != null && r.session == session) {
+            claim(r, false);
+            return r;
+        }
+        return make ? newRec() : null;
+    }
+
+    /** Puts `r` in its thread's slot if the slot is free (see BY_THREAD); `ended`: a slot of
+     * a thread that ended is free too (Thread.isAlive, a native call on JDK 17: once per
+     * thread). */
+    private static void claim(Rec r, boolean ended) {
+        long at = TID;
+        if (at < 0 || LOCALS < 0) {
+            return;
+        }
+        int k = (int) Rec.U.getLong(r.thread, at) & (Rec.SLOTS - 1);
+        Rec o = BY_THREAD[k];
+        if (o == null || o.session != r.session || o.thread == r.thread
+                || ended && !o.thread.isAlive()) {
+            BY_THREAD[k] = r;
+        }
     }
 
     /** The thread's first monitor report (out of line: rec() is inlined everywhere). */
@@ -162,9 +221,10 @@ public final class OrcaProfilerTracker {
         if (!ready) {
             return null;
         }
-        Rec r = new Rec();
+        Rec r = new Rec(Thread.currentThread());
         r.session = session;
         REC.set(r);
+        claim(r, true);
         try {
             register(r);
         } catch (Throwable t) {
@@ -1199,6 +1259,25 @@ public final class OrcaProfilerTracker {
         long[] buf = new long[3 * 32];
         /** The recording it belongs to (OrcaProfilerTracker.session when made). */
         int session;
+        /** Its thread (final: read by other threads in BY_THREAD). */
+        final Thread thread;
+
+        Rec(Thread thread) {
+            this.thread = thread;
+        }
+
+        /** BY_THREAD's size (a power of two). */
+        static final int SLOTS = 256;
+
+        /** The offset of Thread's field `name` (JDK 17 and 25 have tid and threadLocals), or
+         * -1. */
+        static long offset(String name) {
+            try {
+                return U != null ? U.objectFieldOffset(Thread.class, name) : -1;
+            } catch (Throwable t) {
+                return -1;
+            }
+        }
         /**
          * Longs of buf in use. The owner publishes it with a release store (setPos) after the
          * records below it: the agent's exit drain reads it from another thread, and must see
@@ -1206,7 +1285,7 @@ public final class OrcaProfilerTracker {
          */
         int pos;
         /** null where java.base's Unsafe is out of reach (a test's copy on the class path). */
-        private static final jdk.internal.misc.Unsafe U;
+        static final jdk.internal.misc.Unsafe U;
         private static final long POS;
 
         static {
