@@ -145,25 +145,6 @@ public final class OrcaProfilerTracker {
     /** Marks the held entry of a reentrant acquisition (in its site; site IDs are positive). */
     private static final int INNER = 0x80000000;
 
-    /**
-     * The threads' Recs by the low bits of their thread ID (Thread.tid, read with Unsafe: a
-     * subclass may override getId), each slot the Rec of the first thread of this recording
-     * that took it while it was free (empty, of an earlier recording, or of a thread that
-     * ended). Why: every report looks up its thread's Rec, a monitor hold twice and a j.u.c.
-     * lock/unlock pair five times, and ThreadLocal.get was 2 ns each (JDK 17), this 1 (a
-     * thread ID, a slot, a compare). A thread whose slot another holds uses REC (recSlow).
-     * Keeps at most SLOTS Recs of ended threads (and their buffers) reachable until another
-     * thread takes their slot. A thread whose ThreadLocals were erased (the JDK's
-     * InnocuousThread, Common-Cleaner's: Thread.threadLocals null) is sent to REC too, which
-     * then makes it a new Rec, as before the slots (the agent does not take that Rec, so its
-     * records are lost: left as it was, see benches/PROFILE.md).
-     */
-    private static final Rec[] BY_THREAD = new Rec[Rec.SLOTS];
-    /** Thread.tid's offset, or -1 (Unsafe or the fields out of reach: REC alone). */
-    private static final long TID = Rec.offset("tid");
-    /** Thread.threadLocals' offset, or -1. */
-    private static final long LOCALS = Rec.offset("threadLocals");
-
     private static Rec rec() {
         Rec r = mine();
         return r != null ? r : recSlow(true);
@@ -177,13 +158,13 @@ public final class OrcaProfilerTracker {
 
     /** The thread's Rec from its slot, or null (not there: REC may have it). */
     private static Rec mine() {
-        long at = TID;
-        long locals = LOCALS;
+        long at = Rec.TID;
+        long locals = Rec.LOCALS;
         if (at < 0 || locals < 0) {
             return null;
         }
         Thread t = Thread.currentThread();
-        Rec r = BY_THREAD[(int) Rec.U.getLong(t, at) & (Rec.SLOTS - 1)];
+        Rec r = Rec.BY_THREAD[(int) Rec.U.getLong(t, at) & (Rec.SLOTS - 1)];
         return r != null && r.thread == t && r.session == session
                 && Rec.U.getReference(t, locals) != null ? r : null;
     }
@@ -199,19 +180,19 @@ public final class OrcaProfilerTracker {
         return make ? newRec() : null;
     }
 
-    /** Puts `r` in its thread's slot if the slot is free (see BY_THREAD); `ended`: a slot of
+    /** Puts `r` in its thread's slot if the slot is free (see Rec.BY_THREAD); `ended`: a slot of
      * a thread that ended is free too (Thread.isAlive, a native call on JDK 17: once per
      * thread). */
     private static void claim(Rec r, boolean ended) {
-        long at = TID;
-        if (at < 0 || LOCALS < 0) {
+        long at = Rec.TID;
+        if (at < 0 || Rec.LOCALS < 0) {
             return;
         }
         int k = (int) Rec.U.getLong(r.thread, at) & (Rec.SLOTS - 1);
-        Rec o = BY_THREAD[k];
+        Rec o = Rec.BY_THREAD[k];
         if (o == null || o.session != r.session || o.thread == r.thread
                 || ended && !o.thread.isAlive()) {
-            BY_THREAD[k] = r;
+            Rec.BY_THREAD[k] = r;
         }
     }
 
@@ -1300,6 +1281,26 @@ public final class OrcaProfilerTracker {
             U = u;
             POS = at;
         }
+
+        /**
+         * The threads' Recs by the low bits of their thread ID (Thread.tid, read with Unsafe: a
+         * subclass may override getId), each slot the Rec of the first thread of this recording
+         * that took it while it was free (empty, of an earlier recording, or of a thread that
+         * ended). Why: every report looks up its thread's Rec, a monitor hold twice and a j.u.c.
+         * lock/unlock pair five times, and ThreadLocal.get was 2 ns each (JDK 17), this 1 (a
+         * thread ID, a slot, a compare). A thread whose slot another holds uses REC (recSlow).
+         * Keeps at most SLOTS Recs of ended threads (and their buffers) reachable until another
+         * thread takes their slot. A thread whose ThreadLocals were erased (the JDK's
+         * InnocuousThread, Common-Cleaner's: Thread.threadLocals null) is sent to REC too, which
+         * then makes it a new Rec, as before the slots (the agent does not take that Rec, so its
+         * records are lost: left as it was, see benches/PROFILE.md). Here, not in the tracker:
+         * its static initializer runs before Rec is defined when the agent attaches.
+         */
+        static final Rec[] BY_THREAD = new Rec[SLOTS];
+        /** Thread.tid's offset, or -1 (Unsafe or the fields out of reach: REC alone). */
+        static final long TID = offset("tid");
+        /** Thread.threadLocals' offset, or -1. */
+        static final long LOCALS = offset("threadLocals");
 
         // ---- sampled hold timing (holdtiming=sampled): which holds read System.nanoTime ----
         //
