@@ -298,7 +298,7 @@ shared_codes! {
         HoldWaited = 6 => "R_HOLD_WAITED",
         /// A nested acquisition; third word: N held monitors follow, one (site<<32|hash, 0, 0) each.
         Order = 5 => "R_ORDER",
-        /// A j.u.c. lock's outermost hold ended (unlock called then); third word: its start; site: with SiteBits.
+        /// A j.u.c. lock's outermost hold ended (unlock called then); third word: its start, or minus the holds counted but not timed that the record stands for (as `R_HOLD`'s); site: with SiteBits.
         LockHold = 7 => "R_LOCK_HOLD",
         /// `notifies=counted`: a `notify` (third word: twice the calls the record stands for) or `notifyAll` (plus 1) at the site, on a monitor the thread holds, that found no thread waiting on it in the agent's table of waiters (read by the tracker, agent/src/recorder/waiters.rs); no time (the second word is the kind alone).
         Notified = 8 => "R_NOTIFIED",

@@ -146,14 +146,54 @@ public final class OrcaProfilerTracker {
     private static final int INNER = 0x80000000;
 
     private static Rec rec() {
-        Rec r = REC.get();
-        return r != null && r.session == session ? r : newRec();
+        Rec r = mine();
+        return r != null ? r : recSlow(true);
     }
 
     /** The thread's Rec of this recording, or null (none made yet, or an earlier one's). */
     private static Rec current() {
+        Rec r = mine();
+        return r != null ? r : recSlow(false);
+    }
+
+    /** The thread's Rec from its slot, or null (not there: REC may have it). */
+    private static Rec mine() {
+        long at = Rec.TID;
+        long locals = Rec.LOCALS;
+        if (at < 0 || locals < 0) {
+            return null;
+        }
+        Thread t = Thread.currentThread();
+        Rec r = Rec.BY_THREAD[(int) Rec.U.getLong(t, at) & (Rec.SLOTS - 1)];
+        return r != null && r.thread == t && r.session == session
+                && Rec.U.getReference(t, locals) != null ? r : null;
+    }
+
+    /** rec() or current() of a thread whose Rec is not in its slot. Out of line. */
+    @DontInline
+    private static Rec recSlow(boolean make) {
         Rec r = REC.get();
-        return r != null && r.session == session ? r : null;
+        if (r != null && r.session == session) {
+            claim(r, false);
+            return r;
+        }
+        return make ? newRec() : null;
+    }
+
+    /** Puts `r` in its thread's slot if the slot is free (see Rec.BY_THREAD); `ended`: a slot of
+     * a thread that ended is free too (Thread.isAlive, a native call on JDK 17: once per
+     * thread). */
+    private static void claim(Rec r, boolean ended) {
+        long at = Rec.TID;
+        if (at < 0 || Rec.LOCALS < 0) {
+            return;
+        }
+        int k = (int) Rec.U.getLong(r.thread, at) & (Rec.SLOTS - 1);
+        Rec o = Rec.BY_THREAD[k];
+        if (o == null || o.session != r.session || o.thread == r.thread
+                || ended && !o.thread.isAlive()) {
+            Rec.BY_THREAD[k] = r;
+        }
     }
 
     /** The thread's first monitor report (out of line: rec() is inlined everywhere). */
@@ -162,9 +202,10 @@ public final class OrcaProfilerTracker {
         if (!ready) {
             return null;
         }
-        Rec r = new Rec();
+        Rec r = new Rec(Thread.currentThread());
         r.session = session;
         REC.set(r);
+        claim(r, true);
         try {
             register(r);
         } catch (Throwable t) {
@@ -320,7 +361,7 @@ public final class OrcaProfilerTracker {
             inner = r.depth > 0 && r.pendingInner;
         } else {
             monitor = rec;
-            h = r.hash(monitor);
+            h = r.hashLocked(monitor);
             r.name(monitor, h);
             inner = r.depth > 0 && r.nested(monitor, site, h);
             if (traceAll && deepStacks) {
@@ -345,7 +386,7 @@ public final class OrcaProfilerTracker {
                 return;
             }
             // named before the hold's clock is read, so that naming is not counted in the hold
-            int h = r.hash(monitor);
+            int h = r.hashLocked(monitor);
             r.name(monitor, h);
             long c = coarseClock;
             r.push(monitor, h, site, c != 0 ? r.begin(c) : System.nanoTime());
@@ -356,9 +397,20 @@ public final class OrcaProfilerTracker {
     /** syncEntered with monitors held (nesting, reentrancy) or with trace=all. */
     @DontInline
     private static void syncEnteredRare(Rec r, Object monitor, int site) {
-        int h = r.hash(monitor);
-        r.name(monitor, h);
-        boolean inner = r.depth > 0 && r.nested(monitor, site, h);
+        // A reentrant acquisition (a synchronized method calling one of its own object's)
+        // takes the hash its held entry has: the monitor is locked, and hashing it would be a
+        // call into the VM (hash); it was named when it was first taken.
+        int i = r.depth > 0 ? r.find(monitor) : -1;
+        int h;
+        boolean inner;
+        if (i >= 0) {
+            h = r.heldHash[i];
+            inner = true;
+        } else {
+            h = r.hashLocked(monitor);
+            r.name(monitor, h);
+            inner = r.depth > 0 && r.nested(monitor, site, h);
+        }
         int st = traceAll && deepStacks ? stack(r, site) : 0;
         entered(r, monitor, site, h, inner, st);
     }
@@ -428,7 +480,7 @@ public final class OrcaProfilerTracker {
                     return;
                 }
                 r.released(h, ~start, t);
-                if (paused == 0 && r.counted(enterSite, h, t)) {
+                if (paused == 0 && r.counted(OrcaEvents.R_HOLD, enterSite, h, t)) {
                     return;
                 }
                 start = -1;
@@ -800,6 +852,10 @@ public final class OrcaProfilerTracker {
                         long held = end - start - paused;
                         if (threshold >= 0 && held >= threshold) {
                             lockLongHold(enterSite, h, held, end, start);
+                        } else if (third < 0 && !r.lockPrecise && paused == 0
+                                && r.counted(OrcaEvents.R_LOCK_HOLD, enterSite, h, end)) {
+                            // counted in the record before it, as a monitor's (Rec.counted)
+                            return;
                         }
                         r.put(OrcaEvents.R_LOCK_HOLD,
                                 enterSite | (paused > 0 ? OrcaEvents.S_WAITED : 0), h, end, third);
@@ -1249,6 +1305,25 @@ public final class OrcaProfilerTracker {
         long[] buf = new long[3 * 32];
         /** The recording it belongs to (OrcaProfilerTracker.session when made). */
         int session;
+        /** Its thread (final: read by other threads in BY_THREAD). */
+        final Thread thread;
+
+        Rec(Thread thread) {
+            this.thread = thread;
+        }
+
+        /** BY_THREAD's size (a power of two). */
+        static final int SLOTS = 256;
+
+        /** The offset of Thread's field `name` (JDK 17 and 25 have tid and threadLocals), or
+         * -1. */
+        static long offset(String name) {
+            try {
+                return U != null ? U.objectFieldOffset(Thread.class, name) : -1;
+            } catch (Throwable t) {
+                return -1;
+            }
+        }
         /**
          * Longs of buf in use. The owner publishes it with a release store (setPos) after the
          * records below it: the agent's exit drain reads it from another thread, and must see
@@ -1256,7 +1331,7 @@ public final class OrcaProfilerTracker {
          */
         int pos;
         /** null where java.base's Unsafe is out of reach (a test's copy on the class path). */
-        private static final jdk.internal.misc.Unsafe U;
+        static final jdk.internal.misc.Unsafe U;
         private static final long POS;
 
         static {
@@ -1271,6 +1346,26 @@ public final class OrcaProfilerTracker {
             U = u;
             POS = at;
         }
+
+        /**
+         * The threads' Recs by the low bits of their thread ID (Thread.tid, read with Unsafe: a
+         * subclass may override getId), each slot the Rec of the first thread of this recording
+         * that took it while it was free (empty, of an earlier recording, or of a thread that
+         * ended). Why: every report looks up its thread's Rec, a monitor hold twice and a j.u.c.
+         * lock/unlock pair five times, and ThreadLocal.get was 2 ns each (JDK 17), this 1 (a
+         * thread ID, a slot, a compare). A thread whose slot another holds uses REC (recSlow).
+         * Keeps at most SLOTS Recs of ended threads (and their buffers) reachable until another
+         * thread takes their slot. A thread whose ThreadLocals were erased (the JDK's
+         * InnocuousThread, Common-Cleaner's: Thread.threadLocals null) is sent to REC too, which
+         * then makes it a new Rec, as before the slots (the agent does not take that Rec, so its
+         * records are lost: left as it was, see benches/PROFILE.md). Here, not in the tracker:
+         * its static initializer runs before Rec is defined when the agent attaches.
+         */
+        static final Rec[] BY_THREAD = new Rec[SLOTS];
+        /** Thread.tid's offset, or -1 (Unsafe or the fields out of reach: REC alone). */
+        static final long TID = offset("tid");
+        /** Thread.threadLocals' offset, or -1. */
+        static final long LOCALS = offset("threadLocals");
 
         // ---- sampled hold timing (holdtiming=sampled): which holds read System.nanoTime ----
         //
@@ -1413,14 +1508,73 @@ public final class OrcaProfilerTracker {
         Object hashedObj;
         int hashedHash;
 
+        /**
+         * The RECENT objects this thread hashed before the last, and their hashes (a ring,
+         * recentPos its oldest). A `synchronized` method's monitor is hashed after the JVM
+         * locked it (hashLocked), always a call into the VM on JDK 22 and earlier (the JIT's
+         * hash reads only an unlocked header): Derby (JDK 17) locks a few objects in turn, so
+         * the last one alone missed for 4 of 5 such hashes (0.4 M hits against 1.8 M misses in
+         * 4 s), and 16 more found 3 of 4 of those (1.4 M; 0.5 M left to the VM).
+         * Only those look here: for an object not locked the JIT's hash is as cheap as the
+         * look (searching the ring at every hash cost more than it saved in a Derby profile).
+         * A `synchronized` method called on 3 objects in turn, thread CPU per call (JDK 17,
+         * loaded machine): 46.3 ns -> 33.1; on 12: 46.9 -> 37.6; on 40, a miss every time:
+         * 50.0 -> 52.6. Keeps RECENT more objects per thread reachable, until it hashes others
+         * or ends.
+         */
+        final Object[] recentObj = new Object[RECENT];
+        final int[] recentHash = new int[RECENT];
+        int recentPos;
+        static final int RECENT = 16;
+
         /** The identity hash of `o`, from the one-entry cache when `o` was hashed last. */
         int hash(Object o) {
             if (o == hashedObj) {
                 return hashedHash;
             }
             int h = System.identityHashCode(o);
+            remember(o, h);
+            return h;
+        }
+
+        /** hash() of a monitor this thread has just locked: the ring is looked at first. */
+        int hashLocked(Object o) {
+            if (o == hashedObj) {
+                return hashedHash;
+            }
+            return hashRecent(o);
+        }
+
+        /** The last object hashed; the one before it goes to the ring. */
+        private void remember(Object o, int h) {
+            Object last = hashedObj;
+            if (last != null) {
+                int p = recentPos;
+                recentObj[p] = last;
+                recentHash[p] = hashedHash;
+                recentPos = (p + 1) & (RECENT - 1);
+            }
             hashedObj = o;
             hashedHash = h;
+        }
+
+        /** hashLocked() when `o` was not hashed last: from the ring, else the VM's. */
+        @DontInline
+        private int hashRecent(Object o) {
+            Object[] ro = recentObj;
+            for (int k = 0; k < RECENT; k++) {
+                if (ro[k] == o) {
+                    // the two swap: the ring keeps what the last held
+                    int h = recentHash[k];
+                    ro[k] = hashedObj;
+                    recentHash[k] = hashedHash;
+                    hashedObj = o;
+                    hashedHash = h;
+                    return h;
+                }
+            }
+            int h = System.identityHashCode(o);
+            remember(o, h);
             return h;
         }
 
@@ -1492,8 +1646,9 @@ public final class OrcaProfilerTracker {
         }
 
         /**
-         * A hold not timed, of monitor `hash` taken at `site`, that did not wait, ended at
-         * coarse time `t`: counted in the last record when that is one of the same site,
+         * A hold not timed, of monitor `hash` taken at `site` (`kind` R_HOLD; R_LOCK_HOLD for
+         * a j.u.c. lock's, `site` with its mode's bits), that did not wait, ended at coarse
+         * time `t`: counted in the last record when that is one of the same kind, site,
          * monitor and end (third word: minus the holds it stands for). True when it was. Why:
          * a thread that takes one lock in a loop made one record per hold, and the agent's
          * work per record was most of such a hold's cost; at a high rate a record now stands
@@ -1502,14 +1657,14 @@ public final class OrcaProfilerTracker {
          * thread, except at the JVM's exit, whose drain may miss a hold ended meanwhile, as it
          * may miss a record put meanwhile.
          */
-        boolean counted(int site, int hash, long t) {
+        boolean counted(int kind, int site, int hash, long t) {
             int p = pos;
             if (p == 0) {
                 return false;
             }
             long[] b = buf;
             long n = b[p - 1];
-            if (n >= 0 || n == Long.MIN_VALUE || b[p - 2] != ((t << OrcaEvents.KIND_BITS) | OrcaEvents.R_HOLD)
+            if (n >= 0 || n == Long.MIN_VALUE || b[p - 2] != ((t << OrcaEvents.KIND_BITS) | kind)
                     || b[p - 3] != (((long) site << 32) | (hash & 0xFFFFFFFFL))) {
                 return false;
             }

@@ -196,6 +196,63 @@ fn the_default_counts_what_the_complete_trace_counts() {
     }
 }
 
+/// Threads whose IDs share a slot of the tracker's table of their records (256 slots: more
+/// threads alive at once than that, then as many again once they ended) each count their own
+/// holds exactly: a thread whose slot another holds finds its record by its ThreadLocal, and
+/// one whose slot's thread ended takes the slot over.
+#[test]
+fn threads_sharing_a_tracker_slot_keep_their_own_holds() {
+    const THREADS: usize = 300;
+    const HOLDS: u64 = 200;
+    for jdk in jdks() {
+        let r = run(
+            "shared-slots",
+            jdk,
+            "",
+            "SharedSlots",
+            &[&THREADS.to_string(), &HOLDS.to_string()],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let sums = Sums::of(&orca_text(&r));
+        // Per worker: its block and its synchronized method; its ReentrantLock.
+        let mut monitors: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+        for ((thread, _, site), n) in counts_by_site(&log, &sums) {
+            if thread.starts_with("worker-") && site.starts_with("SharedSlots") {
+                monitors.entry(thread).or_default().push(n);
+            }
+        }
+        let mut locks: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+        for ((thread, _, site), n) in lock_counts_by_site(&log, &sums) {
+            if thread.starts_with("worker-") && site.starts_with("SharedSlots") {
+                locks.entry(thread).or_default().push(n);
+            }
+        }
+        let label = jdk.label();
+        assert_eq!(
+            monitors.len(),
+            2 * THREADS,
+            "{label}: workers with monitor holds"
+        );
+        assert_eq!(
+            locks.len(),
+            2 * THREADS,
+            "{label}: workers with j.u.c. holds"
+        );
+        for (thread, counts) in &monitors {
+            assert_eq!(
+                counts,
+                &vec![HOLDS, HOLDS],
+                "{label}: {thread}'s monitor holds"
+            );
+        }
+        for (thread, counts) in &locks {
+            assert_eq!(counts, &vec![HOLDS], "{label}: {thread}'s j.u.c. holds");
+        }
+    }
+}
+
 #[test]
 fn long_holds_are_events_with_their_stack() {
     let line = marker_line("HoldTimes.java", "hold");
