@@ -1973,54 +1973,33 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 stack: parse_stack(s, 6)?,
             }
         }
-        K::MonitorHolds => {
+        K::MonitorHolds | K::MonitorContentions => {
             let [_, _, t, m, c, tot, mx, h, site] = split::<9>(line, name)?;
             let thread = parse_hash(t, 3, "thread", false)?;
-            // 0: the holds of other monitors at this site (FORMAT.md).
+            // 0: the holds (contentions) of other monitors at this site (FORMAT.md).
             let monitor = parse_hash(m, 4, "monitor", true)?;
             let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 5)?;
-            Event::MonitorHolds {
-                thread,
-                monitor,
-                count,
-                total,
-                max,
-                histogram,
-                site: parse_site(site, 9, "site")?,
-            }
-        }
-        K::MonitorContentions => {
-            let [_, _, t, m, c, tot, mx, h, site] = split::<9>(line, name)?;
-            let thread = parse_hash(t, 3, "thread", false)?;
-            // 0: the contentions of other monitors at this site.
-            let monitor = parse_hash(m, 4, "monitor", true)?;
-            let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 5)?;
-            Event::MonitorContentions {
-                thread,
-                monitor,
-                count,
-                total,
-                max,
-                histogram,
-                site: parse_site(site, 9, "site")?,
-            }
-        }
-        K::LockContentions => {
-            let [_, _, t, l, m, c, tot, mx, h, site] = split::<10>(line, name)?;
-            let thread = parse_hash(t, 3, "thread", false)?;
-            // 0: the contentions of other locks in this mode at this site.
-            let lock = parse_hash(l, 4, "lock", true)?;
-            let mode = parse_mode(m, 5)?;
-            let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 6)?;
-            Event::LockContentions {
-                thread,
-                lock,
-                mode,
-                count,
-                total,
-                max,
-                histogram,
-                site: parse_site(site, 10, "site")?,
+            let site = parse_site(site, 9, "site")?;
+            if kind == K::MonitorHolds {
+                Event::MonitorHolds {
+                    thread,
+                    monitor,
+                    count,
+                    total,
+                    max,
+                    histogram,
+                    site,
+                }
+            } else {
+                Event::MonitorContentions {
+                    thread,
+                    monitor,
+                    count,
+                    total,
+                    max,
+                    histogram,
+                    site,
+                }
             }
         }
         K::MonitorHoldsUntimed => {
@@ -2033,22 +2012,36 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 site: parse_site(site, 6, "site")?,
             }
         }
-        K::LockHolds => {
+        K::LockHolds | K::LockContentions => {
             let [_, _, t, l, m, c, tot, mx, h, site] = split::<10>(line, name)?;
             let thread = parse_hash(t, 3, "thread", false)?;
-            // 0: the holds of other locks in this mode at this site (FORMAT.md).
+            // 0: the holds (contentions) of other locks in this mode at this site (FORMAT.md).
             let lock = parse_hash(l, 4, "lock", true)?;
             let mode = parse_mode(m, 5)?;
             let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 6)?;
-            Event::LockHolds {
-                thread,
-                lock,
-                mode,
-                count,
-                total,
-                max,
-                histogram,
-                site: parse_site(site, 10, "site")?,
+            let site = parse_site(site, 10, "site")?;
+            if kind == K::LockHolds {
+                Event::LockHolds {
+                    thread,
+                    lock,
+                    mode,
+                    count,
+                    total,
+                    max,
+                    histogram,
+                    site,
+                }
+            } else {
+                Event::LockContentions {
+                    thread,
+                    lock,
+                    mode,
+                    count,
+                    total,
+                    max,
+                    histogram,
+                    site,
+                }
             }
         }
         K::LockHoldsUntimed => {
