@@ -372,6 +372,23 @@ pub struct Summary {
     pub last_written: u64,
 }
 
+/// The row of `object` among a site's `rows` (waits, contentions): its own while the site has
+/// fewer than [`WAIT_ROWS`] objects with rows (or already has it), else the row of other
+/// objects (0); a new row adds a line to `lines`.
+fn object_row<T: Default>(rows: &mut Vec<(u32, T)>, object: u32, lines: &mut usize) -> usize {
+    if let Some(i) = rows.iter().position(|r| r.0 == object) {
+        return i;
+    }
+    let own = rows.iter().filter(|r| r.0 != 0).count();
+    let row = if own < WAIT_ROWS { object } else { 0 };
+    if let Some(i) = rows.iter().position(|r| r.0 == row) {
+        return i;
+    }
+    rows.push((row, T::default()));
+    *lines += 1;
+    rows.len() - 1
+}
+
 impl Summary {
     /// Empty tables; the first interval starts at `nanos`.
     pub fn starting(nanos: u64) -> Summary {
@@ -628,21 +645,7 @@ impl Summary {
     /// `waitthreshold`, or long beyond its object's budget of written ones.
     pub fn waited_short(&mut self, call: WaitCall, object: u32, site: Frame, nanos: u64) {
         let rows = self.waits.entry((call, site)).or_default();
-        let at = match rows.iter().position(|r| r.0 == object) {
-            Some(i) => i,
-            None => {
-                let own = rows.iter().filter(|r| r.0 != 0).count();
-                let row = if own < WAIT_ROWS { object } else { 0 };
-                match rows.iter().position(|r| r.0 == row) {
-                    Some(i) => i,
-                    None => {
-                        rows.push((row, WaitStat::default()));
-                        self.lines += 1;
-                        rows.len() - 1
-                    }
-                }
-            }
-        };
+        let at = object_row(rows, object, &mut self.lines);
         let stat = &mut rows[at].1;
         stat.count += 1;
         stat.total += nanos;
@@ -653,21 +656,7 @@ impl Summary {
     /// monitor) that waited `nanos` and is counted instead of written.
     pub fn contended(&mut self, mode: Option<u8>, object: u32, site: Frame, nanos: u64) {
         let rows = self.contentions.entry((mode, site)).or_default();
-        let at = match rows.iter().position(|r| r.0 == object) {
-            Some(i) => i,
-            None => {
-                let own = rows.iter().filter(|r| r.0 != 0).count();
-                let row = if own < WAIT_ROWS { object } else { 0 };
-                match rows.iter().position(|r| r.0 == row) {
-                    Some(i) => i,
-                    None => {
-                        rows.push((row, HoldStat::default()));
-                        self.lines += 1;
-                        rows.len() - 1
-                    }
-                }
-            }
-        };
+        let at = object_row(rows, object, &mut self.lines);
         rows[at].1.add(nanos);
     }
 
