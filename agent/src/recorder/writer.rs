@@ -1453,6 +1453,52 @@ mod tests {
         }
     }
 
+    /// Once exit began, the closing thread's `trace=all` batches (the exit drain's, which
+    /// has the records of the threads still running) are written, another thread's counted
+    /// late.
+    #[test]
+    fn the_exit_drain_writes_its_trace_batches() {
+        let dir = std::env::temp_dir().join(format!("orca-writer-trace-{}", std::process::id()));
+        let paths = ["orca", "methods", "classes"].map(|e| dir.join(format!("t.{e}")));
+        let log: &'static LogWriter = Box::leak(Box::new(LogWriter::new()));
+        log.start(Files::create(paths.clone()).unwrap()).unwrap();
+        let batch = |thread: u32| TraceBatch {
+            thread,
+            stacks: Vec::new(),
+            lines: vec![
+                TraceLine {
+                    nanos: 12_000_000_345,
+                    monitor: 7,
+                    stack: 0,
+                    top: Frame {
+                        method: 0,
+                        location: 0,
+                    },
+                    kind: Kind::MonitorExit,
+                    has_top: false,
+                };
+                2
+            ],
+        };
+        let totals = std::thread::spawn(move || {
+            log.close_producers();
+            log.push_trace(batch(0xC1));
+            std::thread::spawn(move || log.push_trace(batch(0xD2)))
+                .join()
+                .unwrap();
+            log.finish()
+        })
+        .join()
+        .unwrap();
+        let text = std::fs::read_to_string(&paths[0]).unwrap();
+        assert_eq!(text.matches(",MonitorExit,000000C1,").count(), 2, "{text}");
+        assert!(!text.contains("000000D2"), "{text}");
+        assert_eq!((totals.events, totals.late), (2, 2), "{totals:?}");
+        for p in &paths {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
     #[test]
     fn formats_each_shape() {
         let f = vec![
