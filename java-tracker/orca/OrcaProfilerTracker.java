@@ -150,7 +150,10 @@ public final class OrcaProfilerTracker {
         return r != null ? r : recSlow(true);
     }
 
-    /** The thread's Rec of this recording, or null (none made yet, or an earlier one's). */
+    /** The thread's Rec of this recording, or null (none made yet, or an earlier one's; or
+     * lost with its erased ThreadLocals while another thread holds its slot, until its next
+     * rec(), which asks the agent: the JDK erases them between tasks, when no report is
+     * under way). */
     private static Rec current() {
         Rec r = mine();
         return r != null ? r : recSlow(false);
