@@ -390,7 +390,7 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 19] {
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
             c"register",
-            c"(Ljava/lang/OrcaProfilerTracker$Rec;)V",
+            c"(Ljava/lang/OrcaProfilerTracker$Rec;)Ljava/lang/OrcaProfilerTracker$Rec;",
             register as *mut c_void,
         ),
         (
@@ -539,13 +539,14 @@ unsafe extern "system" fn hook_exit(env: *mut JNIEnv, _class: jclass) {
     })
 }
 
-/// `OrcaProfilerTracker.register(Rec)`.
-unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobject) {
-    guard("OrcaProfilerTracker.register", (), || {
-        if let Some(a) = agent() {
-            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
-            tracker::register(&a.rec, unsafe { Jni::from_raw(env) }, rec);
-        }
+/// `OrcaProfilerTracker.register(Rec)`: the Rec the agent drains for the thread, or null.
+unsafe extern "system" fn register(env: *mut JNIEnv, _class: jclass, rec: jobject) -> jobject {
+    guard("OrcaProfilerTracker.register", std::ptr::null_mut(), || {
+        let Some(a) = agent() else {
+            return std::ptr::null_mut();
+        };
+        // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+        tracker::register(&a.rec, unsafe { Jni::from_raw(env) }, rec)
     })
 }
 

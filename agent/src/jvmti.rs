@@ -498,6 +498,18 @@ impl Jni {
         }
     }
 
+    /// A local reference (JNI `NewLocalRef`) to what `obj` names, for a native method to
+    /// return; null when `obj` names nothing or the JVM could not make one.
+    pub fn new_local_ref(&self, obj: jobject) -> jobject {
+        // SAFETY: `raw` is this thread's JNIEnv.
+        unsafe {
+            (**self.raw)
+                .NewLocalRef
+                .map(|f| f(self.raw, obj))
+                .unwrap_or(ptr::null_mut())
+        }
+    }
+
     /// A weak global reference (JNI `NewWeakGlobalRef`): names the object on every thread
     /// without keeping it alive; null when the JVM could not make one.
     pub fn new_weak_global_ref(&self, obj: jobject) -> jobject {

@@ -150,7 +150,10 @@ public final class OrcaProfilerTracker {
         return r != null ? r : recSlow(true);
     }
 
-    /** The thread's Rec of this recording, or null (none made yet, or an earlier one's). */
+    /** The thread's Rec of this recording, or null (none made yet, or an earlier one's; or
+     * lost with its erased ThreadLocals while another thread holds its slot, until its next
+     * rec(), which asks the agent: the JDK erases them between tasks, when no report is
+     * under way). */
     private static Rec current() {
         Rec r = mine();
         return r != null ? r : recSlow(false);
@@ -159,14 +162,12 @@ public final class OrcaProfilerTracker {
     /** The thread's Rec from its slot, or null (not there: REC may have it). */
     private static Rec mine() {
         long at = Rec.TID;
-        long locals = Rec.LOCALS;
-        if (at < 0 || locals < 0) {
+        if (at < 0) {
             return null;
         }
         Thread t = Thread.currentThread();
         Rec r = Rec.BY_THREAD[(int) Rec.U.getLong(t, at) & (Rec.SLOTS - 1)];
-        return r != null && r.thread == t && r.session == session
-                && Rec.U.getReference(t, locals) != null ? r : null;
+        return r != null && r.thread == t && r.session == session ? r : null;
     }
 
     /** rec() or current() of a thread whose Rec is not in its slot. Out of line. */
@@ -185,7 +186,7 @@ public final class OrcaProfilerTracker {
      * thread). */
     private static void claim(Rec r, boolean ended) {
         long at = Rec.TID;
-        if (at < 0 || Rec.LOCALS < 0) {
+        if (at < 0) {
             return;
         }
         int k = (int) Rec.U.getLong(r.thread, at) & (Rec.SLOTS - 1);
@@ -196,7 +197,14 @@ public final class OrcaProfilerTracker {
         }
     }
 
-    /** The thread's first monitor report (out of line: rec() is inlined everywhere). */
+    /**
+     * The thread's first report of this recording, or its first since its ThreadLocals were
+     * erased while another thread held its slot (out of line: rec() is inlined everywhere).
+     * The agent keeps a thread's first Rec and hands it back here: a thread that made a
+     * second one (the JDK's InnocuousThread erases its ThreadLocals between tasks: the
+     * Common-Cleaner, the common pool's workers on JDK 19 and later) wrote its records where
+     * the agent never read them, and lost every hold after its first task.
+     */
     @DontInline
     private static Rec newRec() {
         if (!ready) {
@@ -204,17 +212,22 @@ public final class OrcaProfilerTracker {
         }
         Rec r = new Rec(Thread.currentThread());
         r.session = session;
-        REC.set(r);
-        claim(r, true);
         try {
-            register(r);
+            Rec had = register(r);
+            if (had != null && had.session == session && had.thread == r.thread) {
+                r = had;
+            }
         } catch (Throwable t) {
             // natives not bound: records are kept and dropped when the buffer is full
         }
+        REC.set(r);
+        claim(r, true);
         return r;
     }
 
-    private static native void register(Rec r);
+    /** Registers `r` as the thread's Rec, unless the thread has one: the Rec the agent
+     * drains for the thread (`r` or the thread's first), or null. */
+    private static native Rec register(Rec r);
     /** Hands the buffered records to the agent; the agent sets r.pos back to 0. */
     static native void flush(Rec r);
     /** trace=all: the current stack (the block's frame at `site`), interned; its ID. */
@@ -1315,8 +1328,7 @@ public final class OrcaProfilerTracker {
         /** BY_THREAD's size (a power of two). */
         static final int SLOTS = 256;
 
-        /** The offset of Thread's field `name` (JDK 17 and 25 have tid and threadLocals), or
-         * -1. */
+        /** The offset of Thread's field `name` (JDK 17 and 25 have tid), or -1. */
         static long offset(String name) {
             try {
                 return U != null ? U.objectFieldOffset(Thread.class, name) : -1;
@@ -1356,16 +1368,13 @@ public final class OrcaProfilerTracker {
          * thread ID, a slot, a compare). A thread whose slot another holds uses REC (recSlow).
          * Keeps at most SLOTS Recs of ended threads (and their buffers) reachable until another
          * thread takes their slot. A thread whose ThreadLocals were erased (the JDK's
-         * InnocuousThread, Common-Cleaner's: Thread.threadLocals null) is sent to REC too, which
-         * then makes it a new Rec, as before the slots (the agent does not take that Rec, so its
-         * records are lost: left as it was, see benches/PROFILE.md). Here, not in the tracker:
-         * its static initializer runs before Rec is defined when the agent attaches.
+         * InnocuousThread) keeps its Rec here; when another holds its slot, REC has lost it,
+         * and newRec asks the agent for it. Here, not in the tracker: its static initializer
+         * runs before Rec is defined when the agent attaches.
          */
         static final Rec[] BY_THREAD = new Rec[SLOTS];
-        /** Thread.tid's offset, or -1 (Unsafe or the fields out of reach: REC alone). */
+        /** Thread.tid's offset, or -1 (Unsafe or the field out of reach: REC alone). */
         static final long TID = offset("tid");
-        /** Thread.threadLocals' offset, or -1. */
-        static final long LOCALS = offset("threadLocals");
 
         // ---- sampled hold timing (holdtiming=sampled): which holds read System.nanoTime ----
         //

@@ -95,7 +95,10 @@ fn demo_runs_identically_with_exact_event_counts() {
     for (from, to) in [
         ("static volatile boolean ready;", "static volatile boolean ready = true;"),
         ("static boolean traceAll;", "static boolean traceAll = true;"),
-        ("private static native void register(Rec r);", "private static void register(Rec r) {}"),
+        (
+            "private static native Rec register(Rec r);",
+            "private static Rec register(Rec r) { return r; }",
+        ),
         ("static native void flush(Rec r);", "static void flush(Rec r) { r.pos = 0; }"),
         ("private static native int stack(Rec r, int site);", "private static int stack(Rec r, int site) { return 0; }"),
         (

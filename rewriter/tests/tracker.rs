@@ -81,7 +81,7 @@ fn tracker_declares_every_called_method() {
         vec![
             "bind()Z",
             "event(ILjava/lang/Object;)V",
-            "register(Lorca/OrcaProfilerTracker$Rec;)V",
+            "register(Lorca/OrcaProfilerTracker$Rec;)Lorca/OrcaProfilerTracker$Rec;",
             "flush(Lorca/OrcaProfilerTracker$Rec;)V",
             "stack(Lorca/OrcaProfilerTracker$Rec;I)I",
             "longHold(Lorca/OrcaProfilerTracker$Rec;IIJJJ)V",

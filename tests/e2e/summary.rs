@@ -253,6 +253,103 @@ fn threads_sharing_a_tracker_slot_keep_their_own_holds() {
     }
 }
 
+/// Threads whose ThreadLocals the JDK erases between tasks (its `InnocuousThread`: a
+/// `Cleaner`'s thread before each cleanup, the common pool's workers on JDK 19 and later when
+/// they go idle) count every hold of every task: the tracker keeps such a thread on its one
+/// record, also when another thread holds its slot (`collide`: it then finds its record
+/// through the agent). With the default, with `trace=all` (whose summaries must be what its
+/// own events add up to, and whose log must pass `orca check`), and with the JDK's classes
+/// instrumented too (the cleaner thread then also reports the JDK's locking between
+/// cleanups).
+#[test]
+fn threads_whose_thread_locals_are_erased_keep_their_holds() {
+    const TASKS: u64 = 20;
+    const HOLDS: u64 = 50;
+    let line = marker_line("Innocuous.java", "hold");
+    let (tasks, holds) = (TASKS.to_string(), HOLDS.to_string());
+    for jdk in jdks() {
+        let label = jdk.label();
+        for (what, collide) in [("cleaner", false), ("cleaner", true), ("pool", false)] {
+            for options in ["", "trace=all", "jdk=yes,trace=all"] {
+                let mut args = vec![what, tasks.as_str(), holds.as_str()];
+                if collide {
+                    args.push("collide");
+                }
+                let run = run_with(
+                    &format!("innocuous-{what}-{collide}"),
+                    jdk,
+                    options,
+                    VERIFY_ALL,
+                    "Innocuous",
+                    &args,
+                );
+                let case = format!("{label}, {args:?}, options {options:?}");
+                assert_eq!(run.code, Some(0), "{case}: {}", run.stderr);
+                let log = run.log();
+                assert_valid(&run, &log);
+                let text = orca_text(&run);
+                let sums = Sums::of(&text);
+                if options.contains("trace=all") {
+                    // The threads under test's rows. (With jdk=yes, the main thread's sites
+                    // that lock a fresh JDK object each time fold into a row of "other
+                    // monitors", which the reference aggregator does not do.)
+                    let tested = |t: &u32| {
+                        log.thread_names.get(t).is_some_and(|n| {
+                            n.starts_with("Cleaner-")
+                                || n == "collider"
+                                || n.starts_with("ForkJoinPool.commonPool-worker-")
+                        })
+                    };
+                    let reference = Sums::of(&REFERENCE.run(&text).summary);
+                    let of_tested = |s: &Sums| {
+                        s.holds
+                            .iter()
+                            .filter(|((t, _, _), _)| tested(&t.0))
+                            .map(|(k, v)| (*k, v.clone()))
+                            .collect::<BTreeMap<_, _>>()
+                    };
+                    assert_eq!(
+                        of_tested(&sums),
+                        of_tested(&reference),
+                        "{case}: the summaries against the trace"
+                    );
+                }
+                // Holds at the program's one site, per thread.
+                let at_site: BTreeMap<String, u64> = counts_by_site(&log, &sums)
+                    .into_iter()
+                    .filter(|((_, _, site), _)| site == &format!("Innocuous.hold:{line}"))
+                    .map(|((thread, _, _), n)| (thread, n))
+                    .collect();
+                if what == "pool" {
+                    // (which worker ran which task is the scheduler's)
+                    assert!(
+                        at_site
+                            .keys()
+                            .all(|t| t.starts_with("ForkJoinPool.commonPool-worker-")),
+                        "{case}: {at_site:?}"
+                    );
+                    assert_eq!(
+                        at_site.values().sum::<u64>(),
+                        TASKS * HOLDS,
+                        "{case}: {at_site:?}"
+                    );
+                } else {
+                    let cleaner = run
+                        .stdout
+                        .split_whitespace()
+                        .find_map(|w| w.strip_prefix("cleaner="))
+                        .expect("the program names the cleaner's thread");
+                    let mut want = BTreeMap::from([(cleaner.to_string(), TASKS * HOLDS)]);
+                    if collide {
+                        want.insert("collider".to_string(), 1);
+                    }
+                    assert_eq!(at_site, want, "{case}: holds per thread");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn long_holds_are_events_with_their_stack() {
     let line = marker_line("HoldTimes.java", "hold");

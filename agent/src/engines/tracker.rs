@@ -763,9 +763,10 @@ fn moved_top(rec: &Recorder, jni: Jni, mut frames: Frames) -> Option<Frames> {
     Some(frames)
 }
 
-/// `OrcaProfilerTracker.register(Rec)`: the thread's first monitor report.
-pub fn register(rec: &Recorder, jni: Jni, buffer: jobject) {
-    rec.rec_register(jni, buffer);
+/// `OrcaProfilerTracker.register(Rec)`: the thread's first monitor report, or its first
+/// since its ThreadLocals were erased; the thread's Rec (a local reference), or null.
+pub fn register(rec: &Recorder, jni: Jni, buffer: jobject) -> jobject {
+    rec.rec_register(jni, buffer)
 }
 
 /// `OrcaProfilerTracker.flush(Rec)`: the buffer is full.

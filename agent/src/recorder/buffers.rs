@@ -214,17 +214,29 @@ fn lock(r: &Mutex<Recording>) -> MutexGuard<'_, Recording> {
 }
 
 impl Recorder {
-    /// `OrcaProfilerTracker.register(Rec)`: the thread's first monitor report.
-    pub fn rec_register(&self, jni: Jni, rec: jobject) {
+    /// `OrcaProfilerTracker.register(Rec)`: the thread's first monitor report, or its first
+    /// since its ThreadLocals were erased (the JDK's `InnocuousThread`: the Common-Cleaner,
+    /// the common pool's workers), which lost the tracker its Rec. Returns the Rec to use (a
+    /// local reference), null when there is none: a thread keeps its first, the only one
+    /// drained, with the monitors it holds.
+    pub fn rec_register(&self, jni: Jni, rec: jobject) -> jobject {
         let Some(state) = self.current_state() else {
-            return;
+            return std::ptr::null_mut();
         };
-        if state.recording.is_some() || rec.is_null() {
-            return;
+        if let Some(r) = &state.recording {
+            let had = lock(r).rec.0;
+            return if had.is_null() {
+                had
+            } else {
+                jni.new_local_ref(had)
+            };
+        }
+        if rec.is_null() {
+            return std::ptr::null_mut();
         }
         let global = jni.new_global_ref(rec);
         if global.is_null() {
-            return;
+            return std::ptr::null_mut();
         }
         let r = Arc::new(Mutex::new(Recording {
             rec: RecRef(global),
@@ -260,6 +272,7 @@ impl Recorder {
             .unwrap_or_else(|e| e.into_inner())
             .insert(key, r.clone());
         state.recording = Some(r);
+        rec
     }
 
     /// `OrcaProfilerTracker.flush(Rec)`: the buffer is full.

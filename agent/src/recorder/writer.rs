@@ -605,23 +605,21 @@ impl LogWriter {
         self.pushing.fetch_sub(1, Ordering::Release);
     }
 
-    /// Queues the trace events of one drain as one record; like [`LogWriter::push`] it never
-    /// waits: past [`MAX_TRACED`] queued events, or with the queue full, they are dropped and
-    /// counted.
+    /// Queues the trace events of one drain as one record. A program thread never waits,
+    /// as in [`LogWriter::push`]: past [`MAX_TRACED`] queued events, or with the queue full,
+    /// they are dropped and counted. After [`LogWriter::close_producers`] only the closing
+    /// thread's are taken, and it waits for room as in [`LogWriter::push_summaries`]: they
+    /// are the exit drain's, the records of the threads still running. (They were counted
+    /// late: a daemon thread's last `MonitorExit`, whose `MonitorEntered` an earlier drain
+    /// had written, was lost, and `orca check` saw the monitor held to the end while another
+    /// thread took it; the Common-Cleaner's in a `javac` run.)
     pub fn push_trace(&self, batch: TraceBatch) {
         let n = batch.lines.len() as u64;
         if n == 0 {
             return;
         }
-        if self.stop.load(Ordering::Relaxed) {
-            self.late.fetch_add(n, Ordering::Relaxed);
-            return;
-        }
-        if self.traced.load(Ordering::Relaxed) + n > MAX_TRACED {
-            self.dropped.fetch_add(n, Ordering::Relaxed);
-            return;
-        }
-        let record = EventRecord {
+        let closer = is_closer();
+        let mut record = EventRecord {
             nanos: batch.lines[0].nanos,
             kind: batch.lines[0].kind,
             thread: batch.thread,
@@ -630,23 +628,46 @@ impl LogWriter {
             extra: Extra::Trace(Box::new(batch)),
             frames: Frames::new(),
         };
-        // The same protocol with `finish` as `push`.
-        self.pushing.fetch_add(1, Ordering::SeqCst);
-        if self.stop.load(Ordering::SeqCst) {
-            self.late.fetch_add(n, Ordering::Relaxed);
-        } else {
-            self.traced.fetch_add(n, Ordering::Relaxed);
-            match self.events.push(record) {
-                Ok(()) => {
-                    self.accepted.fetch_add(n, Ordering::Relaxed);
-                }
-                Err(_) => {
-                    self.traced.fetch_sub(n, Ordering::Relaxed);
-                    self.dropped.fetch_add(n, Ordering::Relaxed);
-                }
+        let start = Instant::now();
+        loop {
+            if self.stop.load(Ordering::Relaxed) && !closer {
+                self.late.fetch_add(n, Ordering::Relaxed);
+                return;
             }
+            let waited_enough = !closer || start.elapsed() > FINISH_TIMEOUT;
+            if self.traced.load(Ordering::Relaxed) + n > MAX_TRACED {
+                if waited_enough {
+                    self.dropped.fetch_add(n, Ordering::Relaxed);
+                    return;
+                }
+                std::thread::yield_now();
+                continue;
+            }
+            // The same protocol with `finish` as `push`.
+            self.pushing.fetch_add(1, Ordering::SeqCst);
+            if self.stop.load(Ordering::SeqCst) && !closer {
+                self.late.fetch_add(n, Ordering::Relaxed);
+                self.pushing.fetch_sub(1, Ordering::Release);
+                return;
+            }
+            self.traced.fetch_add(n, Ordering::Relaxed);
+            let pushed = self.events.push(record);
+            if pushed.is_ok() {
+                self.accepted.fetch_add(n, Ordering::Relaxed);
+            } else {
+                self.traced.fetch_sub(n, Ordering::Relaxed);
+            }
+            self.pushing.fetch_sub(1, Ordering::Release);
+            match pushed {
+                Ok(()) => return,
+                Err(r) => record = r,
+            }
+            if waited_enough {
+                self.dropped.fetch_add(n, Ordering::Relaxed);
+                return;
+            }
+            std::thread::yield_now();
         }
-        self.pushing.fetch_sub(1, Ordering::Release);
     }
 
     /// Queues a thread's summary lines as one record. A program thread never waits for
@@ -1429,6 +1450,52 @@ mod tests {
             for p in &paths {
                 let _ = std::fs::remove_file(p);
             }
+        }
+    }
+
+    /// Once exit began, the closing thread's `trace=all` batches (the exit drain's, which
+    /// has the records of the threads still running) are written, another thread's counted
+    /// late.
+    #[test]
+    fn the_exit_drain_writes_its_trace_batches() {
+        let dir = std::env::temp_dir().join(format!("orca-writer-trace-{}", std::process::id()));
+        let paths = ["orca", "methods", "classes"].map(|e| dir.join(format!("t.{e}")));
+        let log: &'static LogWriter = Box::leak(Box::new(LogWriter::new()));
+        log.start(Files::create(paths.clone()).unwrap()).unwrap();
+        let batch = |thread: u32| TraceBatch {
+            thread,
+            stacks: Vec::new(),
+            lines: vec![
+                TraceLine {
+                    nanos: 12_000_000_345,
+                    monitor: 7,
+                    stack: 0,
+                    top: Frame {
+                        method: 0,
+                        location: 0,
+                    },
+                    kind: Kind::MonitorExit,
+                    has_top: false,
+                };
+                2
+            ],
+        };
+        let totals = std::thread::spawn(move || {
+            log.close_producers();
+            log.push_trace(batch(0xC1));
+            std::thread::spawn(move || log.push_trace(batch(0xD2)))
+                .join()
+                .unwrap();
+            log.finish()
+        })
+        .join()
+        .unwrap();
+        let text = std::fs::read_to_string(&paths[0]).unwrap();
+        assert_eq!(text.matches(",MonitorExit,000000C1,").count(), 2, "{text}");
+        assert!(!text.contains("000000D2"), "{text}");
+        assert_eq!((totals.events, totals.late), (2, 2), "{totals:?}");
+        for p in &paths {
+            let _ = std::fs::remove_file(p);
         }
     }
 
