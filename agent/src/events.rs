@@ -355,6 +355,11 @@ shared_codes! {
     }
 }
 
+/// Longs per held entry in the tracker's `Rec.held` (site << 32 | hash, start, time waited),
+/// which the agent reads for a thread's held monitors; `HELD_WORDS` in `OrcaEvents`. (Not in
+/// [`Sizes`]: its values are distinct.)
+pub const HELD_WORDS: usize = 3;
+
 /// The text of `orca/OrcaEvents.java`: every [`ReportCode`] and [`RecordKind`] as a Java
 /// compile-time constant.
 pub fn java_source() -> String {
@@ -389,7 +394,12 @@ pub fn java_source() -> String {
             Sizes::ALL
                 .iter()
                 .map(|r| (r.java_name(), r.java_doc(), *r as i32)),
-        );
+        )
+        .chain(std::iter::once((
+            "HELD_WORDS",
+            "Longs per held entry in Rec.held (site << 32 | hash, start, time waited).",
+            HELD_WORDS as i32,
+        )));
     for (name, doc, value) in constants {
         out.push_str(&format!(
             "\n    /** {} */\n    public static final int {name} = {value};\n",
