@@ -348,6 +348,8 @@ shared_codes! {
         OrderSlots = 8 => "ORD_SLOTS",
         /// Ints per slot in `Rec.ordKeys`: held site, acquired site, state (0 empty, 1 rows not full, 2 full), filter (bit hash & 31 of each row's acquired monitor), the counts of the other monitors' row and of the 4 rows, then the 4 rows' (held, acquired, guard, guard) hashes (0: none).
         OrderKey = 25 => "ORD_KEY",
+        /// Of those, the ints the tracker's table keeps in its first part, slot after slot (held site, acquired site, state, filter, the other monitors' count: what the common case reads); the rest of each slot follows the last slot's (recorder/summary.rs, tracker_index).
+        OrderHot = 5 => "ORD_HOT",
         /// Monitors held at most at a nested acquisition the tracker counts itself (so 2 guards at most).
         OrderHeld = 3 => "ORD_HELD",
         /// Occurrences a thread counts in its slots before it hands them to the agent (a flush), so that its summaries stay periodic.

@@ -1817,11 +1817,11 @@ public final class OrcaProfilerTracker {
          * Slot of (heldSite, site): orderSlot & ordMask (ORD_SLOTS slots at first; the agent
          * gives a thread whose pairs of sites collide a larger table). ordKeys: ORD_KEY ints per
          * slot, the agent's and the counts together, so that the common case (rows full, the
-         * acquired monitor in none: a fresh one) reads a few ints of one cache line: heldSite,
-         * site, state (0 empty, 1 rows not full, 2 full), a filter (bit `hash & 31` of each
-         * row's acquired monitor), the occurrences counted in the other monitors' row and in
-         * each of the 4 rows, then each row's held, acquired and (up to two) guard hashes (0:
-         * none). ORD_* in OrcaEvents; the agent's OrderSlots (agent/src/recorder/summary.rs)
+         * acquired monitor in none: a fresh one) reads five ints, packed with the other slots'
+         * (ORD_HOT): heldSite, site, state (0 empty, 1 rows not full, 2 full), a filter (bit
+         * `hash & 31` of each row's acquired monitor), the occurrences counted in the other
+         * monitors' row; then, apart, those counted in each of the 4 rows, and each row's
+         * held, acquired and (up to two) guard hashes (0: none). ORD_* in OrcaEvents; the agent's OrderSlots (agent/src/recorder/summary.rs)
          * reads and writes the same.
          */
         int[] ordKeys;
@@ -1891,7 +1891,9 @@ public final class OrcaProfilerTracker {
          */
         private int edge(int[] keys, int i, int ga, int gb, int site, int hash) {
             int hs = heldSite(i) & OrcaEvents.S_MASK;
-            int b = (orderSlot(hs, site) & ordMask) * OrcaEvents.ORD_KEY;
+            int mask = ordMask;
+            int k = orderSlot(hs, site) & mask;
+            int b = k * ORD_HOT;
             int state = keys[b + 2];
             if (state == 0 || keys[b] != hs || keys[b + 1] != site) {
                 return -1;
@@ -1900,15 +1902,25 @@ public final class OrcaProfilerTracker {
                 int held = heldHash(i);
                 int g1 = ga < 0 ? 0 : heldHash(ga);
                 int g2 = gb < 0 ? 0 : heldHash(gb);
-                for (int j = 0, r = b + 9; j < 4; j++, r += 4) {
+                int c = (mask + 1) * ORD_HOT + k * (OrcaEvents.ORD_KEY - ORD_HOT);
+                for (int j = 0, r = c + 4; j < 4; j++, r += 4) {
                     if (keys[r] == held && keys[r + 1] == hash && keys[r + 2] == g1
                             && keys[r + 3] == g2) {
-                        return b + 5 + j;
+                        return c + j;
                     }
                 }
             }
             return state == 2 ? b + 4 : -1;
         }
+
+        /**
+         * Ints per slot in ordKeys' first part (held site, site, state, filter, the other
+         * monitors' count: all the common case reads, so that a thread's busy slots share
+         * cache lines); the rest of slot k (each row's count, then the rows) is at
+         * (ordMask + 1) * ORD_HOT + k * (ORD_KEY - ORD_HOT). The agent's `tracker_index`
+         * (agent/src/recorder/summary.rs) computes the same.
+         */
+        static final int ORD_HOT = OrcaEvents.ORD_HOT;
 
         void quiet(int d, boolean on) {
             if (d < 64) {
