@@ -348,12 +348,19 @@ shared_codes! {
         OrderSlots = 8 => "ORD_SLOTS",
         /// Ints per slot in `Rec.ordKeys`: held site, acquired site, state (0 empty, 1 rows not full, 2 full), filter (bit hash & 31 of each row's acquired monitor), the counts of the other monitors' row and of the 4 rows, then the 4 rows' (held, acquired, guard, guard) hashes (0: none).
         OrderKey = 25 => "ORD_KEY",
+        /// Of those, the ints the tracker's table keeps in its first part, slot after slot (held site, acquired site, state, filter, the other monitors' count: what the common case reads); the rest of each slot follows the last slot's (recorder/summary.rs, tracker_index).
+        OrderHot = 5 => "ORD_HOT",
         /// Monitors held at most at a nested acquisition the tracker counts itself (so 2 guards at most).
         OrderHeld = 3 => "ORD_HELD",
         /// Occurrences a thread counts in its slots before it hands them to the agent (a flush), so that its summaries stay periodic.
         OrderFlush = 16384 => "ORD_FLUSH",
     }
 }
+
+/// Longs per held entry in the tracker's `Rec.held` (site << 32 | hash, start, time waited),
+/// which the agent reads for a thread's held monitors; `HELD_WORDS` in `OrcaEvents`. (Not in
+/// [`Sizes`]: its values are distinct.)
+pub const HELD_WORDS: usize = 3;
 
 /// The text of `orca/OrcaEvents.java`: every [`ReportCode`] and [`RecordKind`] as a Java
 /// compile-time constant.
@@ -389,7 +396,12 @@ pub fn java_source() -> String {
             Sizes::ALL
                 .iter()
                 .map(|r| (r.java_name(), r.java_doc(), *r as i32)),
-        );
+        )
+        .chain(std::iter::once((
+            "HELD_WORDS",
+            "Longs per held entry in Rec.held (site << 32 | hash, start, time waited).",
+            HELD_WORDS as i32,
+        )));
     for (name, doc, value) in constants {
         out.push_str(&format!(
             "\n    /** {} */\n    public static final int {name} = {value};\n",

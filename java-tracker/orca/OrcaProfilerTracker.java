@@ -417,7 +417,7 @@ public final class OrcaProfilerTracker {
         int h;
         boolean inner;
         if (i >= 0) {
-            h = r.heldHash[i];
+            h = r.heldHash(i);
             inner = true;
         } else {
             h = r.hashLocked(monitor);
@@ -463,14 +463,17 @@ public final class OrcaProfilerTracker {
                 return;
             }
             int d = r.depth - 1;
-            int enterSite;
-            if (d < 0 || r.heldObj[d] != monitor || (enterSite = r.heldSite[d]) < 0 || traceAll) {
+            long[] e;
+            long w;
+            if (d < 0 || r.heldObj[d] != monitor || (w = (e = r.held)[Rec.HW * d]) < 0
+                    || traceAll) {
                 exitRare(r, monitor, site);
                 return;
             }
-            int h = r.heldHash[d];
-            long start = r.heldStart[d];
-            long paused = r.heldPaused[d];
+            int enterSite = (int) (w >> 32);
+            int h = (int) w;
+            long start = e[Rec.HW * d + 1];
+            long paused = e[Rec.HW * d + 2];
             r.heldObj[d] = null;
             r.depth = d;
             long t;
@@ -541,10 +544,10 @@ public final class OrcaProfilerTracker {
         long t = 0;
         int h;
         if (i >= 0) {
-            h = r.heldHash[i];
-            long start = r.heldStart[i];
-            long paused = r.heldPaused[i];
-            int enterSite = r.heldSite[i];
+            h = r.heldHash(i);
+            long start = r.heldStart(i);
+            long paused = r.heldPaused(i);
+            int enterSite = r.heldSite(i);
             r.remove(i);
             if (enterSite >= 0) {
                 long threshold = holdThreshold;
@@ -837,10 +840,10 @@ public final class OrcaProfilerTracker {
                     i = r.findLock(sync, flags ^ OrcaEvents.S_READ);
                 }
                 if (i >= 0) {
-                    int h = r.heldHash[i];
-                    long start = r.heldStart[i];
-                    long paused = r.heldPaused[i];
-                    int enterSite = r.heldSite[i];
+                    int h = r.heldHash(i);
+                    long start = r.heldStart(i);
+                    long paused = r.heldPaused(i);
+                    int enterSite = r.heldSite(i);
                     r.remove(i);
                     if (enterSite >= 0) {
                         long end = r.lockT0;
@@ -1007,7 +1010,7 @@ public final class OrcaProfilerTracker {
         if (i < 0) {
             return false;
         }
-        int h = r.heldHash[i];
+        int h = r.heldHash(i);
         if (!r.nobodyWaits(h)) {
             return false;
         }
@@ -1055,7 +1058,7 @@ public final class OrcaProfilerTracker {
         if (r != null) {
             for (int i = r.depth - 1; i >= 0; i--) {
                 if (r.heldObj[i] == o) {
-                    r.heldPaused[i] += nanos;
+                    r.held[Rec.HW * i + 2] += nanos;
                 }
             }
         }
@@ -1470,11 +1473,17 @@ public final class OrcaProfilerTracker {
         }
         /** Monitors held, innermost last. */
         Object[] heldObj = new Object[8];
-        int[] heldHash = new int[8];
-        int[] heldSite = new int[8];
-        long[] heldStart = new long[8];
-        /** Time the hold spent in Object.wait, for the long-hold threshold. */
-        long[] heldPaused = new long[8];
+        /**
+         * Their entries, HW longs each: site << 32 | hash (negative for a reentrant entry, its
+         * site marked INNER), the hold's start (Rec.begin), and the time it spent in
+         * Object.wait (for the long-hold threshold). Read by the agent (`holds` in
+         * agent/src/recorder/buffers.rs). Why one array: an entry was spread over five (this
+         * and heldObj's), five cache lines a release read, and Derby's working set evicts
+         * them between a thread's holds (its tracker cost ~100 ns per hold against ~9 in a
+         * loop); now the innermost entries share a line or two.
+         */
+        long[] held = new long[HW * 8];
+        static final int HW = OrcaEvents.HELD_WORDS;
         int depth;
         /** The inline call under way is a notify the tracker counted (notifiedNobody). */
         boolean exitSkipped;
@@ -1791,9 +1800,9 @@ public final class OrcaProfilerTracker {
             b[p + 2] = n;
             p += 3;
             for (int i = 0; i < d; i++) {
-                int s = heldSite[i];
+                int s = heldSite(i);
                 if (counts(i, o)) {
-                    b[p] = ((long) (s & OrcaEvents.S_MASK) << 32) | (heldHash[i] & 0xFFFFFFFFL);
+                    b[p] = ((long) (s & OrcaEvents.S_MASK) << 32) | (heldHash(i) & 0xFFFFFFFFL);
                     b[p + 1] = 0;
                     b[p + 2] = 0;
                     p += 3;
@@ -1817,11 +1826,11 @@ public final class OrcaProfilerTracker {
          * Slot of (heldSite, site): orderSlot & ordMask (ORD_SLOTS slots at first; the agent
          * gives a thread whose pairs of sites collide a larger table). ordKeys: ORD_KEY ints per
          * slot, the agent's and the counts together, so that the common case (rows full, the
-         * acquired monitor in none: a fresh one) reads a few ints of one cache line: heldSite,
-         * site, state (0 empty, 1 rows not full, 2 full), a filter (bit `hash & 31` of each
-         * row's acquired monitor), the occurrences counted in the other monitors' row and in
-         * each of the 4 rows, then each row's held, acquired and (up to two) guard hashes (0:
-         * none). ORD_* in OrcaEvents; the agent's OrderSlots (agent/src/recorder/summary.rs)
+         * acquired monitor in none: a fresh one) reads five ints, packed with the other slots'
+         * (ORD_HOT): heldSite, site, state (0 empty, 1 rows not full, 2 full), a filter (bit
+         * `hash & 31` of each row's acquired monitor), the occurrences counted in the other
+         * monitors' row; then, apart, those counted in each of the 4 rows, and each row's
+         * held, acquired and (up to two) guard hashes (0: none). ORD_* in OrcaEvents; the agent's OrderSlots (agent/src/recorder/summary.rs)
          * reads and writes the same.
          */
         int[] ordKeys;
@@ -1890,25 +1899,37 @@ public final class OrcaProfilerTracker {
          * decides).
          */
         private int edge(int[] keys, int i, int ga, int gb, int site, int hash) {
-            int hs = heldSite[i] & OrcaEvents.S_MASK;
-            int b = (orderSlot(hs, site) & ordMask) * OrcaEvents.ORD_KEY;
+            int hs = heldSite(i) & OrcaEvents.S_MASK;
+            int mask = ordMask;
+            int k = orderSlot(hs, site) & mask;
+            int b = k * ORD_HOT;
             int state = keys[b + 2];
             if (state == 0 || keys[b] != hs || keys[b + 1] != site) {
                 return -1;
             }
             if ((keys[b + 3] & (1 << (hash & 31))) != 0) {
-                int held = heldHash[i];
-                int g1 = ga < 0 ? 0 : heldHash[ga];
-                int g2 = gb < 0 ? 0 : heldHash[gb];
-                for (int j = 0, r = b + 9; j < 4; j++, r += 4) {
+                int held = heldHash(i);
+                int g1 = ga < 0 ? 0 : heldHash(ga);
+                int g2 = gb < 0 ? 0 : heldHash(gb);
+                int c = (mask + 1) * ORD_HOT + k * (OrcaEvents.ORD_KEY - ORD_HOT);
+                for (int j = 0, r = c + 4; j < 4; j++, r += 4) {
                     if (keys[r] == held && keys[r + 1] == hash && keys[r + 2] == g1
                             && keys[r + 3] == g2) {
-                        return b + 5 + j;
+                        return c + j;
                     }
                 }
             }
             return state == 2 ? b + 4 : -1;
         }
+
+        /**
+         * Ints per slot in ordKeys' first part (held site, site, state, filter, the other
+         * monitors' count: all the common case reads, so that a thread's busy slots share
+         * cache lines); the rest of slot k (each row's count, then the rows) is at
+         * (ordMask + 1) * ORD_HOT + k * (ORD_KEY - ORD_HOT). The agent's `tracker_index`
+         * (agent/src/recorder/summary.rs) computes the same.
+         */
+        static final int ORD_HOT = OrcaEvents.ORD_HOT;
 
         void quiet(int d, boolean on) {
             if (d < 64) {
@@ -1928,8 +1949,8 @@ public final class OrcaProfilerTracker {
          */
         void awaited(long nanos) {
             for (int i = 0; i < depth; i++) {
-                if ((heldSite[i] & OrcaEvents.S_LOCK) != 0) {
-                    heldPaused[i] += nanos;
+                if ((heldSite(i) & OrcaEvents.S_LOCK) != 0) {
+                    held[HW * i + 2] += nanos;
                 }
             }
         }
@@ -1955,16 +1976,16 @@ public final class OrcaProfilerTracker {
             if (i < 0) {
                 i = findLock(sync, flags ^ OrcaEvents.S_READ);
             }
-            if (i < 0 || heldSite[i] < 0) {
+            if (i < 0 || heldSite(i) < 0) {
                 return 0;
             }
-            long start = heldStart[i];
+            long start = heldStart(i);
             if (start >= 0) {
                 return System.nanoTime();
             }
             long t = coarse(addr);
             long near = holdNear;
-            if (near >= 0 && t - ~start - heldPaused[i] >= near) {
+            if (near >= 0 && t - ~start - heldPaused(i) >= near) {
                 lockPrecise = true;
                 return System.nanoTime();
             }
@@ -1975,7 +1996,7 @@ public final class OrcaProfilerTracker {
         int findLock(Object sync, int flags) {
             int mask = OrcaEvents.S_LOCK | OrcaEvents.S_READ;
             for (int i = depth - 1; i >= 0; i--) {
-                if (heldObj[i] == sync && (heldSite[i] & mask) == flags) {
+                if (heldObj[i] == sync && (heldSite(i) & mask) == flags) {
                     return i;
                 }
             }
@@ -1986,15 +2007,31 @@ public final class OrcaProfilerTracker {
          * outermost hold, not of o, and the first of its lock. */
         private boolean counts(int i, Object o) {
             Object h = heldObj[i];
-            if (heldSite[i] < 0 || h == o) {
+            if (heldSite(i) < 0 || h == o) {
                 return false;
             }
             for (int k = 0; k < i; k++) {
-                if (heldObj[k] == h && heldSite[k] >= 0) {
+                if (heldObj[k] == h && heldSite(k) >= 0) {
                     return false;
                 }
             }
             return true;
+        }
+
+        int heldHash(int i) {
+            return (int) held[HW * i];
+        }
+
+        int heldSite(int i) {
+            return (int) (held[HW * i] >> 32);
+        }
+
+        long heldStart(int i) {
+            return held[HW * i + 1];
+        }
+
+        long heldPaused(int i) {
+            return held[HW * i + 2];
         }
 
         void push(Object o, int hash, int site, long start) {
@@ -2003,10 +2040,11 @@ public final class OrcaProfilerTracker {
                 grow();
             }
             heldObj[d] = o;
-            heldHash[d] = hash;
-            heldSite[d] = site;
-            heldStart[d] = start;
-            heldPaused[d] = 0;
+            long[] e = held;
+            int x = HW * d;
+            e[x] = ((long) site << 32) | (hash & 0xFFFFFFFFL);
+            e[x + 1] = start;
+            e[x + 2] = 0;
             depth = d + 1;
         }
 
@@ -2014,10 +2052,7 @@ public final class OrcaProfilerTracker {
         private void grow() {
             int d = heldObj.length;
             heldObj = java.util.Arrays.copyOf(heldObj, d * 2);
-            heldHash = java.util.Arrays.copyOf(heldHash, d * 2);
-            heldSite = java.util.Arrays.copyOf(heldSite, d * 2);
-            heldStart = java.util.Arrays.copyOf(heldStart, d * 2);
-            heldPaused = java.util.Arrays.copyOf(heldPaused, d * 2);
+            held = java.util.Arrays.copyOf(held, HW * d * 2);
         }
 
         /** The innermost entry of o, or -1. */
@@ -2045,11 +2080,8 @@ public final class OrcaProfilerTracker {
         private void close(int i, int d) {
             for (int k = i; k < d; k++) {
                 heldObj[k] = heldObj[k + 1];
-                heldHash[k] = heldHash[k + 1];
-                heldSite[k] = heldSite[k + 1];
-                heldStart[k] = heldStart[k + 1];
-                heldPaused[k] = heldPaused[k + 1];
             }
+            System.arraycopy(held, HW * (i + 1), held, HW * i, HW * (d - i));
         }
     }
 }

@@ -741,7 +741,7 @@ fn orders_in_tracker(r: &Run) -> (u64, u64) {
 #[test]
 fn lock_orders_the_tracker_counts_are_those_of_the_complete_trace() {
     const ROUNDS: u64 = 50_000;
-    let [a, f, g, h] = ["a", "f", "g", "h"].map(|m| marker_line("NestedOrders.java", m));
+    let [a, f, g, h, q] = ["a", "f", "g", "h", "q"].map(|m| marker_line("NestedOrders.java", m));
     for jdk in jdks() {
         let by_pair = |r: &Run, sums: &Sums| -> BTreeMap<(u32, u32), u64> {
             let log = r.log();
@@ -766,6 +766,7 @@ fn lock_orders_the_tracker_counts_are_those_of_the_complete_trace() {
                 ((a, h), 2 * rounds),
                 ((f, h), 2 * rounds),
                 ((g, h), 2 * rounds),
+                ((a, q), 2 * rounds),
             ]);
             let label = format!("{} {options}", jdk.label());
             let args = [rounds.to_string()];
@@ -803,8 +804,22 @@ fn lock_orders_the_tracker_counts_are_those_of_the_complete_trace() {
                     && k.2 != orca_format::Hash(0)),
                 "{label}: no row of its own at a -> h"
             );
+            // b under a at q: one pair of long-lived monitors, every occurrence in its row
+            // (most counted in it by the tracker), none in the row of other monitors.
+            let at_q: Vec<_> = sums
+                .orders
+                .iter()
+                .filter(|(k, _)| (line(k.3), line(k.4)) == (a, q))
+                .collect();
+            assert!(
+                at_q.len() == 2
+                    && at_q
+                        .iter()
+                        .all(|(k, _)| k.1 != orca_format::Hash(0) && k.2 != orca_format::Hash(0)),
+                "{label}: a row per thread: {at_q:?}"
+            );
             let (tracked, all) = orders_in_tracker(&r);
-            assert_eq!(all, 12 * rounds, "{label}");
+            assert_eq!(all, 14 * rounds, "{label}");
             assert!(tracked * 10 >= all * 9, "{label}: {tracked} of {all}");
             let out = std::process::Command::new(root().join("target/release/orca"))
                 .arg("deadlocks")

@@ -4,7 +4,8 @@
  * summary.rs, OrderSlots) must be those the agent counts from records, every occurrence once.
  * Two threads each make ROUNDS rounds; per round one acquisition at `f` (under a), one at `g`
  * (under a and f) and one at `h` (under a, f and g), of a long-lived monitor (b) every other
- * round, else of a fresh one. Usage: NestedOrders ROUNDS
+ * round, else of a fresh one; and first one at `q` of b under a, both long-lived, a pair with a
+ * row of its own that the tracker counts in (Rec.edge's row index). Usage: NestedOrders ROUNDS
  */
 public class NestedOrders {
     static final Object a = new Object(), b = new Object();
@@ -13,6 +14,9 @@ public class NestedOrders {
     static void round(int i) {
         Object f = new Object();
         synchronized (a) { // @a
+            synchronized (b) { // @q
+                sum++;
+            }
             synchronized (f) { // @f
                 synchronized (new Object()) { // @g
                     synchronized (i % 2 == 0 ? b : new Object()) { // @h

@@ -174,7 +174,7 @@ pub fn install(
         buf: field(rec, c"buf", c"[J", false)?,
         pos: field(rec, c"pos", c"I", false)?,
         depth: field(rec, c"depth", c"I", false)?,
-        held_hash: field(rec, c"heldHash", c"[I", false)?,
+        held: field(rec, c"held", c"[J", false)?,
         rel_hash: field(rec, c"relHash", c"[I", false)?,
         rel_start: field(rec, c"relStart", c"[J", false)?,
         rel_end: field(rec, c"relEnd", c"[J", false)?,

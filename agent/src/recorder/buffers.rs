@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use jni_sys::jobject;
 
-use crate::events::{Kind, RecordKind, SiteBits, Sizes};
+use crate::events::{Kind, RecordKind, SiteBits, Sizes, HELD_WORDS};
 use crate::jvmti::Jni;
 use crate::recorder::budget;
 use crate::recorder::clock::now_nanos;
@@ -166,7 +166,8 @@ pub struct RecFields {
     pub buf: jni_sys::jfieldID,
     pub pos: jni_sys::jfieldID,
     pub depth: jni_sys::jfieldID,
-    pub held_hash: jni_sys::jfieldID,
+    /// `Rec.held`: the held entries, [`HELD_WORDS`] longs each.
+    pub held: jni_sys::jfieldID,
     /// The ring of the thread's last monitor releases: hashes, starts and ends.
     pub rel_hash: jni_sys::jfieldID,
     pub rel_start: jni_sys::jfieldID,
@@ -1403,20 +1404,25 @@ const RELEASED_WINDOW: u64 = 10_000_000;
 /// may read it first).
 const STARTED_SLACK: u64 = 1_000_000;
 
-/// Whether the tracker's held stack of `rec` has `monitor`.
+/// Whether the tracker's held stack of `rec` has `monitor` (the low half of each entry's
+/// first word in `Rec.held`).
 fn holds(jni: Jni, f: &RecFields, rec: jobject, monitor: u32) -> bool {
+    const WORDS: usize = HELD_WORDS;
     let depth = jni.int_field(rec, f.depth).clamp(0, 64) as usize;
     if depth == 0 {
         return false;
     }
-    let arr = jni.object_field(rec, f.held_hash);
+    let arr = jni.object_field(rec, f.held);
     if arr.is_null() {
         return false;
     }
-    let mut held = [0i32; 64];
-    let n = depth.min(jni.int_array_length(arr));
-    let found =
-        jni.int_array_region(arr, &mut held[..n]) && held[..n].iter().any(|&h| h as u32 == monitor);
+    let mut held = [0i64; 64 * WORDS];
+    let n = (depth * WORDS).min(jni.array_length(arr));
+    let found = jni.long_array_region(arr, &mut held[..n])
+        && held[..n]
+            .iter()
+            .step_by(WORDS)
+            .any(|&w| w as u32 == monitor);
     jni.delete_local_ref(arr);
     found
 }

@@ -804,10 +804,31 @@ const MAX_SLOTS: usize = 4096;
 /// Guards of the occurrences the tracker counts (one fewer than the monitors held).
 const TRACKED_GUARDS: usize = Sizes::OrderHeld as usize - 1;
 /// Ints per slot of the tracker's table (`Rec.ordKeys`): held site, acquired site, state,
-/// filter, the counts (`OTHER`, then each row's), then the rows from `ROW`.
+/// filter, the counts (`OTHER`, then each row's), then the rows from `ROW`. (The agent's
+/// copy, `OrderSlots::keys`, has a slot's ints in that order; the tracker's has them in two
+/// parts: see [`tracker_index`].)
 const KEY: usize = Sizes::OrderKey as usize;
 const OTHER: usize = 4;
 const ROW: usize = OTHER + 1 + ROWS;
+/// The ints of a slot the tracker reads for every occurrence it counts (held site, acquired
+/// site, state, filter, the other monitors' count), which its table keeps together, `SLOT_HOT`
+/// per slot from index 0; the rest of each slot (the rows' counts and keys) follows the
+/// last slot's. Why: a nested acquisition of a fresh monitor (the common case) reads those
+/// five ints of each monitor held's slot; packed, a thread's busy slots share cache lines
+/// (a slot of 25 ints was two lines of its own), and Derby's working set evicts them
+/// between transactions.
+const SLOT_HOT: usize = Sizes::OrderHot as usize;
+const _: () = assert!(SLOT_HOT == OTHER + 1);
+
+/// Where int `i` of slot `k` (in the order of [`KEY`]) is in the tracker's table of `slots`
+/// slots (`Rec.edge` in java-tracker/ computes the same).
+fn tracker_index(slots: usize, k: usize, i: usize) -> usize {
+    if i < SLOT_HOT {
+        k * SLOT_HOT + i
+    } else {
+        slots * SLOT_HOT + k * (KEY - SLOT_HOT) + (i - SLOT_HOT)
+    }
+}
 
 /// The slot of a pair of raw site IDs (held, acquired), before the table's mask;
 /// `Rec.orderSlot` in the tracker computes the same.
@@ -921,11 +942,16 @@ impl OrderSlots {
     }
 
     /// Whether the table should grow (to [`OrderSlots::grow`]'s size): its pairs of sites
-    /// took one another's slots more often than it has pairs, and fill a quarter of it.
+    /// took one another's slots more often than it has pairs, and fill a sixteenth of it.
+    /// Why a sixteenth: pairs placed at random share slots as a table fills (n pairs in m
+    /// slots: about n² / 2m collisions), and a pair whose slot another took is a record at
+    /// every occurrence until the next drain gives it back. A Derby client (about 200 pairs)
+    /// stopped at 2,048 slots when it grew while they filled a quarter, and 14-16% of its
+    /// lock orders were records; at 4,096 5-7% (JDK 17, `DbBench derby 4 steady`).
     pub fn crowded(&self) -> bool {
         self.slots < MAX_SLOTS
             && self.evictions > self.used.len()
-            && self.used.len() * 4 > self.slots
+            && self.used.len() * 16 > self.slots
     }
 
     /// A table four times larger, empty (the caller gives the tracker new arrays, after the
@@ -944,24 +970,27 @@ impl OrderSlots {
     /// `zero` sets them back to 0; whether there were any.
     pub fn fold(&mut self, summary: &mut Summary, table: &mut [i32], zero: bool) -> bool {
         let mut any = false;
+        if table.len() < self.slots * KEY {
+            return false;
+        }
         for &k in &self.used {
             let k = k as usize;
-            let Some(c) = table.get_mut(k * KEY + OTHER..k * KEY + ROW) else {
-                continue;
-            };
-            if c.iter().all(|&n| n == 0) {
+            // the rows' counts, then the other monitors'
+            let other = tracker_index(self.slots, k, OTHER);
+            let first = tracker_index(self.slots, k, OTHER + 1);
+            let mut counts = [0; ROWS + 1];
+            counts[..ROWS].copy_from_slice(&table[first..first + ROWS]);
+            counts[ROWS] = table[other];
+            if counts.iter().all(|&n| n == 0) {
                 continue;
             }
             any = true;
-            self.in_tracker += c.iter().map(|&n| n.max(0) as u64).sum::<u64>();
-            // the rows' counts, then the other monitors'
-            let mut counts = [0; ROWS + 1];
-            counts[..ROWS].copy_from_slice(&c[1..]);
-            counts[ROWS] = c[0];
+            self.in_tracker += counts.iter().map(|&n| n.max(0) as u64).sum::<u64>();
             let ((hs, s), rows) = self.shadow[k];
             summary.add_orders(hs, s, &rows, &counts);
             if zero {
-                c.fill(0);
+                table[other] = 0;
+                table[first..first + ROWS].fill(0);
             }
         }
         any
@@ -975,14 +1004,18 @@ impl OrderSlots {
     /// Writes the slots that changed into the tracker's `ordKeys`, all but their counts
     /// (added and set to 0 before, or, at exit, left to the tracker).
     pub fn write_keys(&mut self, table: &mut [i32]) {
+        let fits = table.len() >= self.slots * KEY;
         for k in self.dirty.drain(..) {
             let k = k as usize;
             self.stale[k] = false;
-            let (at, to) = (k * KEY, (k + 1) * KEY);
-            if let Some(slot) = table.get_mut(at..to) {
-                slot[..OTHER].copy_from_slice(&self.keys[at..at + OTHER]);
-                slot[ROW..].copy_from_slice(&self.keys[at + ROW..to]);
+            if !fits {
+                continue;
             }
+            let (at, to) = (k * KEY, (k + 1) * KEY);
+            let hot = tracker_index(self.slots, k, 0);
+            table[hot..hot + OTHER].copy_from_slice(&self.keys[at..at + OTHER]);
+            let rows = tracker_index(self.slots, k, ROW);
+            table[rows..rows + (KEY - ROW)].copy_from_slice(&self.keys[at + ROW..to]);
         }
     }
 
@@ -1319,9 +1352,10 @@ mod tests {
             return None;
         }
         let mut at = Vec::new();
+        let at_ = |k, i| tracker_index(mask + 1, k, i);
         for (i, &(h, hs)) in held.iter().enumerate() {
             let k = order_slot(hs, site) & mask;
-            let b = k * KEY;
+            let b = at_(k, 0);
             if keys[b + 2] == 0 || keys[b] != hs as i32 || keys[b + 1] != site as i32 {
                 return None;
             }
@@ -1336,11 +1370,11 @@ mod tests {
                 want[2 + w] = g as i32;
             }
             let filter = keys[b + 3] & (1 << (monitor & 31)) != 0;
-            let row =
-                (0..ROWS).find(|&j| filter && keys[b + ROW + 4 * j..b + ROW + 4 + 4 * j] == want);
+            let r = at_(k, ROW);
+            let row = (0..ROWS).find(|&j| filter && keys[r + 4 * j..r + 4 + 4 * j] == want);
             match row {
-                Some(j) => at.push(b + OTHER + 1 + j),
-                None if keys[b + 2] == 2 => at.push(b + OTHER),
+                Some(j) => at.push(at_(k, OTHER + 1 + j)),
+                None if keys[b + 2] == 2 => at.push(at_(k, OTHER)),
                 None => return None,
             }
         }
