@@ -693,6 +693,9 @@ public final class OrcaProfilerTracker {
 
     /** The caller's site (a call site that was not rewritten), by a walk of one frame. */
     private static native int callerSite();
+
+    /** The coarse clock was found stale (Rec.timed): the agent's ticker ticks again. */
+    private static native void wakeClock();
     /** The exclusive owner of the synchronizer of lock call `report` (its thread's hash; 0:
      * none, or a lock that names no owner). */
     private static native int lockOwner(int report, Object sync);
@@ -1397,12 +1400,17 @@ public final class OrcaProfilerTracker {
         int winTimed;
         int seed = System.identityHashCode(this) | 1;
 
-        /** Tells the ticker the coarse clock at `addr` is used: a store only when the word is
-         * clear (the ticker clears it at most once a tick), so threads do not pass its line. */
-        private static void used(long addr) {
-            if (U.getLongOpaque(null, addr + USED) == 0) {
-                U.putLongOpaque(null, addr + USED, 1L);
+        /** Tells the ticker the coarse clock at `addr` is used, `mark` 1 by a window's start,
+         * 2 by a hold that found it STALE: a store only when the word is below the mark (the
+         * ticker clears it at most once a tick), so threads do not pass its line. True when it
+         * stored: a 2 stored wakes the ticker (a 1 may have been stored after the ticker last
+         * looked, before it parked). */
+        private static boolean used(long addr, long mark) {
+            if (U.getLongOpaque(null, addr + USED) < mark) {
+                U.putLongOpaque(null, addr + USED, mark);
+                return true;
             }
+            return false;
         }
 
         /** The coarse clock at `addr` (see coarseClock); a plain load the JIT keeps in place. */
@@ -1450,12 +1458,18 @@ public final class OrcaProfilerTracker {
         @DontInline
         private long timed(long addr, long c) {
             if (c == STALE) {
-                // The ticker does not tick: this hold is timed (the sample's plan goes on).
-                used(addr);
+                // The ticker does not tick: this hold is timed (the sample's plan goes on),
+                // and the first to find it so wakes the ticker.
+                if (used(addr, 2L)) {
+                    try {
+                        wakeClock();
+                    } catch (Throwable e) {
+                    }
+                }
                 return System.nanoTime();
             }
             if (c - winStart >= WINDOW || c < winStart) {
-                used(addr);
+                used(addr, 1L);
                 // The past window's rate sets the stride of the next.
                 int holds = winHolds - Math.max(skip, 0);
                 stride = holds <= BUDGET ? 1 : Math.min(holds / BUDGET + 1, MAX_STRIDE);

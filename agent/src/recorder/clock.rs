@@ -34,10 +34,12 @@ pub const STALE: u64 = i64::MAX as u64;
 /// window (the tracker's `Rec.WINDOW`, 10 ms), so at most 20 ms apart.
 const IDLE_AFTER_TICKS: u32 = 50;
 
-/// How long the ticker sleeps between looks at [`Coarse::used`] while it does not tick: what
-/// it costs an idle program (20 wake-ups a second instead of 1,000), and how long the first
-/// holds after an idle time may all be timed precisely (as `holdtiming=exact` would).
-const IDLE_SLEEP: Duration = Duration::from_millis(50);
+/// How long the ticker parks between looks at [`Coarse::used`] while it does not tick, unless
+/// the tracker wakes it ([`Ticker::wake`], the first hold to find the clock stale): what it
+/// costs an idle program (a wake-up a second instead of 1,000), and how long the first holds
+/// after an idle time would all be timed precisely (as `holdtiming=exact` would) were the
+/// tracker unable to wake it.
+const IDLE_PARK: Duration = Duration::from_secs(1);
 
 /// The coarse clock: [`now_nanos`] as of the ticker's last tick, read by the tracker with a
 /// plain memory load (`Unsafe.getLongOpaque` of its address). Why: a precise clock read costs
@@ -56,17 +58,19 @@ const IDLE_SLEEP: Duration = Duration::from_millis(50);
 /// A ticker ticking in a program that takes no locks costs the kernel 11–27 µs a tick, 1–3%
 /// of a core (benches/PROFILE.md), so it stops when the tracker has not used the clock for
 /// [`IDLE_AFTER_TICKS`]: it puts one last tick in the ring (the next tick after the coarse
-/// start of a hold begun before, as any tick is) and sets `now` to [`STALE`], then looks at
-/// `used` every [`IDLE_SLEEP`] and ticks again once it is set.
+/// start of a hold begun before, as any tick is) and sets `now` to [`STALE`], then parks until
+/// the first hold that finds the clock stale sets `used` and wakes it (a JNI call, once per
+/// idle time), or every [`IDLE_PARK`] to look at `used`; it then ticks again. The holds that
+/// begin in between are timed: a few, not the sampler's budget's worth.
 #[repr(C)]
 pub struct Coarse {
     /// The last tick: its time, the low bits its number modulo [`TICK_RING`]; or [`STALE`].
     pub now: AtomicU64,
     /// The last ticks' times, tick `n` at `n % TICK_RING`.
     pub ring: [AtomicU64; TICK_RING],
-    /// Set (non-zero) by the tracker when it starts a sampling window or times a hold because
-    /// the clock was stale (`Rec.timed`: out of line, at most once per window per thread while
-    /// the clock ticks, and it stores only when it finds the word clear), cleared by the ticker.
+    /// Set by the tracker (`Rec.used`) to 1 when it starts a sampling window (out of line, at
+    /// most once per window per thread), to 2 when it times a hold because the clock was stale
+    /// (and wakes the ticker), storing only when the word is below that; cleared by the ticker.
     pub used: AtomicU64,
 }
 
@@ -115,6 +119,13 @@ impl Ticker {
     pub fn pause() {
         TICKING.store(false, Ordering::SeqCst);
     }
+
+    /// A hold found the clock stale and set [`Coarse::used`]: the ticker, parked, ticks again.
+    pub fn wake() {
+        if let Some(Some(t)) = TICKER.get() {
+            t.unpark();
+        }
+    }
 }
 
 /// The ticker's thread: ticks while the tracker uses the clock, sleeps longer while it does
@@ -140,8 +151,9 @@ fn run() {
         // before, then the mark; no tick until the tracker uses the clock again.
         n = tick(n);
         COARSE.now.store(STALE, Ordering::SeqCst);
+        // (An unpark that comes before the park makes it return at once: none is lost.)
         while TICKING.load(Ordering::Relaxed) && !take_used() {
-            std::thread::sleep(IDLE_SLEEP);
+            std::thread::park_timeout(IDLE_PARK);
         }
     }
 }
