@@ -57,7 +57,7 @@ const IDLE_PARK: Duration = Duration::from_secs(1);
 ///
 /// A ticker ticking in a program that takes no locks costs the kernel 11–27 µs a tick, 1–3%
 /// of a core (benches/PROFILE.md), so it stops when the tracker has not used the clock for
-/// [`IDLE_AFTER_TICKS`]: it puts one last tick in the ring (the next tick after the coarse
+/// [`IDLE_AFTER_TICKS`]: it puts one last time in the ring (the next tick after the coarse
 /// start of a hold begun before, as any tick is) and sets `now` to [`STALE`], then parks until
 /// the first hold that finds the clock stale sets `used` and wakes it (a JNI call, once per
 /// idle time), or every [`IDLE_PARK`] to look at `used`; it then ticks again. The holds that
@@ -147,10 +147,8 @@ fn run() {
             n = tick(n);
             quiet = if take_used() { 0 } else { quiet + 1 };
         }
-        // Idle: one last tick, an upper bound of the start of any hold that read the one
-        // before, then the mark; no tick until the tracker uses the clock again.
-        n = tick(n);
-        COARSE.now.store(STALE, Ordering::SeqCst);
+        // Idle: no tick until the tracker uses the clock again.
+        n = go_stale(n);
         // (An unpark that comes before the park makes it return at once: none is lost.)
         while TICKING.load(Ordering::Relaxed) && !take_used() {
             std::thread::park_timeout(IDLE_PARK);
@@ -162,6 +160,17 @@ fn run() {
 fn take_used() -> bool {
     // A load first: the tracker's line is written only when the mark was seen.
     COARSE.used.load(Ordering::Relaxed) != 0 && COARSE.used.swap(0, Ordering::Relaxed) != 0
+}
+
+/// The ticker stops after tick `last`: the time now in the ring as tick `last + 1`, an upper
+/// bound of the start of any hold that read tick `last`, but never in `now`, which becomes
+/// [`STALE`] (a hold that read it as its coarse start would take the time of the tick after
+/// it, the first after the idle time, for its start). Returns the number of that entry.
+fn go_stale(last: usize) -> usize {
+    let i = (last + 1) % TICK_RING;
+    COARSE.ring[i].store(now_nanos(), Ordering::Relaxed);
+    COARSE.now.store(STALE, Ordering::SeqCst);
+    i
 }
 
 /// One tick after tick `last`: the time now, numbered one more. Returns its number.
