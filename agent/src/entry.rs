@@ -385,7 +385,7 @@ unsafe extern "system" fn bind(env: *mut JNIEnv, class: jclass) -> jboolean {
 /// The tracker's natives but `bind`: name, JNI signature (the class files moved to
 /// `java.lang` by build.rs) and function. Each function is a guarded shell like every other
 /// way into the agent.
-fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 19] {
+fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 20] {
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
@@ -458,7 +458,18 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 19] {
             call_enter_via as *mut c_void,
         ),
         (c"callExit0", c"()V", call_exit as *mut c_void),
+        (c"wakeClock", c"()V", wake_clock as *mut c_void),
     ]
+}
+
+/// `OrcaProfilerTracker.wakeClock()`: a hold found the coarse clock stale (the program was
+/// idle), so the ticker ticks again. Never blocks (an unpark).
+unsafe extern "system" fn wake_clock(_env: *mut JNIEnv, _class: jclass) {
+    guard(
+        "OrcaProfilerTracker.wakeClock",
+        (),
+        crate::recorder::clock::Ticker::wake,
+    )
 }
 
 /// `OrcaProfilerTracker.event(int, Object)`: never throws, never blocks.

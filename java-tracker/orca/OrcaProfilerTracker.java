@@ -125,15 +125,24 @@ public final class OrcaProfilerTracker {
      * tick, advanced every millisecond by a thread of the agent; then its last TICKS ticks,
      * agent/src/recorder/clock.rs, Coarse), 0 with holdtiming=exact. Every hold is counted,
      * but only a sample reads System.nanoTime at both ends (Rec.begin); the others read this
-     * clock, a plain load, so that a long one is still found.
+     * clock, a plain load, so that a long one is still found. While the program takes no
+     * locks the ticker stops and the clock reads STALE: a hold that begins then is timed, one
+     * that ends then gets a precise end (holdNear), and the ticker ticks again (Rec.timed).
      */
     static long coarseClock;
     /** The ticks the coarse clock keeps after its current value (a power of two: the coarse
      * time's low bits are its tick's number modulo TICKS), and the ticker's period (ns). */
     private static final int TICKS = 1024;
     private static final long TICK = 1_000_000L;
+    /** The coarse clock while the ticker does not tick (clock.rs, STALE): later than any time,
+     * so it ends every sampling window (Rec.begin) and makes every hold not timed look long. */
+    static final long STALE = Long.MAX_VALUE;
+    /** The offset of the word the tracker sets when it uses the clock (clock.rs, Coarse.used):
+     * after the clock's own word and its ring. */
+    private static final long USED = 8L + 8L * TICKS;
     /** A hold not timed that the coarse clock says lasted this long (ns) gets a precise end,
-     * to be compared with holdThreshold; < 0: none. */
+     * to be compared with holdThreshold; without a threshold, a length only a STALE end gives
+     * (one the clock cannot tell). */
     static long holdNear = -1;
     /** A hold not timed is written as a MonitorHold when its length from the first tick after
      * its coarse start reaches this (holdThreshold less one tick): the hold is then at least
@@ -700,6 +709,9 @@ public final class OrcaProfilerTracker {
 
     /** The caller's site (a call site that was not rewritten), by a walk of one frame. */
     private static native int callerSite();
+
+    /** The coarse clock was found stale (Rec.timed): the agent's ticker ticks again. */
+    private static native void wakeClock();
     /** The exclusive owner of the synchronizer of lock call `report` (its thread's hash; 0:
      * none, or a lock that names no owner). */
     private static native int lockOwner(int report, Object sync);
@@ -1400,6 +1412,19 @@ public final class OrcaProfilerTracker {
         int winTimed;
         int seed = System.identityHashCode(this) | 1;
 
+        /** Tells the ticker the coarse clock at `addr` is used, `mark` 1 by a window's start,
+         * 2 by a hold that found it STALE: a store only when the word is below the mark (the
+         * ticker clears it at most once a tick), so threads do not pass its line. True when it
+         * stored: a 2 stored wakes the ticker (a 1 may have been stored after the ticker last
+         * looked, before it parked). */
+        private static boolean used(long addr, long mark) {
+            if (U.getLongOpaque(null, addr + USED) < mark) {
+                U.putLongOpaque(null, addr + USED, mark);
+                return true;
+            }
+            return false;
+        }
+
         /** The coarse clock at `addr` (see coarseClock); a plain load the JIT keeps in place. */
         long coarse(long addr) {
             jdk.internal.misc.Unsafe u = U;
@@ -1433,13 +1458,30 @@ public final class OrcaProfilerTracker {
             if (--skip > 0 && c - winStart < WINDOW) {
                 return ~c;
             }
-            return timed(c);
+            return timed(addr, c);
         }
 
-        /** A timed hold (its turn came, or a window ended): the next draw. Out of line. */
+        /**
+         * A timed hold (its turn came, a window ended, or the clock is STALE): the next draw.
+         * Out of line. A window's start and a STALE clock tell the ticker the clock is used
+         * (clock.rs, Coarse.used): a thread that locks all the time starts a window at least
+         * every other WINDOW, and the first hold after an idle time sets the ticker ticking.
+         */
         @DontInline
-        private long timed(long c) {
+        private long timed(long addr, long c) {
+            if (c == STALE) {
+                // The ticker does not tick: this hold is timed (the sample's plan goes on),
+                // and the first to find it so wakes the ticker.
+                if (used(addr, 2L)) {
+                    try {
+                        wakeClock();
+                    } catch (Throwable e) {
+                    }
+                }
+                return System.nanoTime();
+            }
             if (c - winStart >= WINDOW || c < winStart) {
+                used(addr, 1L);
                 // The past window's rate sets the stride of the next.
                 int holds = winHolds - Math.max(skip, 0);
                 stride = holds <= BUDGET ? 1 : Math.min(holds / BUDGET + 1, MAX_STRIDE);

@@ -89,6 +89,7 @@ fn tracker_declares_every_called_method() {
             "hookEnter(ILjava/lang/Object;)V",
             "hookExit()V",
             "callerSite()I",
+            "wakeClock()V",
             "lockOwner(ILjava/lang/Object;)I",
             "lockContended(ILjava/lang/Object;JJII)V",
             "lockBlocked(ILjava/lang/Object;J)V",

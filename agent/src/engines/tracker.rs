@@ -18,7 +18,7 @@ use super::methods::{self, Call, Outcome};
 use crate::events::{Kind, ReportCode};
 use crate::jvmti::Jni;
 use crate::recorder::buffers::RecFields;
-use crate::recorder::clock::{now_nanos, TICK_NANOS};
+use crate::recorder::clock::{now_nanos, STALE, TICK_NANOS, TICK_RING, USED_OFFSET};
 use crate::recorder::names;
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::waiters::WaiterTable;
@@ -120,6 +120,14 @@ pub struct TrackerSettings {
 /// at least 2 ms for the ticker's lateness.
 pub const MIN_SAMPLED_THRESHOLD: u64 = 4 * TICK_NANOS;
 
+/// The tracker's `holdNear` without a `holdthreshold`: no length a hold can have, but less than
+/// [`STALE`] less any coarse start, so that a hold that ends while the clock is stale still
+/// gets a precise end (and one that ends while it ticks does not).
+const NEAR_STALE: i64 = (STALE / 2) as i64;
+
+// The tracker finds `Coarse::used` after the clock's word and its ring (`Rec.USED`).
+const _: () = assert!(USED_OFFSET == 8 + 8 * TICK_RING);
+
 impl TrackerSettings {
     /// Whether holds may go untimed with these options: `holdtiming=sampled`, not
     /// `trace=all` (a complete trace times every event), and a threshold the coarse clock
@@ -200,10 +208,11 @@ pub fn install(
             .map_or(-1, |t| t.min(i64::MAX as u64) as i64),
     );
     if settings.coarse_clock.is_some() {
-        // A hold the coarse clock says lasted half the threshold gets a precise end.
+        // A hold the coarse clock says lasted half the threshold gets a precise end; without
+        // a threshold, one whose end the clock cannot tell (it was stale: clock::STALE).
         let near = settings
             .hold_threshold
-            .map_or(-1, |t| (t - t / 2).min(i64::MAX as u64) as i64);
+            .map_or(NEAR_STALE, |t| (t - t / 2).min(i64::MAX as u64) as i64);
         jni.set_static_long(class, field(class, c"holdNear", c"J", true)?, near);
         let caught = settings.hold_threshold.map_or(-1, |t| {
             t.saturating_sub(TICK_NANOS).min(i64::MAX as u64) as i64

@@ -23,6 +23,24 @@ pub const TICK_NANOS: u64 = 1_000_000;
 /// coarse time's low bits give up to the tick's number.
 pub const TICK_RING: usize = 1024;
 
+/// The coarse time while the ticker does not tick ([`Coarse::now`]): later than any time, so
+/// that the tracker, whose sampling window it always ends, times every hold that begins then
+/// with the precise clock, and finds every hold that ends then possibly long (its end is then
+/// read precisely too). Never a hold's coarse start.
+pub const STALE: u64 = i64::MAX as u64;
+
+/// Ticks without a sign of the tracker's use ([`Coarse::used`]) after which the ticker stops
+/// ticking. Why so many: a thread that locks all the time shows its use once per sampling
+/// window (the tracker's `Rec.WINDOW`, 10 ms), so at most 20 ms apart.
+const IDLE_AFTER_TICKS: u32 = 50;
+
+/// How long the ticker parks between looks at [`Coarse::used`] while it does not tick, unless
+/// the tracker wakes it ([`Ticker::wake`], the first hold to find the clock stale): what it
+/// costs an idle program (a wake-up a second instead of 1,000), and how long the first holds
+/// after an idle time would all be timed precisely (as `holdtiming=exact` would) were the
+/// tracker unable to wake it.
+const IDLE_PARK: Duration = Duration::from_secs(1);
+
 /// The coarse clock: [`now_nanos`] as of the ticker's last tick, read by the tracker with a
 /// plain memory load (`Unsafe.getLongOpaque` of its address). Why: a precise clock read costs
 /// 21–52 ns on the machines measured (issue 11), twice per hold; a load costs one. Sampled
@@ -36,20 +54,37 @@ pub const TICK_RING: usize = 1024;
 /// end read precisely minus that tick a lower bound of its length, never an overstatement.
 /// (For a hold of more than [`TICK_RING`] ticks that tick is overwritten; its length is then
 /// taken from the coarse start, at most a tick and the ticker's lateness over.)
+///
+/// A ticker ticking in a program that takes no locks costs the kernel 11–27 µs a tick, 1–3%
+/// of a core (benches/PROFILE.md), so it stops when the tracker has not used the clock for
+/// [`IDLE_AFTER_TICKS`]: it puts one last time in the ring (the next tick after the coarse
+/// start of a hold begun before, as any tick is) and sets `now` to [`STALE`], then parks until
+/// the first hold that finds the clock stale sets `used` and wakes it (a JNI call, once per
+/// idle time), or every [`IDLE_PARK`] to look at `used`; it then ticks again. The holds that
+/// begin in between are timed: a few, not the sampler's budget's worth.
 #[repr(C)]
 pub struct Coarse {
-    /// The last tick: its time, the low bits its number modulo [`TICK_RING`].
+    /// The last tick: its time, the low bits its number modulo [`TICK_RING`]; or [`STALE`].
     pub now: AtomicU64,
     /// The last ticks' times, tick `n` at `n % TICK_RING`.
     pub ring: [AtomicU64; TICK_RING],
+    /// Set by the tracker (`Rec.used`) to 1 when it starts a sampling window (out of line, at
+    /// most once per window per thread), to 2 when it times a hold because the clock was stale
+    /// (and wakes the ticker), storing only when the word is below that; cleared by the ticker.
+    pub used: AtomicU64,
 }
 
+/// The offset of [`Coarse::used`] from the clock's address, which the tracker adds.
+pub const USED_OFFSET: usize = std::mem::offset_of!(Coarse, used);
+
 static COARSE: Coarse = Coarse {
-    now: AtomicU64::new(0),
+    now: AtomicU64::new(STALE),
     ring: [const { AtomicU64::new(0) }; TICK_RING],
+    used: AtomicU64::new(0),
 };
 
-/// The thread that advances [`COARSE`] every [`TICK_NANOS`], started once, on first use.
+/// The thread that advances [`COARSE`] every [`TICK_NANOS`] while the tracker uses it,
+/// started once, on first use.
 pub struct Ticker;
 
 /// Whether the ticker ticks: a detach parks it, so that a JVM Orca was attached to runs as
@@ -62,31 +97,19 @@ impl Ticker {
     /// thread could be started (the tracker then times every hold).
     pub fn start() -> Option<u64> {
         TICKING.store(true, Ordering::SeqCst);
+        // Stale until the ticker's next tick: a recording after a detach starts no hold from
+        // a tick of the earlier recording, and an idle ticker (below) wakes to tick at its
+        // next look. Only the ticker's thread ticks, so `now` never goes back.
+        COARSE.now.store(STALE, Ordering::SeqCst);
+        COARSE.used.store(1, Ordering::SeqCst);
         let ticker = TICKER.get_or_init(|| {
-            let t = now_nanos();
-            COARSE.ring[0].store(t, Ordering::Relaxed);
-            COARSE
-                .now
-                .store(t & !(TICK_RING as u64 - 1), Ordering::Release);
             std::thread::Builder::new()
                 .name("orca-ticker".into())
-                .spawn(|| {
-                    realtime();
-                    loop {
-                        while !TICKING.load(Ordering::SeqCst) {
-                            std::thread::park();
-                        }
-                        std::thread::sleep(Duration::from_nanos(TICK_NANOS));
-                        tick();
-                    }
-                })
+                .spawn(run)
                 .ok()
                 .map(|h| h.thread().clone())
         });
         let ticker = ticker.as_ref()?;
-        // A recording after a detach: the clock is set before anything reads it (the
-        // ticker was parked), so no hold starts from a tick of the earlier recording.
-        tick();
         ticker.unpark();
         Some(&COARSE as *const Coarse as u64)
     }
@@ -96,17 +119,69 @@ impl Ticker {
     pub fn pause() {
         TICKING.store(false, Ordering::SeqCst);
     }
+
+    /// A hold found the clock stale and set [`Coarse::used`]: the ticker, parked, ticks again.
+    pub fn wake() {
+        if let Some(Some(t)) = TICKER.get() {
+            t.unpark();
+        }
+    }
 }
 
-/// One tick: the time now, numbered one more than the last tick.
-fn tick() {
-    let last = COARSE.now.load(Ordering::Acquire) as usize;
+/// The ticker's thread: ticks while the tracker uses the clock, sleeps longer while it does
+/// not ([`Coarse`]), parks while no recording is under way.
+fn run() {
+    realtime();
+    // The last tick's number (only this thread ticks).
+    let mut n: usize = 0;
+    loop {
+        while !TICKING.load(Ordering::SeqCst) {
+            COARSE.now.store(STALE, Ordering::SeqCst);
+            std::thread::park();
+        }
+        n = tick(n);
+        let mut quiet = 0;
+        // Ticking: until the tracker has not used the clock for IDLE_AFTER_TICKS.
+        while TICKING.load(Ordering::Relaxed) && quiet < IDLE_AFTER_TICKS {
+            std::thread::sleep(Duration::from_nanos(TICK_NANOS));
+            n = tick(n);
+            quiet = if take_used() { 0 } else { quiet + 1 };
+        }
+        // Idle: no tick until the tracker uses the clock again.
+        n = go_stale(n);
+        // (An unpark that comes before the park makes it return at once: none is lost.)
+        while TICKING.load(Ordering::Relaxed) && !take_used() {
+            std::thread::park_timeout(IDLE_PARK);
+        }
+    }
+}
+
+/// Whether the tracker used the clock since the last look (and clears the mark).
+fn take_used() -> bool {
+    // A load first: the tracker's line is written only when the mark was seen.
+    COARSE.used.load(Ordering::Relaxed) != 0 && COARSE.used.swap(0, Ordering::Relaxed) != 0
+}
+
+/// The ticker stops after tick `last`: the time now in the ring as tick `last + 1`, an upper
+/// bound of the start of any hold that read tick `last`, but never in `now`, which becomes
+/// [`STALE`] (a hold that read it as its coarse start would take the time of the tick after
+/// it, the first after the idle time, for its start). Returns the number of that entry.
+fn go_stale(last: usize) -> usize {
+    let i = (last + 1) % TICK_RING;
+    COARSE.ring[i].store(now_nanos(), Ordering::Relaxed);
+    COARSE.now.store(STALE, Ordering::SeqCst);
+    i
+}
+
+/// One tick after tick `last`: the time now, numbered one more. Returns its number.
+fn tick(last: usize) -> usize {
     let i = (last + 1) % TICK_RING;
     let t = now_nanos();
     // The ring first: a tracker that sees `now` finds it in the ring too.
     COARSE.ring[i].store(t, Ordering::Relaxed);
     let now = t & !(TICK_RING as u64 - 1) | i as u64;
     COARSE.now.store(now, Ordering::Release);
+    i
 }
 
 /// Makes the calling thread (the ticker) a real-time one (`SCHED_FIFO`, the lowest priority)

@@ -2,7 +2,7 @@
  * Compile-time stand-in for the JDK's own jdk.internal.misc.Unsafe (java.base, JDK 9+), so
  * that the tracker (compiled with --release 8, which cannot see java.base's internal
  * packages) can publish its buffer position with a release store, read the agent's coarse clock
- * and read a thread's ID and ThreadLocal map (its Rec's slot). Only the tracker's class
+ * (and mark it used) and read a thread's ID and ThreadLocal map (its Rec's slot). Only the tracker's class
  * file is embedded in the agent: at run time the tracker, in java.base, links to the JDK's
  * class, and this one is never loaded. It declares only what the tracker calls.
  */
@@ -30,6 +30,10 @@ public final class Unsafe {
     }
 
     public long getLongOpaque(Object o, long offset) {
+        throw new UnsupportedOperationException();
+    }
+
+    public void putLongOpaque(Object o, long offset, long x) {
         throw new UnsupportedOperationException();
     }
 }
