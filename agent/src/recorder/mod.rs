@@ -199,10 +199,7 @@ impl Recorder {
     /// then throws (or a `tryUnlock*` that returns false) after such a contention keeps its
     /// line.
     pub fn release_before_contention(&self, state: &mut ThreadState) {
-        if !state.open.as_ref().is_some_and(|o| o.stamp.is_some()) {
-            return;
-        }
-        let Some(open) = state.open.take() else {
+        let Some(open) = state.open.take_if(|o| o.stamp.is_some()) else {
             return;
         };
         if pairs(state, open.kind, &open) {
