@@ -550,6 +550,21 @@ fn exact_counts(main: &str, args: &[&str], full: &BTreeMap<Key, usize>, stdout: 
     }
 }
 
+/// A program's own AQS lock whose `tryRelease` contends for a monitor after it has let the
+/// lock go, while another thread takes and releases the lock (tests/java/JucAqsRelease.java):
+/// the first release is stamped before that acquisition (the log is valid: no two owners at
+/// once), and each line is counted once. The interleaving is forced by the program.
+#[test]
+fn a_contention_inside_unlock_after_the_release_keeps_one_owner_at_a_time() {
+    let mut e = Expect {
+        file: "JucAqsRelease.java",
+        counts: BTreeMap::new(),
+    };
+    e.held("releaser-lock", "releaser-unlock", 'W', 1);
+    e.held("taker-lock", "taker-unlock", 'W', 1);
+    exact_counts("JucAqsRelease", &[], &e.counts, "release done true");
+}
+
 /// Expected counts of a program's marked lines, built up call by call.
 struct Expect {
     file: &'static str,

@@ -105,11 +105,9 @@ fn arrival(
     let nanos = now_nanos();
     let state = rec.state(thread)?;
     state.last_contention = nanos;
-    // Inside an `unlock` (whose line is stamped when it began, written when it returns) this
-    // line comes first: the release's stamp moves up to it, still before the release itself.
-    if let Some(stamp) = state.open.as_mut().and_then(|o| o.stamp.as_mut()) {
-        *stamp = (*stamp).max(nanos);
-    }
+    // Inside an `unlock` its release line comes first, at the call's start (before the
+    // tracker's records of what the call did since, drained next).
+    rec.release_before_contention(state);
     if state.recording.is_some() {
         rec.before_event(jni, state, nanos);
         // A contention inside a wait (a timed `wait` taking its monitor back): the wait's

@@ -581,7 +581,12 @@ impl Recorder {
                     return RECORD;
                 };
                 if !r.trace_held.iter().any(|h| h.monitor == monitor) {
-                    r.summary.hold(monitor, e.site, e.since, nanos, true);
+                    // Keyed as every hold summary is, by the first site ID of its place: a
+                    // long hold's line noted under that key ([`Recorder::rec_long_hold`]) is
+                    // then this hold's, and not counted again at a detach (a class rewritten
+                    // again by a later attach has other IDs for the same places).
+                    r.summary
+                        .hold(monitor, summed(e.site), e.since, nanos, true);
                 }
                 self.trace_line(
                     jni,

@@ -189,6 +189,33 @@ impl Recorder {
         self.log.push(line.record(frames));
     }
 
+    /// A contention inside an `unlock` (whose `LockRelease` is stamped when the call began and
+    /// would be written when it returns): the release line is written now, at that stamp, so
+    /// that the contention's lines come after it; the call's end then writes nothing. Why not
+    /// move the stamp up to the contention: the release may be over by then (a program's own
+    /// `tryRelease` that logs under a contended monitor once it has let the lock go), another
+    /// thread may have taken the lock meanwhile, and a release stamped after that thread's
+    /// `LockAcquired` made two owners at once (docs/FORMAT.md, "Exclusion"). An `unlock` that
+    /// then throws (or a `tryUnlock*` that returns false) after such a contention keeps its
+    /// line.
+    pub fn release_before_contention(&self, state: &mut ThreadState) {
+        let Some(open) = state.open.take_if(|o| o.stamp.is_some()) else {
+            return;
+        };
+        if pairs(state, open.kind, &open) {
+            self.flush_contention(state);
+            let line = JucLine {
+                nanos: open.stamp.unwrap_or_default(),
+                kind: open.kind,
+                thread: state.hash,
+                object: open.object,
+                owner: 0,
+                extra: open.extra,
+            };
+            self.push_extra(line, open.frames);
+        }
+    }
+
     /// The end of a tracked call, in either mode: the exit event once the outermost call ends.
     pub fn end_call(&self, nanos: u64, state: &mut ThreadState) {
         self.end_call_as(nanos, state, |open| Some(open.kind));
