@@ -16,7 +16,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use orca_format::{
-    parse_stack, ConditionOp, Event, EventReader, Hash, LockMode, LockOp, Metadata, WaitCall,
+    parse_stack, ConditionOp, Durations, Event, EventReader, Hash, LockMode, LockOp, Metadata,
+    WaitCall,
 };
 
 use crate::FlameWeight;
@@ -123,9 +124,8 @@ pub fn collapse_with<R: std::io::Read>(
                 _,
                 Event::MonitorHolds {
                     monitor,
-                    count,
-                    total,
                     site,
+                    durations: Durations { count, total, .. },
                     ..
                 },
             ) => {
@@ -154,9 +154,8 @@ pub fn collapse_with<R: std::io::Read>(
                 _,
                 Event::LockHolds {
                     lock,
-                    count,
-                    total,
                     site,
+                    durations: Durations { count, total, .. },
                     ..
                 },
             ) => {
@@ -207,15 +206,18 @@ pub fn collapse_with<R: std::io::Read>(
                 FlameWeight::Blocked,
                 Event::MonitorContentions {
                     monitor,
-                    total,
                     site,
+                    durations: Durations { total, .. },
                     ..
                 },
             ) => add(site.raw().to_string(), monitor, total),
             (
                 FlameWeight::Blocked,
                 Event::LockContentions {
-                    lock, total, site, ..
+                    lock,
+                    site,
+                    durations: Durations { total, .. },
+                    ..
                 },
             ) => {
                 *juc_weights

@@ -22,7 +22,8 @@ use std::path::Path;
 use clap::ValueEnum;
 use flate2::{write::GzEncoder, Compression};
 use orca_format::{
-    parse_stack, ConditionOp, Event, EventReader, Frame, Hash, LockMode, LockOp, Metadata, WaitCall,
+    parse_stack, ConditionOp, Durations, Event, EventReader, Frame, Hash, LockMode, LockOp,
+    Metadata, WaitCall,
 };
 use prost::Message;
 
@@ -238,9 +239,8 @@ impl Profiles {
             // one-frame stacks, no owner.
             Event::MonitorContentions {
                 monitor,
-                count,
-                total,
                 site,
+                durations: Durations { count, total, .. },
                 ..
             } => {
                 let k = key(Leaf::Monitor(monitor), site.raw().to_string());
@@ -248,9 +248,8 @@ impl Profiles {
             }
             Event::LockContentions {
                 lock,
-                count,
-                total,
                 site,
+                durations: Durations { count, total, .. },
                 ..
             } => {
                 let k = key(Leaf::Lock(lock), site.raw().to_string());
@@ -258,9 +257,8 @@ impl Profiles {
             }
             Event::MonitorHolds {
                 monitor,
-                count,
-                total,
                 site,
+                durations: Durations { count, total, .. },
                 ..
             } => {
                 self.has_summaries = true;
@@ -281,9 +279,8 @@ impl Profiles {
             Event::LockHolds {
                 lock,
                 mode,
-                count,
-                total,
                 site,
+                durations: Durations { count, total, .. },
                 ..
             } => {
                 self.has_summaries = true;

@@ -389,56 +389,48 @@ impl Analysis {
             // contention threshold, or beyond its site's budget): no owner, no stack.
             Event::MonitorContentions {
                 monitor,
-                count,
-                total,
-                max,
+                durations: d,
                 ref site,
                 ..
             } => {
                 self.has_summaries = true;
-                t.blocked.0 += count;
-                t.blocked.1 += total;
+                t.blocked.0 += d.count;
+                t.blocked.1 += d.total;
                 let o = self.objects.entry(monitor).or_default();
-                o.contentions += count;
-                o.blocked += total;
-                o.blocked_max = o.blocked_max.max(max);
-                add_sites(&mut o.sites, site.top(), count, total);
+                o.contentions += d.count;
+                o.blocked += d.total;
+                o.blocked_max = o.blocked_max.max(d.max);
+                add_sites(&mut o.sites, site.top(), d.count, d.total);
             }
             Event::LockContentions {
                 lock,
-                count,
-                total,
-                max,
+                durations: d,
                 ref site,
                 ..
             } => {
                 self.has_summaries = true;
-                t.juc_blocked.0 += count;
-                t.juc_blocked.1 += total;
+                t.juc_blocked.0 += d.count;
+                t.juc_blocked.1 += d.total;
                 let l = self.locks.entry(lock).or_default();
-                l.acquisitions += count;
-                l.contentions += count;
-                l.blocked += total;
-                l.blocked_max = l.blocked_max.max(max);
-                add_sites(&mut l.sites, site.top(), count, total);
+                l.acquisitions += d.count;
+                l.contentions += d.count;
+                l.blocked += d.total;
+                l.blocked_max = l.blocked_max.max(d.max);
+                add_sites(&mut l.sites, site.top(), d.count, d.total);
             }
             Event::MonitorHolds {
                 monitor,
-                count,
-                total,
-                max,
-                histogram,
+                durations: d,
                 site,
                 ..
             } => {
                 self.has_holds = true;
                 self.has_summaries = true;
                 let o = self.objects.entry(monitor).or_default();
-                o.sum_holds
-                    .add_summary(count, total, max, histogram.buckets());
-                add_sites(&mut o.sum_hold_sites, site.top(), count, total);
+                o.sum_holds.add_durations(&d);
+                add_sites(&mut o.sum_hold_sites, site.top(), d.count, d.total);
                 let ts = self.sum_thread_hold_sites.entry((monitor, thread));
-                add_sites(ts.or_default(), site.top(), count, total);
+                add_sites(ts.or_default(), site.top(), d.count, d.total);
             }
             Event::MonitorHoldsUntimed {
                 monitor,
@@ -458,10 +450,7 @@ impl Analysis {
             Event::LockHolds {
                 lock,
                 mode,
-                count,
-                total,
-                max,
-                histogram,
+                durations: d,
                 site,
                 ..
             } => {
@@ -472,10 +461,10 @@ impl Analysis {
                     LockMode::Write => &mut l.sum_write_holds,
                     LockMode::Read => &mut l.sum_read_holds,
                 };
-                h.add_summary(count, total, max, histogram.buckets());
-                add_sites(&mut l.sum_hold_sites, site.top(), count, total);
+                h.add_durations(&d);
+                add_sites(&mut l.sum_hold_sites, site.top(), d.count, d.total);
                 let ts = self.sum_thread_hold_sites.entry((lock, thread));
-                add_sites(ts.or_default(), site.top(), count, total);
+                add_sites(ts.or_default(), site.top(), d.count, d.total);
             }
             Event::LockHoldsUntimed {
                 lock,

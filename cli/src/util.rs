@@ -115,6 +115,10 @@ impl Hist {
         }
     }
     /// Adds `count` durations that were counted but not measured (`MonitorHoldsUntimed`).
+    /// Adds the figures of one summary line.
+    pub fn add_durations(&mut self, d: &orca_format::Durations) {
+        self.add_summary(d.count, d.total, d.max, d.histogram.buckets());
+    }
     pub fn add_untimed(&mut self, count: u64) {
         self.untimed += count;
     }

@@ -40,9 +40,9 @@ use std::path::{Path, PathBuf};
 pub use meta::{java_class_name, ClassInfo, Metadata, MethodInfo};
 pub use parse::{
     escape, line_for, parse_class_line, parse_event_line, parse_method_line, parse_stack, unescape,
-    ClassRecord, ConditionOp, Event, EventKind, EventRecord, Frame, Hash, HashList, Histogram,
-    LineTable, LockMode, LockOp, MethodId, MethodRecord, RecordingEnd, StackTrace, SyntaxError,
-    Text, Timestamp, WaitCall, WakeCall, NATIVE_LOCATION,
+    ClassRecord, ConditionOp, Durations, Event, EventKind, EventRecord, Frame, Hash, HashList,
+    Histogram, LineTable, LockMode, LockOp, MethodId, MethodRecord, RecordingEnd, StackTrace,
+    SyntaxError, Text, Timestamp, WaitCall, WakeCall, NATIVE_LOCATION,
 };
 pub use reader::{Line, LineReader};
 pub use validate::{
@@ -236,14 +236,10 @@ impl OwnedEvent {
             },
             count: match *e {
                 Event::EventsDropped { count }
-                | Event::MonitorHolds { count, .. }
                 | Event::MonitorHoldsUntimed { count, .. }
-                | Event::LockHolds { count, .. }
                 | Event::LockHoldsUntimed { count, .. }
-                | Event::MonitorContentions { count, .. }
-                | Event::LockContentions { count, .. }
                 | Event::LockOrder { count, .. } => Some(count),
-                _ => None,
+                _ => e.durations().map(|d| d.count),
             },
             frames: e.stack().map(|s| s.frames().collect()).unwrap_or_default(),
         }

@@ -574,12 +574,13 @@ fn parse_histogram(b: &[u8], index: usize) -> Result<(Histogram<'_>, u64, u32), 
     Ok((Histogram { n, raw: b }, sum, prev.unwrap_or(0)))
 }
 
-/// The `<count>,<totalNanos>,<maxNanos>,<histogram>` of a `MonitorHolds` or `LockHolds`
-/// line, `first` being the index of `<count>`: every rule of FORMAT.md checked.
-fn parse_hold_stats(
+/// The `<count>,<totalNanos>,<maxNanos>,<histogram>` of a `MonitorHolds`, `LockHolds`,
+/// `MonitorContentions` or `LockContentions` line, `first` being the index of `<count>`:
+/// every rule of FORMAT.md checked.
+fn parse_durations(
     [c, tot, mx, h]: [&[u8]; 4],
     first: usize,
-) -> Result<(u64, u64, u64, Histogram<'_>), SyntaxError> {
+) -> Result<Durations<'_>, SyntaxError> {
     let count = parse_count(c, first, "count")?;
     let total = parse_nanos(tot, first + 1, "totalNanos")?;
     let max = parse_nanos(mx, first + 2, "maxNanos")?;
@@ -620,7 +621,27 @@ fn parse_hold_stats(
             ),
         ));
     }
-    Ok((count, total, max, histogram))
+    Ok(Durations {
+        count,
+        total,
+        max,
+        histogram,
+    })
+}
+
+/// The figures of a summary line of timed holds or contentions (`MonitorHolds`, `LockHolds`,
+/// `MonitorContentions`, `LockContentions`): one type, so that a consumer sums a monitor's
+/// and a lock's, or holds and contentions, with the same code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Durations<'a> {
+    /// How many holds (contended acquisitions).
+    pub count: u64,
+    /// Their durations (waits) summed, ns.
+    pub total: u64,
+    /// The longest, ns.
+    pub max: u64,
+    /// Every one in its bucket ([`crate::hist`]).
+    pub histogram: Histogram<'a>,
 }
 
 /// Parses `<guards>`: distinct monitors, neither `held` nor `acquired`.
@@ -1428,15 +1449,12 @@ pub enum Event<'a> {
         monitor: Hash,
         stack: StackTrace<'a>,
     },
-    /// Summary: `count` outermost holds of `monitor` acquired at `site` (one
-    /// frame), durations summed in `total`, largest `max`, bucketed in `histogram`.
+    /// Summary: `durations.count` outermost holds of `monitor` acquired at `site` (one
+    /// frame), their lengths in `durations`.
     MonitorHolds {
         thread: Hash,
         monitor: Hash,
-        count: u64,
-        total: u64,
-        max: u64,
-        histogram: Histogram<'a>,
+        durations: Durations<'a>,
         site: StackTrace<'a>,
     },
     /// Summary (`holdtiming=sampled`): `count` further outermost holds of `monitor` acquired
@@ -1466,29 +1484,22 @@ pub enum Event<'a> {
         nanos: u64,
         stack: StackTrace<'a>,
     },
-    /// Summary: `count` outermost holds of j.u.c. lock `lock` in `mode` acquired at
-    /// `site` (one frame), as [`Event::MonitorHolds`].
+    /// Summary: `durations.count` outermost holds of j.u.c. lock `lock` in `mode` acquired
+    /// at `site` (one frame), as [`Event::MonitorHolds`].
     LockHolds {
         thread: Hash,
         lock: Hash,
         mode: LockMode,
-        count: u64,
-        total: u64,
-        max: u64,
-        histogram: Histogram<'a>,
+        durations: Durations<'a>,
         site: StackTrace<'a>,
     },
-    /// Summary: `count` contended entries of `monitor` at `site` (one frame) that were
-    /// counted instead of written (shorter than the agent's `contentionthreshold`, or long
-    /// beyond their site's budget), their waits summed in `total`, largest `max`, bucketed in
-    /// `histogram` as [`Event::MonitorHolds`]'.
+    /// Summary: `durations.count` contended entries of `monitor` at `site` (one frame) that
+    /// were counted instead of written (shorter than the agent's `contentionthreshold`, or
+    /// long beyond their site's budget), their waits in `durations`.
     MonitorContentions {
         thread: Hash,
         monitor: Hash,
-        count: u64,
-        total: u64,
-        max: u64,
-        histogram: Histogram<'a>,
+        durations: Durations<'a>,
         site: StackTrace<'a>,
     },
     /// Summary: the same for contended acquisitions of j.u.c. lock `lock` in `mode`.
@@ -1496,10 +1507,7 @@ pub enum Event<'a> {
         thread: Hash,
         lock: Hash,
         mode: LockMode,
-        count: u64,
-        total: u64,
-        max: u64,
-        histogram: Histogram<'a>,
+        durations: Durations<'a>,
         site: StackTrace<'a>,
     },
     /// Summary (`holdtiming=sampled`): `count` further outermost holds of j.u.c. lock `lock`
@@ -1852,6 +1860,18 @@ impl<'a> Event<'a> {
         }
     }
 
+    /// The figures of a `MonitorHolds`, `LockHolds`, `MonitorContentions` or
+    /// `LockContentions` line.
+    pub fn durations(&self) -> Option<Durations<'a>> {
+        match *self {
+            Event::MonitorHolds { durations, .. }
+            | Event::LockHolds { durations, .. }
+            | Event::MonitorContentions { durations, .. }
+            | Event::LockContentions { durations, .. } => Some(durations),
+            _ => None,
+        }
+    }
+
     /// Every stack trace of the line: [`Event::stack`], the held site of a `LockOrder`
     /// and the site of a `LockHold`.
     pub fn stacks(&self) -> impl Iterator<Item = &StackTrace<'a>> {
@@ -1978,26 +1998,20 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             let thread = parse_hash(t, 3, "thread", false)?;
             // 0: the holds (contentions) of other monitors at this site (FORMAT.md).
             let monitor = parse_hash(m, 4, "monitor", true)?;
-            let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 5)?;
+            let durations = parse_durations([c, tot, mx, h], 5)?;
             let site = parse_site(site, 9, "site")?;
             if kind == K::MonitorHolds {
                 Event::MonitorHolds {
                     thread,
                     monitor,
-                    count,
-                    total,
-                    max,
-                    histogram,
+                    durations,
                     site,
                 }
             } else {
                 Event::MonitorContentions {
                     thread,
                     monitor,
-                    count,
-                    total,
-                    max,
-                    histogram,
+                    durations,
                     site,
                 }
             }
@@ -2018,17 +2032,14 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             // 0: the holds (contentions) of other locks in this mode at this site (FORMAT.md).
             let lock = parse_hash(l, 4, "lock", true)?;
             let mode = parse_mode(m, 5)?;
-            let (count, total, max, histogram) = parse_hold_stats([c, tot, mx, h], 6)?;
+            let durations = parse_durations([c, tot, mx, h], 6)?;
             let site = parse_site(site, 10, "site")?;
             if kind == K::LockHolds {
                 Event::LockHolds {
                     thread,
                     lock,
                     mode,
-                    count,
-                    total,
-                    max,
-                    histogram,
+                    durations,
                     site,
                 }
             } else {
@@ -2036,10 +2047,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                     thread,
                     lock,
                     mode,
-                    count,
-                    total,
-                    max,
-                    histogram,
+                    durations,
                     site,
                 }
             }

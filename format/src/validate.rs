@@ -9,8 +9,8 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::parse::{
-    parse_class_line, parse_event_line, parse_method_line, ConditionOp, Event, EventKind, Frame,
-    Hash, LockMode, LockOp, RecordingEnd, Timestamp,
+    parse_class_line, parse_event_line, parse_method_line, ConditionOp, Durations, Event,
+    EventKind, Frame, Hash, LockMode, LockOp, RecordingEnd, Timestamp,
 };
 use crate::reader::{Line, LineReader};
 use crate::{paths, OrcaError};
@@ -890,8 +890,7 @@ impl Validator {
             Event::LockHolds {
                 lock,
                 mode,
-                max,
-                histogram,
+                durations: Durations { max, histogram, .. },
                 site,
                 ..
             } => {

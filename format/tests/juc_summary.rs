@@ -5,8 +5,8 @@
 
 use orca_format::hist::bucket;
 use orca_format::{
-    parse_event_line, validate_readers, Event, EventKind, Hash, LockMode, Options, Severity,
-    ValidationReport,
+    parse_event_line, validate_readers, Durations, Event, EventKind, Hash, LockMode, Options,
+    Severity, ValidationReport,
 };
 
 const CLASSES: &str = "\
@@ -132,10 +132,13 @@ fn juc_summary_lines_parse_into_their_fields() {
             thread,
             lock,
             mode,
-            count,
-            total,
-            max,
-            histogram,
+            durations:
+                Durations {
+                    count,
+                    total,
+                    max,
+                    histogram,
+                },
             site,
         } => {
             assert_eq!(
@@ -424,7 +427,11 @@ fn juc_summary_mutations_never_panic() {
                 m[i] = c;
                 if let Ok(rec) = parse_event_line(&m) {
                     n += 1;
-                    if let Event::LockHolds { histogram, .. } = rec.event {
+                    if let Event::LockHolds {
+                        durations: Durations { histogram, .. },
+                        ..
+                    } = rec.event
+                    {
                         assert!(histogram.buckets().count() == histogram.len());
                     }
                 }

@@ -4,8 +4,8 @@
 
 use orca_format::hist::bucket;
 use orca_format::{
-    parse_event_line, validate_readers, Event, Hash, Options, Severity, ValidationReport,
-    ViolationKind,
+    parse_event_line, validate_readers, Durations, Event, Hash, Options, Severity,
+    ValidationReport, ViolationKind,
 };
 
 const CLASSES: &str = "\
@@ -94,10 +94,13 @@ fn summary_lines_parse_into_their_fields() {
         Event::MonitorHolds {
             thread,
             monitor,
-            count,
-            total,
-            max,
-            histogram,
+            durations:
+                Durations {
+                    count,
+                    total,
+                    max,
+                    histogram,
+                },
             site,
         } => {
             assert_eq!((thread, monitor), (Hash(0xAAAA), Hash(0x1111)));
@@ -395,7 +398,11 @@ fn summary_mutations_never_panic() {
                 m[i] = c;
                 if let Ok(rec) = parse_event_line(&m) {
                     n += 1;
-                    if let Event::MonitorHolds { histogram, .. } = rec.event {
+                    if let Event::MonitorHolds {
+                        durations: Durations { histogram, .. },
+                        ..
+                    } = rec.event
+                    {
                         assert!(histogram.buckets().count() == histogram.len());
                     }
                 }
@@ -438,10 +445,10 @@ fn contention_summaries_are_checked_like_hold_summaries() {
         Event::MonitorContentions {
             thread,
             monitor,
-            count,
-            total,
-            max,
             ref site,
+            durations: Durations {
+                count, total, max, ..
+            },
             ..
         } => {
             assert_eq!(
@@ -454,7 +461,10 @@ fn contention_summaries_are_checked_like_hold_summaries() {
     }
     assert!(matches!(
         parse_event_line(lc.as_bytes()).unwrap().event,
-        Event::LockContentions { count: 1, .. }
+        Event::LockContentions {
+            durations: Durations { count: 1, .. },
+            ..
+        }
     ));
     // The same key twice in one flush.
     assert_eq!(

@@ -37,7 +37,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use orca_format::hist::bucket;
-use orca_format::{parse_event_line, ConditionOp, Event, Frame, Hash, LockMode, LockOp, Timestamp};
+use orca_format::{
+    parse_event_line, ConditionOp, Durations, Event, Frame, Hash, LockMode, LockOp, Timestamp,
+};
 
 /// When the reference agent flushes and which holds it writes out.
 #[derive(Clone, Copy, Debug)]
@@ -490,11 +492,11 @@ pub struct Sums {
     pub long_lock_holds: Vec<LongLockHold>,
 }
 
-fn add(e: &mut HoldSums, count: u64, total: u64, max: u64, h: orca_format::Histogram<'_>) {
-    e.0 += count;
-    e.1 += total;
-    e.2 = e.2.max(max);
-    for (b, c) in h.buckets() {
+fn add(e: &mut HoldSums, d: &Durations) {
+    e.0 += d.count;
+    e.1 += d.total;
+    e.2 = e.2.max(d.max);
+    for (b, c) in d.histogram.buckets() {
         *e.3.entry(b).or_default() += c;
     }
 }
@@ -511,14 +513,11 @@ impl Sums {
                 Event::MonitorHolds {
                     thread,
                     monitor,
-                    count,
-                    total,
-                    max,
-                    histogram,
+                    durations: d,
                     site: at,
                 } => {
                     let e = s.holds.entry((thread, monitor, top(&at))).or_default();
-                    add(e, count, total, max, histogram);
+                    add(e, &d);
                 }
                 Event::MonitorHoldsUntimed {
                     thread,
@@ -532,17 +531,14 @@ impl Sums {
                     thread,
                     lock,
                     mode,
-                    count,
-                    total,
-                    max,
-                    histogram,
+                    durations: d,
                     site: at,
                 } => {
                     let e = s
                         .lock_holds
                         .entry((thread, lock, mode, top(&at)))
                         .or_default();
-                    add(e, count, total, max, histogram);
+                    add(e, &d);
                 }
                 Event::LockHoldsUntimed {
                     thread,
