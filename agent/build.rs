@@ -3,7 +3,7 @@
 //! and needs no file beside it at run time.
 //!
 //! The tracker's event codes are not written in Java: they are generated here, as
-//! `OUT_DIR/orca/OrcaEvents.java`, from the agent's own taxonomy (`src/events.rs`), and
+//! `OUT_DIR/orca/OrcaEvents.java`, from the codes the agent defines (`src/events.rs`), and
 //! compiled with the tracker, so the two sides cannot disagree.
 
 #[allow(dead_code)]

@@ -14,7 +14,6 @@ use crate::engines::methods::Methods;
 use crate::engines::tracker::TrackerSettings;
 use crate::engines::LOCAL_FRAME;
 use crate::error::StartError;
-use crate::events::Kind;
 use crate::jvmti::{jthread, Capability, Event, EventCallbacks, FastWalker, Jni, Jvmti};
 use crate::options::{Mode, Options};
 use crate::recorder::clock::now_nanos;
@@ -22,6 +21,7 @@ use crate::recorder::clock::Ticker;
 use crate::recorder::threads;
 use crate::recorder::writer::{EventRecord, Extra, Files, Frames};
 use crate::recorder::Recorder;
+use orca_format::EventKind;
 
 /// Everything the agent holds for the life of the JVM.
 pub struct Agent {
@@ -279,7 +279,7 @@ impl Agent {
         let name = self.rec.jvmti.thread_name(jni, thread).unwrap_or_default();
         self.rec.log.push(EventRecord {
             nanos: now_nanos(),
-            kind: Kind::ThreadStarted,
+            kind: EventKind::ThreadStarted,
             thread: hash,
             object: 0,
             owner: 0,
@@ -514,7 +514,7 @@ impl Agent {
         }
         if let Some(hash) = threads::remove_current(&self.rec.jvmti) {
             self.rec
-                .push(now_nanos(), Kind::ThreadEnded, hash, 0, Frames::new());
+                .push(now_nanos(), EventKind::ThreadEnded, hash, 0, Frames::new());
         }
     }
 }

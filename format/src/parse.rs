@@ -1172,6 +1172,56 @@ impl EventKind {
         )
     }
 
+    /// Whether the line has an `<object>` field after the thread.
+    pub fn has_object(self) -> bool {
+        !matches!(
+            self,
+            EventKind::ThreadStarted
+                | EventKind::ThreadEnded
+                | EventKind::ThreadSleep
+                | EventKind::ThreadSlept
+                | EventKind::EventsDropped
+                | EventKind::RecordingEnded
+        )
+    }
+
+    /// Whether the line has a `<mode>` field after the lock (the j.u.c. lock lines).
+    pub fn has_mode(self) -> bool {
+        matches!(
+            self,
+            EventKind::LockAcquire
+                | EventKind::LockAcquired
+                | EventKind::LockFailed
+                | EventKind::LockTimedOut
+                | EventKind::LockInterrupted
+                | EventKind::LockRelease
+                | EventKind::LockHeldAtStart
+        )
+    }
+
+    /// Whether the line has a `<lock>` field after the condition (the `Condition*` lines).
+    pub fn has_condition_lock(self) -> bool {
+        matches!(
+            self,
+            EventKind::ConditionAwait
+                | EventKind::ConditionAwaited
+                | EventKind::ConditionSignal
+                | EventKind::ConditionSignalAll
+        )
+    }
+
+    /// Whether the line ends with a stack trace.
+    pub fn has_stack(self) -> bool {
+        !matches!(
+            self,
+            EventKind::ThreadStarted
+                | EventKind::ThreadEnded
+                | EventKind::ObjectClass
+                | EventKind::EventsDropped
+                | EventKind::RecordingEnded
+        )
+    }
+
     /// Whether this is a long-hold event (`MonitorHold`, `LockHold`): one hold that is
     /// also counted in a summary line, so readers do not add it to hold statistics again.
     pub fn is_long_hold(self) -> bool {
@@ -1267,6 +1317,18 @@ impl WakeCall {
             WakeCall::Unpark => "unpark",
         }
     }
+
+    /// The call of an event kind that wakes waiters.
+    pub fn of(kind: EventKind) -> Option<WakeCall> {
+        Some(match kind {
+            EventKind::ObjectNotify => WakeCall::Notify,
+            EventKind::ObjectNotifyAll => WakeCall::NotifyAll,
+            EventKind::ConditionSignal => WakeCall::Signal,
+            EventKind::ConditionSignalAll => WakeCall::SignalAll,
+            EventKind::ThreadUnpark => WakeCall::Unpark,
+            _ => return None,
+        })
+    }
 }
 
 /// The call of a `Waits` line (`<call>`): one that waits to be woken.
@@ -1288,6 +1350,16 @@ impl WaitCall {
             WaitCall::Await => "await",
             WaitCall::Park => "park",
         }
+    }
+
+    /// The call of a wait's exit event kind.
+    pub fn of_exit(kind: EventKind) -> Option<WaitCall> {
+        Some(match kind {
+            EventKind::ObjectWaited => WaitCall::Wait,
+            EventKind::ConditionAwaited => WaitCall::Await,
+            EventKind::ThreadParked => WaitCall::Park,
+            _ => return None,
+        })
     }
 }
 

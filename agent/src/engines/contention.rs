@@ -7,7 +7,6 @@
 use jni_sys::jobject;
 
 use crate::error::JvmtiError;
-use crate::events::Kind;
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
 use crate::recorder::ids;
@@ -15,6 +14,7 @@ use crate::recorder::names;
 use crate::recorder::threads::ThreadState;
 use crate::recorder::writer::{EventRecord, Extra};
 use crate::recorder::Recorder;
+use orca_format::EventKind;
 
 /// The contention engine: it holds nothing; its events go straight to the recorder.
 #[derive(Default)]
@@ -56,7 +56,7 @@ impl Contention {
         state.contending = monitor;
         let line = EventRecord {
             nanos,
-            kind: Kind::MonitorContendedEnter,
+            kind: EventKind::MonitorContendedEnter,
             thread: state.hash,
             object: monitor,
             owner,
@@ -86,7 +86,7 @@ impl Contention {
         };
         rec.push(
             nanos,
-            Kind::MonitorContendedEntered,
+            EventKind::MonitorContendedEntered,
             state.hash,
             monitor,
             frames,

@@ -14,13 +14,14 @@ use std::ffi::CStr;
 use jni_sys::{jclass, jfieldID, jmethodID, jobject};
 
 use super::{report, LOCAL_FRAME};
-use crate::events::{Kind, ReportCode};
+use crate::events::ReportCode;
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
 use crate::recorder::ids;
 use crate::recorder::names;
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::{JucLine, Recorder};
+use orca_format::EventKind;
 
 /// Which `java.util.concurrent.locks` class a lock call is on: it says the mode and where
 /// the synchronizer is.
@@ -209,39 +210,39 @@ impl Call {
     }
 
     /// The event written when the call starts (`None`: written at its end only).
-    pub fn entry_kind(self) -> Option<Kind> {
+    pub fn entry_kind(self) -> Option<EventKind> {
         Some(match self {
-            Call::Wait => Kind::ObjectWait,
-            Call::Notify => Kind::ObjectNotify,
-            Call::NotifyAll => Kind::ObjectNotifyAll,
-            Call::Start => Kind::ThreadStart,
-            Call::Join => Kind::ThreadJoin,
-            Call::Sleep => Kind::ThreadSleep,
-            Call::Acquire => Kind::SemaphoreAcquire,
-            Call::Release => Kind::SemaphoreRelease,
+            Call::Wait => EventKind::ObjectWait,
+            Call::Notify => EventKind::ObjectNotify,
+            Call::NotifyAll => EventKind::ObjectNotifyAll,
+            Call::Start => EventKind::ThreadStart,
+            Call::Join => EventKind::ThreadJoin,
+            Call::Sleep => EventKind::ThreadSleep,
+            Call::Acquire => EventKind::SemaphoreAcquire,
+            Call::Release => EventKind::SemaphoreRelease,
             Call::Lock(_, k) if k.is_release() => return None,
-            Call::Lock(..) => Kind::LockAcquire,
-            Call::Await => Kind::ConditionAwait,
-            Call::Signal => Kind::ConditionSignal,
-            Call::SignalAll => Kind::ConditionSignalAll,
-            Call::Park { .. } => Kind::ThreadPark,
-            Call::Unpark => Kind::ThreadUnpark,
+            Call::Lock(..) => EventKind::LockAcquire,
+            Call::Await => EventKind::ConditionAwait,
+            Call::Signal => EventKind::ConditionSignal,
+            Call::SignalAll => EventKind::ConditionSignalAll,
+            Call::Park { .. } => EventKind::ThreadPark,
+            Call::Unpark => EventKind::ThreadUnpark,
             Call::LockSlow => return None,
         })
     }
 
     /// The event written when the call ends, for blocking calls (for a lock acquisition, the
     /// successful one; [`Call::outcome`] picks the others).
-    pub fn exit_kind(self) -> Option<Kind> {
+    pub fn exit_kind(self) -> Option<EventKind> {
         match self {
-            Call::Wait => Some(Kind::ObjectWaited),
-            Call::Join => Some(Kind::ThreadJoined),
-            Call::Sleep => Some(Kind::ThreadSlept),
-            Call::Acquire => Some(Kind::SemaphoreAcquired),
-            Call::Lock(_, k) if k.is_release() => Some(Kind::LockRelease),
-            Call::Lock(..) => Some(Kind::LockAcquired),
-            Call::Await => Some(Kind::ConditionAwaited),
-            Call::Park { .. } => Some(Kind::ThreadParked),
+            Call::Wait => Some(EventKind::ObjectWaited),
+            Call::Join => Some(EventKind::ThreadJoined),
+            Call::Sleep => Some(EventKind::ThreadSlept),
+            Call::Acquire => Some(EventKind::SemaphoreAcquired),
+            Call::Lock(_, k) if k.is_release() => Some(EventKind::LockRelease),
+            Call::Lock(..) => Some(EventKind::LockAcquired),
+            Call::Await => Some(EventKind::ConditionAwaited),
+            Call::Park { .. } => Some(EventKind::ThreadParked),
             _ => None,
         }
     }
@@ -249,18 +250,18 @@ impl Call {
     /// The exit event of a call that ended by an exception (`thrown`) or returned the
     /// boolean `returned`: a lock acquisition's outcome, an `unlock` that threw writes
     /// nothing; every other call writes its [`Call::exit_kind`].
-    pub fn outcome(self, thrown: bool, returned: bool) -> Option<Kind> {
+    pub fn outcome(self, thrown: bool, returned: bool) -> Option<EventKind> {
         match self {
             Call::Lock(_, LockCall::Unlock) if thrown => None,
             Call::Lock(_, LockCall::TryUnlock) if thrown || !returned => None,
             Call::Lock(_, k) if !k.is_release() => Some(if thrown {
-                Kind::LockInterrupted
+                EventKind::LockInterrupted
             } else if returned || k == LockCall::Lock {
-                Kind::LockAcquired
+                EventKind::LockAcquired
             } else if k == LockCall::TryLock {
-                Kind::LockFailed
+                EventKind::LockFailed
             } else {
-                Kind::LockTimedOut
+                EventKind::LockTimedOut
             }),
             other => other.exit_kind(),
         }
@@ -985,16 +986,16 @@ impl Outcome {
     }
 
     /// The exit line of lock call `call` that ended so (`None`: an `unlock` that threw).
-    pub fn kind(self, call: LockCall) -> Option<Kind> {
+    pub fn kind(self, call: LockCall) -> Option<EventKind> {
         Some(match (call, self) {
             (LockCall::Unlock, Outcome::Threw) => return None,
-            (LockCall::Unlock, _) => Kind::LockRelease,
-            (LockCall::TryUnlock, Outcome::True) => Kind::LockRelease,
+            (LockCall::Unlock, _) => EventKind::LockRelease,
+            (LockCall::TryUnlock, Outcome::True) => EventKind::LockRelease,
             (LockCall::TryUnlock, _) => return None,
-            (_, Outcome::Returned | Outcome::True) => Kind::LockAcquired,
-            (_, Outcome::Threw) => Kind::LockInterrupted,
-            (LockCall::TryLock, Outcome::False) => Kind::LockFailed,
-            (_, Outcome::False) => Kind::LockTimedOut,
+            (_, Outcome::Returned | Outcome::True) => EventKind::LockAcquired,
+            (_, Outcome::Threw) => EventKind::LockInterrupted,
+            (LockCall::TryLock, Outcome::False) => EventKind::LockFailed,
+            (_, Outcome::False) => EventKind::LockTimedOut,
         })
     }
 }
@@ -1019,7 +1020,7 @@ pub fn juc_lock_end(rec: &Recorder, state: &mut ThreadState, nanos: u64, outcome
             OpenExtra::Mode(m) => m,
             _ => b'W',
         };
-        let acquired = call.is_some() && kind == Some(Kind::LockAcquired);
+        let acquired = call.is_some() && kind == Some(EventKind::LockAcquired);
         if rec.lock_contention_ended(state, (open.object, mode), nanos, acquired) {
             rec.end_call_as(nanos, state, |_| None);
             return;
@@ -1059,7 +1060,7 @@ pub fn juc_contended(
     // A contention that ended holding the lock is counted per site when it was short (or
     // beyond its site's budget of long ones written): a short one needs its site only.
     let waited = nanos.saturating_sub(t0);
-    let acquired = outcome.kind(k) == Some(Kind::LockAcquired) && rec.contention_threshold > 0;
+    let acquired = outcome.kind(k) == Some(EventKind::LockAcquired) && rec.contention_threshold > 0;
     if acquired && waited < rec.contention_threshold && !state.scratch.is_empty() {
         let n = rec.walk(jni, skip, &mut state.scratch[..1]);
         let site = rec
@@ -1090,7 +1091,7 @@ pub fn juc_contended(
         extra: mode,
     };
     rec.push_extra(
-        line(t0.min(nanos), Kind::LockAcquire, owner),
+        line(t0.min(nanos), EventKind::LockAcquire, owner),
         frames.clone(),
     );
     if let Some(kind) = outcome.kind(k) {
@@ -1388,18 +1389,18 @@ mod tests {
         let try_lock = Call::Lock(LockClass::Reentrant, LockCall::TryLock);
         let timed = Call::Lock(LockClass::WriteView, LockCall::TryLockTimed);
         let unlock = Call::Lock(LockClass::Reentrant, LockCall::Unlock);
-        assert_eq!(lock.outcome(false, false), Some(Kind::LockAcquired));
-        assert_eq!(lock.outcome(true, false), Some(Kind::LockInterrupted));
-        assert_eq!(try_lock.outcome(false, true), Some(Kind::LockAcquired));
-        assert_eq!(try_lock.outcome(false, false), Some(Kind::LockFailed));
-        assert_eq!(timed.outcome(false, false), Some(Kind::LockTimedOut));
-        assert_eq!(timed.outcome(true, false), Some(Kind::LockInterrupted));
-        assert_eq!(unlock.outcome(false, false), Some(Kind::LockRelease));
+        assert_eq!(lock.outcome(false, false), Some(EventKind::LockAcquired));
+        assert_eq!(lock.outcome(true, false), Some(EventKind::LockInterrupted));
+        assert_eq!(try_lock.outcome(false, true), Some(EventKind::LockAcquired));
+        assert_eq!(try_lock.outcome(false, false), Some(EventKind::LockFailed));
+        assert_eq!(timed.outcome(false, false), Some(EventKind::LockTimedOut));
+        assert_eq!(timed.outcome(true, false), Some(EventKind::LockInterrupted));
+        assert_eq!(unlock.outcome(false, false), Some(EventKind::LockRelease));
         assert_eq!(unlock.outcome(true, false), None);
         assert_eq!(unlock.entry_kind(), None);
         assert_eq!(
             Call::Await.outcome(true, false),
-            Some(Kind::ConditionAwaited)
+            Some(EventKind::ConditionAwaited)
         );
     }
 }

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use jni_sys::{jclass, jobject};
 
 use super::methods::{self, Call, Outcome};
-use crate::events::{Kind, ReportCode};
+use crate::events::ReportCode;
 use crate::jvmti::Jni;
 use crate::recorder::buffers::RecFields;
 use crate::recorder::clock::{now_nanos, STALE, TICK_NANOS, TICK_RING, USED_OFFSET};
@@ -24,6 +24,7 @@ use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::waiters::WaiterTable;
 use crate::recorder::writer::Frames;
 use crate::recorder::{JucLine, Recorder};
+use orca_format::EventKind;
 
 /// The tracker's class file, compiled from `java-tracker/` by `build.rs`.
 pub static CLASS_BYTES: &[u8] = include_bytes!(concat!(
@@ -62,13 +63,13 @@ const SITE_FRAMES: i32 = 3;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Report {
     /// A monitor event (`MonitorEnter`, `MonitorEntered`, `MonitorExit`).
-    Monitor(Kind),
+    Monitor(EventKind),
     /// The start of a blocking call: the entry event, and the exit event to write later.
-    Begin(Kind, Kind),
+    Begin(EventKind, EventKind),
     /// The end of a blocking call.
     End,
     /// A call without an end event (`notify`, `start`, `release`).
-    Point(Kind),
+    Point(EventKind),
 }
 
 impl Report {
@@ -76,22 +77,24 @@ impl Report {
     pub fn decode(kind: i32) -> Option<Report> {
         use ReportCode as C;
         Some(match ReportCode::from_i32(kind)? {
-            C::MonitorEnter => Report::Monitor(Kind::MonitorEnter),
-            C::MonitorEntered => Report::Monitor(Kind::MonitorEntered),
-            C::MonitorExit => Report::Monitor(Kind::MonitorExit),
-            C::ObjectWait => Report::Begin(Kind::ObjectWait, Kind::ObjectWaited),
+            C::MonitorEnter => Report::Monitor(EventKind::MonitorEnter),
+            C::MonitorEntered => Report::Monitor(EventKind::MonitorEntered),
+            C::MonitorExit => Report::Monitor(EventKind::MonitorExit),
+            C::ObjectWait => Report::Begin(EventKind::ObjectWait, EventKind::ObjectWaited),
             C::ObjectWaited
             | C::ThreadJoined
             | C::ThreadSlept
             | C::SemaphoreAcquired
             | C::SemaphoreAcquireFailed => Report::End,
-            C::ObjectNotify => Report::Point(Kind::ObjectNotify),
-            C::ObjectNotifyAll => Report::Point(Kind::ObjectNotifyAll),
-            C::ThreadStart => Report::Point(Kind::ThreadStart),
-            C::ThreadJoin => Report::Begin(Kind::ThreadJoin, Kind::ThreadJoined),
-            C::ThreadSleep => Report::Begin(Kind::ThreadSleep, Kind::ThreadSlept),
-            C::SemaphoreAcquire => Report::Begin(Kind::SemaphoreAcquire, Kind::SemaphoreAcquired),
-            C::SemaphoreRelease => Report::Point(Kind::SemaphoreRelease),
+            C::ObjectNotify => Report::Point(EventKind::ObjectNotify),
+            C::ObjectNotifyAll => Report::Point(EventKind::ObjectNotifyAll),
+            C::ThreadStart => Report::Point(EventKind::ThreadStart),
+            C::ThreadJoin => Report::Begin(EventKind::ThreadJoin, EventKind::ThreadJoined),
+            C::ThreadSleep => Report::Begin(EventKind::ThreadSleep, EventKind::ThreadSlept),
+            C::SemaphoreAcquire => {
+                Report::Begin(EventKind::SemaphoreAcquire, EventKind::SemaphoreAcquired)
+            }
+            C::SemaphoreRelease => Report::Point(EventKind::SemaphoreRelease),
         })
     }
 }
@@ -326,14 +329,14 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
     };
     match report {
         // `synchronized (null)`: monitorenter throws NullPointerException, nothing is entered.
-        Report::Monitor(Kind::MonitorEnter) if subject.is_null() => {}
-        Report::Monitor(Kind::MonitorEnter) => {
+        Report::Monitor(EventKind::MonitorEnter) if subject.is_null() => {}
+        Report::Monitor(EventKind::MonitorEnter) => {
             let monitor = hash(subject);
             let frames = rec.stack(jni, state, TRACKER_FRAMES, false);
             state.pending_enter = Some((monitor, frames.clone()));
-            rec.push(nanos, Kind::MonitorEnter, state.hash, monitor, frames);
+            rec.push(nanos, EventKind::MonitorEnter, state.hash, monitor, frames);
         }
-        Report::Monitor(Kind::MonitorEntered) => {
+        Report::Monitor(EventKind::MonitorEntered) => {
             // Right after its MonitorEnter, at the same call site: reuse its hash (the
             // object is locked now, hashing it would inflate its monitor) and its stack.
             let (monitor, frames) = match state.pending_enter.take() {
@@ -341,7 +344,13 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 None => (hash(subject), rec.stack(jni, state, TRACKER_FRAMES, false)),
             };
             state.held.push((monitor, frames.clone()));
-            rec.push(nanos, Kind::MonitorEntered, state.hash, monitor, frames);
+            rec.push(
+                nanos,
+                EventKind::MonitorEntered,
+                state.hash,
+                monitor,
+                frames,
+            );
         }
         Report::Monitor(kind) => {
             state.pending_enter = None;
@@ -376,7 +385,7 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 stamp: None,
                 lock_call: None,
             });
-            if entry == Kind::ObjectWait {
+            if entry == EventKind::ObjectWait {
                 state.wait_epoch = rec.waiters.enter(object, nanos);
                 rec.summary_wait(state, (object, false), nanos, false);
                 if rec.defer_wait(state, &wait_line(nanos, state.hash, object), &frames) {
@@ -545,7 +554,7 @@ fn begin_call(
     }
     let object = if subject.is_null() {
         0
-    } else if matches!(entry, Kind::ThreadStart | Kind::ThreadJoin) {
+    } else if matches!(entry, EventKind::ThreadStart | EventKind::ThreadJoin) {
         crate::recorder::ids::thread_id(&rec.jvmti, subject)
     } else {
         rec.jvmti.object_hash(subject).unwrap_or(0)
@@ -565,7 +574,7 @@ fn begin_call(
             lock_call: None,
         });
     }
-    if entry == Kind::ObjectWait {
+    if entry == EventKind::ObjectWait {
         state.wait_epoch = rec.waiters.enter(object, nanos);
         rec.summary_wait(state, (object, false), nanos, false);
         if rec.defer_wait(state, &wait_line(nanos, state.hash, object), &frames) {
@@ -579,7 +588,7 @@ fn begin_call(
 fn wait_line(nanos: u64, thread: u32, object: u32) -> JucLine {
     JucLine {
         nanos,
-        kind: Kind::ObjectWait,
+        kind: EventKind::ObjectWait,
         thread,
         object,
         owner: 0,
@@ -611,8 +620,8 @@ fn juc_hook_enter(rec: &Recorder, jni: Jni, call: (Call, u64), subject: jobject,
 /// `Condition.await`'s lock (`true`: a j.u.c. lock).
 fn paused(open: &OpenCall) -> Option<(u32, bool)> {
     match (open.kind, open.extra) {
-        (Kind::ObjectWaited, _) => Some((open.object, false)),
-        (Kind::ConditionAwaited, OpenExtra::Lock(lock)) => Some((lock, true)),
+        (EventKind::ObjectWaited, _) => Some((open.object, false)),
+        (EventKind::ConditionAwaited, OpenExtra::Lock(lock)) => Some((lock, true)),
         _ => None,
     }
 }

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use jni_sys::jobject;
 
-use crate::events::{Kind, RecordKind, SiteBits, Sizes, HELD_WORDS};
+use crate::events::{RecordKind, SiteBits, Sizes, HELD_WORDS};
 use crate::jvmti::Jni;
 use crate::recorder::budget;
 use crate::recorder::clock::now_nanos;
@@ -26,10 +26,11 @@ use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::waiters::{Found, Left};
 use crate::recorder::writer::{
     EventRecord, Extra, Frame, Frames, HoldsLine, LockHoldLine, NotifiesLine, OrderLine, StackText,
-    TraceBatch, TraceLine, WaitCall, WaitsLine, WakeCall,
+    TraceBatch, TraceLine, WaitsLine,
 };
 use crate::recorder::JucLine;
 use crate::recorder::Recorder;
+use orca_format::{EventKind, WaitCall, WakeCall};
 
 /// Longs per record.
 const RECORD: usize = 3;
@@ -200,13 +201,13 @@ pub struct Buffers {
 }
 
 /// The summary line of a hold key's site: `MonitorHolds`, or `LockHolds` with the lock's mode.
-fn lock_mode(site: u32) -> (Kind, Option<u8>) {
+fn lock_mode(site: u32) -> (EventKind, Option<u8>) {
     if site & SiteBits::Lock as u32 == 0 {
-        (Kind::MonitorHolds, None)
+        (EventKind::MonitorHolds, None)
     } else if site & SiteBits::Read as u32 != 0 {
-        (Kind::LockHolds, Some(b'R'))
+        (EventKind::LockHolds, Some(b'R'))
     } else {
-        (Kind::LockHolds, Some(b'W'))
+        (EventKind::LockHolds, Some(b'W'))
     }
 }
 
@@ -528,13 +529,13 @@ impl Recorder {
                         site: s,
                         since: nanos,
                     });
-                    self.trace_line(jni, r, (nanos, Kind::MonitorEntered, m), st, s, false);
+                    self.trace_line(jni, r, (nanos, EventKind::MonitorEntered, m), st, s, false);
                 }
                 r.trace_entering = Some((monitor, stack, site));
                 self.trace_line(
                     jni,
                     r,
-                    (nanos, Kind::MonitorEnter, monitor),
+                    (nanos, EventKind::MonitorEnter, monitor),
                     stack,
                     site,
                     false,
@@ -548,7 +549,7 @@ impl Recorder {
                     site,
                     since: nanos,
                 });
-                let line = (nanos, Kind::MonitorEntered, monitor);
+                let line = (nanos, EventKind::MonitorEntered, monitor);
                 self.trace_line(jni, r, line, stack, site, false);
             }
             Some(RecordKind::Exit) if trace => {
@@ -564,7 +565,7 @@ impl Recorder {
                             site: s,
                             since: nanos,
                         });
-                        let line = (nanos, Kind::MonitorEntered, monitor);
+                        let line = (nanos, EventKind::MonitorEntered, monitor);
                         self.trace_line(jni, r, line, st, s, false);
                     }
                 }
@@ -591,7 +592,7 @@ impl Recorder {
                 self.trace_line(
                     jni,
                     r,
-                    (nanos, Kind::MonitorExit, monitor),
+                    (nanos, EventKind::MonitorExit, monitor),
                     e.stack,
                     site,
                     true,
@@ -611,7 +612,7 @@ impl Recorder {
         &self,
         jni: Jni,
         r: &mut Recording,
-        (nanos, kind, monitor): (u64, Kind, u32),
+        (nanos, kind, monitor): (u64, EventKind, u32),
         stack: u32,
         site: u32,
         at_site: bool,
@@ -702,8 +703,8 @@ impl Recorder {
             lines.push(EventRecord {
                 nanos: now,
                 kind: match mode {
-                    None => Kind::MonitorContentions,
-                    Some(_) => Kind::LockContentions,
+                    None => EventKind::MonitorContentions,
+                    Some(_) => EventKind::LockContentions,
                 },
                 thread: r.hash,
                 object,
@@ -722,7 +723,7 @@ impl Recorder {
         for ((call, site, object), w) in waits {
             lines.push(EventRecord {
                 nanos: now,
-                kind: Kind::Waits,
+                kind: EventKind::Waits,
                 thread: r.hash,
                 object,
                 owner: 0,
@@ -739,7 +740,7 @@ impl Recorder {
         for ((call, site), count) in notifies {
             lines.push(EventRecord {
                 nanos: now,
-                kind: Kind::Notifies,
+                kind: EventKind::Notifies,
                 thread: r.hash,
                 object: 0,
                 owner: 0,
@@ -774,8 +775,8 @@ impl Recorder {
                 lines.push(EventRecord {
                     nanos: now,
                     kind: match mode {
-                        None => Kind::MonitorHoldsUntimed,
-                        Some(_) => Kind::LockHoldsUntimed,
+                        None => EventKind::MonitorHoldsUntimed,
+                        Some(_) => EventKind::LockHoldsUntimed,
                     },
                     thread: r.hash,
                     object: monitor,
@@ -797,7 +798,7 @@ impl Recorder {
         {
             lines.push(EventRecord {
                 nanos: now,
-                kind: Kind::LockOrder,
+                kind: EventKind::LockOrder,
                 thread: r.hash,
                 object: 0,
                 owner: 0,
@@ -925,7 +926,7 @@ impl Recorder {
                 if let Some(top) = frames.first_mut() {
                     *top = acquired;
                 }
-                (Kind::MonitorHold, Extra::Nanos(nanos))
+                (EventKind::MonitorHold, Extra::Nanos(nanos))
             }
             Some(mode) => {
                 let line = LockHoldLine {
@@ -933,7 +934,7 @@ impl Recorder {
                     nanos,
                     site: acquired,
                 };
-                (Kind::LockHold, Extra::LockHold(Box::new(line)))
+                (EventKind::LockHold, Extra::LockHold(Box::new(line)))
             }
         };
         self.log.push(EventRecord {
@@ -958,7 +959,7 @@ impl Recorder {
         let frames = self.stack(jni, state, skip, false);
         self.log.push(EventRecord {
             nanos,
-            kind: Kind::LockHeldAtStart,
+            kind: EventKind::LockHeldAtStart,
             thread: state.hash,
             object: lock,
             owner: 0,
@@ -979,7 +980,7 @@ impl Recorder {
         &self,
         jni: Jni,
         state: &mut ThreadState,
-        (kind, object): (Kind, u32),
+        (kind, object): (EventKind, u32),
         skip: i32,
         site: u32,
     ) -> bool {
@@ -1092,7 +1093,7 @@ impl Recorder {
         match enter.frames.first() {
             Some(&site)
                 if enter.object == monitor
-                    && enter.kind == Kind::MonitorContendedEnter
+                    && enter.kind == EventKind::MonitorContendedEnter
                     && !r.closed
                     && (waited < self.contention_threshold || !budget::take(site, nanos)) =>
             {
@@ -1101,7 +1102,8 @@ impl Recorder {
             }
             _ => {
                 drop(r);
-                let same = enter.object == monitor && enter.kind == Kind::MonitorContendedEnter;
+                let same =
+                    enter.object == monitor && enter.kind == EventKind::MonitorContendedEnter;
                 let frames = enter.frames.clone();
                 self.log.push(enter);
                 Some(same.then_some(frames))
@@ -1132,7 +1134,7 @@ impl Recorder {
         match enter.frames.first() {
             Some(&site)
                 if acquired
-                    && enter.kind == Kind::LockAcquire
+                    && enter.kind == EventKind::LockAcquire
                     && enter.object == lock_hash
                     && !r.closed
                     && (waited < self.contention_threshold || !budget::take(site, nanos)) =>

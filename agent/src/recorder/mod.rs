@@ -22,20 +22,21 @@ pub mod writer;
 
 use std::sync::atomic::AtomicU64;
 
-use crate::events::Kind;
 use crate::jvmti::{jthread, FastWalker, Jvmti};
 use buffers::Buffers;
 use metadata::Metadata;
+use orca_format::EventKind;
+use orca_format::WaitCall;
 use sites::Sites;
 use threads::{OpenCall, OpenExtra, ThreadState};
 use waiters::{Left, Waiters};
-use writer::{EventRecord, Extra, Frames, LogWriter, WaitCall};
+use writer::{EventRecord, Extra, Frames, LogWriter};
 
 /// The fields of one line before its stack: a method-call line, possibly with the extra
 /// field of a j.u.c. line (`owner`: `LockAcquire`'s, else 0).
 pub struct JucLine {
     pub nanos: u64,
-    pub kind: Kind,
+    pub kind: EventKind,
     pub thread: u32,
     pub object: u32,
     pub owner: u32,
@@ -63,7 +64,7 @@ impl JucLine {
 
 /// Whether a j.u.c. exit line keeps the thread's lines paired (every other line does): a
 /// `LockAcquired` is noted, a `LockRelease` is written only for a noted hold.
-fn pairs(state: &mut ThreadState, kind: Kind, open: &OpenCall) -> bool {
+fn pairs(state: &mut ThreadState, kind: EventKind, open: &OpenCall) -> bool {
     let OpenExtra::Mode(mode) = open.extra else {
         return true;
     };
@@ -71,25 +72,25 @@ fn pairs(state: &mut ThreadState, kind: Kind, open: &OpenCall) -> bool {
     let held = &mut state.juc_held;
     let at = held.iter().rposition(|h| h.0 == key);
     match (kind, at) {
-        (Kind::LockAcquired, Some(i)) => {
+        (EventKind::LockAcquired, Some(i)) => {
             held[i].1 += 1;
             true
         }
-        (Kind::LockAcquired, None) => {
+        (EventKind::LockAcquired, None) => {
             if held.len() >= threads::MAX_JUC_HELD {
                 held.remove(0);
             }
             held.push((key, 1));
             true
         }
-        (Kind::LockRelease, Some(i)) => {
+        (EventKind::LockRelease, Some(i)) => {
             held[i].1 -= 1;
             if held[i].1 == 0 {
                 held.remove(i);
             }
             true
         }
-        (Kind::LockRelease, None) => false,
+        (EventKind::LockRelease, None) => false,
         _ => true,
     }
 }
@@ -162,7 +163,7 @@ impl Recorder {
     }
 
     /// An event line without extra fields.
-    pub fn push(&self, nanos: u64, kind: Kind, thread: u32, object: u32, frames: Frames) {
+    pub fn push(&self, nanos: u64, kind: EventKind, thread: u32, object: u32, frames: Frames) {
         self.log.push(EventRecord {
             nanos,
             kind,
@@ -227,7 +228,7 @@ impl Recorder {
         &self,
         nanos: u64,
         state: &mut ThreadState,
-        outcome: impl FnOnce(&OpenCall) -> Option<Kind>,
+        outcome: impl FnOnce(&OpenCall) -> Option<EventKind>,
     ) {
         // Depth 0: the call began before the agent could see it (a thread already waiting at
         // VMInit); there is no entry event to pair with.
@@ -238,10 +239,13 @@ impl Recorder {
         if state.depth == 0 {
             if let Some(open) = state.open.take() {
                 let mut left = Left::Woken;
-                if matches!(open.kind, Kind::ObjectWaited | Kind::ConditionAwaited) {
+                if matches!(
+                    open.kind,
+                    EventKind::ObjectWaited | EventKind::ConditionAwaited
+                ) {
                     left = self.waiters.leave(open.object, state.wait_epoch);
                 }
-                if open.kind == Kind::ThreadParked {
+                if open.kind == EventKind::ThreadParked {
                     self.waiters.unparked(state.hash);
                 }
                 if let Some(call) = WaitCall::of_exit(open.kind) {

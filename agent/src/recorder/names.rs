@@ -23,8 +23,8 @@ use jni_sys::jobject;
 use super::clock::now_nanos;
 use super::writer::{EventRecord, Extra, Frames};
 use super::Recorder;
-use crate::events::Kind;
 use crate::jvmti::Jni;
+use orca_format::EventKind;
 
 /// Objects named at most (a power of two): a program that contends on more distinct objects
 /// than this gets the first ones named.
@@ -155,7 +155,7 @@ fn write_class(rec: &Recorder, jni: Jni, obj: jobject, hash: u32) {
     let Ok(sig) = sig else { return };
     rec.log.push(EventRecord {
         nanos: now_nanos(),
-        kind: Kind::ObjectClass,
+        kind: EventKind::ObjectClass,
         thread: 0,
         object: hash,
         owner: 0,

@@ -10,7 +10,8 @@
 use std::collections::HashMap;
 
 use crate::events::{SiteBits, Sizes};
-use crate::recorder::writer::{Frame, WaitCall, WakeCall};
+use crate::recorder::writer::Frame;
+use orca_format::{WaitCall, WakeCall};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// Objects with a `Waits` row of their own per thread, interval, call and site (as holds'

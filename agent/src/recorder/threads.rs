@@ -8,10 +8,10 @@
 use std::mem::MaybeUninit;
 use std::sync::{Arc, Mutex};
 
-use crate::events::Kind;
 use crate::jvmti::{jthread, jvmtiFrameInfo, Jvmti};
 use crate::recorder::ids::{self, IdKind};
 use crate::recorder::writer::Frames;
+use orca_format::EventKind;
 
 /// j.u.c. locks whose holds a thread's state counts at most (the oldest are forgotten: a
 /// program that never releases what it takes).
@@ -21,7 +21,7 @@ pub const MAX_JUC_HELD: usize = 256;
 #[derive(Debug)]
 pub struct OpenCall {
     /// The exit event to write (`ObjectWaited`, ...).
-    pub kind: Kind,
+    pub kind: EventKind,
     pub object: u32,
     /// The entry event's stack: the exit reports the same call site.
     pub frames: Frames,

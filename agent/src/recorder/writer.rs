@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 use crossbeam_queue::{ArrayQueue, SegQueue};
 
 use crate::escape::{push_escaped, TextKind};
-use crate::events::Kind;
 use crate::jvmti::LineEntry;
 use crate::recorder::clock::{now_nanos, push_dec, push_timestamp};
+use orca_format::{EventKind, WaitCall, WakeCall};
 
 /// Events held in memory at most; a record holds up to [`INLINE_FRAMES`] frames inline (the
 /// default stack depth) in at most 128 bytes, so the queue is bounded to about 8 MB (plus the
@@ -198,7 +198,7 @@ pub struct TraceLine {
     pub stack: u32,
     /// The top frame (an interned stack's own, or the release's site).
     pub top: Frame,
-    pub kind: Kind,
+    pub kind: EventKind,
     /// Whether the line has `top` (stackdepth 0 and unknown sites have no frame).
     pub has_top: bool,
 }
@@ -320,75 +320,11 @@ pub struct WaitsLine {
     pub site: Site,
 }
 
-/// The calls that wait to be woken, as `Waits` names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum WaitCall {
-    Wait,
-    Await,
-    Park,
-}
-
-impl WaitCall {
-    /// The `<call>` field.
-    pub fn name(self) -> &'static str {
-        match self {
-            WaitCall::Wait => "wait",
-            WaitCall::Await => "await",
-            WaitCall::Park => "park",
-        }
-    }
-
-    /// The call of a wait's exit event kind.
-    pub fn of_exit(kind: Kind) -> Option<WaitCall> {
-        Some(match kind {
-            Kind::ObjectWaited => WaitCall::Wait,
-            Kind::ConditionAwaited => WaitCall::Await,
-            Kind::ThreadParked => WaitCall::Park,
-            _ => return None,
-        })
-    }
-}
-
-/// The calls that wake waiters, as `Notifies` names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum WakeCall {
-    Notify,
-    NotifyAll,
-    Signal,
-    SignalAll,
-    Unpark,
-}
-
-impl WakeCall {
-    /// The `<call>` field.
-    pub fn name(self) -> &'static str {
-        match self {
-            WakeCall::Notify => "notify",
-            WakeCall::NotifyAll => "notifyAll",
-            WakeCall::Signal => "signal",
-            WakeCall::SignalAll => "signalAll",
-            WakeCall::Unpark => "unpark",
-        }
-    }
-
-    /// The call of an event kind that wakes waiters.
-    pub fn of(kind: Kind) -> Option<WakeCall> {
-        Some(match kind {
-            Kind::ObjectNotify => WakeCall::Notify,
-            Kind::ObjectNotifyAll => WakeCall::NotifyAll,
-            Kind::ConditionSignal => WakeCall::Signal,
-            Kind::ConditionSignalAll => WakeCall::SignalAll,
-            Kind::ThreadUnpark => WakeCall::Unpark,
-            _ => return None,
-        })
-    }
-}
-
 /// One `.orca` line, unformatted.
 #[derive(Debug)]
 pub struct EventRecord {
     pub nanos: u64,
-    pub kind: Kind,
+    pub kind: EventKind,
     pub thread: u32,
     pub object: u32,
     /// Only `MonitorContendedEnter` and `LockAcquire`: the owner thread (0: unknown, none).
@@ -1191,8 +1127,13 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             out.push(b',');
             push_escaped(out, name, TextKind::Free);
         }
-        Extra::None if e.kind == Kind::ThreadStarted => out.push(b','),
-        Extra::Holds(h) if matches!(e.kind, Kind::MonitorHoldsUntimed | Kind::LockHoldsUntimed) => {
+        Extra::None if e.kind == EventKind::ThreadStarted => out.push(b','),
+        Extra::Holds(h)
+            if matches!(
+                e.kind,
+                EventKind::MonitorHoldsUntimed | EventKind::LockHoldsUntimed
+            ) =>
+        {
             out.push(b',');
             push_hex(out, e.object);
             if let Some(m) = h.mode {
@@ -1304,7 +1245,10 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
         }
         _ => {}
     }
-    if matches!(e.kind, Kind::MonitorContendedEnter | Kind::LockAcquire) {
+    if matches!(
+        e.kind,
+        EventKind::MonitorContendedEnter | EventKind::LockAcquire
+    ) {
         out.push(b',');
         push_hex(out, e.owner);
     }
@@ -1392,7 +1336,7 @@ mod tests {
         String::from_utf8(v).unwrap()
     }
 
-    fn ev(kind: Kind, frames: Vec<Frame>) -> EventRecord {
+    fn ev(kind: EventKind, frames: Vec<Frame>) -> EventRecord {
         EventRecord {
             nanos: 12_000_000_345,
             kind,
@@ -1423,7 +1367,7 @@ mod tests {
                     std::thread::spawn(move || {
                         let mut n = 0u64;
                         while go.load(Ordering::Relaxed) {
-                            log.push(ev(Kind::ObjectNotify, vec![]));
+                            log.push(ev(EventKind::ObjectNotify, vec![]));
                             n += 1;
                         }
                         n
@@ -1474,7 +1418,7 @@ mod tests {
                         method: 0,
                         location: 0,
                     },
-                    kind: Kind::MonitorExit,
+                    kind: EventKind::MonitorExit,
                     has_top: false,
                 };
                 2
@@ -1512,37 +1456,37 @@ mod tests {
             },
         ];
         assert_eq!(
-            line(&ev(Kind::ObjectWait, f.clone())),
+            line(&ev(EventKind::ObjectWait, f.clone())),
             "12.000000345,ObjectWait,000000AB,12345678,2;00000001;0000002A;00000010;FFFFFFFF\n"
         );
         assert_eq!(
-            line(&ev(Kind::ThreadSleep, vec![])),
+            line(&ev(EventKind::ThreadSleep, vec![])),
             "12.000000345,ThreadSleep,000000AB,0\n"
         );
         assert_eq!(
-            line(&ev(Kind::MonitorContendedEnter, vec![])),
+            line(&ev(EventKind::MonitorContendedEnter, vec![])),
             "12.000000345,MonitorContendedEnter,000000AB,12345678,FFFF0001,0\n"
         );
         assert_eq!(
-            line(&ev(Kind::ThreadEnded, f)),
+            line(&ev(EventKind::ThreadEnded, f)),
             "12.000000345,ThreadEnded,000000AB\n"
         );
         // ObjectClass: no thread; the signature keeps its `;` and escapes `,` and `%`.
-        let mut c = ev(Kind::ObjectClass, vec![]);
+        let mut c = ev(EventKind::ObjectClass, vec![]);
         c.object = 0x6404CC3C;
         c.extra = Extra::Class("Lcom/x/A,b%c;".into());
         assert_eq!(
             line(&c),
             "12.000000345,ObjectClass,6404CC3C,Lcom/x/A%2Cb%25c;\n"
         );
-        let mut s = ev(Kind::ThreadStarted, vec![]);
+        let mut s = ev(EventKind::ThreadStarted, vec![]);
         s.extra = Extra::Name("a,b\nc".into());
         assert_eq!(line(&s), "12.000000345,ThreadStarted,000000AB,a%2Cb%0Ac\n");
         let site = |m, l| Frame {
             method: m,
             location: l,
         };
-        let mut h = ev(Kind::MonitorHolds, vec![]);
+        let mut h = ev(EventKind::MonitorHolds, vec![]);
         h.extra = Extra::Holds(Box::new(HoldsLine {
             count: 3,
             total: 300,
@@ -1555,7 +1499,7 @@ mod tests {
             line(&h),
             "12.000000345,MonitorHolds,000000AB,12345678,3,300,200,2;40;1;100;2,1;00000001;0000002A\n"
         );
-        let mut u = ev(Kind::MonitorHoldsUntimed, vec![]);
+        let mut u = ev(EventKind::MonitorHoldsUntimed, vec![]);
         u.extra = Extra::Holds(Box::new(HoldsLine {
             count: 7,
             total: 0,
@@ -1568,7 +1512,7 @@ mod tests {
             line(&u),
             "12.000000345,MonitorHoldsUntimed,000000AB,12345678,7,1;00000001;0000002A\n"
         );
-        let mut lu = ev(Kind::LockHoldsUntimed, vec![]);
+        let mut lu = ev(EventKind::LockHoldsUntimed, vec![]);
         lu.extra = Extra::Holds(Box::new(HoldsLine {
             count: 9,
             total: 0,
@@ -1581,7 +1525,7 @@ mod tests {
             line(&lu),
             "12.000000345,LockHoldsUntimed,000000AB,12345678,R,9,1;00000001;0000002A\n"
         );
-        let mut o = ev(Kind::LockOrder, vec![]);
+        let mut o = ev(EventKind::LockOrder, vec![]);
         o.extra = Extra::Order(Box::new(OrderLine {
             held: 1,
             acquired: 2,
@@ -1594,32 +1538,32 @@ mod tests {
             line(&o),
             "12.000000345,LockOrder,000000AB,00000001,00000002,5,1;00000003,1;00000001;00000001,1;00000002;00000002\n"
         );
-        let mut a = ev(Kind::LockAcquire, vec![]);
+        let mut a = ev(EventKind::LockAcquire, vec![]);
         a.extra = Extra::Mode(b'R');
         assert_eq!(
             line(&a),
             "12.000000345,LockAcquire,000000AB,12345678,R,FFFF0001,0\n"
         );
-        let mut r = ev(Kind::LockRelease, vec![]);
+        let mut r = ev(EventKind::LockRelease, vec![]);
         r.extra = Extra::Mode(b'W');
         assert_eq!(line(&r), "12.000000345,LockRelease,000000AB,12345678,W,0\n");
-        let mut h = ev(Kind::LockHeldAtStart, vec![]);
+        let mut h = ev(EventKind::LockHeldAtStart, vec![]);
         h.extra = Extra::Mode(b'W');
         assert_eq!(
             line(&h),
             "12.000000345,LockHeldAtStart,000000AB,12345678,W,0\n"
         );
-        let mut c = ev(Kind::ConditionAwait, vec![]);
+        let mut c = ev(EventKind::ConditionAwait, vec![]);
         c.extra = Extra::Lock(0xC0FFEE);
         assert_eq!(
             line(&c),
             "12.000000345,ConditionAwait,000000AB,12345678,00C0FFEE,0\n"
         );
         assert_eq!(
-            line(&ev(Kind::ThreadUnpark, vec![])),
+            line(&ev(EventKind::ThreadUnpark, vec![])),
             "12.000000345,ThreadUnpark,000000AB,12345678,0\n"
         );
-        let mut m = ev(Kind::MonitorHold, vec![]);
+        let mut m = ev(EventKind::MonitorHold, vec![]);
         m.extra = Extra::Nanos(12_000_000);
         assert_eq!(
             line(&m),
@@ -1643,11 +1587,11 @@ mod tests {
                 Arc::new(StackText::new(&[])),
             ],
             lines: vec![
-                (Kind::MonitorEnter, 1, stack[0], true),
-                (Kind::MonitorExit, 1, exit_site, true),
-                (Kind::MonitorEntered, 0, exit_site, true),
-                (Kind::MonitorExit, 0, exit_site, false),
-                (Kind::MonitorExit, 2, exit_site, true),
+                (EventKind::MonitorEnter, 1, stack[0], true),
+                (EventKind::MonitorExit, 1, exit_site, true),
+                (EventKind::MonitorEntered, 0, exit_site, true),
+                (EventKind::MonitorExit, 0, exit_site, false),
+                (EventKind::MonitorExit, 2, exit_site, true),
             ]
             .into_iter()
             .map(|(kind, stack, top, has_top)| TraceLine {
@@ -1663,11 +1607,11 @@ mod tests {
         let mut exit = stack.clone();
         exit[0] = exit_site;
         let want = [
-            ev(Kind::MonitorEnter, stack),
-            ev(Kind::MonitorExit, exit),
-            ev(Kind::MonitorEntered, vec![exit_site]),
-            ev(Kind::MonitorExit, vec![]),
-            ev(Kind::MonitorExit, vec![]),
+            ev(EventKind::MonitorEnter, stack),
+            ev(EventKind::MonitorExit, exit),
+            ev(EventKind::MonitorEntered, vec![exit_site]),
+            ev(EventKind::MonitorExit, vec![]),
+            ev(EventKind::MonitorExit, vec![]),
         ]
         .iter()
         .map(line)
