@@ -236,11 +236,11 @@ pub fn collapse_with<R: std::io::Read>(
                 },
             ) => match call {
                 WaitCall::Wait => add(site.raw().to_string(), object, total),
-                WaitCall::Await | WaitCall::Park => {
-                    let what = if call == WaitCall::Await {
-                        "condition"
-                    } else {
-                        "park"
+                WaitCall::Await | WaitCall::Park | WaitCall::Acquire => {
+                    let what = match call {
+                        WaitCall::Await => "condition",
+                        WaitCall::Park => "park",
+                        _ => "semaphore",
                     };
                     *juc_weights
                         .entry((site.raw().to_string(), object, what))

@@ -321,6 +321,11 @@ impl Profiles {
                     // `<object>` is the condition's lock; the condition is not written.
                     WaitCall::Await => Leaf::Condition(Hash::UNKNOWN, object),
                     WaitCall::Park => Leaf::Park(object),
+                    WaitCall::Acquire => {
+                        let k = key(Leaf::Semaphore(object), site.raw().to_string());
+                        add(&mut self.semaphores, k, count, total);
+                        return;
+                    }
                 };
                 add(
                     &mut self.waited,

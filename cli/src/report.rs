@@ -616,6 +616,15 @@ impl Analysis {
                         let p = self.parks.entry(object).or_default();
                         p.0 += count;
                         p.1 += total;
+                    } // Semaphore acquisitions shorter than the agent's `waitthreshold`.
+                    WaitCall::Acquire => {
+                        t.acquiring.0 += count;
+                        t.acquiring.1 += total;
+                        let o = self.objects.entry(object).or_default();
+                        o.sem_acquires += count;
+                        o.sem_time += total;
+                        o.sem_max = o.sem_max.max(max);
+                        add_sites(&mut o.sem_sites, site.top(), count, total);
                     }
                 }
                 if let Some(f) = site.top() {
@@ -1151,10 +1160,21 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     let sems = a.ranked(|o| o.sem_time, |o| o.sem_acquires > 0 || o.sem_releases > 0);
     if !sems.is_empty() {
         let _ = writeln!(s, "\nSemaphores by time threads spent acquiring them");
+        // Releases that could end no long wait are counted per site, not per semaphore
+        // (`Notifies`): here only the written ones, which Wait/notify's counts complete.
+        let counted = a
+            .unwaited_notifies
+            .keys()
+            .any(|(call, _)| *call == WakeCall::Release);
+        let releases = if counted {
+            "releases written (counted ones: Wait/notify)"
+        } else {
+            "releases"
+        };
         for (h, o) in sems.iter().take(top) {
             let _ = writeln!(
                 s,
-                "  {}: {} acquiring in {} acquires (max {}), {} releases",
+                "  {}: {} acquiring in {} acquires (max {}), {} {releases}",
                 a.named(*h, "semaphore"),
                 dur(o.sem_time),
                 o.sem_acquires,

@@ -1304,6 +1304,8 @@ pub enum WakeCall {
     SignalAll,
     /// `LockSupport.unpark`.
     Unpark,
+    /// `Semaphore.release` (instrumentation mode's summaries).
+    Release,
 }
 
 impl WakeCall {
@@ -1315,7 +1317,22 @@ impl WakeCall {
             WakeCall::Signal => "signal",
             WakeCall::SignalAll => "signalAll",
             WakeCall::Unpark => "unpark",
+            WakeCall::Release => "release",
         }
+    }
+
+    /// The call named `b` in a `Notifies` line.
+    pub fn from_name(b: &[u8]) -> Option<WakeCall> {
+        [
+            WakeCall::Notify,
+            WakeCall::NotifyAll,
+            WakeCall::Signal,
+            WakeCall::SignalAll,
+            WakeCall::Unpark,
+            WakeCall::Release,
+        ]
+        .into_iter()
+        .find(|c| c.name().as_bytes() == b)
     }
 
     /// The call of an event kind that wakes waiters.
@@ -1326,6 +1343,7 @@ impl WakeCall {
             EventKind::ConditionSignal => WakeCall::Signal,
             EventKind::ConditionSignalAll => WakeCall::SignalAll,
             EventKind::ThreadUnpark => WakeCall::Unpark,
+            EventKind::SemaphoreRelease => WakeCall::Release,
             _ => return None,
         })
     }
@@ -1340,6 +1358,8 @@ pub enum WaitCall {
     Await,
     /// `LockSupport.park*` (`ThreadPark`/`ThreadParked`).
     Park,
+    /// `Semaphore.acquire*`, `tryAcquire` (`SemaphoreAcquire`/`SemaphoreAcquired`).
+    Acquire,
 }
 
 impl WaitCall {
@@ -1349,7 +1369,20 @@ impl WaitCall {
             WaitCall::Wait => "wait",
             WaitCall::Await => "await",
             WaitCall::Park => "park",
+            WaitCall::Acquire => "acquire",
         }
+    }
+
+    /// The call named `b` in a `Waits` line.
+    pub fn from_name(b: &[u8]) -> Option<WaitCall> {
+        [
+            WaitCall::Wait,
+            WaitCall::Await,
+            WaitCall::Park,
+            WaitCall::Acquire,
+        ]
+        .into_iter()
+        .find(|c| c.name().as_bytes() == b)
     }
 
     /// The call of a wait's exit event kind.
@@ -1358,6 +1391,7 @@ impl WaitCall {
             EventKind::ObjectWaited => WaitCall::Wait,
             EventKind::ConditionAwaited => WaitCall::Await,
             EventKind::ThreadParked => WaitCall::Park,
+            EventKind::SemaphoreAcquired => WaitCall::Acquire,
             _ => return None,
         })
     }
@@ -2137,21 +2171,14 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
         }
         K::Notifies => {
             let [_, _, t, call, c, site] = split::<6>(line, name)?;
-            let call = match call {
-                b"notify" => WakeCall::Notify,
-                b"notifyAll" => WakeCall::NotifyAll,
-                b"signal" => WakeCall::Signal,
-                b"signalAll" => WakeCall::SignalAll,
-                b"unpark" => WakeCall::Unpark,
-                _ => {
-                    return Err(field_err(
-                        4,
-                        "call",
-                        call,
-                        "expected `notify`, `notifyAll`, `signal`, `signalAll` or `unpark`",
-                    ))
-                }
-            };
+            let call = WakeCall::from_name(call).ok_or_else(|| {
+                field_err(
+                    4,
+                    "call",
+                    call,
+                    "expected `notify`, `notifyAll`, `signal`, `signalAll`, `unpark` or `release`",
+                )
+            })?;
             Event::Notifies {
                 thread: parse_hash(t, 3, "thread", false)?,
                 call,
@@ -2161,19 +2188,14 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
         }
         K::Waits => {
             let [_, _, t, call, o, c, tot, mx, site] = split::<9>(line, name)?;
-            let call = match call {
-                b"wait" => WaitCall::Wait,
-                b"await" => WaitCall::Await,
-                b"park" => WaitCall::Park,
-                _ => {
-                    return Err(field_err(
-                        4,
-                        "call",
-                        call,
-                        "expected `wait`, `await` or `park`",
-                    ))
-                }
-            };
+            let call = WaitCall::from_name(call).ok_or_else(|| {
+                field_err(
+                    4,
+                    "call",
+                    call,
+                    "expected `wait`, `await`, `park` or `acquire`",
+                )
+            })?;
             let count = parse_count(c, 6, "count")?;
             let total = parse_nanos(tot, 7, "totalNanos")?;
             let max = parse_nanos(mx, 8, "maxNanos")?;

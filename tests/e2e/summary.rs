@@ -1125,6 +1125,108 @@ fn written_waits(log: &Log, entry: &str, exit: &str, line: u32) -> Vec<u64> {
     out
 }
 
+/// A semaphore's acquisitions are waits for a permit and its releases wake-ups: by default
+/// an acquisition shorter than `waitthreshold` is counted (`Waits`, call `acquire`), and so is
+/// a release that can have ended only such waits (`Notifies`, call `release`); a longer one is
+/// written in full (`SemaphoreAcquire`, `SemaphoreAcquired`), and so is the release that ended
+/// it (tests/java/SemaphoreWaits.java forces both kinds). Before, every acquisition and release
+/// was an event with its stack: 280 MB of log a second, events dropped, on
+/// `benches/java/SemaphorePool.java`.
+#[test]
+fn short_semaphore_acquisitions_are_counted_and_long_ones_written_with_their_releases() {
+    let line = |m: &str| marker_line("SemaphoreWaits.java", m);
+    let at = |v: &[(u32, u64, u32)], l: u32| v.iter().filter(|e| e.0 == l).count() as u64;
+    const ROUNDS: u64 = 1000;
+    const HANDOFFS: u64 = 3;
+    for jdk in jdks() {
+        let r = run(
+            "semaphore-waits",
+            jdk,
+            "waitthreshold=20ms",
+            "SemaphoreWaits",
+            &[&ROUNDS.to_string(), &HANDOFFS.to_string(), "100"],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        assert!(
+            r.stdout
+                .contains(&format!("semaphores done {ROUNDS} {HANDOFFS}")),
+            "{}",
+            r.stdout
+        );
+        let log = r.log();
+        assert_valid(&r, &log);
+        let label = jdk.label();
+        let counted = counted_waits(&log);
+        let wakeups = counted_wakeups(&log);
+        let acquires = lines_of(&log, "SemaphoreAcquire");
+        let acquired = lines_of(&log, "SemaphoreAcquired");
+        let releases = lines_of(&log, "SemaphoreRelease");
+
+        // The spare permits: every acquisition counted once, as a count or (when its thread
+        // was kept off the processor for the threshold) a pair of lines; no release can have
+        // ended a wait, so every one is counted.
+        let (spare, spare_rel) = (line("spare-acquire"), line("spare-release"));
+        let n = counted.get(&(3, spare)).map_or(0, |c| c.0);
+        let written = at(&acquires, spare);
+        assert_eq!(n + written, ROUNDS, "{label}: acquisitions at line {spare}");
+        assert_eq!(
+            written,
+            at(&acquired, spare),
+            "{label}: pairs at line {spare}"
+        );
+        assert!(
+            written <= 3,
+            "{label}: {written} short acquisitions written"
+        );
+        assert_eq!(
+            wakeups.get(&(5, spare_rel)).copied(),
+            Some(ROUNDS),
+            "{label}: releases counted at line {spare_rel}"
+        );
+        assert_eq!(at(&releases, spare_rel), 0, "{label}: releases written");
+
+        // The gate: every acquisition waited 100 ms for main's release, so each is written
+        // with its length, and so is each release that ended it; none is counted.
+        let (gate, gate_rel) = (line("gate-acquire"), line("gate-release"));
+        assert_eq!(counted.get(&(3, gate)), None, "{label}: gate counted");
+        assert_eq!(
+            wakeups.get(&(5, gate_rel)),
+            None,
+            "{label}: gate releases counted"
+        );
+        let waits = written_waits(&log, "SemaphoreAcquire", "SemaphoreAcquired", gate);
+        assert_eq!(
+            waits.len() as u64,
+            HANDOFFS,
+            "{label}: gate acquisitions written"
+        );
+        assert!(
+            waits.iter().all(|&w| w >= 100_000_000),
+            "{label}: written waits {waits:?}"
+        );
+        let gate_releases: Vec<_> = releases.iter().filter(|e| e.0 == gate_rel).collect();
+        assert_eq!(
+            gate_releases.len() as u64,
+            HANDOFFS,
+            "{label}: gate releases"
+        );
+        // Each release comes before the end of the wait it ended.
+        let mut ends: Vec<u64> = acquired
+            .iter()
+            .filter(|e| e.0 == gate)
+            .map(|e| e.1)
+            .collect();
+        ends.sort();
+        for (rel, end) in gate_releases.iter().zip(&ends) {
+            assert!(
+                rel.1 <= *end,
+                "{label}: release at {} after the wait's end {end}",
+                rel.1
+            );
+        }
+    }
+}
+
 /// Waits shorter than `waitthreshold` are counted per site (`Waits`), with the wake-ups that
 /// ended them (`Notifies`); a wait of the threshold or longer is written in full, and so is
 /// the call that woke it (tests/java/ShortWaits.java forces every hand-off to wake a waiting

@@ -298,7 +298,8 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.frames = stack(f[7])?;
         }
         "Notifies" => {
-            // <call> is numbers[1]: 0 notify, 1 notifyAll, 2 signal, 3 signalAll, 4 unpark.
+            // <call> is numbers[1]: 0 notify, 1 notifyAll, 2 signal, 3 signalAll, 4 unpark,
+            // 5 release.
             need(6)?;
             let all = match f[3] {
                 "notify" => 0,
@@ -306,18 +307,20 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
                 "signal" => 2,
                 "signalAll" => 3,
                 "unpark" => 4,
+                "release" => 5,
                 c => return Err(format!("Notifies: call {c:?}")),
             };
             e.numbers = vec![num(f[4])?, all];
             e.frames = stack(f[5])?;
         }
         "Waits" => {
-            // numbers: count, total, max, call (0 wait, 1 await, 2 park).
+            // numbers: count, total, max, call (0 wait, 1 await, 2 park, 3 acquire).
             need(9)?;
             let call = match f[3] {
                 "wait" => 0,
                 "await" => 1,
                 "park" => 2,
+                "acquire" => 3,
                 c => return Err(format!("Waits: call {c:?}")),
             };
             e.object = Some(hex(f[4])?);

@@ -912,9 +912,9 @@ pub fn juc_entry(
     if let Some(skip) = hook {
         // Instrumentation mode: the tracker's waits and wake-ups, as for Object's.
         match call {
-            Call::Await => state.wait_epoch = rec.waiters.enter(object, nanos),
+            Call::Await | Call::Acquire => state.wait_epoch = rec.waiters.enter(object, nanos),
             Call::Park { .. } => rec.waiters.park(state.hash, nanos),
-            Call::Signal | Call::SignalAll | Call::Unpark => {
+            Call::Signal | Call::SignalAll | Call::Unpark | Call::Release => {
                 if let Some(kind) = call.entry_kind() {
                     if rec.notify_counted(jni, state, (kind, object), skip, 0) {
                         return;
@@ -947,7 +947,7 @@ pub fn juc_entry(
         };
         // Instrumentation mode: a wait may turn out short and be counted.
         if hook.is_some()
-            && matches!(call, Call::Await | Call::Park { .. })
+            && matches!(call, Call::Await | Call::Park { .. } | Call::Acquire)
             && rec.defer_wait(state, &line, &frames)
         {
             return;

@@ -385,10 +385,15 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 stamp: None,
                 lock_call: None,
             });
-            if entry == EventKind::ObjectWait {
+            if matches!(entry, EventKind::ObjectWait | EventKind::SemaphoreAcquire) {
+                // A semaphore's acquisition waits for a permit as `wait` does for a notify:
+                // one that waits less than `waitthreshold` is counted (`Waits`), and a
+                // release that can have ended only such waits too (`Notifies`).
                 state.wait_epoch = rec.waiters.enter(object, nanos);
-                rec.summary_wait(state, (object, false), nanos, false);
-                if rec.defer_wait(state, &wait_line(nanos, state.hash, object), &frames) {
+                if entry == EventKind::ObjectWait {
+                    rec.summary_wait(state, (object, false), nanos, false);
+                }
+                if rec.defer_wait(state, &wait_line(entry, nanos, state.hash, object), &frames) {
                     return;
                 }
             }
@@ -574,21 +579,24 @@ fn begin_call(
             lock_call: None,
         });
     }
-    if entry == EventKind::ObjectWait {
+    if matches!(entry, EventKind::ObjectWait | EventKind::SemaphoreAcquire) {
+        // As in `event`'s: a semaphore's acquisition may be counted as a short wait.
         state.wait_epoch = rec.waiters.enter(object, nanos);
-        rec.summary_wait(state, (object, false), nanos, false);
-        if rec.defer_wait(state, &wait_line(nanos, state.hash, object), &frames) {
+        if entry == EventKind::ObjectWait {
+            rec.summary_wait(state, (object, false), nanos, false);
+        }
+        if rec.defer_wait(state, &wait_line(entry, nanos, state.hash, object), &frames) {
             return;
         }
     }
     rec.push(nanos, entry, state.hash, object, frames);
 }
 
-/// An `ObjectWait` line, for [`Recorder::defer_wait`].
-fn wait_line(nanos: u64, thread: u32, object: u32) -> JucLine {
+/// An `ObjectWait` or `SemaphoreAcquire` line, for [`Recorder::defer_wait`].
+fn wait_line(kind: EventKind, nanos: u64, thread: u32, object: u32) -> JucLine {
     JucLine {
         nanos,
-        kind: EventKind::ObjectWait,
+        kind,
         thread,
         object,
         owner: 0,

@@ -993,7 +993,8 @@ impl Recorder {
         let found = match call {
             WakeCall::Unpark => self.waiters.unpark(object, now_nanos()),
             WakeCall::Notify | WakeCall::Signal => self.waiters.wake(object, now_nanos(), false),
-            WakeCall::NotifyAll | WakeCall::SignalAll => {
+            // A release of several permits may let several acquisitions through.
+            WakeCall::NotifyAll | WakeCall::SignalAll | WakeCall::Release => {
                 self.waiters.wake(object, now_nanos(), true)
             }
         };

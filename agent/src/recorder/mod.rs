@@ -241,7 +241,9 @@ impl Recorder {
                 let mut left = Left::Woken;
                 if matches!(
                     open.kind,
-                    EventKind::ObjectWaited | EventKind::ConditionAwaited
+                    EventKind::ObjectWaited
+                        | EventKind::ConditionAwaited
+                        | EventKind::SemaphoreAcquired
                 ) {
                     left = self.waiters.leave(open.object, state.wait_epoch);
                 }
