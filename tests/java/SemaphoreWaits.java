@@ -1,11 +1,13 @@
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * ROUNDS acquisitions and releases of a semaphore with permits to spare (none of them can
  * wait: main is the only thread that uses it), then HANDOFFS hand-offs through a semaphore
  * with no permits, each forced to end a long wait: the taker blocks in acquire, main sees it
- * queued (Semaphore.hasQueuedThreads), sleeps SLEEP_MS and only then releases the permit it
- * waits for. Prints `semaphores done ROUNDS HANDOFFS`.
+ * past its previous acquisition and queued (Semaphore.hasQueuedThreads: a woken taker stays
+ * queued until it has the permit, so the count tells the rounds apart), sleeps SLEEP_MS and
+ * only then releases the permit it waits for. Prints `semaphores done ROUNDS HANDOFFS`.
  * Usage: SemaphoreWaits ROUNDS HANDOFFS SLEEP_MS
  */
 public class SemaphoreWaits {
@@ -26,24 +28,24 @@ public class SemaphoreWaits {
             spare.release(); // @spare-release
         }
         Semaphore gate = new Semaphore(0);
-        int[] passed = new int[1];
+        AtomicInteger passed = new AtomicInteger();
         Thread taker = new Thread(() -> {
             synchronized (started) {
             }
             for (int i = 0; i < handoffs; i++) {
                 gate.acquireUninterruptibly(); // @gate-acquire
-                passed[0]++;
+                passed.incrementAndGet();
             }
         }, "taker");
         taker.start();
         for (int i = 0; i < handoffs; i++) {
-            while (!gate.hasQueuedThreads()) {
+            while (passed.get() < i || !gate.hasQueuedThreads()) {
                 Thread.onSpinWait();
             }
             Thread.sleep(sleep);
             gate.release(); // @gate-release
         }
         taker.join();
-        System.out.println("semaphores done " + taken + " " + passed[0]);
+        System.out.println("semaphores done " + taken + " " + passed.get());
     }
 }

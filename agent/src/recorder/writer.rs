@@ -22,7 +22,7 @@ use crossbeam_queue::{ArrayQueue, SegQueue};
 use crate::escape::{push_escaped, TextKind};
 use crate::jvmti::LineEntry;
 use crate::recorder::clock::{now_nanos, push_dec, push_timestamp};
-use orca_format::{EventKind, WaitCall, WakeCall};
+use orca_format::{EventKind, FastHasher, FastMap, WaitCall, WakeCall};
 
 /// Events held in memory at most; a record holds up to [`INLINE_FRAMES`] frames inline (the
 /// default stack depth) in at most 128 bytes, so the queue is bounded to about 8 MB (plus the
@@ -756,6 +756,7 @@ impl LogWriter {
             std::thread::sleep(stall);
         }
         let mut out = Output::new(files);
+        let mut classes = Classes::default();
         let mut line = Vec::with_capacity(4096);
         let mut reported_drops = 0u64;
         let mut last_flush = Instant::now();
@@ -788,6 +789,9 @@ impl LogWriter {
                     Extra::Batch(lines) => &lines[..],
                     Extra::Trace(b) => {
                         let n = b.lines.len();
+                        for l in &b.lines {
+                            classes.named(l.monitor, &mut out, &mut line);
+                        }
                         self.traced.fetch_sub(n as u64, Ordering::Relaxed);
                         out.write_with(ORCA, n as u64, |buf| format_trace(buf, b));
                         out.events += n as u64;
@@ -798,6 +802,10 @@ impl LogWriter {
                 };
                 written += lines.len();
                 for e in lines {
+                    if classes.hold_back(e) {
+                        continue;
+                    }
+                    for_each_object(e, |h| classes.named(h, &mut out, &mut line));
                     line.clear();
                     format_event(&mut line, e);
                     out.events += 1;
@@ -859,6 +867,87 @@ impl LogWriter {
             writer_cpu_nanos: thread_cpu_nanos(),
             ..Totals::default()
         }
+    }
+}
+
+/// The `ObjectClass` lines of objects no written line has named yet, kept back until one does
+/// (docs/FORMAT.md, "Object classes"). The agent learns an object's class when it first sees
+/// the object (a park's blocker, a fresh monitor), but most such objects are only ever
+/// counted in a summary's row of other objects: an executor's `FutureTask`s, one per task,
+/// were 90% of its log.
+#[derive(Default)]
+struct Classes {
+    /// Class lines per object ID, in the order they came (two when two objects share it).
+    pending: FastMap<u32, Vec<EventRecord>>,
+    /// IDs some written line named: a class line that comes after (its naming thread pushed
+    /// it after another thread's line) is written at once. Bounded: past
+    /// [`Classes::NAMED_MAX`] every class line is written as it comes, as before.
+    named: std::collections::HashSet<u32, std::hash::BuildHasherDefault<FastHasher>>,
+}
+
+impl Classes {
+    const NAMED_MAX: usize = 1 << 20;
+
+    /// Whether `e` is a class line kept back (else the caller writes it).
+    fn hold_back(&mut self, e: &EventRecord) -> bool {
+        if !matches!(e.extra, Extra::Class(_)) || self.named.contains(&e.object) {
+            return false;
+        }
+        if self.named.len() >= Self::NAMED_MAX {
+            return false;
+        }
+        let copy = EventRecord {
+            nanos: e.nanos,
+            kind: e.kind,
+            thread: e.thread,
+            object: e.object,
+            owner: e.owner,
+            extra: match &e.extra {
+                Extra::Class(sig) => Extra::Class(sig.clone()),
+                _ => Extra::None,
+            },
+            frames: Frames::new(),
+        };
+        self.pending.entry(e.object).or_default().push(copy);
+        true
+    }
+
+    /// A line about to be written names object `h`: its class lines first.
+    fn named(&mut self, h: u32, out: &mut Output, line: &mut Vec<u8>) {
+        if h == 0 || self.named.len() >= Self::NAMED_MAX || !self.named.insert(h) {
+            return;
+        }
+        if let Some(lines) = self.pending.remove(&h) {
+            for c in &lines {
+                line.clear();
+                format_event(line, c);
+                out.events += 1;
+                out.write(ORCA, line);
+            }
+        }
+    }
+}
+
+/// Calls `f` with every object ID `e` names (0 for none is passed too; threads are not
+/// objects here, but a thread a `ThreadStart`, `ThreadJoin` or `ThreadUnpark` names is).
+fn for_each_object(e: &EventRecord, mut f: impl FnMut(u32)) {
+    match &e.extra {
+        Extra::Class(_)
+        | Extra::Name(_)
+        | Extra::Notifies(_)
+        | Extra::Batch(_)
+        | Extra::Trace(_) => return,
+        Extra::Order(o) => {
+            f(o.held);
+            f(o.acquired);
+            o.guards.iter().for_each(|&g| f(g));
+            return;
+        }
+        Extra::Lock(lock) => f(*lock),
+        _ => {}
+    }
+    if e.kind.has_object() {
+        f(e.object);
     }
 }
 
