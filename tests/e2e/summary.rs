@@ -1227,6 +1227,64 @@ fn short_semaphore_acquisitions_are_counted_and_long_ones_written_with_their_rel
     }
 }
 
+/// An object's `ObjectClass` line is written only when another line names the object
+/// (docs/FORMAT.md, "Object classes"): tests/java/FreshBlockers.java parks main on a fresh
+/// `FutureTask` per task, each park short and counted in a `Waits` row, most of them in the
+/// row of other objects, which names none. Before, every blocker got its line: an executor's
+/// log was 90% `ObjectClass` lines of objects no other line named.
+#[test]
+fn only_objects_that_lines_name_get_their_class_line() {
+    const ROUNDS: usize = 500;
+    for jdk in jdks() {
+        let r = run(
+            "fresh-blockers",
+            jdk,
+            "waitthreshold=10s",
+            "FreshBlockers",
+            &[&ROUNDS.to_string()],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        assert!(
+            r.stdout.contains(&format!("futures done {ROUNDS}")),
+            "{}",
+            r.stdout
+        );
+        let log = r.log();
+        assert_valid(&r, &log);
+        let label = jdk.label();
+        let text = std::fs::read_to_string(r.prefix.with_extension("orca")).unwrap();
+        let (classes, others): (Vec<&str>, Vec<&str>) =
+            text.lines().partition(|l| l.contains(",ObjectClass,"));
+        // Every object a class line names is in another line: a field of its own (`,H,`,
+        // `,H` at the end, or a guard `;H`).
+        for c in &classes {
+            let h = c.split(',').nth(2).unwrap();
+            let named = others.iter().any(|l| {
+                l.contains(&format!(",{h},"))
+                    || l.ends_with(&format!(",{h}"))
+                    || l.contains(&format!(";{h}"))
+            });
+            assert!(named, "{label}: {c} names an object no other line names");
+        }
+        // The parks: ROUNDS fresh blockers, few of them in a line of their own.
+        let futures = classes
+            .iter()
+            .filter(|c| c.ends_with(",Ljava/util/concurrent/FutureTask;"))
+            .count();
+        let parks: u64 = log
+            .events
+            .iter()
+            .filter(|e| e.name == "Waits" && e.numbers[3] == 2)
+            .map(|e| e.numbers[0])
+            .sum();
+        assert!(parks >= ROUNDS as u64, "{label}: {parks} parks counted");
+        assert!(
+            futures <= 16,
+            "{label}: {futures} FutureTask class lines for {ROUNDS} blockers"
+        );
+    }
+}
+
 /// Waits shorter than `waitthreshold` are counted per site (`Waits`), with the wake-ups that
 /// ended them (`Notifies`); a wait of the threshold or longer is written in full, and so is
 /// the call that woke it (tests/java/ShortWaits.java forces every hand-off to wake a waiting

@@ -1,7 +1,9 @@
 //! The class of each object a contention, wait, notify, park, condition or j.u.c. lock line
 //! names, and (in instrumentation mode) of each monitor and lock the tracker sees locked, which
-//! summary lines name, written once per object as an `ObjectClass` line (docs/FORMAT.md), so that the tools
-//! can say `HashMap@6404CC3C` where the log says `6404CC3C`.
+//! summary lines name, queued once per object as an `ObjectClass` line (docs/FORMAT.md), so that the tools
+//! can say `HashMap@6404CC3C` where the log says `6404CC3C`. The writer keeps each one back
+//! until a line it writes names the object (`writer.rs`, `Classes`): most objects named here
+//! end up in no line.
 //!
 //! Which objects were named is kept in a fixed table of identity hashes, probed without a
 //! lock: the common case (an object named already) costs a few atomic loads and one JNI
