@@ -1204,6 +1204,23 @@ fn short_semaphore_acquisitions_are_counted_and_long_ones_written_with_their_rel
             waits.iter().all(|&w| w >= 100_000_000),
             "{label}: written waits {waits:?}"
         );
+        // Their whole stacks, though an acquisition's start walks only its site: the lambda
+        // at the marked line, then the thread's run.
+        for e in log
+            .events
+            .iter()
+            .filter(|e| e.name.starts_with("SemaphoreAcquire"))
+        {
+            let (m, loc) = e.frames[0];
+            if log.line_of(m, loc) == Some(gate) {
+                assert!(
+                    e.frames.len() >= 2,
+                    "{label}: {} has {:?}",
+                    e.name,
+                    e.frames
+                );
+            }
+        }
         let gate_releases: Vec<_> = releases.iter().filter(|e| e.0 == gate_rel).collect();
         assert_eq!(
             gate_releases.len() as u64,

@@ -505,6 +505,7 @@ pub fn call_exit(rec: &Recorder, jni: Jni) {
     }
     state.inline_open = 0;
     if state.depth == 1 {
+        rec.deepen_wait(jni, state, nanos, CALL_FRAMES);
         if let Some(open) = &state.open {
             if let Some(key) = paused(open) {
                 rec.summary_wait(state, key, nanos, true);
@@ -568,7 +569,13 @@ fn begin_call(
         return;
     }
     names::name_object(rec, jni, subject, object);
-    let frames = rec.stack(jni, state, skip, false);
+    // A semaphore's acquisition: its site now, the rest of its stack at its end if it waited
+    // long enough to be written (`call_exit`, `hook_exit`).
+    let frames = if entry == EventKind::SemaphoreAcquire && rec.wait_threshold > 0 {
+        rec.site_frames(jni, state, skip, site)
+    } else {
+        rec.stack(jni, state, skip, false)
+    };
     if let Some(kind) = exit {
         state.open = Some(OpenCall {
             kind,
@@ -648,6 +655,8 @@ pub fn hook_exit(rec: &Recorder, jni: Jni) {
     // no Java code, so it cannot contain one): it threw.
     close_inline(rec, state, nanos);
     if state.depth == 1 {
+        // The hooked method's frame is still there: the frames below it are its entry's.
+        rec.deepen_wait(jni, state, nanos, HOOK_FRAMES);
         if let Some(open) = &state.open {
             if let Some(key) = paused(open) {
                 rec.summary_wait(state, key, nanos, true);

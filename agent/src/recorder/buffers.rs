@@ -1037,6 +1037,57 @@ impl Recorder {
         true
     }
 
+    /// The one frame a wait that may be counted needs at its start, its site: the frame of
+    /// the rewriter's static `site` ID, else a walk of one frame from `skip`. A semaphore's
+    /// acquisition that does not wait for a permit is counted, and walking its whole stack
+    /// (8 frames by default) was most of what it cost; one that waits the threshold gets the
+    /// rest of its stack at its end ([`Recorder::deepen_wait`]).
+    pub fn site_frames(&self, jni: Jni, state: &mut ThreadState, skip: i32, site: u32) -> Frames {
+        if let Some(frame) = (site != 0).then(|| self.site_frame(jni, site)).flatten() {
+            let mut frames = Frames::new();
+            frames.push(frame);
+            return frames;
+        }
+        let n = self.walk(jni, skip, &mut state.scratch[..1]);
+        self.frames_from_scratch(jni, state, n, false)
+    }
+
+    /// The end of an outermost wait begun with [`Recorder::site_frames`], at `nanos`, its
+    /// caller `skip` frames down: when the wait may be written (it lasted the threshold), its
+    /// kept-back entry line and its exit get the stack below the site, walked now (the
+    /// caller's frames are those it had when the wait began; the site stays the call's).
+    /// A wait whose entry line was written early (the thread wrote another line meanwhile)
+    /// keeps the one frame, in both of its lines.
+    pub fn deepen_wait(&self, jni: Jni, state: &mut ThreadState, nanos: u64, skip: i32) {
+        if self.stack_depth <= 1 || self.wait_threshold == 0 {
+            return;
+        }
+        match &state.open {
+            Some(open) if open.frames.len() == 1 && WaitCall::of_exit(open.kind).is_some() => {}
+            _ => return,
+        }
+        let Some(recording) = state.recording.clone() else {
+            return;
+        };
+        let long = lock(&recording).deferred.as_ref().is_some_and(|entry| {
+            entry.frames.len() == 1 && nanos.saturating_sub(entry.nanos) >= self.wait_threshold
+        });
+        if !long {
+            return;
+        }
+        let below = self.stack(jni, state, skip, false);
+        let Some(open) = state.open.as_mut() else {
+            return;
+        };
+        let mut frames = Frames::with_capacity(below.len().max(1));
+        frames.push(open.frames[0]);
+        below.iter().skip(1).for_each(|&f| frames.push(f));
+        if let Some(entry) = lock(&recording).deferred.as_mut() {
+            entry.frames = frames.clone();
+        }
+        open.frames = frames;
+    }
+
     /// A `MonitorContendedEnter` line (with its stack): kept back until the thread has the
     /// monitor, when the contention may be counted instead (`contentionthreshold` above 0, a
     /// thread the tracker has registered, a stack to take the site from); else given back:
