@@ -461,7 +461,12 @@ impl Agent {
             if t.lost_to_io > 0 {
                 extra.push_str(&format!(", {} lines lost to write errors", t.lost_to_io));
             }
-            if t.abandoned > 0 {
+            if t.writer_stopped {
+                extra.push_str(&format!(
+                    ", the writer thread stopped: {} events taken but never written, later ones counted as dropped",
+                    t.abandoned
+                ));
+            } else if t.abandoned > 0 {
                 extra.push_str(&format!(
                     ", {} events abandoned (the writer was stuck at exit)",
                     t.abandoned
@@ -478,7 +483,7 @@ impl Agent {
                     }
                 ));
             }
-            if t.abandoned == 0 {
+            if t.abandoned == 0 && !t.writer_stopped {
                 extra.push_str(&format!(
                     ", writer CPU {:.3} s",
                     t.writer_cpu_nanos as f64 / 1e9

@@ -1,4 +1,5 @@
-//! Faults in the agent's world: a full disk, a disk slower than the events, many threads.
+//! Faults in the agent's world: a full disk, a disk slower than the events, many threads,
+//! its own writer thread stopped or stuck at exit.
 //! In each case the program's own output and exit code are those of a run without the agent.
 
 use std::io::Read;
@@ -211,6 +212,135 @@ fn a_slow_disk_drops_events_and_counts_them_in_the_log() {
         "{notifies} written + {dropped} dropped of {n}"
     );
     assert!(text.ends_with('\n'));
+}
+
+/// Runs `cmd` (BusyExit under the agent) to its end, killing it after `secs` seconds; how
+/// long the JVM took to exit after the program's last line, and the run.
+fn time_exit(mut cmd: Command, prefix: std::path::PathBuf, secs: u64) -> (Duration, Run) {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("start java");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if rx.recv_timeout(Duration::from_secs(secs)).is_err() {
+            eprintln!("{}", dump_hung(pid));
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            eprintln!("orca-tests: killed pid {pid} after {secs} s");
+        }
+    });
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut text = String::new();
+    let mut done = None;
+    while stdout.read_line(&mut text).unwrap() > 0 {
+        if done.is_none() && text.contains("busy exit: ") {
+            done = Some(Instant::now());
+        }
+    }
+    let out = child.wait_with_output().expect("wait for java");
+    let exited = Instant::now();
+    let _ = tx.send(());
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let done = done.unwrap_or_else(|| panic!("no last line from the program: {stderr}"));
+    let run = Run {
+        prefix,
+        code: out.status.code(),
+        stdout: text,
+        stderr,
+    };
+    (exited - done, run)
+}
+
+/// The writer thread stops (a panic, by the test hook) in a program whose eight threads all
+/// still run at exit, with the complete trace: every event is dropped and counted, nothing
+/// waits for the writer (before, the exit drain's batch of each running thread waited 10 s
+/// for room in a queue nobody emptied: 80 s), and the exit line says the writer stopped.
+#[test]
+fn a_stopped_writer_never_holds_up_exit() {
+    for jdk in jdks() {
+        let prefix = prefix_for("writer-panic", jdk);
+        let mut cmd = java_command(
+            jdk,
+            &format!("{},trace=all", prefix.display()),
+            &[],
+            "BusyExit",
+            &["8", "2"],
+        );
+        cmd.env("ORCA_TEST_WRITER_PANIC", "1");
+        let (spent, run) = time_exit(cmd, prefix, 300);
+        let ctx = format!("{}: {}", jdk.label(), run.stderr);
+        let plain = run_plain(jdk, "BusyExit", &["8", "0"]);
+        assert_eq!(run.code, plain.status.code(), "{ctx}");
+        assert_eq!(run.stdout, String::from_utf8_lossy(&plain.stdout), "{ctx}");
+        assert!(
+            spent < Duration::from_secs(5),
+            "the JVM took {spent:?} to exit: {ctx}"
+        );
+        assert!(
+            run.stderr
+                .contains("orca: internal error in the writer thread (ORCA_TEST_WRITER_PANIC)"),
+            "{ctx}"
+        );
+        let exit = run
+            .stderr
+            .lines()
+            .find(|l| l.contains("; wrote "))
+            .unwrap_or_else(|| panic!("no exit line: {ctx}"));
+        assert!(
+            exit.starts_with("orca: 0 events, ")
+                && exit.contains(", the writer thread stopped: ")
+                && exit.contains(" events taken but never written, later ones counted as dropped"),
+            "{ctx}"
+        );
+        let dropped: u64 = exit
+            .split(" events, ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|d| d.parse().ok())
+            .unwrap_or_else(|| panic!("{ctx}"));
+        assert!(dropped > 0, "{ctx}");
+    }
+}
+
+/// A writer stuck at exit (stalled by the test hook for two minutes, as on a hung file system)
+/// in a program whose eight threads all still run at exit, with the complete trace: the exit
+/// drain's batches and the final write wait 10 s in all, then what is queued is given up and
+/// counted (before, each running thread's batch waited 10 s of its own: 80 s and more).
+#[test]
+fn a_stuck_writer_holds_up_exit_ten_seconds_in_all() {
+    for jdk in jdks() {
+        let prefix = prefix_for("writer-stuck", jdk);
+        let mut cmd = java_command(
+            jdk,
+            &format!("{},trace=all", prefix.display()),
+            &[],
+            "BusyExit",
+            &["8", "2"],
+        );
+        cmd.env("ORCA_TEST_WRITER_STALL_MS", "120000");
+        let (spent, run) = time_exit(cmd, prefix, 300);
+        let ctx = format!("{}: {}", jdk.label(), run.stderr);
+        assert_eq!(run.code, Some(0), "{ctx}");
+        assert!(
+            (Duration::from_secs(9)..Duration::from_secs(20)).contains(&spent),
+            "the JVM took {spent:?} to exit: {ctx}"
+        );
+        assert!(
+            run.stderr
+                .contains("orca: the log writer is still blocked on a write after 10 s;"),
+            "{ctx}"
+        );
+        let exit = run
+            .stderr
+            .lines()
+            .find(|l| l.contains("; wrote "))
+            .unwrap_or_else(|| panic!("no exit line: {ctx}"));
+        assert!(
+            exit.contains(" events abandoned (the writer was stuck at exit)"),
+            "{ctx}"
+        );
+    }
 }
 
 #[test]

@@ -13,8 +13,8 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crossbeam_queue::{ArrayQueue, SegQueue};
@@ -34,8 +34,9 @@ const PASS: usize = 4096;
 const BUFFER: usize = 1 << 20;
 /// Longest time a complete line waits in memory before it reaches the file.
 const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
-/// Longest time JVM exit waits for the writer to drain: a hung file system (a stalled network
-/// mount, a pipe nobody reads) must not hang the program's exit.
+/// Longest time JVM exit waits for the writer in all (for room for the exit drain's batches,
+/// then for the final pass): a hung file system (a stalled network mount, a pipe nobody reads)
+/// must not hang the program's exit.
 const FINISH_TIMEOUT: Duration = Duration::from_secs(10);
 /// Trace events queued in batches at most, beyond which a batch is dropped: 8 MB of
 /// [`TraceLine`]s (their stacks are shared). Why not more: with a slow disk the queue stays
@@ -361,8 +362,12 @@ pub struct Totals {
     /// Events that other threads produced while the JVM was already exiting, after the final
     /// write: not recorded, but counted.
     pub late: u64,
-    /// Events accepted but not surely written when the writer was still stuck at exit.
+    /// Events accepted but not surely written: the writer was still stuck at exit, or it
+    /// had stopped ([`Totals::writer_stopped`]).
     pub abandoned: u64,
+    /// Whether the writer thread stopped before the end (a panic, said when it happened):
+    /// the log ends at its last flush, and every event since was dropped.
+    pub writer_stopped: bool,
     /// CPU time of the writer thread (formatting and writing), for the exit line: the part
     /// of the agent's cost that is not on the program's threads.
     pub writer_cpu_nanos: u64,
@@ -459,6 +464,20 @@ pub struct LogWriter {
     vm_death: AtomicBool,
     /// Whether the recording ended by a detach (the JVM runs on).
     detached: AtomicBool,
+    /// Set when the writer thread has ended, after its last pass or by a panic: nothing
+    /// queued from then on is ever written, so no push waits for room and none is queued.
+    gone: AtomicBool,
+    /// Set before `gone` when the writer thread ended by a panic.
+    failed: AtomicBool,
+    /// Longest time exit waits for the writer in all: [`FINISH_TIMEOUT`] (shorter in tests).
+    exit_wait: Duration,
+    /// When exit stops waiting for the writer. Set by the closing thread's first wait (a
+    /// batch that finds no room, or `finish`) and shared by every later one: with a wait per
+    /// batch, a program with many threads still running at exit (a batch or two each) and a
+    /// stuck writer took minutes to exit.
+    exit_deadline: OnceLock<Instant>,
+    /// Test hook (`ORCA_TEST_WRITER_PANIC`): the writer thread panics before its first pass.
+    panic_at_start: bool,
     done: Mutex<Option<Receiver<Totals>>>,
     finished: Mutex<Option<Totals>>,
 }
@@ -479,6 +498,11 @@ impl LogWriter {
             last_pass: AtomicBool::new(false),
             vm_death: AtomicBool::new(false),
             detached: AtomicBool::new(false),
+            gone: AtomicBool::new(false),
+            failed: AtomicBool::new(false),
+            exit_wait: FINISH_TIMEOUT,
+            exit_deadline: OnceLock::new(),
+            panic_at_start: std::env::var_os("ORCA_TEST_WRITER_PANIC").is_some(),
             done: Mutex::new(None),
             finished: Mutex::new(None),
         }
@@ -491,16 +515,20 @@ impl LogWriter {
         std::thread::Builder::new()
             .name("orca-writer".into())
             .spawn(move || {
-                // A panic here would stop the log silently: it is said once, and the queue
-                // then fills and drops (and counts) what the program goes on producing.
+                // A panic here would stop the log silently: it is said once, and what the
+                // program goes on producing is dropped (and counted) at once.
                 let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     self.run(files)
                 }));
                 match run {
                     Ok(totals) => {
+                        self.gone.store(true, Ordering::SeqCst);
                         let _ = tx.send(totals);
                     }
                     Err(e) => {
+                        self.failed.store(true, Ordering::SeqCst);
+                        self.gone.store(true, Ordering::SeqCst);
+                        // What is queued now is never written: counted in `finish`.
                         let msg = e
                             .downcast_ref::<&str>()
                             .map(|s| s.to_string())
@@ -523,6 +551,9 @@ impl LogWriter {
         // off `pushing`, so that exit's wait for it to reach zero ends.
         if self.stop.load(Ordering::Relaxed) && !is_closer() {
             self.late.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if self.refused_gone(1) {
             return;
         }
         self.pushing.fetch_add(1, Ordering::SeqCst);
@@ -548,7 +579,8 @@ impl LogWriter {
     /// are the exit drain's, the records of the threads still running. (They were counted
     /// late: a daemon thread's last `MonitorExit`, whose `MonitorEntered` an earlier drain
     /// had written, was lost, and `orca check` saw the monitor held to the end while another
-    /// thread took it; the Common-Cleaner's in a `javac` run.)
+    /// thread took it; the Common-Cleaner's in a `javac` run.) Its waits share exit's one
+    /// budget ([`LogWriter::exit_wait_over`]).
     pub fn push_trace(&self, batch: TraceBatch) {
         let n = batch.lines.len() as u64;
         if n == 0 {
@@ -564,15 +596,16 @@ impl LogWriter {
             extra: Extra::Trace(Box::new(batch)),
             frames: Frames::new(),
         };
-        let start = Instant::now();
         loop {
             if self.stop.load(Ordering::Relaxed) && !closer {
                 self.late.fetch_add(n, Ordering::Relaxed);
                 return;
             }
-            let waited_enough = !closer || start.elapsed() > FINISH_TIMEOUT;
+            if self.refused_gone(n) {
+                return;
+            }
             if self.traced.load(Ordering::Relaxed) + n > MAX_TRACED {
-                if waited_enough {
+                if !closer || self.exit_wait_over() {
                     self.dropped.fetch_add(n, Ordering::Relaxed);
                     return;
                 }
@@ -598,7 +631,7 @@ impl LogWriter {
                 Ok(()) => return,
                 Err(r) => record = r,
             }
-            if waited_enough {
+            if !closer || self.exit_wait_over() {
                 self.dropped.fetch_add(n, Ordering::Relaxed);
                 return;
             }
@@ -610,8 +643,8 @@ impl LogWriter {
     /// room: its caller may hold the program's lock (the drain runs before the program's
     /// `monitorexit`), so when the queue is full the lines are dropped and counted, as any
     /// event is (the callers write summaries when the queue has room, so this is rare). Only
-    /// the thread that closes the log at exit waits, up to [`FINISH_TIMEOUT`], for the writer
-    /// to make room: nothing runs after it.
+    /// the thread that closes the log at exit waits for the writer to make room, within exit's
+    /// one budget ([`LogWriter::exit_wait_over`]): nothing runs after it.
     pub fn push_summaries(&self, lines: Vec<EventRecord>) {
         let n = lines.len() as u64;
         if n == 0 {
@@ -626,10 +659,12 @@ impl LogWriter {
             extra: Extra::Batch(lines.into_boxed_slice()),
             frames: Frames::new(),
         };
-        let start = Instant::now();
         loop {
             if self.stop.load(Ordering::Relaxed) && !is_closer() {
                 self.late.fetch_add(n, Ordering::Relaxed);
+                return;
+            }
+            if self.refused_gone(n) {
                 return;
             }
             self.pushing.fetch_add(1, Ordering::SeqCst);
@@ -647,12 +682,41 @@ impl LogWriter {
                 Ok(()) => return,
                 Err(r) => record = r,
             }
-            if !is_closer() || start.elapsed() > FINISH_TIMEOUT {
+            if !is_closer() || self.exit_wait_over() {
                 self.dropped.fetch_add(n, Ordering::Relaxed);
                 return;
             }
             std::thread::yield_now();
         }
+    }
+
+    /// When the writer thread has ended, counts `n` events as never written and says so:
+    /// dropped when it stopped by a panic (as when the queue is full), late when it ended
+    /// after its last pass (exit). Nothing waits for a writer that is gone, and nothing is
+    /// queued for it (the queue's memory would be held for nothing).
+    fn refused_gone(&self, n: u64) -> bool {
+        if !self.gone.load(Ordering::Acquire) {
+            return false;
+        }
+        if self.failed.load(Ordering::Relaxed) {
+            self.dropped.fetch_add(n, Ordering::Relaxed);
+        } else {
+            self.late.fetch_add(n, Ordering::Relaxed);
+        }
+        true
+    }
+
+    /// Whether the closing thread is to stop waiting for the writer: it is gone, or exit's
+    /// one budget is spent. The first call starts the budget.
+    fn exit_wait_over(&self) -> bool {
+        self.gone.load(Ordering::Acquire) || Instant::now() >= self.exit_deadline()
+    }
+
+    /// The end of exit's wait for the writer, [`LogWriter::exit_wait`] after the first look.
+    fn exit_deadline(&self) -> Instant {
+        *self
+            .exit_deadline
+            .get_or_init(|| Instant::now() + self.exit_wait)
     }
 
     /// Counts events produced after the final drain (the JVM was exiting).
@@ -670,9 +734,12 @@ impl LogWriter {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// Queues a metadata line; never dropped.
+    /// Queues a metadata line; never dropped while the writer runs (once it is gone nothing
+    /// is written, and the unbounded queue would only grow).
     pub fn push_meta(&self, record: MetaRecord) {
-        self.meta.push(record);
+        if !self.gone.load(Ordering::Acquire) {
+            self.meta.push(record);
+        }
     }
 
     /// The start of exit: from now on only the calling thread's events are taken (the exit
@@ -716,25 +783,46 @@ impl LogWriter {
         self.close_producers();
         self.last_pass.store(true, Ordering::SeqCst);
         let rx = self.done.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let mut totals = match rx.map(|rx| rx.recv_timeout(FINISH_TIMEOUT)) {
+        // What is left of exit's budget: the exit drain's pushes may have spent some or all.
+        let wait = self
+            .exit_deadline()
+            .saturating_duration_since(Instant::now());
+        let received = rx.map(|rx| rx.recv_timeout(wait));
+        // Only what reached the file before the last successful flush is surely there.
+        let unwritten = || {
+            let written = self.flushed_events.load(Ordering::SeqCst);
+            let abandoned = self.accepted.load(Ordering::SeqCst).saturating_sub(written);
+            (written, abandoned)
+        };
+        let mut totals = match received {
             Some(Ok(t)) => t,
-            Some(Err(_)) => {
-                // Only what reached the file before the last successful flush is surely there.
-                let written = self.flushed_events.load(Ordering::SeqCst);
-                let abandoned = self.accepted.load(Ordering::SeqCst).saturating_sub(written);
+            Some(Err(RecvTimeoutError::Timeout)) => {
+                let (events, abandoned) = unwritten();
                 crate::say!(
                     "orca: the log writer is still blocked on a write after {} s; giving up on {abandoned} events not yet written so the JVM can exit",
-                    FINISH_TIMEOUT.as_secs()
+                    self.exit_wait.as_secs()
                 );
                 Totals {
-                    events: written,
+                    events,
                     abandoned,
+                    ..Totals::default()
+                }
+            }
+            Some(Err(RecvTimeoutError::Disconnected)) => {
+                // The writer thread panicked (it said so): nothing takes the queue any more.
+                while self.events.pop().is_some() {}
+                while self.meta.pop().is_some() {}
+                let (events, abandoned) = unwritten();
+                Totals {
+                    events,
+                    abandoned,
+                    writer_stopped: true,
                     ..Totals::default()
                 }
             }
             None => Totals::default(),
         };
-        if totals.abandoned == 0 {
+        if totals.abandoned == 0 && !totals.writer_stopped {
             // Only a producer that outwaited PUSH_WAIT leaves anything here.
             while let Some(e) = self.events.pop() {
                 let n = match &e.extra {
@@ -754,6 +842,9 @@ impl LogWriter {
     fn run(&self, files: Files) -> Totals {
         if let Some(stall) = test_writer_stall() {
             std::thread::sleep(stall);
+        }
+        if self.panic_at_start {
+            panic!("ORCA_TEST_WRITER_PANIC");
         }
         let mut out = Output::new(files);
         let mut classes = Classes::default();
@@ -1486,6 +1577,203 @@ mod tests {
         }
     }
 
+    /// A `trace=all` batch of `n` `MonitorExit` lines of `thread`.
+    fn trace_batch(thread: u32, n: usize) -> TraceBatch {
+        TraceBatch {
+            thread,
+            stacks: Vec::new(),
+            lines: vec![
+                TraceLine {
+                    nanos: 12_000_000_345,
+                    monitor: 7,
+                    stack: 0,
+                    top: Frame::NONE,
+                    kind: EventKind::MonitorExit,
+                    has_top: false,
+                };
+                n
+            ],
+        }
+    }
+
+    /// A summary batch of `n` lines.
+    fn summaries(n: usize) -> Vec<EventRecord> {
+        (0..n)
+            .map(|_| ev(EventKind::ObjectNotify, vec![]))
+            .collect()
+    }
+
+    /// A writer for a test, living as long as the process as the agent's does, whose exit
+    /// waits `exit_wait` in all.
+    fn test_log(exit_wait: Duration, panic_at_start: bool) -> &'static LogWriter {
+        let mut log = LogWriter::new();
+        log.exit_wait = exit_wait;
+        log.panic_at_start = panic_at_start;
+        Box::leak(Box::new(log))
+    }
+
+    /// The three paths of a test's log in a folder of its own.
+    fn test_paths(name: &str) -> [PathBuf; 3] {
+        let dir = std::env::temp_dir().join(format!("orca-writer-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        ["orca", "methods", "classes"].map(|e| dir.join(format!("run.{e}")))
+    }
+
+    /// The closing thread at exit: closes the log, pushes a summary batch (3 lines) and a
+    /// trace batch (2 lines) for each of `threads` threads still running, as the exit drain
+    /// does, and finishes. How long that took, and the totals.
+    fn exit_drain(log: &'static LogWriter, threads: u32) -> (Duration, Totals) {
+        std::thread::spawn(move || {
+            log.close_producers();
+            let start = Instant::now();
+            for t in 0..threads {
+                log.push_summaries(summaries(3));
+                log.push_trace(trace_batch(t, 2));
+            }
+            let totals = log.finish();
+            (start.elapsed(), totals)
+        })
+        .join()
+        .unwrap()
+    }
+
+    /// A writer stuck in a write (its event file a FIFO nobody reads) at exit, with the queue
+    /// full: the exit drain's batches, two per thread still running, and `finish` wait one
+    /// budget in all, not one per batch (16 batches waited 16 budgets before); what could not
+    /// be queued is dropped and counted, what was queued is counted as abandoned.
+    #[test]
+    fn exit_waits_one_budget_in_all_for_a_stuck_writer() {
+        use std::io::Read;
+        use std::os::unix::ffi::OsStrExt;
+        const WAIT: Duration = Duration::from_millis(400);
+        const THREADS: u32 = 8;
+        let paths = test_paths("stuck");
+        let _ = std::fs::remove_file(&paths[0]);
+        let fifo = std::ffi::CString::new(paths[0].as_os_str().as_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let log = test_log(WAIT, false);
+        log.start(Files::create(paths.clone()).unwrap()).unwrap();
+        // Fill the queue until it stays full: the writer takes at least a pass (4,096 lines,
+        // 190 KiB) before it flushes, and the FIFO holds 64 KiB, so its write blocks.
+        let start = Instant::now();
+        let mut full_since: Option<Instant> = None;
+        loop {
+            while !log.events.is_full() {
+                log.push(ev(EventKind::ObjectNotify, vec![]));
+            }
+            let since = *full_since.get_or_insert_with(Instant::now);
+            if since.elapsed() > Duration::from_millis(300) {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the writer never got stuck"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+            if !log.events.is_full() {
+                full_since = None;
+            }
+        }
+        let dropped_before = log.dropped.load(Ordering::SeqCst);
+        let (spent, totals) = exit_drain(log, THREADS);
+        assert!(
+            (WAIT..WAIT * 3).contains(&spent),
+            "{THREADS} threads' batches and finish took {spent:?} with a budget of {WAIT:?}"
+        );
+        assert_eq!(totals.dropped, dropped_before + 5 * THREADS as u64);
+        assert!(totals.abandoned > 0 && !totals.writer_stopped, "{totals:?}");
+        // The writer, unblocked, ends with its last pass: a reader gets everything up to it.
+        let mut text = Vec::new();
+        File::open(&paths[0])
+            .unwrap()
+            .read_to_end(&mut text)
+            .unwrap();
+        assert!(text.ends_with(b",RecordingEnded,unload\n"));
+        for p in &paths {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    /// A writer thread that has stopped (it panicked; here by the test hook): no push waits
+    /// or queues anything, the exit drain's included; each is dropped and counted at once,
+    /// and `finish` says the writer stopped without waiting for it.
+    #[test]
+    fn pushes_never_wait_for_a_writer_that_is_gone() {
+        const WAIT: Duration = Duration::from_secs(5);
+        let paths = test_paths("gone");
+        let log = test_log(WAIT, true);
+        log.start(Files::create(paths.clone()).unwrap()).unwrap();
+        let start = Instant::now();
+        while !log.gone.load(Ordering::SeqCst) {
+            assert!(start.elapsed() < Duration::from_secs(60), "no panic");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // More than the queue holds: queued, they would fill it, and the exit drain would
+        // wait for room that never comes.
+        let n = EVENT_QUEUE_CAPACITY as u64 + 10;
+        for _ in 0..n {
+            log.push(ev(EventKind::ObjectNotify, vec![]));
+        }
+        log.push_meta(MetaRecord::Class {
+            nanos: 1,
+            id: 1,
+            signature: "LA;".into(),
+            source: None,
+        });
+        assert!(log.events.is_empty() && log.meta.is_empty());
+        let (spent, totals) = exit_drain(log, 8);
+        assert!(spent < WAIT / 4, "the exit drain took {spent:?}");
+        assert_eq!(
+            totals,
+            Totals {
+                dropped: n + 5 * 8,
+                writer_stopped: true,
+                ..Totals::default()
+            }
+        );
+        for p in &paths {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    /// A write error (the event file is `/dev/full`): the writer says so once and goes on
+    /// taking events, counted as lost to I/O, so the queue never stays full and no thread
+    /// drops or waits because of the disk.
+    #[test]
+    fn the_writer_keeps_draining_after_a_write_error() {
+        let mut paths = test_paths("full");
+        paths[0] = PathBuf::from("/dev/full");
+        let log = test_log(FINISH_TIMEOUT, false);
+        log.start(Files::create(paths.clone()).unwrap()).unwrap();
+        // Four times half the queue, each after the writer took the last.
+        let round = EVENT_QUEUE_CAPACITY as u64 / 2;
+        for r in 0..4 {
+            for _ in 0..round {
+                log.push(ev(EventKind::ObjectNotify, vec![]));
+            }
+            let start = Instant::now();
+            while !log.events.is_empty() {
+                assert!(
+                    start.elapsed() < Duration::from_secs(60),
+                    "round {r}: the writer stopped taking events"
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        let totals = log.finish();
+        assert_eq!(
+            (totals.events, totals.dropped),
+            (4 * round, 0),
+            "{totals:?}"
+        );
+        // Every event line and the RecordingEnded line.
+        assert_eq!(totals.lost_to_io, 4 * round + 1, "{totals:?}");
+        for p in &paths[1..] {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
     /// Once exit began, the closing thread's `trace=all` batches (the exit drain's, which
     /// has the records of the threads still running) are written, another thread's counted
     /// late.
@@ -1495,24 +1783,7 @@ mod tests {
         let paths = ["orca", "methods", "classes"].map(|e| dir.join(format!("t.{e}")));
         let log: &'static LogWriter = Box::leak(Box::new(LogWriter::new()));
         log.start(Files::create(paths.clone()).unwrap()).unwrap();
-        let batch = |thread: u32| TraceBatch {
-            thread,
-            stacks: Vec::new(),
-            lines: vec![
-                TraceLine {
-                    nanos: 12_000_000_345,
-                    monitor: 7,
-                    stack: 0,
-                    top: Frame {
-                        method: 0,
-                        location: 0,
-                    },
-                    kind: EventKind::MonitorExit,
-                    has_top: false,
-                };
-                2
-            ],
-        };
+        let batch = |thread: u32| trace_batch(thread, 2);
         let totals = std::thread::spawn(move || {
             log.close_producers();
             log.push_trace(batch(0xC1));
