@@ -604,20 +604,26 @@ fn a_stack_overflow_inside_held_reentrant_locks_leaves_them_free_and_the_log_val
 /// The same recursion without the probe: the StackOverflowError strikes inside `lock()` and
 /// `unlock()` themselves, and inside the agent's hooks in them. The JVM alone may leave holds
 /// behind (the program releases them); the log must still be valid and every hold in it
-/// released, and in the complete modes record at least every `lock()` that returned.
+/// released.
 ///
-/// Ignored, for the complete modes. Every log is valid now, and instrumentation mode's default
-/// passes (a lock call whose exit report was lost is closed by the thread's next lock call).
-/// JVMTI mode and `trace=all` still miscount: `lock()` takes the lock inside its
-/// `@ReservedStackAccess` section and then throws the JVM's delayed StackOverflowError (the JVM
-/// warns "Potentially dangerous stack overflow in ReservedStackAccess annotated method
-/// ReentrantLock$Sync.lock()V"), or the exit report itself overflows in the catch-all handler;
-/// the acquisition is written `LockInterrupted` although the thread holds the lock (2 of about
-/// 5,400 on JDK 17), and its release is left out (a `LockRelease` is written only for a hold
-/// the lines have). A fix would read the lock's state (its owner and hold count) when an
-/// acquisition ends by an exception.
+/// The JDK's lock code is `@ReservedStackAccess`: a StackOverflowError inside it is thrown
+/// when it returns, so `lock()` can throw it with the lock taken and `unlock()` with it
+/// released (the JVM warns "Potentially dangerous stack overflow in ReservedStackAccess
+/// annotated method ReentrantLock$Sync.lock()V", `ReentrantReadWriteLock$Sync.tryAcquire`,
+/// `tryRelease`: on JDK 17, in every run). The agent then reads the lock (its owner and hold
+/// count), and writes that acquisition `LockAcquired` and that release `LockRelease`; else
+/// the lines would miss a hold the program releases at @leak-unlock (a `LockRelease` is
+/// written only for a hold the lines have), or keep one it released.
+///
+/// JVMTI mode sees every call: at least every `lock()` that returned is written, and every
+/// hold the overflow left is released in the lines as in the program. With `trace=all` the
+/// tracker tells the agent of a call through native methods, and a native call needs more
+/// stack than the lock methods do (the JVM bangs its shadow pages first): the lock calls of
+/// the last few levels make no line at all (their releases, unpaired, none either), so there
+/// only what is written is checked: the log is balanced, and no acquisition or release is
+/// written that the program did not make.
 #[test]
-#[ignore = "agent bug: a StackOverflowError inside lock() itself is written LockInterrupted in JVMTI mode and trace=all, although the lock was taken"]
+#[ignore = "agent bug: with trace=all, a lock call whose end report overflows (lockEnd) leaves the agent's call open, and the thread's later lock calls are taken for nested ones (no lines)"]
 fn a_stack_overflow_inside_lock_and_unlock_themselves_keeps_the_log_valid() {
     let p = Program::new("JucOverflow", &["-Xss512k"], &["0"]);
     for jdk in jdks() {
@@ -634,20 +640,33 @@ fn a_stack_overflow_inside_lock_and_unlock_themselves_keeps_the_log_valid() {
                     assert!(out.contains(&s), "{}: {s:?} not in\n{out}", jdk.label());
                 }
             },
-            |ctx, _mode, run, log| {
+            |ctx, mode, run, log| {
                 let (r, r_leaked) = overflow_counts(&run.stderr, "reentrant");
                 let (w, w_leaked) = overflow_counts(&run.stderr, "write");
+                let leaked = r_leaked + w_leaked;
                 let acquired = p.events_at(log, "sof-lock", "LockAcquired").len();
-                assert!(
-                    acquired >= r + w,
-                    "{ctx}: {acquired} LockAcquired, {r} + {w} lock() returned"
-                );
                 let cleanup = p.events_at(log, "leak-unlock", "LockRelease").len();
-                assert_eq!(
-                    cleanup,
-                    r_leaked + w_leaked,
-                    "{ctx}: the program's releases of what was left"
-                );
+                if jvmti(mode) {
+                    assert!(
+                        acquired >= r + w,
+                        "{ctx}: {acquired} LockAcquired, {r} + {w} lock() returned"
+                    );
+                    assert_eq!(
+                        cleanup, leaked,
+                        "{ctx}: the program's releases of what was left"
+                    );
+                } else {
+                    // A hold left is a lock() that took the lock and threw, or an unlock()
+                    // that threw before it released.
+                    assert!(
+                        acquired <= r + w + leaked,
+                        "{ctx}: {acquired} LockAcquired, {r} + {w} lock() returned, {leaked} left"
+                    );
+                    assert!(
+                        cleanup <= leaked,
+                        "{ctx}: {cleanup} releases of what was left, {leaked} left"
+                    );
+                }
                 assert_balanced(ctx, &p, log);
             },
         );
