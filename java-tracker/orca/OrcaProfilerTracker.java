@@ -633,6 +633,7 @@ public final class OrcaProfilerTracker {
                     // written now, so that a thread blocked for good is seen blocked
                     r.lockContended = true;
                     lockBlocked(r.lockReport, subject, System.nanoTime());
+                    r.lockTold = true;
                 }
                 r.quiet(d, true); // never an event of its own
                 return;
@@ -748,6 +749,12 @@ public final class OrcaProfilerTracker {
             if (r == null) {
                 return;
             }
+            if (r.lockTold && r.lockOuter == null) {
+                // The agent was told of the last lock call but not of its end (its lockEnd
+                // itself overflowed): that end now, as lockDone found it.
+                lockEnd(r.lockOwed, r.lockOwedT != 0 ? r.lockOwedT : System.nanoTime());
+                r.lockTold = false;
+            }
             int d = r.hookDepth;
             Object outer = r.lockOuter;
             if (d > 0 && outer != null && !(outer == sync && nests(r.lockReport) && !nests(report))) {
@@ -798,6 +805,7 @@ public final class OrcaProfilerTracker {
             r.lockT0 = now;
             if (traceAll) {
                 lockEnter(report, sync, now);
+                r.lockTold = true;
             }
         } catch (Throwable t) {
         }
@@ -848,11 +856,16 @@ public final class OrcaProfilerTracker {
             boolean read = r.lockRead;
             int flags = OrcaEvents.S_LOCK | (read ? OrcaEvents.S_READ : 0);
             int report = r.lockReport;
+            // what the agent is owed if it was told of the call (lockTold) and its lockEnd
+            // below overflows
+            r.lockOwed = outcome;
+            r.lockOwedT = 0;
             if (((report - OrcaEvents.H_LOCK) & 7) >= 3) {
                 if (outcome == THREW && !read && lockThrew(report, sync, r.holds(sync, flags))) {
                     // released before the exception (a StackOverflowError delayed to the end of
                     // tryRelease's @ReservedStackAccess section): as if unlock returned
                     outcome = RETURNED;
+                    r.lockOwed = outcome;
                 }
                 // unlock: the hold ends when unlock was called (as LockRelease's time); a
                 // tryUnlock that returned false released nothing (AQS's release returns false
@@ -910,7 +923,9 @@ public final class OrcaProfilerTracker {
                             r.lockT0 != 0 ? r.lockT0 : System.nanoTime());
                 }
                 if (traceAll) {
+                    r.lockOwedT = r.lockT0;
                     lockEnd(outcome, r.lockT0);
+                    r.lockTold = false;
                 }
                 return;
             }
@@ -918,6 +933,7 @@ public final class OrcaProfilerTracker {
                 // The exception came after the lock was taken: a StackOverflowError the JVM
                 // delays to the end of lock()'s @ReservedStackAccess section. A hold all the same.
                 outcome = TRUE;
+                r.lockOwed = outcome;
             }
             boolean acquired = outcome == RETURNED || outcome == TRUE;
             // The hold's start: timed or only counted as for monitors (Rec.begin), the sample
@@ -936,7 +952,9 @@ public final class OrcaProfilerTracker {
             }
             if (traceAll || r.lockContended) {
                 // written in full: its outcome's line at a precise time
-                lockEnd(outcome, t > 0 ? t : System.nanoTime());
+                r.lockOwedT = t > 0 ? t : System.nanoTime();
+                lockEnd(outcome, r.lockOwedT);
+                r.lockTold = false;
             } else if (!acquired) {
                 lockContended(report, sync, t, t, lockOwner(report, sync), outcome);
             }
@@ -970,6 +988,7 @@ public final class OrcaProfilerTracker {
         if (traceAll || r.lockContended) {
             lockEnd(taken ? TRUE : THREW, t > 0 ? t : System.nanoTime());
         }
+        r.lockTold = false;
     }
 
     // ---- call sites of tracked natives (JDK 17: Object.wait(long), Thread.sleep(long);
@@ -1602,6 +1621,11 @@ public final class OrcaProfilerTracker {
         boolean lockInner;
         boolean lockContended;
         long lockT0;
+        /** The agent was told of the outermost lock call (lockEnter, lockBlocked) and not yet
+         * of its end: the outcome and time it is owed (lockDone; 0: no time yet). */
+        boolean lockTold;
+        int lockOwed;
+        long lockOwedT;
         /**
          * The object this thread hashed last and its identity hash. A lock that has been
          * contended stays inflated, and the JIT's inlined identityHashCode reads the hash
