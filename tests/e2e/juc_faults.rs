@@ -692,6 +692,68 @@ fn a_stack_overflow_inside_lock_and_unlock_themselves_keeps_the_log_valid() {
     }
 }
 
+/// Lock calls that end by an exception after they took or released the lock, by design
+/// (tests/java/JucThrowing.java: a program's own AQS whose tryAcquire and tryRelease throw
+/// once they are done, as the JDK's locks do when a StackOverflowError is delayed to the end
+/// of their reserved-stack sections): the acquisition is written `LockAcquired` and the
+/// release `LockRelease`, as the lock says (its owner: the count of a program's AQS cannot be
+/// read, and the thread held it not at all before). An acquisition that threw before it took
+/// anything stays `LockInterrupted`, and a release of a lock the thread does not hold writes
+/// nothing. By default (summaries) only the line of the acquisition that did not take the
+/// lock is written.
+#[test]
+fn a_lock_call_that_throws_once_done_is_written_as_done() {
+    let p = Program::new("JucThrowing", &[], &[]);
+    for jdk in jdks() {
+        each_mode(
+            jdk,
+            &p,
+            |out| {
+                let want = "acquire threw after taking, held: true\n\
+                            release threw after releasing, held: false\n\
+                            acquire threw before taking, held: false\n\
+                            release threw not the owner\n\
+                            taken by other\n";
+                assert_eq!(out, want, "{}", jdk.label());
+            },
+            |ctx, _mode, _run, log| {
+                let mut want = Want::new(&p);
+                want.add("LockAcquire", "taken-lock", Some('W'), 1);
+                want.add("LockAcquired", "taken-lock", Some('W'), 1);
+                want.add("LockRelease", "released-unlock", Some('W'), 1);
+                want.add("LockAcquire", "before-lock", Some('W'), 1);
+                want.add("LockInterrupted", "before-lock", Some('W'), 1);
+                want.none("unheld-unlock");
+                want.held("plain-lock", "plain-unlock", 'W', 1);
+                want.held("other-lock", "other-unlock", 'W', 1);
+                want.check(ctx, log);
+                for e in p.events_at(log, "other-lock", "LockAcquire") {
+                    assert_eq!(
+                        e.owner,
+                        Some(0),
+                        "{ctx}: the other thread found the lock held"
+                    );
+                }
+                assert_balanced(ctx, &p, log);
+            },
+        );
+        // The default's summaries: the acquisitions that took the lock are holds, not lines.
+        let run = p.run(jdk, JUC_MODES[0]);
+        let log = run.log();
+        let ctx = format!("{} JucThrowing {}", jdk.label(), JUC_MODES[0]);
+        assert!(
+            p.events_at(&log, "taken-lock", "LockInterrupted")
+                .is_empty(),
+            "{ctx}"
+        );
+        assert_eq!(
+            p.events_at(&log, "before-lock", "LockInterrupted").len(),
+            1,
+            "{ctx}"
+        );
+    }
+}
+
 /// tests/java21/JucVThreads.java's arguments: virtual threads, lock/unlock pairs per thread,
 /// hand-off and park rounds.
 const VTHREADS: usize = 50;
