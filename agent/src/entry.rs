@@ -156,9 +156,9 @@ unsafe extern "C" fn method_exit(
     // SAFETY: every jvalue is 8 bytes passed by value; the call decides which of them mean
     // something (a boolean's low byte, a stamp's eight).
     let bits = unsafe { value.j } as u64;
-    with_agent("MethodExit", jni, |a, _| {
+    with_agent("MethodExit", jni, |a, jni| {
         if let Some(m) = &a.methods {
-            m.exit(&a.rec, thread, method, thrown, bits);
+            m.exit(&a.rec, jni, thread, method, thrown, bits);
         }
     });
 }
@@ -385,7 +385,7 @@ unsafe extern "system" fn bind(env: *mut JNIEnv, class: jclass) -> jboolean {
 /// The tracker's natives but `bind`: name, JNI signature (the class files moved to
 /// `java.lang` by build.rs) and function. Each function is a guarded shell like every other
 /// way into the agent.
-fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 20] {
+fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 21] {
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
@@ -436,6 +436,11 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 20] {
             lock_enter as *mut c_void,
         ),
         (c"lockEnd", c"(IJ)V", lock_end as *mut c_void),
+        (
+            c"lockThrew",
+            c"(ILjava/lang/Object;I)Z",
+            lock_threw as *mut c_void,
+        ),
         (c"lockLongHold", c"(IIJJJ)V", lock_long_hold as *mut c_void),
         (
             c"lockHeldAtStart",
@@ -702,6 +707,25 @@ unsafe extern "system" fn lock_end(env: *mut JNIEnv, _class: jclass, outcome: ji
             let jni = unsafe { Jni::from_raw(env) };
             tracker::lock_end(&a.rec, jni, outcome, t.max(0) as u64);
         }
+    })
+}
+
+/// `OrcaProfilerTracker.lockThrew(int, Object, int)`.
+unsafe extern "system" fn lock_threw(
+    env: *mut JNIEnv,
+    _class: jclass,
+    report: jint,
+    sync: jobject,
+    holds: jint,
+) -> jboolean {
+    guard("OrcaProfilerTracker.lockThrew", 0, || match agent() {
+        Some(a) => {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            let jni = unsafe { Jni::from_raw(env) };
+            let holds = holds.max(0) as u32;
+            jboolean::from(tracker::lock_threw(&a.rec, jni, (report, sync), holds))
+        }
+        None => 0,
     })
 }
 

@@ -335,6 +335,18 @@ impl Jni {
         }
     }
 
+    /// Whether a Java exception is pending (left as it is): JNI allows only a few calls then,
+    /// no field reads.
+    pub fn exception_pending(&self) -> bool {
+        // SAFETY: `raw` is this thread's JNIEnv.
+        unsafe {
+            (**self.raw)
+                .ExceptionCheck
+                .map(|f| f(self.raw) != 0)
+                .unwrap_or(false)
+        }
+    }
+
     /// Defines a class in the bootstrap class loader (`loader` null), so every class loader
     /// that delegates to its parents finds it.
     pub fn define_boot_class(&self, name: &CStr, bytes: &[u8]) -> Option<jclass> {
@@ -656,6 +668,17 @@ impl Jni {
         unsafe {
             (**self.raw)
                 .GetIntField
+                .map(|f| f(self.raw, obj, field))
+                .unwrap_or(0)
+        }
+    }
+
+    /// Reads a `long` field.
+    pub fn long_field(&self, obj: jobject, field: jni_sys::jfieldID) -> i64 {
+        // SAFETY: `field` is a long field of `obj`'s class.
+        unsafe {
+            (**self.raw)
+                .GetLongField
                 .map(|f| f(self.raw, obj, field))
                 .unwrap_or(0)
         }

@@ -633,6 +633,7 @@ public final class OrcaProfilerTracker {
                     // written now, so that a thread blocked for good is seen blocked
                     r.lockContended = true;
                     lockBlocked(r.lockReport, subject, System.nanoTime());
+                    r.lockTold = true;
                 }
                 r.quiet(d, true); // never an event of its own
                 return;
@@ -727,6 +728,10 @@ public final class OrcaProfilerTracker {
     private static native void lockEnter(int report, Object sync, long t0);
     /** trace=all: the lock call the agent was told of ended so, at t. */
     private static native void lockEnd(int outcome, long t);
+    /** Lock call `report` of `sync` ended by an exception: whether it took (an acquisition) or
+     * released (an unlock) the lock all the same, the thread holding it once more or once less
+     * than the `holds` of its held stack before the call. */
+    private static native boolean lockThrew(int report, Object sync, int holds);
     /** A j.u.c. hold that reached the threshold: written with the current stack. */
     private static native void lockLongHold(int site, int hash, long nanos, long end, long start);
     /** Unlock call `report` (at t) of `sync` ended a hold this thread's held stack does not
@@ -744,17 +749,23 @@ public final class OrcaProfilerTracker {
             if (r == null) {
                 return;
             }
+            if (r.lockTold && r.lockOuter == null) {
+                // The agent was told of the last lock call but not of its end (its lockEnd
+                // itself overflowed): that end now, as lockDone found it.
+                lockEnd(r.lockOwed, r.lockOwedT != 0 ? r.lockOwedT : System.nanoTime());
+                r.lockTold = false;
+            }
             int d = r.hookDepth;
             Object outer = r.lockOuter;
-            if (d > 0 && outer != null && !(outer == sync
-                    && ((OrcaEvents.H_NESTING_CLASSES >> ((r.lockReport - OrcaEvents.H_LOCK) >> 3)) & 1) != 0)) {
-                // No lock call runs another one, but a view its own lock's: the outer call's end
-                // was lost (a StackOverflowError as its exit report was called). It is over.
+            if (d > 0 && outer != null && !(outer == sync && nests(r.lockReport) && !nests(report))) {
+                // No lock call runs another one, but ReentrantLock's and a view's run their own
+                // lock's (AQS's, StampedLock's), which run none: the outer call's end was lost (a
+                // StackOverflowError as its exit report was called). It is over. (A call of the
+                // outer one's kind on the same lock is the next call, not one inside it: its
+                // unlock, after a lock() whose end was lost.)
                 d = 0;
                 r.inLock = false;
-                if (traceAll) {
-                    lockEnd(THREW, System.nanoTime());
-                }
+                lostEnd(r);
             }
             r.hookDepth = d + 1;
             if (d > 0 || sync == null) {
@@ -794,9 +805,15 @@ public final class OrcaProfilerTracker {
             r.lockT0 = now;
             if (traceAll) {
                 lockEnter(report, sync, now);
+                r.lockTold = true;
             }
         } catch (Throwable t) {
         }
+    }
+
+    /** Whether lock call `report` runs a lock call of its synchronizer's (H_NESTING_CLASSES). */
+    private static boolean nests(int report) {
+        return ((OrcaEvents.H_NESTING_CLASSES >> ((report - OrcaEvents.H_LOCK) >> 3)) & 1) != 0;
     }
 
     @Hidden
@@ -839,7 +856,17 @@ public final class OrcaProfilerTracker {
             boolean read = r.lockRead;
             int flags = OrcaEvents.S_LOCK | (read ? OrcaEvents.S_READ : 0);
             int report = r.lockReport;
+            // what the agent is owed if it was told of the call (lockTold) and its lockEnd
+            // below overflows
+            r.lockOwed = outcome;
+            r.lockOwedT = 0;
             if (((report - OrcaEvents.H_LOCK) & 7) >= 3) {
+                if (outcome == THREW && !read && lockThrew(report, sync, r.holds(sync, flags))) {
+                    // released before the exception (a StackOverflowError delayed to the end of
+                    // tryRelease's @ReservedStackAccess section): as if unlock returned
+                    outcome = RETURNED;
+                    r.lockOwed = outcome;
+                }
                 // unlock: the hold ends when unlock was called (as LockRelease's time); a
                 // tryUnlock that returned false released nothing (AQS's release returns false
                 // for a release that left the lock held: one level less all the same). A
@@ -896,9 +923,17 @@ public final class OrcaProfilerTracker {
                             r.lockT0 != 0 ? r.lockT0 : System.nanoTime());
                 }
                 if (traceAll) {
+                    r.lockOwedT = r.lockT0;
                     lockEnd(outcome, r.lockT0);
+                    r.lockTold = false;
                 }
                 return;
+            }
+            if (outcome == THREW && !read && lockThrew(report, sync, r.holds(sync, flags))) {
+                // The exception came after the lock was taken: a StackOverflowError the JVM
+                // delays to the end of lock()'s @ReservedStackAccess section. A hold all the same.
+                outcome = TRUE;
+                r.lockOwed = outcome;
             }
             boolean acquired = outcome == RETURNED || outcome == TRUE;
             // The hold's start: timed or only counted as for monitors (Rec.begin), the sample
@@ -917,12 +952,43 @@ public final class OrcaProfilerTracker {
             }
             if (traceAll || r.lockContended) {
                 // written in full: its outcome's line at a precise time
-                lockEnd(outcome, t > 0 ? t : System.nanoTime());
+                r.lockOwedT = t > 0 ? t : System.nanoTime();
+                lockEnd(outcome, r.lockOwedT);
+                r.lockTold = false;
             } else if (!acquired) {
                 lockContended(report, sync, t, t, lockOwner(report, sync), outcome);
             }
         } catch (Throwable t) {
         }
+    }
+
+    /**
+     * The outermost lock call whose end was lost (a StackOverflowError as its exit report was
+     * called; lockEntry found it): it threw, and is ended as lockDone ends one that threw,
+     * except that no line is written of a call the agent was not told of (the stack is no
+     * longer the call's). An acquisition that took the lock all the same keeps its hold.
+     */
+    private static void lostEnd(Rec r) {
+        Object sync = r.lockSync;
+        int report = r.lockReport;
+        r.lockSync = null;
+        boolean taken = ((report - OrcaEvents.H_LOCK) & 7) < 3 && !r.lockRead && sync != null
+                && lockThrew(report, sync, r.holds(sync, OrcaEvents.S_LOCK));
+        long t;
+        if (taken && !traceAll && !r.lockInner) {
+            long c = coarseClock;
+            t = c != 0 ? r.begin(c) : System.nanoTime();
+        } else {
+            t = traceAll || r.lockContended ? System.nanoTime() : 0;
+        }
+        if (taken) {
+            int site = r.lockSite | OrcaEvents.S_LOCK;
+            r.push(sync, r.lockHash, r.lockInner ? site | INNER : site, t);
+        }
+        if (traceAll || r.lockContended) {
+            lockEnd(taken ? TRUE : THREW, t > 0 ? t : System.nanoTime());
+        }
+        r.lockTold = false;
     }
 
     // ---- call sites of tracked natives (JDK 17: Object.wait(long), Thread.sleep(long);
@@ -1555,6 +1621,11 @@ public final class OrcaProfilerTracker {
         boolean lockInner;
         boolean lockContended;
         long lockT0;
+        /** The agent was told of the outermost lock call (lockEnter, lockBlocked) and not yet
+         * of its end: the outcome and time it is owed (lockDone; 0: no time yet). */
+        boolean lockTold;
+        int lockOwed;
+        long lockOwedT;
         /**
          * The object this thread hashed last and its identity hash. A lock that has been
          * contended stays inflated, and the JIT's inlined identityHashCode reads the hash
@@ -2032,6 +2103,19 @@ public final class OrcaProfilerTracker {
                 return System.nanoTime();
             }
             return t;
+        }
+
+        /** How many times this thread holds j.u.c. lock `sync` in the mode of `flags` (each
+         * reentrant acquisition has its entry). */
+        int holds(Object sync, int flags) {
+            int mask = OrcaEvents.S_LOCK | OrcaEvents.S_READ;
+            int n = 0;
+            for (int i = depth - 1; i >= 0; i--) {
+                if (heldObj[i] == sync && (heldSite(i) & mask) == flags) {
+                    n++;
+                }
+            }
+            return n;
         }
 
         /** The innermost hold of j.u.c. lock `sync` in the mode of `flags`, or -1. */

@@ -95,6 +95,7 @@ fn tracker_declares_every_called_method() {
             "lockBlocked(ILjava/lang/Object;J)V",
             "lockEnter(ILjava/lang/Object;J)V",
             "lockEnd(IJ)V",
+            "lockThrew(ILjava/lang/Object;I)Z",
             "lockLongHold(IIJJJ)V",
             "lockHeldAtStart(ILjava/lang/Object;IZJ)V",
             "callEnter(ILjava/lang/Object;I)V",

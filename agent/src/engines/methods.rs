@@ -79,6 +79,19 @@ impl LockClass {
         )
     }
 
+    /// How the thread's exclusive hold count of a synchronizer of this class is read, for a
+    /// lock call that ended by an exception ([`done_anyway`]); `None`: not at all (a read
+    /// view's shared holds are counted per thread in a `ThreadLocal` of the lock's, a
+    /// `StampedLock` names no owner).
+    fn holds(self) -> Option<Holds> {
+        match self {
+            LockClass::Reentrant => Some(Holds::State),
+            LockClass::WriteView => Some(Holds::ExclusiveCount),
+            LockClass::AqsExclusive => Some(Holds::OwnerOnly),
+            _ => None,
+        }
+    }
+
     /// The field of the hooked class that holds the synchronizer (`this`: the object itself)
     /// and its type.
     fn sync_field_name(self) -> (&'static CStr, &'static CStr) {
@@ -832,6 +845,7 @@ impl Methods {
     pub fn exit(
         &self,
         rec: &Recorder,
+        jni: Jni,
         thread: jthread,
         method: jmethodID,
         thrown: bool,
@@ -844,8 +858,113 @@ impl Methods {
         let nanos = now_nanos();
         if let Some(state) = rec.state(thread) {
             // At depth 1 this exit is the outermost call's, whose entry opened the pair.
-            rec.end_call_as(nanos, state, |_| call.outcome(thrown, returned_true));
+            let done = thrown && state.depth == 1 && thrown_but_done(rec, jni, state, call);
+            rec.end_call_as(nanos, state, |_| {
+                call.outcome(thrown && !done, returned_true || done)
+            });
         }
+    }
+}
+
+/// JVMTI mode: whether the outermost call ending now by an exception is a lock call that did
+/// what it was for all the same ([`done_anyway`]), counted from the thread's lines. Its
+/// receiver is read from the exiting frame with `GetLocalInstance`, a VM operation, paid on
+/// this rare path only.
+fn thrown_but_done(rec: &Recorder, jni: Jni, state: &ThreadState, call: Call) -> bool {
+    let Call::Lock(class, k) = call else {
+        return false;
+    };
+    if class.holds().is_none() {
+        return false;
+    }
+    let Some(open) = state
+        .open
+        .as_ref()
+        .filter(|o| o.lock_call == Some(call.to_u8()))
+    else {
+        return false;
+    };
+    let before = state.juc_holds((open.object, class.mode()));
+    let this = match rec.jvmti.local_instance(0) {
+        Ok(o) if !o.is_null() => o,
+        _ => return false,
+    };
+    let sync = if class.is_own_sync() {
+        this
+    } else {
+        field_of(jni, this, &class.sync_field())
+    };
+    let done = done_anyway(rec, jni, (class, k), sync, state.hash, before);
+    if sync != this && !sync.is_null() {
+        jni.delete_local_ref(sync);
+    }
+    jni.delete_local_ref(this);
+    done
+}
+
+/// How a synchronizer says how many times its exclusive owner holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Holds {
+    /// `ReentrantLock`: AQS's `state` is the count.
+    State,
+    /// `ReentrantReadWriteLock`: the low bits of `state` (`exclusiveCount`): 16 of an `int`
+    /// (an AQS, JDK 17), or 32 of a `long` (an `AbstractQueuedLongSynchronizer`, JDK 25).
+    ExclusiveCount,
+    /// A program's own lock built on AQS: `state` means what the program says; only the
+    /// owner is known.
+    OwnerOnly,
+}
+
+/// Whether lock call `call` of a lock of `class` (synchronizer `sync`) by thread `me`, which
+/// ended by an exception, did what it was for all the same: an acquisition took the lock, an
+/// `unlock` released it (one level); `before`: how many times the thread held the lock before
+/// the call (in the call's mode), by the agent's own count.
+///
+/// Why: the exception does not say the call did nothing. The critical sections of j.u.c.
+/// locks are `@ReservedStackAccess` (`ReentrantLock$Sync.lock()`, `tryRelease`,
+/// `ReentrantReadWriteLock$Sync.tryAcquire`, ...): a StackOverflowError inside one is thrown
+/// only when it returns, so `lock()` throws it with the lock taken and `unlock()` with it
+/// released (the JVM warns "Potentially dangerous stack overflow in ReservedStackAccess
+/// annotated method"). So the lock is read: taken means the thread owns it now and holds it
+/// once more than before (a reentrant acquisition that threw before it counted owns it as
+/// before); released, once less (none: it does not own it). For a program's own AQS the
+/// count cannot be read: taken when the thread owns it now and held it not at all before,
+/// released when it held it once and owns it no more. Anything else, and what cannot be read
+/// (a read view, a `StampedLock`), did nothing, as the exception says. Only fields are read,
+/// never Java code run; with an exception pending (JNI allows no reads then) nothing is.
+pub fn done_anyway(
+    rec: &Recorder,
+    jni: Jni,
+    (class, call): (LockClass, LockCall),
+    sync: jobject,
+    me: u32,
+    before: u32,
+) -> bool {
+    let Some(holds) = class.holds() else {
+        return false;
+    };
+    if sync.is_null() || me == 0 || jni.exception_pending() {
+        return false;
+    }
+    let owned = owner_hash(&rec.jvmti, jni, sync) == me;
+    let now = match holds {
+        _ if !owned => Some(0),
+        Holds::OwnerOnly => None,
+        Holds::State => int_field_of(jni, sync, &STATE).map(|s| s as u32),
+        Holds::ExclusiveCount => match field_id_of(jni, sync, &RW_STATE_INT) {
+            Some(id) => Some(jni.int_field(sync, id) as u32 & 0xFFFF),
+            None => {
+                field_id_of(jni, sync, &RW_STATE_LONG).map(|id| jni.long_field(sync, id) as u32)
+            }
+        },
+    };
+    match (call, now) {
+        (LockCall::Unlock, Some(now)) => before > 0 && now == before - 1,
+        (LockCall::TryUnlock, _) => false,
+        (_, Some(now)) => now == before.saturating_add(1),
+        // owned, by an unknown count
+        (LockCall::Unlock, None) => false,
+        (_, None) => before == 0,
     }
 }
 
@@ -1114,14 +1233,19 @@ const NO_FIELD: usize = usize::MAX;
 /// The JNI field IDs j.u.c. calls are read through, by [`FieldRef::slot`], shared by both
 /// modes: 0 not looked up yet, [`NO_FIELD`] absent (this JDK's classes differ; the agent
 /// said so once).
-static FIELDS: [AtomicUsize; 9] = [const { AtomicUsize::new(0) }; 9];
+static FIELDS: [AtomicUsize; 12] = [const { AtomicUsize::new(0) }; 12];
 
-/// A field a j.u.c. call is read through: its slot in [`FIELDS`], name and type.
+/// A field a j.u.c. call is read through: its slot in [`FIELDS`], name and type, and what
+/// the agent does without it (said once; nothing is said when it is empty).
 pub struct FieldRef {
     slot: usize,
     name: &'static CStr,
     signature: &'static CStr,
+    without: &'static str,
 }
+
+/// [`FieldRef::without`] of the fields that name locks and owners.
+const IDS_FALL_BACK: &str = "j.u.c. lock IDs fall back to the Lock object and owners to 00000000";
 
 impl LockClass {
     /// Its synchronizer field (slots 0 to 6; a `StampedLock`'s own methods have none).
@@ -1131,6 +1255,7 @@ impl LockClass {
             slot: LockClass::ALL.iter().position(|c| *c == self).unwrap_or(0),
             name,
             signature,
+            without: IDS_FALL_BACK,
         }
     }
 }
@@ -1139,11 +1264,41 @@ const CONDITION_LOCK: FieldRef = FieldRef {
     slot: 7,
     name: c"this$0",
     signature: c"Ljava/util/concurrent/locks/AbstractQueuedSynchronizer;",
+    without: IDS_FALL_BACK,
 };
 const OWNER: FieldRef = FieldRef {
     slot: 8,
     name: c"exclusiveOwnerThread",
     signature: c"Ljava/lang/Thread;",
+    without: IDS_FALL_BACK,
+};
+/// What the agent does without the synchronizers' `state`.
+const NO_STATE: &str = "lock and unlock calls of ReentrantLock and ReentrantReadWriteLock's write \
+                        lock that end by an exception are taken to have done nothing, even when \
+                        they took or released the lock";
+/// AQS's `state` in `ReentrantLock$Sync`, read only from the JDK's own synchronizers
+/// ([`Holds`]): a program's subclass may declare a `state` of its own, whose ID would then
+/// be cached for all.
+const STATE: FieldRef = FieldRef {
+    slot: 9,
+    name: c"state",
+    signature: c"I",
+    without: NO_STATE,
+};
+/// `ReentrantReadWriteLock$Sync`'s `state`: an AQS's `int` in JDK 17 (its absence is not
+/// said: the `long` is looked for next), an `AbstractQueuedLongSynchronizer`'s `long` in
+/// JDK 25. Slots of their own: the `ReentrantLock`'s may be an `int` in the same JVM.
+const RW_STATE_INT: FieldRef = FieldRef {
+    slot: 10,
+    name: c"state",
+    signature: c"I",
+    without: "",
+};
+const RW_STATE_LONG: FieldRef = FieldRef {
+    slot: 11,
+    name: c"state",
+    signature: c"J",
+    without: NO_STATE,
 };
 
 /// The ID of field `f` as seen from the class of `obj` (inherited fields too), looked up
@@ -1168,12 +1323,13 @@ fn field_id_of(jni: Jni, obj: jobject, f: &FieldRef) -> Option<jfieldID> {
             Some(id)
         }
         None => {
-            if FIELDS[f.slot].swap(NO_FIELD, Ordering::AcqRel) != NO_FIELD {
+            if FIELDS[f.slot].swap(NO_FIELD, Ordering::AcqRel) != NO_FIELD && !f.without.is_empty()
+            {
                 crate::say!(
-                    "orca: field {} {} not found in this JDK's java.util.concurrent.locks; \
-                     j.u.c. lock IDs fall back to the Lock object and owners to 00000000",
+                    "orca: field {} {} not found in this JDK's java.util.concurrent.locks; {}",
                     f.name.to_string_lossy(),
-                    f.signature.to_string_lossy()
+                    f.signature.to_string_lossy(),
+                    f.without
                 );
             }
             None
@@ -1187,6 +1343,11 @@ fn field_of(jni: Jni, obj: jobject, f: &FieldRef) -> jobject {
         Some(id) => jni.object_field(obj, id),
         None => std::ptr::null_mut(),
     }
+}
+
+/// The `int` field `f` of `obj`, `None` when this JDK has no such field.
+fn int_field_of(jni: Jni, obj: jobject, f: &FieldRef) -> Option<i32> {
+    field_id_of(jni, obj, f).map(|id| jni.int_field(obj, id))
 }
 
 /// The thread ID of the synchronizer's exclusive owner thread, 0 for none.

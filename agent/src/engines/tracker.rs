@@ -730,6 +730,20 @@ pub fn lock_owner(rec: &Recorder, jni: Jni, report: i32, sync: jobject) -> i32 {
     }
 }
 
+/// `OrcaProfilerTracker.lockThrew(report, sync, holds)`: whether lock call `report` of
+/// `sync`, which ended by an exception, took or released the lock all the same
+/// ([`methods::done_anyway`]); `holds`: how many times the thread held it before the call, by
+/// the tracker's held stack.
+pub fn lock_threw(rec: &Recorder, jni: Jni, (report, sync): (i32, jobject), holds: u32) -> bool {
+    let Some(Call::Lock(class, k)) = Call::from_hook_report(report) else {
+        return false;
+    };
+    let Some(me) = rec.current_state().map(|s| s.hash) else {
+        return false;
+    };
+    methods::done_anyway(rec, jni, (class, k), sync, me, holds)
+}
+
 /// `OrcaProfilerTracker.callerSite()`: the site of the hooked lock method's caller, for a
 /// call site that was not rewritten (a JDK class, a timed `tryLock`): one frame walked.
 pub fn caller_site(rec: &Recorder, jni: Jni) -> i32 {

@@ -101,6 +101,15 @@ impl ThreadState {
         Some(frames)
     }
 
+    /// How many times the thread's lines hold j.u.c. lock `key` (lock, mode): the count of
+    /// `juc_held`.
+    pub fn juc_holds(&self, key: (u32, u8)) -> u32 {
+        self.juc_held
+            .iter()
+            .rfind(|h| h.0 == key)
+            .map_or(0, |h| h.1)
+    }
+
     fn new(hash: u32, stack_depth: usize) -> Box<ThreadState> {
         Box::new(ThreadState {
             hash,
