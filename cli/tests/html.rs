@@ -190,7 +190,11 @@ fn picture(png: &Path) -> (usize, f64) {
     (colours.len(), non_white as f64 / (px.len() / bpp) as f64)
 }
 
-/// examples/PingPong.java (the README's demo, not tests/java's) run under the agent.
+/// examples/PingPong.java (the README's demo, not tests/java's) run under the agent, with
+/// `holdthreshold=0`: every hold is then a `MonitorHold` event, a span on the lock that the
+/// page's self-test hovers and clicks, whatever the scheduler did. (With the defaults a
+/// contention shorter than `contentionthreshold` is counted, not a span, and the players
+/// contended that long in some runs and not in others.)
 fn run_example_ping_pong() -> Run {
     let jdk = jdk17();
     let prefix = prefix_for("html-pingpong", jdk);
@@ -204,7 +208,7 @@ fn run_example_ping_pong() -> Run {
     assert!(st.success(), "javac examples/PingPong.java");
     let mut c = Command::new(jdk.java());
     c.arg(format!(
-        "-agentpath:{}={}",
+        "-agentpath:{}={},holdthreshold=0",
         agent_path().display(),
         prefix.display()
     ))
