@@ -1005,7 +1005,9 @@ impl Classes {
 
     /// A line about to be written names object `h`: its class lines first.
     fn named(&mut self, h: u32, out: &mut Output, line: &mut Vec<u8>) {
-        if h == 0 || self.named.len() >= Self::NAMED_MAX || !self.named.insert(h) {
+        // Past NAMED_MAX no new ID is remembered, but the lines kept back before are still
+        // written when a line names their object.
+        if h == 0 || self.named.len() < Self::NAMED_MAX && !self.named.insert(h) {
             return;
         }
         if let Some(lines) = self.pending.remove(&h) {
