@@ -246,6 +246,8 @@ pub fn collapse_with<R: std::io::Read>(
                         .entry((site.raw().to_string(), object, what))
                         .or_default() += total;
                 }
+                // As their events: joins and sleeps wait for no lock.
+                WaitCall::Join | WaitCall::Sleep => {}
             },
             (FlameWeight::Held, Event::MonitorEntered { monitor, stack, .. }) => {
                 match t.held.iter_mut().find(|h| h.0 == monitor) {

@@ -326,6 +326,8 @@ impl Profiles {
                         add(&mut self.semaphores, k, count, total);
                         return;
                     }
+                    // As their events (`close_call`): joins and sleeps wait for no lock.
+                    WaitCall::Join | WaitCall::Sleep => return,
                 };
                 add(
                     &mut self.waited,

@@ -581,7 +581,9 @@ impl Analysis {
                 ref site,
                 ..
             } => {
-                if let Some(f) = site.top() {
+                // Thread starts wake nobody; the report lists none, as it lists no
+                // `ThreadStart` event.
+                if let Some(f) = site.top().filter(|_| call != WakeCall::Start) {
                     *self.unwaited_notifies.entry((call, f)).or_default() += count;
                 }
             }
@@ -626,8 +628,19 @@ impl Analysis {
                         o.sem_max = o.sem_max.max(max);
                         add_sites(&mut o.sem_sites, site.top(), count, total);
                     }
+                    WaitCall::Join => {
+                        t.joining.0 += count;
+                        t.joining.1 += total;
+                    }
+                    WaitCall::Sleep => {
+                        t.sleeping.0 += count;
+                        t.sleeping.1 += total;
+                    }
                 }
-                if let Some(f) = site.top() {
+                // Joins and sleeps wait for no object's wake-up: in the threads' figures only,
+                // as their events.
+                let wakeable = !matches!(call, WaitCall::Join | WaitCall::Sleep);
+                if let Some(f) = site.top().filter(|_| wakeable) {
                     let w = self.short_waits.entry((call, f)).or_default();
                     w.0 += count;
                     w.1 += total;

@@ -188,6 +188,8 @@ fn step_counts(log: &Log) -> (u64, u64, u64, u64) {
             // A wait shorter than waitthreshold is counted, not written (numbers[3] 0: wait).
             "Waits" if e.numbers[3] == 0 => c.2 += e.numbers[0],
             "ThreadSleep" => c.3 += 1,
+            // So is a sleep (numbers[3] 5: sleep).
+            "Waits" if e.numbers[3] == 5 => c.3 += e.numbers[0],
             _ => {}
         }
     }
@@ -353,7 +355,11 @@ fn twice(jdk: &Jdk, virtual_threads: bool) {
                 let threads: std::collections::HashSet<u32> = log
                     .events
                     .iter()
-                    .filter(|e| e.name == "ThreadSleep" && in_step(&log, &e.frames))
+                    .filter(|e| {
+                        let sleep =
+                            e.name == "ThreadSleep" || e.name == "Waits" && e.numbers[3] == 5;
+                        sleep && in_step(&log, &e.frames)
+                    })
                     .map(|e| e.thread)
                     .collect();
                 assert_eq!(

@@ -1306,6 +1306,9 @@ pub enum WakeCall {
     Unpark,
     /// `Semaphore.release` (instrumentation mode's summaries).
     Release,
+    /// `Thread.start` (instrumentation mode's summaries): it wakes nobody, and is counted so
+    /// that a program that starts a thread per task does not write a stack per start.
+    Start,
 }
 
 impl WakeCall {
@@ -1318,6 +1321,7 @@ impl WakeCall {
             WakeCall::SignalAll => "signalAll",
             WakeCall::Unpark => "unpark",
             WakeCall::Release => "release",
+            WakeCall::Start => "start",
         }
     }
 
@@ -1330,6 +1334,7 @@ impl WakeCall {
             WakeCall::SignalAll,
             WakeCall::Unpark,
             WakeCall::Release,
+            WakeCall::Start,
         ]
         .into_iter()
         .find(|c| c.name().as_bytes() == b)
@@ -1344,6 +1349,7 @@ impl WakeCall {
             EventKind::ConditionSignalAll => WakeCall::SignalAll,
             EventKind::ThreadUnpark => WakeCall::Unpark,
             EventKind::SemaphoreRelease => WakeCall::Release,
+            EventKind::ThreadStart => WakeCall::Start,
             _ => return None,
         })
     }
@@ -1360,6 +1366,10 @@ pub enum WaitCall {
     Park,
     /// `Semaphore.acquire*`, `tryAcquire` (`SemaphoreAcquire`/`SemaphoreAcquired`).
     Acquire,
+    /// `Thread.join*` (`ThreadJoin`/`ThreadJoined`), `<object>` the joined thread.
+    Join,
+    /// `Thread.sleep*` (`ThreadSleep`/`ThreadSlept`), `<object>` `00000000`.
+    Sleep,
 }
 
 impl WaitCall {
@@ -1370,6 +1380,8 @@ impl WaitCall {
             WaitCall::Await => "await",
             WaitCall::Park => "park",
             WaitCall::Acquire => "acquire",
+            WaitCall::Join => "join",
+            WaitCall::Sleep => "sleep",
         }
     }
 
@@ -1380,6 +1392,8 @@ impl WaitCall {
             WaitCall::Await,
             WaitCall::Park,
             WaitCall::Acquire,
+            WaitCall::Join,
+            WaitCall::Sleep,
         ]
         .into_iter()
         .find(|c| c.name().as_bytes() == b)
@@ -1392,6 +1406,8 @@ impl WaitCall {
             EventKind::ConditionAwaited => WaitCall::Await,
             EventKind::ThreadParked => WaitCall::Park,
             EventKind::SemaphoreAcquired => WaitCall::Acquire,
+            EventKind::ThreadJoined => WaitCall::Join,
+            EventKind::ThreadSlept => WaitCall::Sleep,
             _ => return None,
         })
     }
@@ -2176,7 +2192,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                     4,
                     "call",
                     call,
-                    "expected `notify`, `notifyAll`, `signal`, `signalAll`, `unpark` or `release`",
+                    "expected `notify`, `notifyAll`, `signal`, `signalAll`, `unpark`, `release` or `start`",
                 )
             })?;
             Event::Notifies {
@@ -2193,7 +2209,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                     4,
                     "call",
                     call,
-                    "expected `wait`, `await`, `park` or `acquire`",
+                    "expected `wait`, `await`, `park`, `acquire`, `join` or `sleep`",
                 )
             })?;
             let count = parse_count(c, 6, "count")?;
@@ -2611,7 +2627,7 @@ mod tests {
         )
         .is_ok());
         for bad in [
-            &b"1.000000000,Waits,0000AAAA,sleep,00003333,1,7,7,1;00000031;00000015"[..],
+            &b"1.000000000,Waits,0000AAAA,nap,00003333,1,7,7,1;00000031;00000015"[..],
             b"1.000000000,Waits,0000AAAA,wait,00003333,0,0,0,1;00000031;00000015",
             b"1.000000000,Waits,0000AAAA,wait,00003333,2,10,11,1;00000031;00000015",
             b"1.000000000,Waits,0000AAAA,wait,00003333,2,10,4,1;00000031;00000015",

@@ -159,10 +159,11 @@ const CONSUMERS: usize = 2;
 const PRODCONS_METHODS: &[&str] = &["main", "put", "take", "<init>", "<clinit>"];
 
 /// A producer/consumer on a ReentrantLock with two Conditions and a synchronized counter,
-/// every thread running a lambda (a hidden class on JDK 15+), with the default options:
-/// every method is listed under the class that declares it, and every thread has one ID,
-/// the same wherever the log names it (its own lines, the `ThreadStart` that started it,
-/// the `ThreadJoin` that waited for it, a lock's owner). Run twice: as it is, and with every
+/// every thread running a lambda (a hidden class on JDK 15+), with the default options but
+/// for thread starts and joins written as events (`notifies=events`, `waitthreshold=0`; by
+/// default they are counted per site): every method is listed under the class that declares
+/// it, and every thread has one ID, the same wherever the log names it (its own lines, the
+/// `ThreadStart` that started it, the `ThreadJoin` that waited for it, a lock's owner). Run twice: as it is, and with every
 /// class and thread made to look as if they all had one identity hash (a test hook), which
 /// is the issue-25 bug made certain: a lambda class whose identity hash was
 /// `java.lang.Thread`'s had its `run` listed under `Thread`.
@@ -181,7 +182,10 @@ fn classes_and_threads_each_have_one_id_also_when_hashes_collide() {
             let prefix = prefix_for(test, jdk);
             let mut cmd = java_command(
                 jdk,
-                &format!("{},{PRODCONS_OPTIONS}", prefix.display()),
+                &format!(
+                    "{},{PRODCONS_OPTIONS},notifies=events,waitthreshold=0",
+                    prefix.display()
+                ),
                 &[],
                 "ProdCons",
                 &args,

@@ -541,6 +541,9 @@ fn counted_notifies(run: &Run, log: &Log) -> BTreeMap<(orca_format::WakeCall, u3
             call, count, site, ..
         } = rec.event
         {
+            if call == orca_format::WakeCall::Start {
+                continue; // starts wake nobody (ThreadWaits tests them)
+            }
             let f = site.top().expect("one frame");
             let line = log.line_of(f.method.0, f.location).expect("a line");
             *counted.entry((call, line)).or_default() += count;
@@ -1084,7 +1087,8 @@ fn lines_of(log: &Log, name: &str) -> Vec<(u32, u64, u32)> {
         .collect()
 }
 
-/// The `Waits` counts of a run per (call, source line): 0 wait, 1 await, 2 park.
+/// The `Waits` counts of a run per (call, source line): 0 wait, 1 await, 2 park, 3 acquire,
+/// 4 join, 5 sleep (tests/src/log.rs).
 fn counted_waits(log: &Log) -> BTreeMap<(u64, u32), (u64, u64)> {
     let mut counted = BTreeMap::new();
     for e in log.events.iter().filter(|e| e.name == "Waits") {
@@ -1123,6 +1127,117 @@ fn written_waits(log: &Log, entry: &str, exit: &str, line: u32) -> Vec<u64> {
         out.push(end - t0);
     }
     out
+}
+
+/// A thread's `start` wakes nobody, and a `join` or `sleep` that returns within
+/// `waitthreshold` is a short wait: by default each start is counted per site (`Notifies`, call
+/// `start`) and each short join and sleep too (`Waits`, calls `join` and `sleep`); a join or
+/// sleep of the threshold or longer is written in full, with its whole stack
+/// (tests/java/ThreadWaits.java forces both kinds). Before, a program that runs a thread per
+/// task wrote a start, a join and their stacks per task (`benches/java/ThreadChurn.java`: 580
+/// bytes per thread, 5 MB a second).
+#[test]
+fn thread_starts_and_short_joins_and_sleeps_are_counted_and_long_ones_written() {
+    let line = |m: &str| marker_line("ThreadWaits.java", m);
+    let at = |v: &[(u32, u64, u32)], l: u32| v.iter().filter(|e| e.0 == l).count() as u64;
+    const THREADS: u64 = 300;
+    const SLEEPS: u64 = 100;
+    const LONG_MS: u64 = 100;
+    for jdk in jdks() {
+        let r = run(
+            "thread-waits",
+            jdk,
+            "waitthreshold=50ms",
+            "ThreadWaits",
+            &[
+                &THREADS.to_string(),
+                &SLEEPS.to_string(),
+                &LONG_MS.to_string(),
+            ],
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        assert!(
+            r.stdout
+                .contains(&format!("thread waits done {THREADS} {SLEEPS}")),
+            "{}",
+            r.stdout
+        );
+        let log = r.log();
+        assert_valid(&r, &log);
+        let label = jdk.label();
+        let counted = counted_waits(&log);
+        let wakeups = counted_wakeups(&log);
+
+        // Every start counted at its line, none written.
+        assert_eq!(
+            wakeups.get(&(6, line("start"))).copied(),
+            Some(THREADS),
+            "{label}: starts counted"
+        );
+        assert_eq!(
+            wakeups.get(&(6, line("slow-start"))).copied(),
+            Some(1),
+            "{label}: slow's start counted"
+        );
+        assert_eq!(
+            lines_of(&log, "ThreadStart").len(),
+            0,
+            "{label}: starts written"
+        );
+
+        // The short joins and sleeps: each counted once, as a count or (when the thread was
+        // kept off the processor for the threshold) as a pair of lines.
+        let joins = lines_of(&log, "ThreadJoin");
+        let joined = lines_of(&log, "ThreadJoined");
+        let sleeps = lines_of(&log, "ThreadSleep");
+        let slept = lines_of(&log, "ThreadSlept");
+        for (what, call, l, n, entries, exits) in [
+            ("joins", 4, line("short-join"), THREADS, &joins, &joined),
+            ("sleeps", 5, line("short-sleep"), SLEEPS, &sleeps, &slept),
+        ] {
+            let c = counted.get(&(call, l)).map_or(0, |c| c.0);
+            let written = at(entries, l);
+            assert_eq!(c + written, n, "{label}: {what} at line {l}");
+            assert_eq!(written, at(exits, l), "{label}: {what}' pairs at line {l}");
+            assert!(written <= 3, "{label}: {written} short {what} written");
+        }
+
+        // The long join and sleep: written, never counted, with their lengths and (the
+        // sleep, in a lambda under Thread.run) the stack below their site, though a call's
+        // start walks only its site.
+        for (what, call, l, entry, exit) in [
+            ("join", 4, line("long-join"), "ThreadJoin", "ThreadJoined"),
+            ("sleep", 5, line("long-sleep"), "ThreadSleep", "ThreadSlept"),
+        ] {
+            assert_eq!(
+                counted.get(&(call, l)),
+                None,
+                "{label}: long {what} counted"
+            );
+            let waits = written_waits(&log, entry, exit, l);
+            assert_eq!(waits.len(), 1, "{label}: long {what} written");
+            assert!(
+                waits[0] >= LONG_MS * 1_000_000,
+                "{label}: long {what} lasted {} ns",
+                waits[0]
+            );
+        }
+        for e in log
+            .events
+            .iter()
+            .filter(|e| e.name.starts_with("ThreadSle"))
+        {
+            let (m, loc) = e.frames[0];
+            if log.line_of(m, loc) == Some(line("long-sleep")) {
+                assert!(
+                    e.frames.len() >= 2,
+                    "{label}: {} has {:?}",
+                    e.name,
+                    e.frames
+                );
+            }
+        }
+    }
 }
 
 /// A semaphore's acquisitions are waits for a permit and its releases wake-ups: by default

@@ -299,7 +299,7 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
         }
         "Notifies" => {
             // <call> is numbers[1]: 0 notify, 1 notifyAll, 2 signal, 3 signalAll, 4 unpark,
-            // 5 release.
+            // 5 release, 6 start.
             need(6)?;
             let all = match f[3] {
                 "notify" => 0,
@@ -308,19 +308,23 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
                 "signalAll" => 3,
                 "unpark" => 4,
                 "release" => 5,
+                "start" => 6,
                 c => return Err(format!("Notifies: call {c:?}")),
             };
             e.numbers = vec![num(f[4])?, all];
             e.frames = stack(f[5])?;
         }
         "Waits" => {
-            // numbers: count, total, max, call (0 wait, 1 await, 2 park, 3 acquire).
+            // numbers: count, total, max, call (0 wait, 1 await, 2 park, 3 acquire, 4 join,
+            // 5 sleep).
             need(9)?;
             let call = match f[3] {
                 "wait" => 0,
                 "await" => 1,
                 "park" => 2,
                 "acquire" => 3,
+                "join" => 4,
+                "sleep" => 5,
                 c => return Err(format!("Waits: call {c:?}")),
             };
             e.object = Some(hex(f[4])?);

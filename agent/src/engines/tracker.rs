@@ -376,7 +376,12 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 return;
             }
             let object = hash(subject);
-            let frames = rec.stack(jni, state, TRACKER_FRAMES, false);
+            // As `begin_call`'s: a call that is counted when short walks only its site now.
+            let frames = if shallow_start(rec, state, entry) {
+                rec.site_frames(jni, state, TRACKER_FRAMES, 0)
+            } else {
+                rec.stack(jni, state, TRACKER_FRAMES, false)
+            };
             state.open = Some(OpenCall {
                 kind: exit,
                 object,
@@ -393,14 +398,18 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 if entry == EventKind::ObjectWait {
                     rec.summary_wait(state, (object, false), nanos, false);
                 }
-                if rec.defer_wait(state, &wait_line(entry, nanos, state.hash, object), &frames) {
-                    return;
-                }
+            }
+            if counts_short(entry)
+                && rec.defer_wait(state, &wait_line(entry, nanos, state.hash, object), &frames)
+            {
+                return;
             }
             rec.push(nanos, entry, state.hash, object, frames);
         }
         Report::End => {
             if state.depth == 1 {
+                // The wrapper's frame is still there, as at its begin report.
+                rec.deepen_wait(jni, state, nanos, TRACKER_FRAMES);
                 if let Some(open) = &state.open {
                     if let Some(key) = paused(open) {
                         rec.summary_wait(state, key, nanos, true);
@@ -571,7 +580,7 @@ fn begin_call(
     names::name_object(rec, jni, subject, object);
     // A semaphore's acquisition: its site now, the rest of its stack at its end if it waited
     // long enough to be written (`call_exit`, `hook_exit`).
-    let frames = if entry == EventKind::SemaphoreAcquire && rec.wait_threshold > 0 {
+    let frames = if shallow_start(rec, state, entry) {
         rec.site_frames(jni, state, skip, site)
     } else {
         rec.stack(jni, state, skip, false)
@@ -592,11 +601,35 @@ fn begin_call(
         if entry == EventKind::ObjectWait {
             rec.summary_wait(state, (object, false), nanos, false);
         }
-        if rec.defer_wait(state, &wait_line(entry, nanos, state.hash, object), &frames) {
-            return;
-        }
+    }
+    if counts_short(entry)
+        && rec.defer_wait(state, &wait_line(entry, nanos, state.hash, object), &frames)
+    {
+        return;
     }
     rec.push(nanos, entry, state.hash, object, frames);
+}
+
+/// A call that is counted when short, and is not `wait` (whose stack the hold summaries
+/// use): only its site is walked when it begins, the rest of its stack at its end if it
+/// lasted long enough to be written ([`Recorder::deepen_wait`]). Only on a thread whose entry
+/// line can be kept back until then (the tracker has registered it: a thread that has not
+/// taken a monitor yet writes its entry line at once, with its whole stack).
+fn shallow_start(rec: &Recorder, state: &ThreadState, entry: EventKind) -> bool {
+    counts_short(entry) && entry != EventKind::ObjectWait && rec.may_defer_wait(state)
+}
+
+/// The calls whose entry line is kept back, to be counted in `Waits` if the call is short:
+/// the waits for a wake-up, and joins and sleeps (a program that joins a thread per task, or
+/// polls with `sleep(1)`, wrote two stacks per call).
+fn counts_short(entry: EventKind) -> bool {
+    matches!(
+        entry,
+        EventKind::ObjectWait
+            | EventKind::SemaphoreAcquire
+            | EventKind::ThreadJoin
+            | EventKind::ThreadSleep
+    )
 }
 
 /// An `ObjectWait` or `SemaphoreAcquire` line, for [`Recorder::defer_wait`].

@@ -997,6 +997,9 @@ impl Recorder {
             WakeCall::NotifyAll | WakeCall::SignalAll | WakeCall::Release => {
                 self.waiters.wake(object, now_nanos(), true)
             }
+            // A start wakes no wait: the new thread's own lines tell of it
+            // (`ThreadStarted`); a thread per task writes no stack per start.
+            WakeCall::Start => Found::Nobody,
         };
         if found == Found::Long {
             return false;
@@ -1035,6 +1038,13 @@ impl Recorder {
         }
         r.deferred = Some(line.record(frames.clone()));
         true
+    }
+
+    /// Whether [`Recorder::defer_wait`] can keep a wait's entry line back on this thread (given
+    /// a stack): the threshold is above 0 and the tracker has registered the thread for a
+    /// recording still open.
+    pub fn may_defer_wait(&self, state: &ThreadState) -> bool {
+        self.wait_threshold > 0 && state.recording.as_ref().is_some_and(|r| !lock(r).closed)
     }
 
     /// The one frame a wait that may be counted needs at its start, its site: the frame of
