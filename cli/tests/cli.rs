@@ -192,6 +192,61 @@ fn report_text() {
     );
 }
 
+/// Joins and sleeps the agent counted (`Waits`, calls `join` and `sleep`) add to the threads'
+/// figures as their events do, and counted thread starts (`Notifies`, call `start`) are no
+/// wake-ups: the pingpong fixture with its sleep, its join and a start counted instead.
+#[test]
+fn report_counts_counted_joins_and_sleeps_and_no_starts() {
+    let p = broken("pingpong", "counted-threads", |c, m, o| {
+        let keep = |l: &&str| !l.contains(",ThreadSle") && !l.contains(",ThreadJoin");
+        let (ends, lines): (Vec<&str>, Vec<&str>) = o
+            .lines()
+            .filter(keep)
+            .partition(|l| l.contains(",ThreadEnded,"));
+        let mut o = lines.join("\n");
+        o.push_str(concat!(
+            "\n5087.200020500,Waits,0000BBBB,sleep,00000000,1,10000,10000,1;00000002;00000006",
+            "\n5087.200021000,Waits,0000AAAA,join,0000BBBB,1,12000,12000,1;00000001;00000010",
+            "\n5087.200021000,Notifies,0000AAAA,start,1,1;00000001;00000010\n",
+        ));
+        o.push_str(&ends.join("\n"));
+        o.push('\n');
+        (c.into(), m.into(), o)
+    });
+    let o = orca(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = orca(&["report", "--all", p.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name} in {out}"))
+            .split_whitespace()
+            .map(String::from)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // thread, lifetime, blocked, waiting, sleeping, joining, semaphores
+    assert!(
+        row("worker,1").contains("0 ns 10.000 µs 0 ns 1.000 µs"),
+        "{out}"
+    );
+    assert!(
+        row("main [").contains("3.500 µs 0 ns 12.000 µs 0 ns"),
+        "{out}"
+    );
+    let waits = out
+        .split("\nWait/notify")
+        .nth(1)
+        .expect("a Wait/notify section");
+    assert!(!waits.contains("start at"), "{out}");
+    assert!(
+        !waits.contains("join at") && !waits.contains("sleep at"),
+        "{out}"
+    );
+}
+
 #[test]
 fn report_json_and_top() {
     let o = orca(&[
