@@ -430,12 +430,11 @@ fn fill_closed_std_fds() {
 }
 
 thread_local! {
-    /// Whether this thread is the one that closed the writer at exit (its pushes are taken).
-    static CLOSER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-fn is_closer() -> bool {
-    CLOSER.with(|c| c.get())
+    /// The writer this thread closed at exit (its pushes to that one are taken), by address
+    /// (a writer lives as long as the process: [`LogWriter::start`]); 0: none. An address, not
+    /// a flag: the thread that closed one recording at a detach is a producer like any other
+    /// in the next one, whose pushes are late once another thread has closed it.
+    static CLOSER: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The queues shared by producers and the writer thread.
@@ -549,7 +548,7 @@ impl LogWriter {
         // SeqCst on both sides (here and in `close_producers`): either exit sees this
         // producer in `pushing`, or this producer sees `stop`. Once stopped, producers keep
         // off `pushing`, so that exit's wait for it to reach zero ends.
-        if self.stop.load(Ordering::Relaxed) && !is_closer() {
+        if self.stop.load(Ordering::Relaxed) && !self.is_closer() {
             self.late.fetch_add(1, Ordering::Relaxed);
             return;
         }
@@ -557,7 +556,7 @@ impl LogWriter {
             return;
         }
         self.pushing.fetch_add(1, Ordering::SeqCst);
-        if self.stop.load(Ordering::SeqCst) && !is_closer() {
+        if self.stop.load(Ordering::SeqCst) && !self.is_closer() {
             self.late.fetch_add(1, Ordering::Relaxed);
         } else {
             match self.events.push(record) {
@@ -586,7 +585,7 @@ impl LogWriter {
         if n == 0 {
             return;
         }
-        let closer = is_closer();
+        let closer = self.is_closer();
         let mut record = EventRecord {
             nanos: batch.lines[0].nanos,
             kind: batch.lines[0].kind,
@@ -660,7 +659,7 @@ impl LogWriter {
             frames: Frames::new(),
         };
         loop {
-            if self.stop.load(Ordering::Relaxed) && !is_closer() {
+            if self.stop.load(Ordering::Relaxed) && !self.is_closer() {
                 self.late.fetch_add(n, Ordering::Relaxed);
                 return;
             }
@@ -668,7 +667,7 @@ impl LogWriter {
                 return;
             }
             self.pushing.fetch_add(1, Ordering::SeqCst);
-            if self.stop.load(Ordering::SeqCst) && !is_closer() {
+            if self.stop.load(Ordering::SeqCst) && !self.is_closer() {
                 self.late.fetch_add(n, Ordering::Relaxed);
                 self.pushing.fetch_sub(1, Ordering::Release);
                 return;
@@ -682,7 +681,7 @@ impl LogWriter {
                 Ok(()) => return,
                 Err(r) => record = r,
             }
-            if !is_closer() || self.exit_wait_over() {
+            if !self.is_closer() || self.exit_wait_over() {
                 self.dropped.fetch_add(n, Ordering::Relaxed);
                 return;
             }
@@ -742,6 +741,11 @@ impl LogWriter {
         }
     }
 
+    /// Whether the calling thread closed this writer (its pushes are taken after the stop).
+    fn is_closer(&self) -> bool {
+        CLOSER.with(|c| c.get()) == self as *const Self as usize
+    }
+
     /// The start of exit: from now on only the calling thread's events are taken (the exit
     /// drain's summaries and records), every other thread's are late. When it returns, every
     /// event taken from another thread is in the queue, so a line the caller writes now is
@@ -750,7 +754,7 @@ impl LogWriter {
         if self.stop.load(Ordering::SeqCst) {
             return;
         }
-        CLOSER.with(|c| c.set(true));
+        CLOSER.with(|c| c.set(self as *const Self as usize));
         self.stop.store(true, Ordering::SeqCst);
         // A push never blocks, so this is a few nanoseconds, unless a producer was
         // descheduled mid-push: then its event is counted in `finish`, from the queue.
@@ -1619,6 +1623,25 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("orca-writer-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         ["orca", "methods", "classes"].map(|e| dir.join(format!("run.{e}")))
+    }
+
+    /// The thread that closed one recording's writer (a detach) is a producer like any other
+    /// in the next recording: once another thread closes that one, its pushes are late, as
+    /// every other thread's (a flag per thread, set at the first close, had them taken).
+    #[test]
+    fn closing_one_writer_makes_no_thread_the_closer_of_the_next() {
+        let (first, next) = (
+            test_log(Duration::ZERO, false),
+            test_log(Duration::ZERO, false),
+        );
+        first.close_producers();
+        first.push(ev(EventKind::ObjectNotify, vec![]));
+        assert_eq!((first.late_now(), first.events.len()), (0, 1));
+        std::thread::spawn(|| next.close_producers())
+            .join()
+            .unwrap();
+        next.push(ev(EventKind::ObjectNotify, vec![]));
+        assert_eq!((next.late_now(), next.events.len()), (1, 0));
     }
 
     /// The closing thread at exit: closes the log, pushes a summary batch (3 lines) and a
