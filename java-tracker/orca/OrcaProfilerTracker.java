@@ -628,15 +628,28 @@ public final class OrcaProfilerTracker {
             }
             int d = r.hookDepth++;
             if (r.inSem) {
-                // Inside a Semaphore call the tracker keeps to itself: nothing in it is
-                // reported, but an acquisition that enters AQS's slow path may block, and the
-                // agent is told now (semStart).
-                if (kind == OrcaEvents.H_SLOW && r.semObj != null && !r.semWaiter) {
-                    r.semWaiter = true;
-                    semEnter(OrcaEvents.K_SEMAPHORE_ACQUIRE, r.semObj, r.semSite, r.semSince);
+                if (kind == OrcaEvents.K_SEMAPHORE_ACQUIRE || kind == OrcaEvents.K_SEMAPHORE_RELEASE) {
+                    // No Semaphore call runs another: the last one's end was lost (a
+                    // StackOverflowError as its exit report was called). It is over.
+                    r.inSem = false;
+                    r.semObj = null;
+                    if (r.semWaiter) {
+                        r.semWaiter = false;
+                        hookExit(); // the agent has it open
+                    }
+                    d = 0;
+                    r.hookDepth = 1;
+                } else {
+                    // Inside a Semaphore call the tracker keeps to itself: nothing in it is
+                    // reported, but an acquisition that enters AQS's slow path may block, and
+                    // the agent is told now (semStart).
+                    if (kind == OrcaEvents.H_SLOW && r.semObj != null && !r.semWaiter) {
+                        r.semWaiter = true;
+                        semEnter(OrcaEvents.K_SEMAPHORE_ACQUIRE, r.semObj, r.semSite, r.semSince);
+                    }
+                    r.quiet(d, true);
+                    return;
                 }
-                r.quiet(d, true);
-                return;
             }
             if (kind == OrcaEvents.H_SLOW) {
                 // AQS's slow path: contention on the lock call under way, if it is this one.
@@ -658,7 +671,14 @@ public final class OrcaProfilerTracker {
                 r.lockOuter = null;
                 if (semThreshold > 0 && (kind == OrcaEvents.K_SEMAPHORE_ACQUIRE
                         || kind == OrcaEvents.K_SEMAPHORE_RELEASE)) {
-                    int how = semStart(r, subject, kind);
+                    // the site the call site named, else the caller's (a walk of one frame;
+                    // here, so that the agent finds the caller HOOK_FRAMES down)
+                    int site = r.hintObj == subject ? r.hintSite : 0;
+                    r.hintObj = null;
+                    if (site == 0) {
+                        site = callerSite();
+                    }
+                    int how = semStart(r, subject, kind, site);
                     if (how == SEM_KEPT) {
                         r.quiet(d, true);
                         return;
@@ -773,24 +793,16 @@ public final class OrcaProfilerTracker {
     private static final int SEM_AGENT = 0, SEM_KEPT = 1, SEM_TOLD = 2;
 
     /**
-     * The start of a hooked Semaphore call (kind K_SEMAPHORE_ACQUIRE or _RELEASE) at depth 0
-     * (see above): SEM_KEPT, SEM_TOLD (its site in Rec.semSite) or SEM_AGENT (no site).
-     * Out of line.
+     * The start of a hooked Semaphore call (kind K_SEMAPHORE_ACQUIRE or _RELEASE) at depth 0,
+     * at `site` (see above): SEM_KEPT, SEM_TOLD (its site in Rec.semSite) or SEM_AGENT (no
+     * site). Out of line.
      */
     @DontInline
-    private static int semStart(Rec r, Object subject, int kind) {
-        if (!(subject instanceof Semaphore)) {
+    private static int semStart(Rec r, Object subject, int kind, int site) {
+        if (!(subject instanceof Semaphore) || site <= 0) {
             return SEM_AGENT;
         }
         Semaphore s = (Semaphore) subject;
-        int site = r.hintObj == subject ? r.hintSite : 0;
-        r.hintObj = null;
-        if (site == 0) {
-            site = callerSite();
-        }
-        if (site <= 0) {
-            return SEM_AGENT;
-        }
         boolean release = kind == OrcaEvents.K_SEMAPHORE_RELEASE;
         if (release && s.hasQueuedThreads()) {
             r.semSite = site;

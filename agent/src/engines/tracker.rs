@@ -579,7 +579,10 @@ fn begin_call(
         return;
     };
     if state.recording.is_some() {
-        rec.before_event(jni, state, nanos);
+        // Summaries due are written now (a call begun earlier is reported late: its thread's
+        // lines must not go back in time before its records').
+        let now = if at.is_some() { now_nanos() } else { nanos };
+        rec.before_event(jni, state, now);
     }
     close_inline(rec, state, nanos);
     state.depth += 1;
