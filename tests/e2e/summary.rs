@@ -1250,7 +1250,8 @@ fn short_semaphore_acquisitions_are_counted_and_long_ones_written_with_their_rel
 /// into the agent and no stack walked (the timed `tryAcquire`s' sites are walked: their
 /// receiver is out of the rewriter's reach), and the counts are those of the complete trace.
 /// Then a long wait ended by a release while another thread is queued behind it: the wait and
-/// that release are written, the waiter behind is counted or written, never lost.
+/// that release are written, the waiter behind is counted or written, never lost. With
+/// `notifies=events` every release is written, with `waitthreshold=0` every acquisition.
 #[test]
 fn semaphore_calls_are_counted_at_their_lines_as_the_complete_trace_has_them() {
     const ROUNDS: u64 = 1000;
@@ -1320,6 +1321,50 @@ fn semaphore_calls_are_counted_at_their_lines_as_the_complete_trace_has_them() {
         // A walk per call was what the agent did before (a thousand per line).
         let walked = stacks_walked(&r);
         assert!(walked < ROUNDS, "{label}: {walked} stacks walked");
+        // The tracker counts nothing itself where the agent writes every call: releases with
+        // notifies=events, acquisitions with waitthreshold=0 (as every wait; a release that
+        // finds no waiter is counted then, by the agent).
+        let modes = [
+            ("notifies=events,waitthreshold=50ms", true, false),
+            ("waitthreshold=0", false, true),
+        ];
+        for (options, every_release, every_acquisition) in modes {
+            let run = run(
+                "semaphore-calls-events",
+                jdk,
+                options,
+                "SemaphoreCalls",
+                &args,
+            );
+            assert_eq!(run.code, Some(0), "{}", run.stderr);
+            let events = run.log();
+            assert_valid(&run, &events);
+            let (acquires, rels) = (
+                lines_of(&events, "SemaphoreAcquire"),
+                lines_of(&events, "SemaphoreRelease"),
+            );
+            let (waits, wakes) = (counted_waits(&events), counted_wakeups(&events));
+            for m in releases {
+                let l = line(m);
+                let n = wakes.get(&(5, l)).copied().unwrap_or(0);
+                assert_eq!(
+                    n + at(&rels, l),
+                    ROUNDS,
+                    "{label} {options}: releases at {m}"
+                );
+                if every_release {
+                    assert_eq!(n, 0, "{label} {options}: releases counted at {m}");
+                }
+            }
+            for m in acquisitions {
+                let l = line(m);
+                let n = waits.get(&(3, l)).map_or(0, |c| c.0);
+                assert_eq!(n + at(&acquires, l), ROUNDS, "{label} {options}: at {m}");
+                if every_acquisition {
+                    assert_eq!(n, 0, "{label} {options}: counted at {m}");
+                }
+            }
+        }
 
         // The long wait and the release that ended it, while `second` was queued.
         let (first, main_release) = (line("first-acquire"), line("main-release"));
