@@ -1399,6 +1399,53 @@ fn semaphore_calls_are_counted_at_their_lines_as_the_complete_trace_has_them() {
     }
 }
 
+/// More threads than permits (tests/java/SemaphoreContended.java): some acquisitions queue
+/// (the agent is told of them as they may block) and some releases find threads queued (the
+/// agent decides), the others the tracker counts; every call is counted once or written once,
+/// never lost nor both, and every written acquisition has its end.
+#[test]
+fn contended_semaphore_calls_are_each_counted_or_written_once() {
+    const THREADS: u64 = 8;
+    const ROUNDS: u64 = 5000;
+    let (acq, rel) = (
+        marker_line("SemaphoreContended.java", "pool-acquire"),
+        marker_line("SemaphoreContended.java", "pool-release"),
+    );
+    let at = |v: &[(u32, u64, u32)], l: u32| v.iter().filter(|e| e.0 == l).count() as u64;
+    for jdk in jdks() {
+        let label = jdk.label();
+        let args = [&THREADS.to_string() as &str, "2", &ROUNDS.to_string()];
+        let r = run(
+            "semaphore-contended",
+            jdk,
+            "waitthreshold=1ms",
+            "SemaphoreContended",
+            &args,
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let total = THREADS * ROUNDS;
+        assert!(
+            r.stdout.contains(&format!("contended done {total}")),
+            "{}",
+            r.stdout
+        );
+        let log = r.log();
+        assert_valid(&r, &log);
+        let (counted, wakeups) = (counted_waits(&log), counted_wakeups(&log));
+        let written = at(&lines_of(&log, "SemaphoreAcquire"), acq);
+        assert_eq!(
+            written,
+            at(&lines_of(&log, "SemaphoreAcquired"), acq),
+            "{label}: written acquisitions and their ends"
+        );
+        let n = counted.get(&(3, acq)).map_or(0, |c| c.0);
+        assert_eq!(n + written, total, "{label}: acquisitions ({n} counted)");
+        let released = at(&lines_of(&log, "SemaphoreRelease"), rel);
+        let m = wakeups.get(&(5, rel)).copied().unwrap_or(0);
+        assert_eq!(m + released, total, "{label}: releases ({m} counted)");
+    }
+}
+
 /// An object's `ObjectClass` line is written only when another line names the object
 /// (docs/FORMAT.md, "Object classes"): tests/java/FreshBlockers.java parks main on a fresh
 /// `FutureTask` per task, each park short and counted in a `Waits` row, most of them in the
