@@ -191,6 +191,13 @@ impl Agent {
                     // A counted notify needs its site's frame (stackdepth above 0).
                     waiters: (rec.count_notifies && options.stack_depth > 0)
                         .then(|| rec.waiters.table()),
+                    // The tracker learns that an acquisition may block from AQS's slow path,
+                    // hooked with the j.u.c. methods.
+                    semaphores: (rec.count_notifies
+                        && options.stack_depth > 0
+                        && options.juc
+                        && rec.wait_threshold > 0)
+                        .then_some(rec.wait_threshold),
                 };
                 (
                     None,

@@ -385,7 +385,7 @@ unsafe extern "system" fn bind(env: *mut JNIEnv, class: jclass) -> jboolean {
 /// The tracker's natives but `bind`: name, JNI signature (the class files moved to
 /// `java.lang` by build.rs) and function. Each function is a guarded shell like every other
 /// way into the agent.
-fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 21] {
+fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 22] {
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
@@ -415,6 +415,11 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 21] {
         ),
         (c"hookExit", c"()V", hook_exit as *mut c_void),
         (c"callerSite", c"()I", caller_site as *mut c_void),
+        (
+            c"semEnter",
+            c"(ILjava/lang/Object;IJ)V",
+            sem_enter as *mut c_void,
+        ),
         (
             c"lockOwner",
             c"(ILjava/lang/Object;)I",
@@ -622,6 +627,29 @@ unsafe extern "system" fn caller_site(env: *mut JNIEnv, _class: jclass) -> jint 
         // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
         Some(a) => tracker::caller_site(&a.rec, unsafe { Jni::from_raw(env) }),
         None => 0,
+    })
+}
+
+/// `OrcaProfilerTracker.semEnter(int, Object, int, long)`.
+unsafe extern "system" fn sem_enter(
+    env: *mut JNIEnv,
+    _class: jclass,
+    kind: jint,
+    sem: jobject,
+    site: jint,
+    since: jlong,
+) {
+    guard("OrcaProfilerTracker.semEnter", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            tracker::sem_enter(
+                &a.rec,
+                unsafe { Jni::from_raw(env) },
+                (kind, sem),
+                site as u32,
+                since.max(0) as u64,
+            );
+        }
     })
 }
 

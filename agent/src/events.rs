@@ -114,6 +114,10 @@ shared_codes! {
         LockHold = 7 => "R_LOCK_HOLD",
         /// `notifies=counted`: a `notify` (third word: twice the calls the record stands for) or `notifyAll` (plus 1) at the site, on a monitor the thread holds, that found no thread waiting on it in the agent's table of waiters (read by the tracker, agent/src/recorder/waiters.rs); no time (the second word is the kind alone).
         Notified = 8 => "R_NOTIFIED",
+        /// A `Semaphore` acquisition (any overload, a `tryAcquire` that failed too) that never took AQS's slow path and lasted less than `waitthreshold`, counted by the tracker: the site of its caller, the semaphore; second word: when it ended; third word: how long it took (ns).
+        Acquired = 9 => "R_ACQUIRED",
+        /// A `Semaphore.release` (any overload) at the site while no thread was queued on the semaphore (`hasQueuedThreads`), so that it can have ended no wait: third word: the calls the record stands for (the hash is 0, the second word the kind alone).
+        Released = 10 => "R_RELEASED",
     }
 }
 

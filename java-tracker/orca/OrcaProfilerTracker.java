@@ -627,6 +627,30 @@ public final class OrcaProfilerTracker {
                 return;
             }
             int d = r.hookDepth++;
+            if (r.inSem) {
+                if (kind == OrcaEvents.K_SEMAPHORE_ACQUIRE || kind == OrcaEvents.K_SEMAPHORE_RELEASE) {
+                    // No Semaphore call runs another: the last one's end was lost (a
+                    // StackOverflowError as its exit report was called). It is over.
+                    r.inSem = false;
+                    r.semObj = null;
+                    if (r.semWaiter) {
+                        r.semWaiter = false;
+                        hookExit(); // the agent has it open
+                    }
+                    d = 0;
+                    r.hookDepth = 1;
+                } else {
+                    // Inside a Semaphore call the tracker keeps to itself: nothing in it is
+                    // reported, but an acquisition that enters AQS's slow path may block, and
+                    // the agent is told now (semStart).
+                    if (kind == OrcaEvents.H_SLOW && r.semObj != null && !r.semWaiter) {
+                        r.semWaiter = true;
+                        semEnter(OrcaEvents.K_SEMAPHORE_ACQUIRE, r.semObj, r.semSite, r.semSince);
+                    }
+                    r.quiet(d, true);
+                    return;
+                }
+            }
             if (kind == OrcaEvents.H_SLOW) {
                 // AQS's slow path: contention on the lock call under way, if it is this one.
                 if (r.inLock && d >= 1 && subject == r.lockSync && !r.lockContended) {
@@ -645,6 +669,27 @@ public final class OrcaProfilerTracker {
             r.quiet(d, false);
             if (d == 0) {
                 r.lockOuter = null;
+                if (semThreshold > 0 && (kind == OrcaEvents.K_SEMAPHORE_ACQUIRE
+                        || kind == OrcaEvents.K_SEMAPHORE_RELEASE)) {
+                    // the site the call site named, else the caller's (a walk of one frame;
+                    // here, so that the agent finds the caller HOOK_FRAMES down)
+                    int site = r.hintObj == subject ? r.hintSite : 0;
+                    r.hintObj = null;
+                    if (site == 0) {
+                        site = callerSite();
+                    }
+                    int how = semStart(r, subject, kind, site);
+                    if (how == SEM_KEPT) {
+                        r.quiet(d, true);
+                        return;
+                    }
+                    if (how == SEM_TOLD) {
+                        // a release with threads queued: reported as before, with its site
+                        // (here, so that the agent finds the caller HOOK_FRAMES down)
+                        semEnter(kind, subject, r.semSite, 0);
+                        return;
+                    }
+                }
             }
             if (d == 0) {
                 if (kind == OrcaEvents.K_OBJECT_WAIT) {
@@ -669,6 +714,31 @@ public final class OrcaProfilerTracker {
                 return;
             }
             int d = --r.hookDepth;
+            if (d == 0 && r.inSem) {
+                r.inSem = false;
+                Object s = r.semObj;
+                if (s == null) {
+                    return; // a release, counted at its start
+                }
+                r.semObj = null;
+                long end = System.nanoTime();
+                long waited = end - r.semSince;
+                if (!r.semWaiter && waited < semThreshold) {
+                    int h = r.hash(s);
+                    r.name(s, h);
+                    r.put(OrcaEvents.R_ACQUIRED, r.semSite, h, end, waited);
+                    return;
+                }
+                // Told of it (it may have blocked), or long all the same (the thread was kept
+                // off the processor): the agent ends it as any other (here, so that it finds
+                // the Semaphore's frame above the caller's, as at a hook's exit).
+                if (!r.semWaiter) {
+                    semEnter(OrcaEvents.K_SEMAPHORE_ACQUIRE, s, r.semSite, r.semSince);
+                }
+                r.semWaiter = false;
+                hookExit();
+                return;
+            }
             if (r.isQuiet(d)) {
                 return;
             }
@@ -685,6 +755,70 @@ public final class OrcaProfilerTracker {
             hookExit();
         } catch (Throwable t) {
         }
+    }
+
+    // ---- java.util.concurrent.Semaphore, hooked: counted in the thread's buffer ----
+    //
+    // Every acquisition and release was two calls into the agent (hookEnter, hookExit), each
+    // with the recording's lock, and the acquisition a walk of one frame for its site: a pool
+    // of 4 permits shared by 8 threads ran at a tenth of its speed without the agent. Now a
+    // call the agent would only count is counted here, at the site the rewritten call site
+    // names (lockSite, else callerSite), with no call into the agent:
+    //  - an acquisition (every overload, a tryAcquire that fails too) that lasted less than
+    //    semThreshold and never entered AQS's slow path: an R_ACQUIRED record, which the
+    //    agent adds to the thread's Waits row of call acquire at its next drain;
+    //  - a release while no thread is queued on the semaphore (hasQueuedThreads, final in
+    //    Semaphore: no code of the program runs): it can have ended no wait; an R_RELEASED
+    //    record, added to the Notifies row of call release. A release with threads queued
+    //    goes to the agent as before.
+    // An acquisition that enters AQS's slow path may block: the agent is told then (semEnter,
+    // with its start), before the thread is queued, so that a release that sees it queued
+    // finds it in the agent's table of waiters; it then ends at its hookExit as before (written
+    // in full if it lasted the threshold, with the release that ended it). One that did not
+    // but lasted the threshold all the same is handed to the agent at its end, with its start.
+
+    /** waitthreshold (ns) while the tracker counts semaphore calls itself; -1: it does not. */
+    static long semThreshold = -1;
+
+    /**
+     * The hooked Semaphore call `kind` on `sem` at `site` begins, for the agent, at `since`
+     * (System.nanoTime; 0: now), as hookEnter would report it from the call's own frame: an
+     * acquisition the tracker kept to itself that may block, or that lasted the threshold; a
+     * release with threads queued.
+     */
+    private static native void semEnter(int kind, Object sem, int site, long since);
+
+    /** What semStart did: nothing (the agent is told as before, hookEnter), kept the call
+     * (Rec.inSem), or found a release the agent is to be told of at its site (semEnter). */
+    private static final int SEM_AGENT = 0, SEM_KEPT = 1, SEM_TOLD = 2;
+
+    /**
+     * The start of a hooked Semaphore call (kind K_SEMAPHORE_ACQUIRE or _RELEASE) at depth 0,
+     * at `site` (see above): SEM_KEPT, SEM_TOLD (its site in Rec.semSite) or SEM_AGENT (no
+     * site). Out of line.
+     */
+    @DontInline
+    private static int semStart(Rec r, Object subject, int kind, int site) {
+        if (!(subject instanceof Semaphore) || site <= 0) {
+            return SEM_AGENT;
+        }
+        Semaphore s = (Semaphore) subject;
+        boolean release = kind == OrcaEvents.K_SEMAPHORE_RELEASE;
+        if (release && s.hasQueuedThreads()) {
+            r.semSite = site;
+            return SEM_TOLD;
+        }
+        r.inSem = true;
+        if (release) {
+            r.semObj = null;
+            r.released(site);
+        } else {
+            r.semObj = s;
+            r.semSite = site;
+            r.semWaiter = false;
+            r.semSince = System.nanoTime();
+        }
+        return SEM_KEPT;
     }
 
     // ---- java.util.concurrent locks: ReentrantLock and both views of a ReentrantReadWriteLock,
@@ -1844,6 +1978,43 @@ public final class OrcaProfilerTracker {
 
         /** Where notified() put its last record (see there). */
         int lastNotified;
+
+        /**
+         * An R_RELEASED record: a Semaphore.release at `site` while nobody was queued on the
+         * semaphore. Consecutive ones of one site share one record (its third word counts them),
+         * as notified()'s do.
+         */
+        void released(int site) {
+            long w0 = (long) site << 32;
+            long[] b = buf;
+            int q = lastReleased;
+            if (q + 3 <= pos && b[q] == w0 && b[q + 1] == OrcaEvents.R_RELEASED && b[q + 2] >= 1) {
+                b[q + 2]++;
+                return;
+            }
+            int p = room(1);
+            if (p < 0) {
+                return;
+            }
+            b = buf; // room() may have flushed, and the agent may have given a bigger one
+            b[p] = w0;
+            b[p + 1] = OrcaEvents.R_RELEASED;
+            b[p + 2] = 1;
+            lastReleased = p;
+            setPos(p + 3);
+        }
+
+        /** Where released() put its last record. */
+        int lastReleased;
+
+        /** A hooked Semaphore call under way that the tracker keeps to itself (semStart). */
+        boolean inSem;
+        /** ... an acquisition of this semaphore (null: a release), at semSite, begun at
+         * semSince (System.nanoTime); semWaiter: the agent was told of it (semEnter). */
+        Object semObj;
+        int semSite;
+        long semSince;
+        boolean semWaiter;
 
         /** Where `n` records fit in the buffer (flushed first if needed), or -1. */
         int room(int n) {

@@ -211,7 +211,12 @@ pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
 pub fn call_site_targets() -> Vec<(&'static str, &'static str, &'static str)> {
     let mut v: Vec<_> = transform::RULES
         .iter()
-        .filter(|r| r.group != transform::Group::Locks)
+        .filter(|r| {
+            !matches!(
+                r.group,
+                transform::Group::Locks | transform::Group::SemaphoreSites
+            )
+        })
         .map(|r| (transform::target_class(r.group), r.name, r.desc))
         .collect();
     v.sort();

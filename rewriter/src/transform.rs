@@ -26,7 +26,8 @@ pub(crate) enum Action {
     /// whether the call resolves to the JDK's method)
     ViaOwner,
     /// with [`Config::sites`] only: `dup; <site>; invokestatic T.wrapper(Object, int)V` before
-    /// the unchanged call (`Config::lock_sites`)
+    /// the unchanged call (`Config::lock_sites`); for a call with one `int` argument
+    /// (`Semaphore.acquire(int)`), `swap; dup_x1; <site>; invokestatic ...`
     SiteHint,
 }
 
@@ -38,6 +39,10 @@ pub(crate) enum Group {
     Semaphore,
     /// `Lock` acquisitions (site hints only, [`Config::lock_sites`])
     Locks,
+    /// `Semaphore` calls whose wrappers are switched off (`Config::skip_calls`: the agent
+    /// hooks `Semaphore` itself): site hints only, as [`Group::Locks`], with
+    /// `Config::semaphore_calls` too
+    SemaphoreSites,
 }
 
 /// A call-site rule: owner (`None`: any owner), name, descriptor, whether the
@@ -81,6 +86,24 @@ macro_rules! hint {
         r!(
             Locks,
             OBJ,
+            None,
+            $name,
+            $desc,
+            false,
+            Action::SiteHint,
+            "lockSite",
+            "(Ljava/lang/Object;I)V"
+        )
+    };
+}
+
+/// A [`Action::SiteHint`] rule for `Semaphore`'s `name`/`desc` (the receiver on top of the
+/// stack, or under one `int`).
+macro_rules! sem_hint {
+    ($name:expr, $desc:expr) => {
+        r!(
+            SemaphoreSites,
+            Some(SEM),
             None,
             $name,
             $desc,
@@ -382,6 +405,17 @@ pub(crate) static RULES: &[Rule] = &[
         "semaphoreRelease",
         "(Ljava/util/concurrent/Semaphore;I)V"
     ),
+    // With the wrappers above switched off (the agent hooks Semaphore), the calls name their
+    // site, so that the tracker can count a call without asking the agent for it. The timed
+    // tryAcquire's receiver is out of reach under its arguments: its site is walked.
+    sem_hint!("acquire", "()V"),
+    sem_hint!("acquire", "(I)V"),
+    sem_hint!("acquireUninterruptibly", "()V"),
+    sem_hint!("acquireUninterruptibly", "(I)V"),
+    sem_hint!("tryAcquire", "()Z"),
+    sem_hint!("tryAcquire", "(I)Z"),
+    sem_hint!("release", "()V"),
+    sem_hint!("release", "(I)V"),
 ];
 
 /// Method names the call-site rules look at; the fast path looks for them
@@ -419,6 +453,7 @@ pub(crate) fn target_class(g: Group) -> &'static str {
         Group::Thread => THREAD,
         Group::Semaphore => SEM,
         Group::Locks => "java/util/concurrent/locks/Lock",
+        Group::SemaphoreSites => SEM,
     }
 }
 
@@ -428,6 +463,7 @@ pub(crate) fn group_on(g: Group, cfg: &Config) -> bool {
         Group::Thread => cfg.thread_calls,
         Group::Semaphore => cfg.semaphore_calls,
         Group::Locks => cfg.lock_sites && cfg.sites.is_some(),
+        Group::SemaphoreSites => cfg.semaphore_calls && cfg.lock_sites && cfg.sites.is_some(),
     }
 }
 
@@ -445,7 +481,9 @@ pub(crate) fn find_rule(
             && r.name.as_bytes() == name
             && r.desc.as_bytes() == desc
             && group_on(r.group, cfg)
-            && !cfg.skip_calls.iter().any(|(n, d)| n == r.name && d == r.desc)
+            // (a site hint leaves the call as it is: it is for the hooked method)
+            && (r.action == Action::SiteHint
+                || !cfg.skip_calls.iter().any(|(n, d)| n == r.name && d == r.desc))
             && r.owner.is_none_or(|o| o.as_bytes() == owner)
             && r.other_than.is_none_or(|o| o.as_bytes() != owner)
             // array owners ("[I") only for Object methods
@@ -949,7 +987,11 @@ pub(crate) fn plan<'b>(
                     };
                     let w = t.m(pb, rule.wrapper, rule.wrapper_desc)?;
                     let e = &mut per[i];
-                    e.prefix.push(0x59); // dup
+                    match rule.desc {
+                        // [r, i] swap -> [i, r] dup_x1 -> [r, i, r]
+                        "(I)V" | "(I)Z" => e.prefix.extend_from_slice(&[0x5f, 0x5a]),
+                        _ => e.prefix.push(0x59), // dup
+                    }
                     push_site(pb, &mut e.prefix, id)?;
                     e.prefix.extend_from_slice(&invokestatic(w));
                     extra = extra.max(2);

@@ -88,6 +88,7 @@ fn tracker_declares_every_called_method() {
             "name(Ljava/lang/Object;I)Z",
             "hookEnter(ILjava/lang/Object;)V",
             "hookExit()V",
+            "semEnter(ILjava/lang/Object;IJ)V",
             "callerSite()I",
             "wakeClock()V",
             "lockOwner(ILjava/lang/Object;)I",

@@ -1359,6 +1359,208 @@ fn short_semaphore_acquisitions_are_counted_and_long_ones_written_with_their_rel
     }
 }
 
+/// Every `Semaphore` overload at a line of its own (tests/java/SemaphoreCalls.java): the
+/// tracker counts each acquisition that cannot have waited (two `tryAcquire`s that fail among
+/// them) and each release while nobody is queued at the line the call is at, with no call
+/// into the agent and no stack walked (the timed `tryAcquire`s' sites are walked: their
+/// receiver is out of the rewriter's reach), and the counts are those of the complete trace.
+/// Then a long wait ended by a release while another thread is queued behind it: the wait and
+/// that release are written, the waiter behind is counted or written, never lost. With
+/// `notifies=events` every release is written, with `waitthreshold=0` every acquisition.
+#[test]
+fn semaphore_calls_are_counted_at_their_lines_as_the_complete_trace_has_them() {
+    const ROUNDS: u64 = 1000;
+    let line = |m: &str| marker_line("SemaphoreCalls.java", m);
+    let at = |v: &[(u32, u64, u32)], l: u32| v.iter().filter(|e| e.0 == l).count() as u64;
+    let acquisitions = [
+        "acquire",
+        "acquire-int",
+        "try-fails",
+        "try-int-fails",
+        "uninterruptibly",
+        "uninterruptibly-int",
+        "try-timed",
+        "try-int-timed",
+    ];
+    let releases = ["release-int", "release", "release-end", "release-last"];
+    for jdk in jdks() {
+        let label = jdk.label();
+        let args = [&ROUNDS.to_string() as &str, "200"];
+        let r = run(
+            "semaphore-calls",
+            jdk,
+            "waitthreshold=50ms",
+            "SemaphoreCalls",
+            &args,
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let done = format!("semaphore calls {ROUNDS} {}", 2 * ROUNDS);
+        assert!(r.stdout.contains(&done), "{}", r.stdout);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let full = run(
+            "semaphore-calls-full",
+            jdk,
+            "trace=all",
+            "SemaphoreCalls",
+            &args,
+        );
+        assert_eq!(full.code, Some(0), "{}", full.stderr);
+        let full_log = full.log();
+        let counted = counted_waits(&log);
+        let wakeups = counted_wakeups(&log);
+        let acquires = lines_of(&log, "SemaphoreAcquire");
+        let acquired = lines_of(&log, "SemaphoreAcquired");
+        let released = lines_of(&log, "SemaphoreRelease");
+        let full_acquires = lines_of(&full_log, "SemaphoreAcquire");
+        let full_releases = lines_of(&full_log, "SemaphoreRelease");
+        for m in acquisitions {
+            let l = line(m);
+            let n = counted.get(&(3, l)).map_or(0, |c| c.0);
+            let written = at(&acquires, l);
+            assert_eq!(n + written, ROUNDS, "{label}: acquisitions at {m}");
+            assert_eq!(written, at(&acquired, l), "{label}: pairs at {m}");
+            assert!(written <= 3, "{label}: {written} written at {m}");
+            assert_eq!(at(&full_acquires, l), ROUNDS, "{label}: the trace at {m}");
+        }
+        for m in releases {
+            let l = line(m);
+            assert_eq!(
+                wakeups.get(&(5, l)),
+                Some(&ROUNDS),
+                "{label}: releases at {m}"
+            );
+            assert_eq!(at(&released, l), 0, "{label}: releases written at {m}");
+            assert_eq!(at(&full_releases, l), ROUNDS, "{label}: the trace at {m}");
+        }
+        // A walk per call was what the agent did before (a thousand per line).
+        let walked = stacks_walked(&r);
+        assert!(walked < ROUNDS, "{label}: {walked} stacks walked");
+        // The tracker counts nothing itself where the agent writes every call: releases with
+        // notifies=events, acquisitions with waitthreshold=0 (as every wait; a release that
+        // finds no waiter is counted then, by the agent).
+        let modes = [
+            ("notifies=events,waitthreshold=50ms", true, false),
+            ("waitthreshold=0", false, true),
+        ];
+        for (options, every_release, every_acquisition) in modes {
+            let run = run(
+                "semaphore-calls-events",
+                jdk,
+                options,
+                "SemaphoreCalls",
+                &args,
+            );
+            assert_eq!(run.code, Some(0), "{}", run.stderr);
+            let events = run.log();
+            assert_valid(&run, &events);
+            let (acquires, rels) = (
+                lines_of(&events, "SemaphoreAcquire"),
+                lines_of(&events, "SemaphoreRelease"),
+            );
+            let (waits, wakes) = (counted_waits(&events), counted_wakeups(&events));
+            for m in releases {
+                let l = line(m);
+                let n = wakes.get(&(5, l)).copied().unwrap_or(0);
+                assert_eq!(
+                    n + at(&rels, l),
+                    ROUNDS,
+                    "{label} {options}: releases at {m}"
+                );
+                if every_release {
+                    assert_eq!(n, 0, "{label} {options}: releases counted at {m}");
+                }
+            }
+            for m in acquisitions {
+                let l = line(m);
+                let n = waits.get(&(3, l)).map_or(0, |c| c.0);
+                assert_eq!(n + at(&acquires, l), ROUNDS, "{label} {options}: at {m}");
+                if every_acquisition {
+                    assert_eq!(n, 0, "{label} {options}: counted at {m}");
+                }
+            }
+        }
+
+        // The long wait and the release that ended it, while `second` was queued.
+        let (first, main_release) = (line("first-acquire"), line("main-release"));
+        assert_eq!(counted.get(&(3, first)), None, "{label}: first counted");
+        let waits = written_waits(&log, "SemaphoreAcquire", "SemaphoreAcquired", first);
+        assert_eq!(waits.len(), 1, "{label}: first's wait");
+        assert!(waits[0] >= 200_000_000, "{label}: first waited {waits:?}");
+        assert_eq!(
+            wakeups.get(&(5, main_release)),
+            None,
+            "{label}: main's release counted"
+        );
+        let rel: Vec<_> = released.iter().filter(|e| e.0 == main_release).collect();
+        assert_eq!(rel.len(), 1, "{label}: main's release");
+        let end = acquired.iter().find(|e| e.0 == first).map(|e| e.1);
+        assert!(
+            end.is_some_and(|t| rel[0].1 <= t),
+            "{label}: release after first's end"
+        );
+        for m in ["main-acquire", "second-acquire"] {
+            let l = line(m);
+            let n = counted.get(&(3, l)).map_or(0, |c| c.0);
+            assert_eq!(n + at(&acquires, l), 1, "{label}: {m}");
+            assert_eq!(at(&full_acquires, l), 1, "{label}: the trace at {m}");
+        }
+        for m in ["first-release", "second-release"] {
+            let l = line(m);
+            let n = wakeups.get(&(5, l)).copied().unwrap_or(0);
+            assert_eq!(n + at(&released, l), 1, "{label}: {m}");
+            assert_eq!(at(&full_releases, l), 1, "{label}: the trace at {m}");
+        }
+    }
+}
+
+/// More threads than permits (tests/java/SemaphoreContended.java): some acquisitions queue
+/// (the agent is told of them as they may block) and some releases find threads queued (the
+/// agent decides), the others the tracker counts; every call is counted once or written once,
+/// never lost nor both, and every written acquisition has its end.
+#[test]
+fn contended_semaphore_calls_are_each_counted_or_written_once() {
+    const THREADS: u64 = 8;
+    const ROUNDS: u64 = 5000;
+    let (acq, rel) = (
+        marker_line("SemaphoreContended.java", "pool-acquire"),
+        marker_line("SemaphoreContended.java", "pool-release"),
+    );
+    let at = |v: &[(u32, u64, u32)], l: u32| v.iter().filter(|e| e.0 == l).count() as u64;
+    for jdk in jdks() {
+        let label = jdk.label();
+        let args = [&THREADS.to_string() as &str, "2", &ROUNDS.to_string()];
+        let r = run(
+            "semaphore-contended",
+            jdk,
+            "waitthreshold=1ms",
+            "SemaphoreContended",
+            &args,
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let total = THREADS * ROUNDS;
+        assert!(
+            r.stdout.contains(&format!("contended done {total}")),
+            "{}",
+            r.stdout
+        );
+        let log = r.log();
+        assert_valid(&r, &log);
+        let (counted, wakeups) = (counted_waits(&log), counted_wakeups(&log));
+        let written = at(&lines_of(&log, "SemaphoreAcquire"), acq);
+        assert_eq!(
+            written,
+            at(&lines_of(&log, "SemaphoreAcquired"), acq),
+            "{label}: written acquisitions and their ends"
+        );
+        let n = counted.get(&(3, acq)).map_or(0, |c| c.0);
+        assert_eq!(n + written, total, "{label}: acquisitions ({n} counted)");
+        let released = at(&lines_of(&log, "SemaphoreRelease"), rel);
+        let m = wakeups.get(&(5, rel)).copied().unwrap_or(0);
+        assert_eq!(m + released, total, "{label}: releases ({m} counted)");
+    }
+}
+
 /// An object's `ObjectClass` line is written only when another line names the object
 /// (docs/FORMAT.md, "Object classes"): tests/java/FreshBlockers.java parks main on a fresh
 /// `FutureTask` per task, each park short and counted in a `Waits` row, most of them in the

@@ -114,6 +114,12 @@ pub struct TrackerSettings {
     /// calls inside the program's critical section: 180 ns, more than doubling Derby's
     /// hottest page latch). `None`: every notify is reported to the agent.
     pub waiters: Option<WaiterTable>,
+    /// `waitthreshold` when the tracker counts a `Semaphore` acquisition that never takes
+    /// AQS's slow path and a release while nobody is queued itself, in the thread's buffer
+    /// ([`sem_enter`]; docs/FORMAT.md, `Waits`): counted waits and notifies (`waiters`), a
+    /// threshold above 0, and AQS's slow path hooked (`juc=yes`), which tells the tracker
+    /// that an acquisition may block. `None`: every call is reported to the agent.
+    pub semaphores: Option<u64>,
 }
 
 /// The shortest `holdthreshold` sampled timing works with: below it every hold is timed.
@@ -249,6 +255,14 @@ pub fn install(
         class,
         field(class, c"waiterBusy", c"J", true)?,
         table.busy as i64,
+    );
+    // Set by every recording, as the table of waiters is (-1: every call is reported).
+    jni.set_static_long(
+        class,
+        field(class, c"semThreshold", c"J", true)?,
+        settings
+            .semaphores
+            .map_or(-1, |t| t.min(i64::MAX as u64) as i64),
     );
     jni.set_static_int(class, field(class, c"session", c"I", true)?, session);
     // Last: the tracker starts recording (a volatile write after the settings).
@@ -436,14 +450,28 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
 /// only the outermost is written, and its caller is the top frame (the native, the tracker's
 /// `methodEntry` and the hooked method itself are skipped).
 pub fn hook_enter(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
-    begin_call(rec, jni, (kind, subject), (HOOK_FRAMES, 0), false);
+    begin_call(rec, jni, (kind, subject), (HOOK_FRAMES, 0), false, None);
+}
+
+/// `OrcaProfilerTracker.semEnter(kind, sem, site, since)`: a hooked `Semaphore` call at
+/// `site` begins for the agent, at `since` (the tracker's clock, the same as the agent's; 0:
+/// now), as [`hook_enter`] would have it, and ends at its `hookExit`. The tracker counts the
+/// calls the agent would only count itself (docs/FORMAT.md, `Waits`): it tells the agent of
+/// an acquisition only when it enters AQS's slow path (it may block), before its thread is
+/// queued, so that a release that sees it queued finds it in the table of waiters, or when it
+/// lasted the threshold all the same; and of a release only when threads are queued on the
+/// semaphore. Why: a call into the agent at each acquisition's start and end, and at each
+/// release, was most of what they cost.
+pub fn sem_enter(rec: &Recorder, jni: Jni, (kind, sem): (i32, jobject), site: u32, since: u64) {
+    let at = (since > 0).then_some(since);
+    begin_call(rec, jni, (kind, sem), (HOOK_FRAMES, site), false, at);
 }
 
 /// `OrcaProfilerTracker.callEnter(kind, subject, site)`: a tracked native is called from an
 /// inline call site; its caller is the top frame (the native and `callEntry` skipped), at
 /// `site` when the rewriter gave the call site an ID (else 0).
 pub fn call_enter(rec: &Recorder, jni: Jni, (kind, subject): (i32, jobject), site: u32) {
-    begin_call(rec, jni, (kind, subject), (CALL_FRAMES, site), true);
+    begin_call(rec, jni, (kind, subject), (CALL_FRAMES, site), true, None);
 }
 
 /// `OrcaProfilerTracker.callEnterVia(kind, owner)`: `invokestatic Owner.sleep(J)V` with an
@@ -488,6 +516,7 @@ pub fn call_enter_via(rec: &Recorder, jni: Jni, kind: i32, owner: jclass) {
             (kind, std::ptr::null_mut()),
             (CALL_FRAMES, 0),
             true,
+            None,
         );
     }
 }
@@ -536,15 +565,17 @@ pub fn close_inline(rec: &Recorder, state: &mut ThreadState, nanos: u64) {
     state.inline_open = 0;
 }
 
-/// A tracked call begins: `skip` frames above its caller, at `site` (0: not known, walked).
+/// A tracked call begins: `skip` frames above its caller, at `site` (0: not known, walked),
+/// now or at `at` (the tracker's clock, the same as the agent's).
 fn begin_call(
     rec: &Recorder,
     jni: Jni,
     (kind, subject): (i32, jobject),
     (skip, site): (i32, u32),
     inline: bool,
+    at: Option<u64>,
 ) {
-    let nanos = now_nanos();
+    let nanos = at.unwrap_or_else(now_nanos);
     if let Some(call) = Call::from_hook_report(kind) {
         return juc_hook_enter(rec, jni, (call, nanos), subject, skip);
     }
@@ -557,7 +588,10 @@ fn begin_call(
         return;
     };
     if state.recording.is_some() {
-        rec.before_event(jni, state, nanos);
+        // Summaries due are written now (a call begun earlier is reported late: its thread's
+        // lines must not go back in time before its records').
+        let now = if at.is_some() { now_nanos() } else { nanos };
+        rec.before_event(jni, state, now);
     }
     close_inline(rec, state, nanos);
     state.depth += 1;

@@ -498,6 +498,23 @@ impl Recorder {
                     _ => {}
                 }
             }
+            Some(RecordKind::Acquired) => {
+                // A semaphore's acquisition the tracker counted (it never took AQS's slow
+                // path, and was short): the Waits row the agent counts its own in.
+                if let Some(frame) = self.site_frame(jni, site) {
+                    r.summary
+                        .waited_short(WaitCall::Acquire, monitor, frame, w2.max(0) as u64);
+                }
+            }
+            Some(RecordKind::Released) => {
+                // Releases while nobody was queued on the semaphore: they ended no wait.
+                match self.site_frame(jni, site) {
+                    Some(frame) if w2 >= 1 => {
+                        r.summary.notified(WakeCall::Release, frame, w2 as u64)
+                    }
+                    _ => {}
+                }
+            }
             Some(RecordKind::Order) => {
                 // The held monitors follow, one record each.
                 let n = (w2.max(0) as usize).min(recs.len() / RECORD - 1);
