@@ -759,7 +759,8 @@ public final class OrcaProfilerTracker {
             int d = r.hookDepth;
             if (d > 0 && sync != null && r.lockOuter == sync && nests(r.lockReport)
                     && !nests(report)) {
-                // the lock call its outer one runs (lockBegin's case of it, inline)
+                // the lock call its outer one runs on its synchronizer (AQS's release under
+                // ReentrantLock.unlock): quiet, as lockBegin makes it, without a call
                 r.hookDepth = d + 1;
                 r.quiet(d, true);
                 return;
@@ -771,6 +772,7 @@ public final class OrcaProfilerTracker {
 
     /** lockEntry of every call but the one its outer call runs: the outermost (a lock call
      * the hooked method is), or one inside another hooked call. */
+    @Hidden
     @DontInline
     private static void lockBegin(Rec r, Object lock, Object sync, int report) {
         try {
@@ -886,6 +888,7 @@ public final class OrcaProfilerTracker {
      * depth is left to lockDone, so that an end lost as lockDone is called (a
      * StackOverflowError) leaves the call under way, for lockBegin to find.
      */
+    @Hidden
     private static Rec ending() {
         try {
             Rec r = current();
@@ -905,6 +908,7 @@ public final class OrcaProfilerTracker {
 
     /** The end of the outermost hooked call, a lock method (three frames above its caller, for
      * the natives that take a stack: LOCK_EXIT_FRAMES). */
+    @Hidden
     @DontInline
     private static void lockDone(Rec r, int outcome) {
         try {
@@ -1053,6 +1057,7 @@ public final class OrcaProfilerTracker {
      * except that no line is written of a call the agent was not told of (the stack is no
      * longer the call's). An acquisition that took the lock all the same keeps its hold.
      */
+    @DontInline
     private static void lostEnd(Rec r) {
         Object sync = r.lockSync;
         int report = r.lockReport;
