@@ -876,6 +876,13 @@ public final class OrcaProfilerTracker {
     /** Outcomes of a lock call: returned normally (void), true, false, threw. */
     private static final int RETURNED = 2, TRUE = 1, FALSE = 0, THREW = -1;
 
+    // The reports of a lock call are split as the monitors' are (see above): the public ones
+    // are small enough for the JIT to inline into the hooked method, and handle there the call
+    // nested in the outermost one (AQS's release under ReentrantLock.unlock: one in each
+    // unlock); the outermost call's report is out of line (lockBegin, lockDone), and what only
+    // a rare call needs (a throw, a lost end, trace=all, contention) is further out of line,
+    // so that the common path neither runs nor carries it.
+
     @Hidden
     public static void lockEntry(Object lock, Object sync, int report) {
         try {
@@ -883,11 +890,28 @@ public final class OrcaProfilerTracker {
             if (r == null) {
                 return;
             }
+            int d = r.hookDepth;
+            if (d > 0 && sync != null && r.lockOuter == sync && nests(r.lockReport)
+                    && !nests(report)) {
+                // the lock call its outer one runs on its synchronizer (AQS's release under
+                // ReentrantLock.unlock): quiet, as lockBegin makes it, without a call
+                r.hookDepth = d + 1;
+                r.quiet(d, true);
+                return;
+            }
+            lockBegin(r, lock, sync, report);
+        } catch (Throwable t) {
+        }
+    }
+
+    /** lockEntry of every call but the one its outer call runs: the outermost (a lock call
+     * the hooked method is), or one inside another hooked call. */
+    @Hidden
+    @DontInline
+    private static void lockBegin(Rec r, Object lock, Object sync, int report) {
+        try {
             if (r.lockTold && r.lockOuter == null) {
-                // The agent was told of the last lock call but not of its end (its lockEnd
-                // itself overflowed): that end now, as lockDone found it.
-                lockEnd(r.lockOwed, r.lockOwedT != 0 ? r.lockOwedT : System.nanoTime());
-                r.lockTold = false;
+                told(r);
             }
             int d = r.hookDepth;
             Object outer = r.lockOuter;
@@ -938,11 +962,20 @@ public final class OrcaProfilerTracker {
                     : 0;
             r.lockT0 = now;
             if (traceAll) {
+                // (here, for the agent's frame count: LOCK_ENTRY_FRAMES)
                 lockEnter(report, sync, now);
                 r.lockTold = true;
             }
         } catch (Throwable t) {
         }
+    }
+
+    /** The agent was told of the last lock call but not of its end (its lockEnd itself
+     * overflowed): that end now, as lockDone found it. */
+    @DontInline
+    private static void told(Rec r) {
+        lockEnd(r.lockOwed, r.lockOwedT != 0 ? r.lockOwedT : System.nanoTime());
+        r.lockTold = false;
     }
 
     /** Whether lock call `report` runs a lock call of its synchronizer's (H_NESTING_CLASSES). */
@@ -952,55 +985,87 @@ public final class OrcaProfilerTracker {
 
     @Hidden
     public static void lockExit() {
-        lockDone(RETURNED);
+        Rec r = ending();
+        if (r != null) {
+            lockDone(r, RETURNED);
+        }
     }
 
     @Hidden
     public static void lockExitZ(boolean returned) {
-        lockDone(returned ? TRUE : FALSE);
+        Rec r = ending();
+        if (r != null) {
+            lockDone(r, returned ? TRUE : FALSE);
+        }
     }
 
     /** A StampedLock method returned a stamp (0: it failed). */
     @Hidden
     public static void lockExitJ(long stamp) {
-        lockDone(stamp != 0 ? TRUE : FALSE);
+        Rec r = ending();
+        if (r != null) {
+            lockDone(r, stamp != 0 ? TRUE : FALSE);
+        }
     }
 
     @Hidden
     public static void lockThrew() {
-        lockDone(THREW);
+        Rec r = ending();
+        if (r != null) {
+            lockDone(r, THREW);
+        }
     }
 
-    /** The end of a hooked lock method (three frames above its caller, for the natives). */
+    /**
+     * The end of a hooked lock method, inline: one nested in another hooked call ends here
+     * (null); the outermost is ended by lockDone, handed the thread's Rec. The outermost's
+     * depth is left to lockDone, so that an end lost as lockDone is called (a
+     * StackOverflowError) leaves the call under way, for lockBegin to find.
+     */
     @Hidden
-    private static void lockDone(int outcome) {
+    private static Rec ending() {
         try {
             Rec r = current();
-            if (r == null || r.hookDepth <= 0) {
-                return;
+            if (r == null) {
+                return null;
             }
-            int d = --r.hookDepth;
-            if (r.isQuiet(d) || d != 0) {
+            int d = r.hookDepth;
+            if (d > 1) {
+                r.hookDepth = d - 1; // nested: quiet, or inside another hooked call
+                return null;
+            }
+            return d == 1 ? r : null;
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    /** The end of the outermost hooked call, a lock method (three frames above its caller, for
+     * the natives that take a stack: LOCK_EXIT_FRAMES). */
+    @Hidden
+    @DontInline
+    private static void lockDone(Rec r, int outcome) {
+        try {
+            r.hookDepth = 0;
+            if (r.isQuiet(0)) {
                 return;
             }
             r.inLock = false;
             r.lockOuter = null;
             Object sync = r.lockSync;
             r.lockSync = null;
+            if (r.lockTold) {
+                // what the agent is owed if its lockEnd below overflows (lockBegin)
+                r.lockOwed = outcome;
+                r.lockOwedT = 0;
+            }
             boolean read = r.lockRead;
             int flags = OrcaEvents.S_LOCK | (read ? OrcaEvents.S_READ : 0);
             int report = r.lockReport;
-            // what the agent is owed if it was told of the call (lockTold) and its lockEnd
-            // below overflows
-            r.lockOwed = outcome;
-            r.lockOwedT = 0;
+            if (outcome == THREW && !read) {
+                outcome = threw(r, report, sync, flags);
+            }
             if (((report - OrcaEvents.H_LOCK) & 7) >= 3) {
-                if (outcome == THREW && !read && lockThrew(report, sync, r.holds(sync, flags))) {
-                    // released before the exception (a StackOverflowError delayed to the end of
-                    // tryRelease's @ReservedStackAccess section): as if unlock returned
-                    outcome = RETURNED;
-                    r.lockOwed = outcome;
-                }
                 // unlock: the hold ends when unlock was called (as LockRelease's time); a
                 // tryUnlock that returned false released nothing (AQS's release returns false
                 // for a release that left the lock held: one level less all the same). A
@@ -1051,23 +1116,14 @@ public final class OrcaProfilerTracker {
                     }
                 } else if (!none) {
                     // a hold this recording did not see begin: Rec.unlockTime read no clock
-                    int h = r.hash(sync);
-                    r.name(sync, h);
+                    int h = hashNamed(r, sync);
                     lockHeldAtStart(report, sync, h, read,
                             r.lockT0 != 0 ? r.lockT0 : System.nanoTime());
                 }
                 if (traceAll) {
-                    r.lockOwedT = r.lockT0;
-                    lockEnd(outcome, r.lockT0);
-                    r.lockTold = false;
+                    endTold(r, outcome, r.lockT0);
                 }
                 return;
-            }
-            if (outcome == THREW && !read && lockThrew(report, sync, r.holds(sync, flags))) {
-                // The exception came after the lock was taken: a StackOverflowError the JVM
-                // delays to the end of lock()'s @ReservedStackAccess section. A hold all the same.
-                outcome = TRUE;
-                r.lockOwed = outcome;
             }
             boolean acquired = outcome == RETURNED || outcome == TRUE;
             // The hold's start: timed or only counted as for monitors (Rec.begin), the sample
@@ -1086,9 +1142,7 @@ public final class OrcaProfilerTracker {
             }
             if (traceAll || r.lockContended) {
                 // written in full: its outcome's line at a precise time
-                r.lockOwedT = t > 0 ? t : System.nanoTime();
-                lockEnd(outcome, r.lockOwedT);
-                r.lockTold = false;
+                endTold(r, outcome, t > 0 ? t : System.nanoTime());
             } else if (!acquired) {
                 lockContended(report, sync, t, t, lockOwner(report, sync), outcome);
             }
@@ -1097,11 +1151,47 @@ public final class OrcaProfilerTracker {
     }
 
     /**
+     * Lock call `report` of `sync` (in the mode of `flags`, a write) ended by an exception:
+     * its outcome as the lock says. An acquisition that took the lock all the same (a
+     * StackOverflowError the JVM delays to the end of lock()'s @ReservedStackAccess section)
+     * is a hold; an unlock that released it (delayed to the end of tryRelease's) is as if
+     * unlock returned.
+     */
+    @DontInline
+    private static int threw(Rec r, int report, Object sync, int flags) {
+        if (!lockThrew(report, sync, r.holds(sync, flags))) {
+            return THREW;
+        }
+        int outcome = ((report - OrcaEvents.H_LOCK) & 7) >= 3 ? RETURNED : TRUE;
+        r.lockOwed = outcome;
+        return outcome;
+    }
+
+    /** The end of the lock call the agent was told of (lockEnter, lockBlocked): `outcome` at
+     * `t`, also kept as owed until lockEnd returns (see lockBegin). */
+    @DontInline
+    private static void endTold(Rec r, int outcome, long t) {
+        r.lockOwedT = t;
+        lockEnd(outcome, t);
+        r.lockTold = false;
+    }
+
+    /** The hash of `sync`, named (lockDone's rare unlock of a hold begun before the
+     * recording). */
+    @DontInline
+    private static int hashNamed(Rec r, Object sync) {
+        int h = r.hash(sync);
+        r.name(sync, h);
+        return h;
+    }
+
+    /**
      * The outermost lock call whose end was lost (a StackOverflowError as its exit report was
      * called; lockEntry found it): it threw, and is ended as lockDone ends one that threw,
      * except that no line is written of a call the agent was not told of (the stack is no
      * longer the call's). An acquisition that took the lock all the same keeps its hold.
      */
+    @DontInline
     private static void lostEnd(Rec r) {
         Object sync = r.lockSync;
         int report = r.lockReport;

@@ -111,3 +111,60 @@ fn the_rewrite_keeps_every_method_compilable_by_c1_and_c2() {
         }
     }
 }
+
+/// An uncontended j.u.c. lock call's reports cost one call into the tracker at each end, not
+/// more: the tracker's public lock reports are small enough for C2 to inline into the hooked
+/// method (`lockEntry`, `lockExit`, `lockExitZ` and their `ending`), so that a lock call run by
+/// the outermost one (AQS's `release` inside `unlock`) costs no call, and only the outermost
+/// call's reports (`lockBegin`, `lockDone`) are calls.
+#[test]
+fn the_lock_reports_common_path_is_inlined_into_the_hooked_methods() {
+    const REPORTS: [&str; 4] = ["lockEntry", "lockExit", "lockExitZ", "ending"];
+    // C2 only, one compiler thread, the inlining of JucHotPath.pairs printed (with the hooked
+    // methods and the reports inlined into it); InlineSmallCode as a tiered JVM has it (C2
+    // alone has 1000), so that the hooked methods inline into pairs as they do by default.
+    let jvm_args = [
+        "-XX:-TieredCompilation",
+        "-XX:CICompilerCount=1",
+        "-XX:InlineSmallCode=2500",
+        "-XX:+UnlockDiagnosticVMOptions",
+        "-XX:CompileCommand=quiet",
+        "-XX:CompileCommand=PrintInlining,JucHotPath::pairs",
+    ];
+    for jdk in jdks() {
+        let what = jdk.label();
+        let run = run_with(
+            "jit-juc-inline",
+            jdk,
+            "mode=instrument",
+            &jvm_args,
+            "JucHotPath",
+            &["3000"],
+        );
+        assert_eq!(run.code, Some(0), "{what}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("JucHotPath counter=6000000"),
+            "{what}: {}",
+            run.stdout
+        );
+        for name in REPORTS {
+            let sites: Vec<&str> = run
+                .stdout
+                .lines()
+                .filter(|l| l.contains(&format!("OrcaProfilerTracker::{name} (")))
+                .collect();
+            assert!(
+                !sites.is_empty(),
+                "{what}: C2 inlined no {name} into JucHotPath.pairs:\n{}",
+                run.stdout
+            );
+            for l in sites {
+                assert!(
+                    l.contains("inline (hot)"),
+                    "{what}: {name} not inlined into the hooked method:\n{l}\n{}",
+                    run.stdout
+                );
+            }
+        }
+    }
+}

@@ -47,6 +47,10 @@ pub const TRACKER_FRAMES: i32 = 3;
 /// Frames above the caller of a hooked JDK method when `hookEnter` runs: the native, the
 /// tracker's `methodEntry`, the hooked method.
 pub const HOOK_FRAMES: i32 = 3;
+/// Frames above the caller of a hooked lock method when a native runs at its outermost call's
+/// start (`lockEnter`, `callerSite`): the native, the tracker's `lockBegin` and `lockEntry`
+/// (whose inline part handles a call nested in another), the hooked method.
+pub const LOCK_ENTRY_FRAMES: i32 = 4;
 /// Frames above the caller of a hooked lock method when a native runs at its end: the
 /// native, the tracker's `lockDone` and `lockExit`/`lockExitZ`/`lockThrew`, the hooked method.
 pub const LOCK_EXIT_FRAMES: i32 = 4;
@@ -738,7 +742,7 @@ pub fn hook_exit(rec: &Recorder, jni: Jni) {
 /// summaries agree to the nanosecond).
 pub fn lock_enter(rec: &Recorder, jni: Jni, (report, lock): (i32, jobject), t0: u64) {
     if let Some(call) = Call::from_hook_report(report) {
-        juc_hook_enter(rec, jni, (call, t0), lock, HOOK_FRAMES);
+        juc_hook_enter(rec, jni, (call, t0), lock, LOCK_ENTRY_FRAMES);
     }
 }
 
@@ -814,7 +818,7 @@ pub fn lock_threw(rec: &Recorder, jni: Jni, (report, sync): (i32, jobject), hold
 /// `OrcaProfilerTracker.callerSite()`: the site of the hooked lock method's caller, for a
 /// call site that was not rewritten (a JDK class, a timed `tryLock`): one frame walked.
 pub fn caller_site(rec: &Recorder, jni: Jni) -> i32 {
-    rec.caller_site(jni, HOOK_FRAMES) as i32
+    rec.caller_site(jni, LOCK_ENTRY_FRAMES) as i32
 }
 
 /// `OrcaProfilerTracker.name(o, hash)`: a monitor or lock this thread locks for the first
