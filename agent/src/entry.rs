@@ -385,7 +385,7 @@ unsafe extern "system" fn bind(env: *mut JNIEnv, class: jclass) -> jboolean {
 /// The tracker's natives but `bind`: name, JNI signature (the class files moved to
 /// `java.lang` by build.rs) and function. Each function is a guarded shell like every other
 /// way into the agent.
-fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 22] {
+fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 23] {
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
@@ -415,6 +415,7 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 22] {
         ),
         (c"hookExit", c"()V", hook_exit as *mut c_void),
         (c"callerSite", c"()I", caller_site as *mut c_void),
+        (c"hookCallerSite", c"()I", hook_caller_site as *mut c_void),
         (
             c"semEnter",
             c"(ILjava/lang/Object;IJ)V",
@@ -626,6 +627,15 @@ unsafe extern "system" fn caller_site(env: *mut JNIEnv, _class: jclass) -> jint 
     guard("OrcaProfilerTracker.callerSite", 0, || match agent() {
         // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
         Some(a) => tracker::caller_site(&a.rec, unsafe { Jni::from_raw(env) }),
+        None => 0,
+    })
+}
+
+/// `OrcaProfilerTracker.hookCallerSite()`.
+unsafe extern "system" fn hook_caller_site(env: *mut JNIEnv, _class: jclass) -> jint {
+    guard("OrcaProfilerTracker.hookCallerSite", 0, || match agent() {
+        // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+        Some(a) => tracker::hook_caller_site(&a.rec, unsafe { Jni::from_raw(env) }),
         None => 0,
     })
 }

@@ -676,7 +676,7 @@ public final class OrcaProfilerTracker {
                     int site = r.hintObj == subject ? r.hintSite : 0;
                     r.hintObj = null;
                     if (site == 0) {
-                        site = callerSite();
+                        site = hookCallerSite();
                     }
                     int how = semStart(r, subject, kind, site);
                     if (how == SEM_KEPT) {
@@ -842,8 +842,12 @@ public final class OrcaProfilerTracker {
         }
     }
 
-    /** The caller's site (a call site that was not rewritten), by a walk of one frame. */
+    /** The caller's site (a call site that was not rewritten), by a walk of one frame: from
+     * lockBegin (the agent's LOCK_ENTRY_FRAMES). */
     private static native int callerSite();
+
+    /** The same from methodEntry itself (HOOK_FRAMES): a hooked Semaphore call's. */
+    private static native int hookCallerSite();
 
     /** The coarse clock was found stale (Rec.timed): the agent's ticker ticks again. */
     private static native void wakeClock();

@@ -90,6 +90,7 @@ fn tracker_declares_every_called_method() {
             "hookExit()V",
             "semEnter(ILjava/lang/Object;IJ)V",
             "callerSite()I",
+            "hookCallerSite()I",
             "wakeClock()V",
             "lockOwner(ILjava/lang/Object;)I",
             "lockContended(ILjava/lang/Object;JJII)V",

@@ -821,6 +821,12 @@ pub fn caller_site(rec: &Recorder, jni: Jni) -> i32 {
     rec.caller_site(jni, LOCK_ENTRY_FRAMES) as i32
 }
 
+/// `OrcaProfilerTracker.hookCallerSite()`: the same from the tracker's `methodEntry` (a hooked
+/// `Semaphore` call's site), a frame less deep than a lock call's `lockBegin`.
+pub fn hook_caller_site(rec: &Recorder, jni: Jni) -> i32 {
+    rec.caller_site(jni, HOOK_FRAMES) as i32
+}
+
 /// `OrcaProfilerTracker.name(o, hash)`: a monitor or lock this thread locks for the first
 /// time (as far as its small cache knows); its class is written once per run. False when the
 /// agent names no more of them, so that the tracker stops asking.
