@@ -1992,16 +1992,19 @@ public final class OrcaProfilerTracker {
             relEnd[k] = end;
         }
 
-        void put(int kind, int site, int hash, long nanos, long third) {
+        /** Appends a record; where it is (for the counted records that later ones of the
+         * same key add to), or -1 when there is no room. */
+        int put(int kind, int site, int hash, long nanos, long third) {
             int p = room(1);
             if (p < 0) {
-                return;
+                return -1;
             }
-            long[] b = buf;
+            long[] b = buf; // room() may have flushed, and the agent may have given a bigger one
             b[p] = ((long) site << 32) | (hash & 0xFFFFFFFFL);
             b[p + 1] = (nanos << OrcaEvents.KIND_BITS) | kind;
             b[p + 2] = third;
             setPos(p + 3);
+            return p;
         }
 
         /**
@@ -2058,16 +2061,10 @@ public final class OrcaProfilerTracker {
                 b[q + 2] += 2;
                 return;
             }
-            int p = room(1);
-            if (p < 0) {
-                return;
+            int p = put(OrcaEvents.R_NOTIFIED, site, hash, 0, one);
+            if (p >= 0) {
+                lastNotified = p;
             }
-            b = buf; // room() may have flushed, and the agent may have given a bigger one
-            b[p] = w0;
-            b[p + 1] = OrcaEvents.R_NOTIFIED;
-            b[p + 2] = one;
-            lastNotified = p;
-            setPos(p + 3);
         }
 
         /** Where notified() put its last record (see there). */
@@ -2086,16 +2083,10 @@ public final class OrcaProfilerTracker {
                 b[q + 2]++;
                 return;
             }
-            int p = room(1);
-            if (p < 0) {
-                return;
+            int p = put(OrcaEvents.R_RELEASED, site, 0, 0, 1);
+            if (p >= 0) {
+                lastReleased = p;
             }
-            b = buf; // room() may have flushed, and the agent may have given a bigger one
-            b[p] = w0;
-            b[p + 1] = OrcaEvents.R_RELEASED;
-            b[p + 2] = 1;
-            lastReleased = p;
-            setPos(p + 3);
         }
 
         /** Where released() put its last record. */

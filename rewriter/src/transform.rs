@@ -80,12 +80,12 @@ macro_rules! r {
     };
 }
 
-/// A [`Action::SiteHint`] rule for `name`/`desc` on any owner.
-macro_rules! hint {
-    ($name:expr, $desc:expr) => {
+/// A [`Action::SiteHint`] rule of `group` for `name`/`desc` on `owner` (`OBJ`: any).
+macro_rules! site_hint {
+    ($group:ident, $owner:expr, $name:expr, $desc:expr) => {
         r!(
-            Locks,
-            OBJ,
+            $group,
+            $owner,
             None,
             $name,
             $desc,
@@ -97,21 +97,18 @@ macro_rules! hint {
     };
 }
 
+/// A [`Action::SiteHint`] rule for `name`/`desc` on any owner.
+macro_rules! hint {
+    ($name:expr, $desc:expr) => {
+        site_hint!(Locks, OBJ, $name, $desc)
+    };
+}
+
 /// A [`Action::SiteHint`] rule for `Semaphore`'s `name`/`desc` (the receiver on top of the
 /// stack, or under one `int`).
 macro_rules! sem_hint {
     ($name:expr, $desc:expr) => {
-        r!(
-            SemaphoreSites,
-            Some(SEM),
-            None,
-            $name,
-            $desc,
-            false,
-            Action::SiteHint,
-            "lockSite",
-            "(Ljava/lang/Object;I)V"
-        )
+        site_hint!(SemaphoreSites, Some(SEM), $name, $desc)
     };
 }
 

@@ -110,8 +110,8 @@ fn demo_runs_identically_with_exact_event_counts() {
             "static boolean name(Object o, int hash) { return true; }",
         ),
         (
-            "        void put(int kind, int site, int hash, long nanos, long third) {",
-            "        void put(int kind, int site, int hash, long nanos, long third) {\n            C.incrementAndGet(kind);",
+            "        int put(int kind, int site, int hash, long nanos, long third) {",
+            "        int put(int kind, int site, int hash, long nanos, long third) {\n            C.incrementAndGet(kind);",
         ),
     ] {
         assert!(counting.contains(from), "the tracker no longer has {from:?}");
