@@ -514,7 +514,80 @@ fn counted_items<'a>(
 }
 
 /// Parses a `<histogram>`: returns it, the sum of its counts and its last bucket.
+///
+/// Two forms (docs/FORMAT.md): the steps form the agent writes, `<n>;<item1>;...;<itemN>`,
+/// and the pairs form of older logs, `<n>;<bucket1>;<count1>;...`. The number of items after
+/// `<n>` tells them apart (`n` against `2n`, and `n >= 1`), so an old log stays readable.
 fn parse_histogram(b: &[u8], index: usize) -> Result<(Histogram<'_>, u64, u32), SyntaxError> {
+    let field = "histogram";
+    let items = memchr::memchr_iter(b';', b).count() as u64;
+    let n = decimal(b.split(|&c| c == b';').next().unwrap_or_default());
+    if n.is_some_and(|n| n > 0 && items == 2 * n as u64) {
+        return parse_histogram_pairs(b, index);
+    }
+    let err = |msg: String| field_err(index, field, b, msg);
+    if let Some(n) = n.filter(|&n| items != n as u64) {
+        return Err(err(format!(
+            "count {n} but {items} items follow (expected {n}, or {} in the pairs form of older logs)",
+            2 * n as u64
+        )));
+    }
+    let (n, mut items) = counted_items(b, index, field, 1)?;
+    let max = crate::hist::MAX_BUCKET;
+    let mut sum = 0u64;
+    let mut prev: Option<u32> = None;
+    for i in 1..=n {
+        let item = items.next().unwrap_or_default();
+        let (step, count) = match memchr::memchr(b':', item) {
+            Some(at) => (&item[..at], Some(&item[at + 1..])),
+            None => (item, None),
+        };
+        let step = decimal(step).ok_or_else(|| {
+            err(format!(
+                "item {i}: expected <step> or <step>:<count>, decimal numbers without leading zeros"
+            ))
+        })?;
+        let bucket = match prev {
+            None => step,
+            Some(_) if step == 0 => {
+                return Err(err(format!(
+                    "item {i}: step 0 (buckets must be strictly increasing)"
+                )))
+            }
+            Some(p) => p.saturating_add(step),
+        };
+        if bucket > max {
+            return Err(err(format!(
+                "item {i}: bucket {bucket} is above the largest bucket, {max}"
+            )));
+        }
+        prev = Some(bucket);
+        let c = match count.map(decimal_u64) {
+            None => 1,
+            Some(Some(c)) if c >= 2 => c,
+            Some(_) => {
+                return Err(err(format!(
+                    "item {i}: a count after `:` must be a decimal number above 1 without leading zeros (a count of 1 is written as the step alone)"
+                )))
+            }
+        };
+        sum = sum
+            .checked_add(c)
+            .ok_or_else(|| err("the counts' sum is out of range".into()))?;
+    }
+    let h = Histogram {
+        n,
+        raw: b,
+        steps: true,
+    };
+    Ok((h, sum, prev.unwrap_or(0)))
+}
+
+/// The pairs form of [`parse_histogram`], written by agents before 2026-11-27.
+fn parse_histogram_pairs(
+    b: &[u8],
+    index: usize,
+) -> Result<(Histogram<'_>, u64, u32), SyntaxError> {
     let field = "histogram";
     let (n, mut items) = counted_items(b, index, field, 2)?;
     let mut sum = 0u64;
@@ -571,7 +644,12 @@ fn parse_histogram(b: &[u8], index: usize) -> Result<(Histogram<'_>, u64, u32), 
             .checked_add(c)
             .ok_or_else(|| field_err(index, field, b, "the counts' sum is out of range"))?;
     }
-    Ok((Histogram { n, raw: b }, sum, prev.unwrap_or(0)))
+    let h = Histogram {
+        n,
+        raw: b,
+        steps: false,
+    };
+    Ok((h, sum, prev.unwrap_or(0)))
 }
 
 /// The `<count>,<totalNanos>,<maxNanos>,<histogram>` of a `MonitorHolds`, `LockHolds`,
@@ -683,15 +761,18 @@ fn parse_guards(
 }
 
 /// The `<histogram>` of a `MonitorHolds` line, borrowed from it and already
-/// checked: `(bucket, count)` pairs, buckets strictly increasing (see [`crate::hist`]).
+/// checked: its buckets strictly increasing with their counts (see [`crate::hist`]), in
+/// either form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Histogram<'a> {
     n: u32,
     raw: &'a [u8],
+    /// The steps form; else the pairs form of older logs.
+    steps: bool,
 }
 
 impl<'a> Histogram<'a> {
-    /// Number of (bucket, count) pairs.
+    /// Number of buckets.
     pub fn len(&self) -> usize {
         self.n as usize
     }
@@ -706,10 +787,22 @@ impl<'a> Histogram<'a> {
     /// `(bucket, count)` pairs, buckets increasing.
     pub fn buckets(&self) -> impl Iterator<Item = (u32, u64)> + 'a {
         let mut it = self.raw.split(|&c| c == b';').skip(1);
+        let steps = self.steps;
+        let mut bucket = None::<u32>;
         std::iter::from_fn(move || {
-            let b = it.next()?;
-            let c = it.next()?;
-            Some((decimal(b)?, decimal_u64(c)?))
+            if !steps {
+                let b = it.next()?;
+                let c = it.next()?;
+                return Some((decimal(b)?, decimal_u64(c)?));
+            }
+            let item = it.next()?;
+            let (step, count) = match memchr::memchr(b':', item) {
+                Some(at) => (decimal(&item[..at])?, decimal_u64(&item[at + 1..])?),
+                None => (decimal(item)?, 1),
+            };
+            let b = bucket.map_or(step, |p| p + step);
+            bucket = Some(b);
+            Some((b, count))
         })
     }
 }

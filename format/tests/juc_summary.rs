@@ -196,8 +196,17 @@ fn lock_holds_numbers_must_agree() {
         ("W,2,3000,2000,2;317;1;380;1", "field 9 (histogram) `2;317;1;380;1`: the last bucket is 380, but maxNanos 2000 is in bucket 381"),
         ("W,2,3000,2000,3;317;1;330;0;381;1", "field 9 (histogram) `3;317;1;330;0;381;1`: pair 2: count must be > 0"),
         ("W,0,0,0,0", "field 6 (count) `0`: must be >= 1"),
-        ("W,2,3000,2000,2;317;1;381", "field 9 (histogram) `2;317;1;381`: count 2 but 3 items follow (expected 4)"),
+        ("W,2,3000,2000,2;317;1;381", "field 9 (histogram) `2;317;1;381`: count 2 but 3 items follow (expected 2, or 4 in the pairs form of older logs)"),
         ("W,1,2000,2000,1;3776;1", "field 9 (histogram) `1;3776;1`: pair 1: the bucket must be a decimal number from 0 to 3775"),
+        // The steps form the agent writes: each bucket after the first as its distance from
+        // the one before, a count above 1 after `:`.
+        ("W,4,4000,2000,2;317;64:2", "field 9 (histogram) `2;317;64:2`: counts sum to 3, but count is 4"),
+        ("W,2,3000,2000,2;317;0", "field 9 (histogram) `2;317;0`: item 2: step 0 (buckets must be strictly increasing)"),
+        ("W,2,3000,2000,2;317;63", "field 9 (histogram) `2;317;63`: the last bucket is 380, but maxNanos 2000 is in bucket 381"),
+        ("W,2,3000,2000,1;381:1", "field 9 (histogram) `1;381:1`: item 1: a count after `:` must be a decimal number above 1 without leading zeros (a count of 1 is written as the step alone)"),
+        ("W,2,3000,2000,1;381:02", "field 9 (histogram) `1;381:02`: item 1: a count after `:` must be a decimal number above 1 without leading zeros (a count of 1 is written as the step alone)"),
+        ("W,2,3000,2000,2;3000;776", "field 9 (histogram) `2;3000;776`: item 2: bucket 3776 is above the largest bucket, 3775"),
+        ("W,2,3000,2000,2;317;+64", "field 9 (histogram) `2;317;+64`: item 2: expected <step> or <step>:<count>, decimal numbers without leading zeros"),
         ("W,1,02000,2000,1;381;1", "field 7 (totalNanos) `02000`: expected a decimal number without leading zeros"),
         ("X,1,900,900,1;304;1", "field 5 (mode) `X`: expected `R` or `W`"),
         ("w,1,900,900,1;304;1", "field 5 (mode) `w`: expected `R` or `W`"),
@@ -575,4 +584,41 @@ fn untimed_lock_holds_count_the_long_holds_their_timed_line_cannot() {
     let r = run(&insert(EVENTS, 6, &[untimed, untimed]));
     assert_eq!(r.error_lines().len(), 1, "{:?}", r.error_lines());
     assert!(r.error_lines()[0].contains("a second time in one flush"));
+}
+
+/// The agent writes the steps form; a log of an older agent has the pairs form. Both read as
+/// the same buckets, and a line is valid in either.
+#[test]
+fn histograms_read_the_same_in_the_steps_and_the_pairs_form() {
+    let line = |h: &str| {
+        format!("5087.201000200,LockHolds,0000AAAA,00002222,W,4,20005000,20000000,{h},1;00000001;00000010")
+    };
+    let buckets = |h: &str| match parse_event_line(line(h).as_bytes()).unwrap().event {
+        Event::LockHolds { durations, .. } => {
+            assert_eq!(durations.histogram.len(), 3);
+            durations.histogram.buckets().collect::<Vec<_>>()
+        }
+        e => panic!("{e:?}"),
+    };
+    let want = vec![
+        (bucket(1000), 1),
+        (bucket(2000), 2),
+        (bucket(20_000_000), 1),
+    ];
+    assert_eq!((317, 381, 1228), (want[0].0, want[1].0, want[2].0));
+    assert_eq!(buckets("3;317;1;381;2;1228;1"), want);
+    assert_eq!(buckets("3;317;64:2;847"), want);
+    // Bucket 0 (a hold shorter than a nanosecond) is a first step of 0.
+    match parse_event_line(
+        b"1.000000000,MonitorHolds,0000AAAA,00001111,3,2,1,2;0:2;1,1;00000001;00000010",
+    )
+    .unwrap()
+    .event
+    {
+        Event::MonitorHolds { durations, .. } => assert_eq!(
+            durations.histogram.buckets().collect::<Vec<_>>(),
+            vec![(0, 2), (1, 1)]
+        ),
+        e => panic!("{e:?}"),
+    }
 }

@@ -81,11 +81,16 @@ struct Holds {
 }
 
 impl Holds {
-    /// The `<histogram>` field.
+    /// The `<histogram>` field, in the steps form the agent writes.
     fn histogram(&self) -> String {
         let mut h = self.buckets.len().to_string();
-        for (b, c) in &self.buckets {
-            let _ = write!(h, ";{b};{c}");
+        let mut prev = 0;
+        for (&b, &c) in &self.buckets {
+            let _ = write!(h, ";{}", b - prev);
+            if c > 1 {
+                let _ = write!(h, ":{c}");
+            }
+            prev = b;
         }
         h
     }
