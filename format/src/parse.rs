@@ -584,10 +584,7 @@ fn parse_histogram(b: &[u8], index: usize) -> Result<(Histogram<'_>, u64, u32), 
 }
 
 /// The pairs form of [`parse_histogram`], written by agents before 2026-11-27.
-fn parse_histogram_pairs(
-    b: &[u8],
-    index: usize,
-) -> Result<(Histogram<'_>, u64, u32), SyntaxError> {
+fn parse_histogram_pairs(b: &[u8], index: usize) -> Result<(Histogram<'_>, u64, u32), SyntaxError> {
     let field = "histogram";
     let (n, mut items) = counted_items(b, index, field, 2)?;
     let mut sum = 0u64;
