@@ -17,11 +17,14 @@ import java.sql.Statement;
  * lock timeout) is retried. At the end the total balance is checked.
  * Usage: java -cp classes:DRIVER_JAR DbBench derby|h2 THREADS TXNS
  *
- * Steady state: java ... DbBench derby|h2 THREADS steady WARMUP_S MEASURE_S. The clients run
+ * Steady state: java ... DbBench derby|h2 THREADS steady WARMUP_S|Ncpu MEASURE_S. The clients run
  * transactions for WARMUP_S seconds (the JIT and the caches settle), then for MEASURE_S more,
  * and the program prints the transactions completed in that second window per second, as
  * `throughput: N ops/s` (the line `orca bench --rate` reads). A server runs for days: its
  * steady state is what a profiler costs it, not the first seconds under the JIT.
+ * WARMUP_S given as `Ncpu` (`16cpu`) ends the warm-up when the JVM has used N CPU-seconds
+ * (start-up included) instead: on a loaded machine 8 wall seconds may leave the JIT far from
+ * done, with the agent and without it alike, and the window then measures the warm-up.
  * It also prints `window cpu: ...`: the JVM's CPU in the window (and the client threads'
  * share), transactions per CPU-second and CPU per transaction, which a loaded machine
  * stretches far less than wall time. -Ddbbench.series=true prints on stderr, every second,
@@ -49,8 +52,15 @@ public class DbBench {
         int txns = steady ? 0 : Integer.parseInt(args[2]);
         if (steady) {
             long now = System.nanoTime();
-            warmupEnd = now + (long) (Double.parseDouble(args[3]) * 1e9);
-            measureEnd = warmupEnd + (long) (Double.parseDouble(args[4]) * 1e9);
+            measureSpan = (long) (Double.parseDouble(args[4]) * 1e9);
+            if (args[3].endsWith("cpu")) {
+                // Ends when the JVM has used that much CPU: Window.measure sets both ends.
+                warmupCpu = (long) (Double.parseDouble(args[3].substring(0, args[3].length() - 3)) * 1e9);
+                warmupEnd = measureEnd = Long.MAX_VALUE;
+            } else {
+                warmupEnd = now + (long) (Double.parseDouble(args[3]) * 1e9);
+                measureEnd = warmupEnd + measureSpan;
+            }
         }
         // Derby writes derby.log into the working directory unless told otherwise.
         System.setProperty("derby.stream.error.file", "/dev/null");
@@ -130,7 +140,9 @@ public class DbBench {
     }
 
     /** Steady state: when the warm-up and the measured window end (System.nanoTime). */
-    static long warmupEnd, measureEnd;
+    static volatile long warmupEnd, measureEnd;
+    /** The measured window's length; the warm-up in the JVM's CPU nanoseconds, or 0. */
+    static long measureSpan, warmupCpu;
     static final long[] completed = new long[16 * 64];
     static final long[] inWindow = new long[16 * 64];
 
@@ -154,6 +166,16 @@ public class DbBench {
                 }, "series");
                 s.setDaemon(true);
                 s.start();
+            }
+            if (warmupCpu > 0) {
+                long t0 = System.nanoTime();
+                while (processCpu() < warmupCpu) {
+                    Thread.sleep(10);
+                }
+                long now = System.nanoTime();
+                measureEnd = now + measureSpan;
+                warmupEnd = now;
+                System.out.printf("warm-up: %.1f s for %.1f cpu-seconds%n", (now - t0) / 1e9, warmupCpu / 1e9);
             }
             sleepUntil(warmupEnd);
             w.cpu0 = processCpu();
