@@ -1,3 +1,4 @@
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -16,11 +17,18 @@ import java.sql.Statement;
  * lock timeout) is retried. At the end the total balance is checked.
  * Usage: java -cp classes:DRIVER_JAR DbBench derby|h2 THREADS TXNS
  *
- * Steady state: java ... DbBench derby|h2 THREADS steady WARMUP_S MEASURE_S. The clients run
+ * Steady state: java ... DbBench derby|h2 THREADS steady WARMUP_S|Ncpu MEASURE_S. The clients run
  * transactions for WARMUP_S seconds (the JIT and the caches settle), then for MEASURE_S more,
  * and the program prints the transactions completed in that second window per second, as
  * `throughput: N ops/s` (the line `orca bench --rate` reads). A server runs for days: its
  * steady state is what a profiler costs it, not the first seconds under the JIT.
+ * WARMUP_S given as `Ncpu` (`16cpu`) ends the warm-up when the JVM has used N CPU-seconds
+ * (start-up included) instead: on a loaded machine 8 wall seconds may leave the JIT far from
+ * done, with the agent and without it alike, and the window then measures the warm-up.
+ * It also prints `window cpu: ...`: the JVM's CPU in the window (and the client threads'
+ * share), transactions per CPU-second and CPU per transaction, which a loaded machine
+ * stretches far less than wall time. -Ddbbench.series=true prints on stderr, every second,
+ * the JVM's CPU and the transactions so far: whether the warm-up had ended.
  */
 public class DbBench {
     static final int ACCOUNTS = 1000;
@@ -44,8 +52,15 @@ public class DbBench {
         int txns = steady ? 0 : Integer.parseInt(args[2]);
         if (steady) {
             long now = System.nanoTime();
-            warmupEnd = now + (long) (Double.parseDouble(args[3]) * 1e9);
-            measureEnd = warmupEnd + (long) (Double.parseDouble(args[4]) * 1e9);
+            measureSpan = (long) (Double.parseDouble(args[4]) * 1e9);
+            if (args[3].endsWith("cpu")) {
+                // Ends when the JVM has used that much CPU: Window.measure sets both ends.
+                warmupCpu = (long) (Double.parseDouble(args[3].substring(0, args[3].length() - 3)) * 1e9);
+                warmupEnd = measureEnd = Long.MAX_VALUE;
+            } else {
+                warmupEnd = now + (long) (Double.parseDouble(args[3]) * 1e9);
+                measureEnd = warmupEnd + measureSpan;
+            }
         }
         // Derby writes derby.log into the working directory unless told otherwise.
         System.setProperty("derby.stream.error.file", "/dev/null");
@@ -83,6 +98,7 @@ public class DbBench {
             }, "client-" + t);
             ts[t].start();
         }
+        Window w = steady ? Window.measure() : null;
         for (Thread t : ts) t.join();
         if (failed[0] != null) throw new RuntimeException("a client failed", failed[0]);
         long total, rows;
@@ -110,6 +126,7 @@ public class DbBench {
             System.out.printf("throughput: %.1f ops/s%n", measured / secs);
             System.out.println(db + ": " + done + " transactions, " + threads + " threads, " + r
                     + " retried, " + measured + " in the measured " + secs + " s");
+            System.out.println(w.report(measured));
         } else {
             System.out.println(db + ": " + txns + " transactions, " + threads + " threads, " + r + " retried");
         }
@@ -123,9 +140,90 @@ public class DbBench {
     }
 
     /** Steady state: when the warm-up and the measured window end (System.nanoTime). */
-    static long warmupEnd, measureEnd;
+    static volatile long warmupEnd, measureEnd;
+    /** The measured window's length; the warm-up in the JVM's CPU nanoseconds, or 0. */
+    static long measureSpan, warmupCpu;
     static final long[] completed = new long[16 * 64];
     static final long[] inWindow = new long[16 * 64];
+
+    /**
+     * The CPU the measured window took: the whole JVM's (the agent's threads, the JIT and the
+     * GC included) and the client threads' own. Transactions per CPU-second of the window
+     * compare builds on a loaded machine, where transactions per second mostly measure the
+     * other processes; the split says whether a difference is in the clients' own code.
+     */
+    static final class Window {
+        long cpu0, cpu1;
+
+        static Window measure() throws InterruptedException {
+            Window w = new Window();
+            if (Boolean.getBoolean("dbbench.series")) {
+                Thread s = new Thread(() -> {
+                    try {
+                        series();
+                    } catch (InterruptedException e) {
+                    }
+                }, "series");
+                s.setDaemon(true);
+                s.start();
+            }
+            if (warmupCpu > 0) {
+                long t0 = System.nanoTime();
+                while (processCpu() < warmupCpu) {
+                    Thread.sleep(10);
+                }
+                long now = System.nanoTime();
+                measureEnd = now + measureSpan;
+                warmupEnd = now;
+                System.out.printf("warm-up: %.1f s for %.1f cpu-seconds%n", (now - t0) / 1e9, warmupCpu / 1e9);
+            }
+            sleepUntil(warmupEnd);
+            w.cpu0 = processCpu();
+            sleepUntil(measureEnd);
+            w.cpu1 = processCpu();
+            return w;
+        }
+
+        /**
+         * -Ddbbench.series=true: every second until the window ends, the process CPU and the
+         * transactions so far, on stderr: how long the JIT takes to settle, in the JVM's own
+         * CPU-seconds (which a loaded machine does not stretch, as it does wall seconds).
+         */
+        static void series() throws InterruptedException {
+            long t0 = System.nanoTime(), c0 = processCpu();
+            for (int i = 1; t0 + i * 1_000_000_000L < measureEnd; i++) {
+                sleepUntil(t0 + i * 1_000_000_000L);
+                long done = 0;
+                for (int t = 0; t < completed.length; t += 16) done += completed[t];
+                System.err.printf("series: %d s, cpu %.2f s, %d transactions%n", i,
+                        (processCpu() - c0) / 1e9, done);
+            }
+        }
+
+        static void sleepUntil(long deadline) throws InterruptedException {
+            for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+                Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+            }
+        }
+
+        static long processCpu() {
+            return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                    .getProcessCpuTime();
+        }
+
+        String report(long measured) {
+            long clients = 0;
+            for (int t = 0; t < clientCpu.length / 16; t++) {
+                clients += clientCpu[t * 16 + 1] - clientCpu[t * 16];
+            }
+            double cpu = (cpu1 - cpu0) / 1e9;
+            return String.format("window cpu: %.2f s (clients %.2f s), %.0f transactions per cpu-second, %.1f us cpu per transaction",
+                    cpu, clients / 1e9, measured / cpu, cpu * 1e6 / measured);
+        }
+    }
+
+    /** Each client's thread CPU time when it saw the window begin and end (16 longs apart). */
+    static final long[] clientCpu = new long[16 * 64];
 
     static long client(String url, int id, int n) throws SQLException {
         long retried = 0;
@@ -139,7 +237,11 @@ public class DbBench {
             for (int i = 0; i < n; i++) {
                 if (n == Integer.MAX_VALUE) {
                     long now = System.nanoTime();
+                    if (now >= warmupEnd && clientCpu[id * 16] == 0) {
+                        clientCpu[id * 16] = threadCpu();
+                    }
                     if (now >= measureEnd) {
+                        clientCpu[id * 16 + 1] = threadCpu();
                         break;
                     }
                 }
@@ -185,6 +287,10 @@ public class DbBench {
             }
         }
         return retried;
+    }
+
+    static long threadCpu() {
+        return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
     }
 
     static long balance(PreparedStatement get, int id) throws SQLException {
