@@ -616,6 +616,9 @@ public final class OrcaProfilerTracker {
     // join(0)): only the outermost call is reported, as in JVMTI mode.
 
     private static native void hookEnter(int kind, Object subject);
+    /** hookEnter from a call site with a static ID (`site`, a `lockSite` hint): a wake-up's
+     * (`signal`, `signalAll`, `unpark`). */
+    private static native void hookEnterAt(int kind, Object subject, int site);
     private static native void hookExit();
 
     @Hidden
@@ -627,6 +630,15 @@ public final class OrcaProfilerTracker {
                 return;
             }
             int d = r.hookDepth++;
+            // A wake-up's site, named by its rewritten call site (lockSite), taken at any
+            // depth: a hint left behind by a nested call (AQS's unpark inside unlock) must
+            // not name the site of a later call that was not rewritten.
+            int wakeSite = 0;
+            if (subject != null && r.hintObj == subject && (kind == OrcaEvents.H_SIGNAL
+                    || kind == OrcaEvents.H_SIGNAL_ALL || kind == OrcaEvents.H_UNPARK)) {
+                wakeSite = r.hintSite;
+                r.hintObj = null;
+            }
             if (r.inSem) {
                 if (kind == OrcaEvents.K_SEMAPHORE_ACQUIRE || kind == OrcaEvents.K_SEMAPHORE_RELEASE) {
                     // No Semaphore call runs another: the last one's end was lost (a
@@ -697,6 +709,11 @@ public final class OrcaProfilerTracker {
                     r.waitSince = System.nanoTime();
                 } else if (kind == OrcaEvents.H_AWAIT) {
                     r.awaitSince = System.nanoTime();
+                } else if (wakeSite > 0) {
+                    // the site the rewritten call site named: the agent counts a wake-up that
+                    // can have ended no long wait there, without a walk
+                    hookEnterAt(kind, subject, wakeSite);
+                    return;
                 }
             }
             hookEnter(kind, subject);
