@@ -385,7 +385,7 @@ unsafe extern "system" fn bind(env: *mut JNIEnv, class: jclass) -> jboolean {
 /// The tracker's natives but `bind`: name, JNI signature (the class files moved to
 /// `java.lang` by build.rs) and function. Each function is a guarded shell like every other
 /// way into the agent.
-fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 23] {
+fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 24] {
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
@@ -412,6 +412,11 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 23] {
             c"hookEnter",
             c"(ILjava/lang/Object;)V",
             hook_enter as *mut c_void,
+        ),
+        (
+            c"hookEnterAt",
+            c"(ILjava/lang/Object;I)V",
+            hook_enter_at as *mut c_void,
         ),
         (c"hookExit", c"()V", hook_exit as *mut c_void),
         (c"callerSite", c"()I", caller_site as *mut c_void),
@@ -504,6 +509,24 @@ unsafe extern "system" fn hook_enter(
         if let Some(a) = agent() {
             // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
             tracker::hook_enter(&a.rec, unsafe { Jni::from_raw(env) }, kind, subject);
+        }
+    })
+}
+
+/// `OrcaProfilerTracker.hookEnterAt(int, Object, int)`: a hooked JDK method begins at a
+/// call site with a static ID.
+unsafe extern "system" fn hook_enter_at(
+    env: *mut JNIEnv,
+    _class: jclass,
+    kind: jint,
+    subject: jobject,
+    site: jint,
+) {
+    guard("OrcaProfilerTracker.hookEnterAt", (), || {
+        if let Some(a) = agent() {
+            // SAFETY: the JVM passes the calling thread's JNIEnv to a native method.
+            let jni = unsafe { Jni::from_raw(env) };
+            tracker::hook_enter_at(&a.rec, jni, (kind, subject), site.max(0) as u32);
         }
     })
 }

@@ -142,6 +142,12 @@ shared_codes! {
     pub enum JucReport {
         /// `Condition.await*`: the thread's j.u.c. holds pause.
         Await = 1033 => "H_AWAIT",
+        /// `Condition.signal`: a site hint (`lockSite`) names its caller.
+        Signal = 1034 => "H_SIGNAL",
+        /// `Condition.signalAll`: as `signal`.
+        SignalAll = 1035 => "H_SIGNAL_ALL",
+        /// `LockSupport.unpark`: as `signal`.
+        Unpark = 1038 => "H_UNPARK",
         /// AQS's acquisition slow path, entered when the fast path failed: contention.
         Slow = 1039 => "H_SLOW",
         /// Lock reports are H_LOCK + class * 8 + call (methods.rs LockClass, LockCall; call 3 and up: a release).

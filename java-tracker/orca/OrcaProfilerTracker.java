@@ -616,6 +616,9 @@ public final class OrcaProfilerTracker {
     // join(0)): only the outermost call is reported, as in JVMTI mode.
 
     private static native void hookEnter(int kind, Object subject);
+    /** hookEnter from a call site with a static ID (`site`, a `lockSite` hint): a wake-up's
+     * (`signal`, `signalAll`, `unpark`). */
+    private static native void hookEnterAt(int kind, Object subject, int site);
     private static native void hookExit();
 
     @Hidden
@@ -627,6 +630,15 @@ public final class OrcaProfilerTracker {
                 return;
             }
             int d = r.hookDepth++;
+            // A wake-up's site, named by its rewritten call site (lockSite), taken at any
+            // depth: a hint left behind by a nested call (AQS's unpark inside unlock) must
+            // not name the site of a later call that was not rewritten.
+            int wakeSite = 0;
+            if (subject != null && r.hintObj == subject && (kind == OrcaEvents.H_SIGNAL
+                    || kind == OrcaEvents.H_SIGNAL_ALL || kind == OrcaEvents.H_UNPARK)) {
+                wakeSite = r.hintSite;
+                r.hintObj = null;
+            }
             if (r.inSem) {
                 if (kind == OrcaEvents.K_SEMAPHORE_ACQUIRE || kind == OrcaEvents.K_SEMAPHORE_RELEASE) {
                     // No Semaphore call runs another: the last one's end was lost (a
@@ -697,6 +709,11 @@ public final class OrcaProfilerTracker {
                     r.waitSince = System.nanoTime();
                 } else if (kind == OrcaEvents.H_AWAIT) {
                     r.awaitSince = System.nanoTime();
+                } else if (wakeSite > 0) {
+                    // the site the rewritten call site named: the agent counts a wake-up that
+                    // can have ended no long wait there, without a walk
+                    hookEnterAt(kind, subject, wakeSite);
+                    return;
                 }
             }
             hookEnter(kind, subject);
@@ -1962,22 +1979,41 @@ public final class OrcaProfilerTracker {
          * names monitors and locks by hash only, so their classes are written as they are
          * first locked; the common case (a lock this thread named already) costs one array
          * read per acquisition, a collision one call into the agent (which finds it named).
+         * It starts small (a virtual thread that locks a few objects pays 512 bytes) and grows
+         * eightfold, once, for a thread that keeps missing: a Jetty request thread takes the
+         * monitors and locks of every connection in turn, more than 128, and each miss was a
+         * JNI call (names::name: a probe of the agent's table and an IsSameObject), about
+         * 1% of a request's CPU.
          */
-        final int[] named = new int[NAMED];
+        int[] named = new int[NAMED];
+        /** Misses since `named` was made; it grows when they reach NAMED_GROW times its size. */
+        int namedMisses;
         static final int NAMED = 128;
+        static final int NAMED_MAX = 1024;
+        static final int NAMED_GROW = 4;
 
         void name(Object o, int hash) {
-            int k = hash & (NAMED - 1);
-            if (named[k] != hash) {
-                named[k] = hash;
-                nameNew(o, hash);
+            int[] n = named;
+            int k = hash & (n.length - 1);
+            if (n[k] != hash) {
+                n[k] = hash;
+                nameNew(this, o, hash);
             }
         }
 
         /** Never throws: a name lost (a StackOverflowError here) must not lose the hold. */
         @DontInline
-        private static void nameNew(Object o, int hash) {
+        private static void nameNew(Rec r, Object o, int hash) {
             try {
+                int[] n = r.named;
+                if (n.length < NAMED_MAX && ++r.namedMisses >= NAMED_GROW * n.length) {
+                    // (the hashes it had are asked about again as they come: the agent finds
+                    // them named, as it does for any miss)
+                    r.namedMisses = 0;
+                    n = new int[NAMED_MAX];
+                    n[hash & (NAMED_MAX - 1)] = hash;
+                    r.named = n;
+                }
                 if (!namesFull && !OrcaProfilerTracker.name(o, hash)) {
                     namesFull = true;
                 }

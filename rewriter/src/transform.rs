@@ -127,6 +127,24 @@ pub(crate) static RULES: &[Rule] = &[
     hint!("readLock", "()J"),
     hint!("readLockInterruptibly", "()J"),
     hint!("tryReadLock", "()J"),
+    // Condition's wake-ups name their site too: the hooked `signal` counts a wake-up that can
+    // have ended no long wait at its caller's site, which was a walk of one frame (Jetty's
+    // thread pool signals its queue's condition about once every three requests).
+    hint!("signal", "()V"),
+    hint!("signalAll", "()V"),
+    // And so does `LockSupport.unpark` (static: its thread, the hooked call's subject, is on
+    // top of the stack): the JDK's SynchronousQueue unparks once every ten Jetty requests.
+    r!(
+        Locks,
+        Some("java/util/concurrent/locks/LockSupport"),
+        None,
+        "unpark",
+        "(Ljava/lang/Thread;)V",
+        true,
+        Action::SiteHint,
+        "lockSite",
+        "(Ljava/lang/Object;I)V"
+    ),
     r!(
         Object,
         OBJ,
@@ -430,7 +448,10 @@ pub(crate) fn interesting_name(s: &[u8], cfg: &Config) -> bool {
         | b"tryWriteLock"
         | b"readLock"
         | b"readLockInterruptibly"
-        | b"tryReadLock" => group_on(Group::Locks, cfg),
+        | b"tryReadLock"
+        | b"signal"
+        | b"signalAll"
+        | b"unpark" => group_on(Group::Locks, cfg),
         _ => false,
     }
 }

@@ -87,6 +87,7 @@ fn tracker_declares_every_called_method() {
             "longHold(Lorca/OrcaProfilerTracker$Rec;IIJJJ)V",
             "name(Ljava/lang/Object;I)Z",
             "hookEnter(ILjava/lang/Object;)V",
+            "hookEnterAt(ILjava/lang/Object;I)V",
             "hookExit()V",
             "semEnter(ILjava/lang/Object;IJ)V",
             "callerSite()I",

@@ -836,10 +836,14 @@ fn lock_orders_the_tracker_counts_are_those_of_the_complete_trace() {
     }
 }
 
-/// The same for a `Condition`'s `signalAll` (tests/java/Signals.java).
+/// The same for a `Condition`'s `signalAll` (tests/java/Signals.java), and for its `signal`
+/// and `LockSupport.unpark`: each counted at the site the rewriter named, with no stack walked
+/// (a walk of one frame each was a tenth of the agent's time on Jetty).
 #[test]
 fn a_signal_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
     let alone = marker_line("Signals.java", "alone");
+    let alone_signal = marker_line("Signals.java", "alone-signal");
+    let alone_unpark = marker_line("Signals.java", "alone-unpark");
     let wakes = marker_line("Signals.java", "wakes");
     for jdk in jdks() {
         // waitthreshold=0: as for Notifies above.
@@ -862,10 +866,17 @@ fn a_signal_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
         assert_eq!(events, vec![wakes], "{}", jdk.label());
         assert_eq!(
             counted_notifies(&r, &log),
-            BTreeMap::from([((orca_format::WakeCall::SignalAll, alone), 500)]),
+            BTreeMap::from([
+                ((orca_format::WakeCall::SignalAll, alone), 500),
+                ((orca_format::WakeCall::Signal, alone_signal), 500),
+                ((orca_format::WakeCall::Unpark, alone_unpark), 500),
+            ]),
             "{}",
             jdk.label()
         );
+        // The event's stacks and the threads' are walked, the 1,500 counted calls are not.
+        let walked = stacks_walked(&r);
+        assert!(walked < 100, "{}: {walked} stacks walked", jdk.label());
     }
 }
 

@@ -1,10 +1,13 @@
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Notifies.java with a ReentrantLock's Condition: main calls signalAll COUNT times with
  * nobody awaiting, then once while a thread awaits for certain (it sets `ready` and awaits in
- * one locked section, so main sees `ready` only while it is inside await).
+ * one locked section, so main sees `ready` only while it is inside await). Before that, COUNT
+ * calls of signal and COUNT unparks of a thread that is not parked (main itself), which wake
+ * nobody either.
  * Usage: Signals COUNT
  */
 public class Signals {
@@ -14,6 +17,15 @@ public class Signals {
 
     public static void main(String[] args) throws Exception {
         int count = Integer.parseInt(args[0]);
+        for (int i = 0; i < count; i++) {
+            lock.lock();
+            try {
+                changed.signal(); // @alone-signal
+            } finally {
+                lock.unlock();
+            }
+            LockSupport.unpark(Thread.currentThread()); // @alone-unpark
+        }
         for (int i = 0; i < count; i++) {
             lock.lock();
             try {

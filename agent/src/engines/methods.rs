@@ -978,7 +978,7 @@ pub fn juc_entry(
     state: &mut ThreadState,
     (call, nanos): (Call, u64),
     subject: jobject,
-    hook: Option<i32>,
+    hook: Option<(i32, u32)>,
 ) {
     let jvmti = &rec.jvmti;
     let (object, owner, extra) = match call {
@@ -1028,14 +1028,15 @@ pub fn juc_entry(
         }
         _ => (0, 0, OpenExtra::None),
     };
-    if let Some(skip) = hook {
-        // Instrumentation mode: the tracker's waits and wake-ups, as for Object's.
+    if let Some((skip, site)) = hook {
+        // Instrumentation mode: the tracker's waits and wake-ups, as for Object's (a
+        // `signal` from a rewritten call site names its site: no walk to count it).
         match call {
             Call::Await | Call::Acquire => state.wait_epoch = rec.waiters.enter(object, nanos),
             Call::Park { .. } => rec.waiters.park(state.hash, nanos),
             Call::Signal | Call::SignalAll | Call::Unpark | Call::Release => {
                 if let Some(kind) = call.entry_kind() {
-                    if rec.notify_counted(jni, state, (kind, object), skip, 0) {
+                    if rec.notify_counted(jni, state, (kind, object), skip, site) {
                         return;
                     }
                 }
@@ -1043,7 +1044,7 @@ pub fn juc_entry(
             _ => {}
         }
     }
-    let frames = rec.stack(jni, state, hook.unwrap_or(1), false);
+    let frames = rec.stack(jni, state, hook.map_or(1, |(skip, _)| skip), false);
     if let Some(kind) = call.exit_kind() {
         let unlock = matches!(call, Call::Lock(_, k) if k.is_release());
         state.open = Some(OpenCall {
@@ -1509,6 +1510,9 @@ mod tests {
     fn the_trackers_lock_constants_are_the_hook_reports() {
         use crate::events::JucReport;
         assert_eq!(Call::Await.hook_report(), JucReport::Await as i32);
+        assert_eq!(Call::Signal.hook_report(), JucReport::Signal as i32);
+        assert_eq!(Call::SignalAll.hook_report(), JucReport::SignalAll as i32);
+        assert_eq!(Call::Unpark.hook_report(), JucReport::Unpark as i32);
         assert_eq!(Call::LockSlow.hook_report(), JucReport::Slow as i32);
         // H_LOCK + class * 8 + call, as the tracker decodes it: class = v >> 3, a release
         // from call 3 up, the read classes in a mask

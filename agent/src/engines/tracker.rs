@@ -457,6 +457,13 @@ pub fn hook_enter(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
     begin_call(rec, jni, (kind, subject), (HOOK_FRAMES, 0), false, None);
 }
 
+/// `OrcaProfilerTracker.hookEnterAt(kind, subject, site)`: [`hook_enter`] from a rewritten
+/// call site that named itself (`site`, the rewriter's static ID): a `Condition.signal` that
+/// is only counted needs no walk for its site.
+pub fn hook_enter_at(rec: &Recorder, jni: Jni, (kind, subject): (i32, jobject), site: u32) {
+    begin_call(rec, jni, (kind, subject), (HOOK_FRAMES, site), false, None);
+}
+
 /// `OrcaProfilerTracker.semEnter(kind, sem, site, since)`: a hooked `Semaphore` call at
 /// `site` begins for the agent, at `since` (the tracker's clock, the same as the agent's; 0:
 /// now), as [`hook_enter`] would have it, and ends at its `hookExit`. The tracker counts the
@@ -581,7 +588,7 @@ fn begin_call(
 ) {
     let nanos = at.unwrap_or_else(now_nanos);
     if let Some(call) = Call::from_hook_report(kind) {
-        return juc_hook_enter(rec, jni, (call, nanos), subject, skip);
+        return juc_hook_enter(rec, jni, (call, nanos), subject, (skip, site));
     }
     let (entry, exit) = match Report::decode(kind) {
         Some(Report::Begin(entry, exit)) => (entry, Some(exit)),
@@ -684,7 +691,13 @@ fn wait_line(kind: EventKind, nanos: u64, thread: u32, object: u32) -> JucLine {
 
 /// A hooked j.u.c. method begins (`subject`: its receiver, or `park`'s blocker and
 /// `unpark`'s thread): as JVMTI mode's, through [`methods::juc_entry`].
-fn juc_hook_enter(rec: &Recorder, jni: Jni, call: (Call, u64), subject: jobject, skip: i32) {
+fn juc_hook_enter(
+    rec: &Recorder,
+    jni: Jni,
+    call: (Call, u64),
+    subject: jobject,
+    (skip, site): (i32, u32),
+) {
     let Some(state) = rec.current_state() else {
         return;
     };
@@ -696,7 +709,7 @@ fn juc_hook_enter(rec: &Recorder, jni: Jni, call: (Call, u64), subject: jobject,
     if state.depth > 1 {
         return;
     }
-    methods::juc_entry(rec, jni, state, call, subject, Some(skip));
+    methods::juc_entry(rec, jni, state, call, subject, Some((skip, site)));
     if let Some(key) = state.open.as_ref().and_then(paused) {
         rec.summary_wait(state, key, call.1, false);
     }
@@ -742,7 +755,7 @@ pub fn hook_exit(rec: &Recorder, jni: Jni) {
 /// summaries agree to the nanosecond).
 pub fn lock_enter(rec: &Recorder, jni: Jni, (report, lock): (i32, jobject), t0: u64) {
     if let Some(call) = Call::from_hook_report(report) {
-        juc_hook_enter(rec, jni, (call, t0), lock, LOCK_ENTRY_FRAMES);
+        juc_hook_enter(rec, jni, (call, t0), lock, (LOCK_ENTRY_FRAMES, 0));
     }
 }
 
@@ -754,7 +767,7 @@ pub fn lock_blocked(rec: &Recorder, jni: Jni, (report, sync): (i32, jobject), t0
     if let Some(call) = Call::from_hook_report(report) {
         // the native itself, then the tracker's methodEntry and AQS's frames
         let skip = rec.juc_caller_depth(jni, 1);
-        juc_hook_enter(rec, jni, (call, t0), sync, skip);
+        juc_hook_enter(rec, jni, (call, t0), sync, (skip, 0));
     }
 }
 
