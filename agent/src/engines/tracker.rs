@@ -150,6 +150,12 @@ impl TrackerSettings {
     }
 }
 
+/// Nanoseconds as a Java `long`, the largest one for a duration beyond it (a threshold the
+/// user set to "never").
+fn jlong(nanos: u64) -> i64 {
+    nanos.min(i64::MAX as u64) as i64
+}
+
 /// Why the tracker could not be installed.
 #[derive(Debug, thiserror::Error)]
 pub enum TrackerError {
@@ -203,74 +209,51 @@ pub fn install(
         ord_mask: field(rec, c"ordMask", c"I", false)?,
         ord_pending: field(rec, c"ordPending", c"I", false)?,
     });
-    jni.set_static_boolean(
-        class,
-        field(class, c"traceAll", c"Z", true)?,
-        settings.trace_all,
-    );
-    jni.set_static_boolean(
-        class,
-        field(class, c"deepStacks", c"Z", true)?,
-        settings.deep_stacks,
-    );
-    jni.set_static_long(
-        class,
-        field(class, c"holdThreshold", c"J", true)?,
-        settings
-            .hold_threshold
-            .map_or(-1, |t| t.min(i64::MAX as u64) as i64),
-    );
+    // The tracker's settings, its static fields (`field` fails with TrackerError::Field).
+    let set_long = |n: &CStr, v: i64| {
+        jni.set_static_long(class, field(class, n, c"J", true)?, v);
+        Ok::<(), TrackerError>(())
+    };
+    let set_int = |n: &CStr, v: i32| {
+        jni.set_static_int(class, field(class, n, c"I", true)?, v);
+        Ok::<(), TrackerError>(())
+    };
+    let set_bool = |n: &CStr, v: bool| {
+        jni.set_static_boolean(class, field(class, n, c"Z", true)?, v);
+        Ok::<(), TrackerError>(())
+    };
+    set_bool(c"traceAll", settings.trace_all)?;
+    set_bool(c"deepStacks", settings.deep_stacks)?;
+    set_long(c"holdThreshold", settings.hold_threshold.map_or(-1, jlong))?;
     if settings.coarse_clock.is_some() {
         // A hold the coarse clock says lasted half the threshold gets a precise end; without
         // a threshold, one whose end the clock cannot tell (it was stale: clock::STALE).
         let near = settings
             .hold_threshold
-            .map_or(NEAR_STALE, |t| (t - t / 2).min(i64::MAX as u64) as i64);
-        jni.set_static_long(class, field(class, c"holdNear", c"J", true)?, near);
-        let caught = settings.hold_threshold.map_or(-1, |t| {
-            t.saturating_sub(TICK_NANOS).min(i64::MAX as u64) as i64
-        });
-        jni.set_static_long(class, field(class, c"holdCaught", c"J", true)?, caught);
+            .map_or(NEAR_STALE, |t| jlong(t - t / 2));
+        set_long(c"holdNear", near)?;
+        let caught = settings
+            .hold_threshold
+            .map_or(-1, |t| jlong(t.saturating_sub(TICK_NANOS)));
+        set_long(c"holdCaught", caught)?;
     }
     // Set by every recording, to 0 when every hold is timed: a recording after a detach
     // (another attach) finds the tracker as the last one left it.
-    jni.set_static_long(
-        class,
-        field(class, c"coarseClock", c"J", true)?,
-        settings.coarse_clock.unwrap_or(0) as i64,
-    );
+    set_long(c"coarseClock", settings.coarse_clock.unwrap_or(0) as i64)?;
     // Set by every recording, as the coarse clock is (0: every notify is reported).
     let table = settings.waiters.unwrap_or(WaiterTable {
         slots: 0,
         mask: 0,
         busy: 0,
     });
-    jni.set_static_long(
-        class,
-        field(class, c"waiterSlots", c"J", true)?,
-        table.slots as i64,
-    );
-    jni.set_static_int(
-        class,
-        field(class, c"waiterMask", c"I", true)?,
-        table.mask as i32,
-    );
-    jni.set_static_long(
-        class,
-        field(class, c"waiterBusy", c"J", true)?,
-        table.busy as i64,
-    );
+    set_long(c"waiterSlots", table.slots as i64)?;
+    set_int(c"waiterMask", table.mask as i32)?;
+    set_long(c"waiterBusy", table.busy as i64)?;
     // Set by every recording, as the table of waiters is (-1: every call is reported).
-    jni.set_static_long(
-        class,
-        field(class, c"semThreshold", c"J", true)?,
-        settings
-            .semaphores
-            .map_or(-1, |t| t.min(i64::MAX as u64) as i64),
-    );
-    jni.set_static_int(class, field(class, c"session", c"I", true)?, session);
+    set_long(c"semThreshold", settings.semaphores.map_or(-1, jlong))?;
+    set_int(c"session", session)?;
     // Last: the tracker starts recording (a volatile write after the settings).
-    jni.set_static_boolean(class, field(class, c"ready", c"Z", true)?, true);
+    set_bool(c"ready", true)?;
     jni.delete_local_ref(rec);
     jni.delete_local_ref(class);
     Ok(())
@@ -394,35 +377,15 @@ pub fn event(rec: &Recorder, jni: Jni, kind: i32, subject: jobject) {
                 return;
             }
             let object = hash(subject);
-            // As `begin_call`'s: a call that is counted when short walks only its site now.
-            let frames = if shallow_start(rec, state, entry) {
-                rec.site_frames(jni, state, TRACKER_FRAMES, 0)
-            } else {
-                rec.stack(jni, state, TRACKER_FRAMES, false)
-            };
-            state.open = Some(OpenCall {
-                kind: exit,
+            open_call(
+                rec,
+                jni,
+                state,
+                (entry, Some(exit)),
                 object,
-                frames: frames.clone(),
-                extra: Default::default(),
-                stamp: None,
-                lock_call: None,
-            });
-            if matches!(entry, EventKind::ObjectWait | EventKind::SemaphoreAcquire) {
-                // A semaphore's acquisition waits for a permit as `wait` does for a notify:
-                // one that waits less than `waitthreshold` is counted (`Waits`), and a
-                // release that can have ended only such waits too (`Notifies`).
-                state.wait_epoch = rec.waiters.enter(object, nanos);
-                if entry == EventKind::ObjectWait {
-                    rec.summary_wait(state, (object, false), nanos, false);
-                }
-            }
-            if counts_short(entry)
-                && rec.defer_wait(state, &wait_line(entry, nanos, state.hash, object), &frames)
-            {
-                return;
-            }
-            rec.push(nanos, entry, state.hash, object, frames);
+                nanos,
+                (TRACKER_FRAMES, 0),
+            );
         }
         Report::End => {
             if state.depth == 1 {
@@ -623,8 +586,23 @@ fn begin_call(
         return;
     }
     names::name_object(rec, jni, subject, object);
-    // A semaphore's acquisition: its site now, the rest of its stack at its end if it waited
-    // long enough to be written (`call_exit`, `hook_exit`).
+    open_call(rec, jni, state, (entry, exit), object, nanos, (skip, site));
+}
+
+/// A call's entry line, `skip` frames above its caller at `site` (0: walked), and the call
+/// left open for its exit line (`exit`), from either way in (`event`'s wrappers,
+/// `begin_call`'s hooks). A call that is counted when short walks only its site now, the rest
+/// of its stack at its end if it lasted long enough to be written (`call_exit`, `hook_exit`),
+/// and its entry line is kept back until then.
+fn open_call(
+    rec: &Recorder,
+    jni: Jni,
+    state: &mut ThreadState,
+    (entry, exit): (EventKind, Option<EventKind>),
+    object: u32,
+    nanos: u64,
+    (skip, site): (i32, u32),
+) {
     let frames = if shallow_start(rec, state, entry) {
         rec.site_frames(jni, state, skip, site)
     } else {
@@ -641,7 +619,9 @@ fn begin_call(
         });
     }
     if matches!(entry, EventKind::ObjectWait | EventKind::SemaphoreAcquire) {
-        // As in `event`'s: a semaphore's acquisition may be counted as a short wait.
+        // A semaphore's acquisition waits for a permit as `wait` does for a notify: one that
+        // waits less than `waitthreshold` is counted (`Waits`), and a release that can have
+        // ended only such waits too (`Notifies`).
         state.wait_epoch = rec.waiters.enter(object, nanos);
         if entry == EventKind::ObjectWait {
             rec.summary_wait(state, (object, false), nanos, false);
