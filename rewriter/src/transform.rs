@@ -80,16 +80,20 @@ macro_rules! r {
     };
 }
 
-/// A [`Action::SiteHint`] rule of `group` for `name`/`desc` on `owner` (`OBJ`: any).
+/// A [`Action::SiteHint`] rule of `group` for `name`/`desc` on `owner` (`OBJ`: any), of an
+/// instance method unless `static` is given (`true`).
 macro_rules! site_hint {
     ($group:ident, $owner:expr, $name:expr, $desc:expr) => {
+        site_hint!($group, $owner, $name, $desc, false)
+    };
+    ($group:ident, $owner:expr, $name:expr, $desc:expr, $static:expr) => {
         r!(
             $group,
             $owner,
             None,
             $name,
             $desc,
-            false,
+            $static,
             Action::SiteHint,
             "lockSite",
             "(Ljava/lang/Object;I)V"
@@ -134,16 +138,12 @@ pub(crate) static RULES: &[Rule] = &[
     hint!("signalAll", "()V"),
     // And so does `LockSupport.unpark` (static: its thread, the hooked call's subject, is on
     // top of the stack): the JDK's SynchronousQueue unparks once every ten Jetty requests.
-    r!(
+    site_hint!(
         Locks,
         Some("java/util/concurrent/locks/LockSupport"),
-        None,
         "unpark",
         "(Ljava/lang/Thread;)V",
-        true,
-        Action::SiteHint,
-        "lockSite",
-        "(Ljava/lang/Object;I)V"
+        true
     ),
     r!(
         Object,
