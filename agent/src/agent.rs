@@ -211,7 +211,7 @@ impl Agent {
             rec,
             methods,
             instrument,
-            contention: Contention,
+            contention: Contention::default(),
             exit_printed: AtomicBool::new(false),
             session,
             attach_done: std::sync::atomic::AtomicU8::new(0),
@@ -407,13 +407,14 @@ impl Agent {
             let pending = self.instrument.as_ref().map_or(0, |i| i.pending_classes());
             crate::say!("orca-test: tables: {loaders} loaders, {classes} classes, {methods} method maps, {pending} classes pending");
         }
+        // (first: the owners of contentions under way are asked before the last drain)
+        self.contention.stop(&self.rec.jvmti);
         if let Some(ins) = &self.instrument {
             ins.stop(&self.rec, jni);
         }
         if let Some(m) = &self.methods {
             m.stop(&self.rec.jvmti);
         }
-        self.contention.stop(&self.rec.jvmti);
         self.rec.log.finish_at_vm_death();
         if let Some(ms) = std::env::var("ORCA_TEST_EXIT_DELAY_MS")
             .ok()
@@ -510,6 +511,9 @@ impl Agent {
     /// ThreadStart. A thread already announced at VMInit (the main thread) is not announced
     /// twice.
     pub fn thread_start(&self, jni: Jni, thread: jthread) {
+        if crate::engines::owners::is_own_thread() {
+            return; // the agent's asker attaching: not a thread of the program
+        }
         if let Some((state, true)) =
             threads::current_or_new(&self.rec.jvmti, thread, self.options.stack_depth)
         {
@@ -520,6 +524,9 @@ impl Agent {
 
     /// ThreadEnd: the thread's last records and summaries, then its `ThreadEnded`.
     pub fn thread_end(&self, jni: Jni) {
+        if crate::engines::owners::is_own_thread() {
+            return;
+        }
         if let Some(state) = self.rec.current_state() {
             self.rec.recording_end(jni, state);
             crate::engines::tracker::close_inline(&self.rec, state, now_nanos());

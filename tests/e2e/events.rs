@@ -459,6 +459,115 @@ fn contention_owners_in_instrumentation_mode_are_exact_when_released_at_once() {
     }
 }
 
+/// A contention on a monitor that only the JDK's code takes (the tracker cannot name its
+/// owner; the JVM names it at a safepoint) costs no safepoint unless it lasts: the agent
+/// asks once the contention is half `contentionthreshold` old (1 ms by default). In
+/// `JdkOwners`, main holds a `Collections.synchronizedList`'s mutex inside the list's own
+/// `forEach` and releases it as soon as taker blocks on it, 200 times, then once 300 ms
+/// later. Every contention is counted or written; `GetObjectMonitorUsage` safepoints
+/// (`-Xlog:safepoint`) are at most the contentions that lasted 400 µs or more (one each
+/// before the asker: 201 here), and the long one names main as its owner.
+#[test]
+fn short_contentions_on_jdk_monitors_cost_no_safepoint_and_long_ones_name_their_owner() {
+    for jdk in jdks() {
+        let prefix_log = std::env::temp_dir().join(format!(
+            "orca-jdkowners-{}-{}.safepoints",
+            jdk.major,
+            std::process::id()
+        ));
+        let xlog = format!("-Xlog:safepoint:file={}", prefix_log.display());
+        let run = run_with(
+            "jdkowners",
+            jdk,
+            "mode=instrument",
+            &[&xlog],
+            "JdkOwners",
+            &["200", "300"],
+        );
+        let ctx = jdk.label();
+        assert_eq!(run.code, Some(0), "{ctx}: {}", run.stderr);
+        let field = |k: &str| {
+            run.stdout
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix(&format!("{k}=")))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .expect("the program prints its hashes")
+        };
+        let (list, main, taker) = (field("list"), field("main"), field("taker"));
+        let log = run.log();
+        assert_valid(&run, &log);
+        let safepoints = std::fs::read_to_string(&prefix_log).expect("the safepoint log");
+        let _ = std::fs::remove_file(&prefix_log);
+        let asked = safepoints
+            .lines()
+            .filter(|l| l.contains("\"GetObjectMonitorUsage\""))
+            .count();
+        // Written contentions (their waits from the pairs), and counted ones (from their
+        // histograms): every one of the 201, and how many lasted 400 µs or more.
+        let mut written = Vec::new();
+        let mut since = None;
+        for e in log.events.iter().filter(|e| e.object == Some(list)) {
+            match e.name.as_str() {
+                "MonitorContendedEnter" => {
+                    assert_eq!(e.thread, taker, "{ctx}: line {}", e.line);
+                    since = Some((e.nanos, e.owner));
+                }
+                "MonitorContendedEntered" => {
+                    let (t0, owner) = since.take().expect("an enter before");
+                    written.push((e.nanos - t0, owner.unwrap_or(0)));
+                }
+                _ => {}
+            }
+        }
+        let (mut counted, mut counted_long) = (0, 0);
+        let text = std::fs::read_to_string(format!("{}.orca", run.prefix.display())).unwrap();
+        for l in text.lines() {
+            let rec = orca_format::parse_event_line(l.as_bytes()).expect("a valid line");
+            if let orca_format::Event::MonitorContentions {
+                monitor, durations, ..
+            } = rec.event
+            {
+                if monitor.0 == list {
+                    counted += durations.count;
+                    for (b, n) in durations.histogram.buckets() {
+                        if orca_format::hist::bucket_upper(b) >= 400_000 {
+                            counted_long += n;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            written.len() as u64 + counted,
+            201,
+            "{ctx}: one contention a round ({} written, {counted} counted); stderr: {}",
+            written.len(),
+            run.stderr
+        );
+        let long_ones = written.iter().filter(|w| w.0 >= 400_000).count() as u64 + counted_long;
+        assert!(
+            asked as u64 <= long_ones,
+            "{ctx}: {asked} GetObjectMonitorUsage safepoints for {long_ones} contentions of 400 µs or more"
+        );
+        let (waited, owner) = *written.last().expect("the long contention is written");
+        assert!(
+            waited >= 300_000_000,
+            "{ctx}: the last contention waited {waited} ns"
+        );
+        assert_eq!(
+            owner, main,
+            "{ctx}: the long contention's owner is main ({main:08X})"
+        );
+        // A written contention names main, or nobody when it ended before it was asked about.
+        for (w, o) in &written {
+            assert!(
+                *o == main || *o == 0,
+                "{ctx}: a contention of {w} ns names {o:08X}"
+            );
+        }
+    }
+}
+
 /// Checks every MonitorEntered that follows its thread's MonitorEnter against it: not before
 /// it, and not before the contention's MonitorContendedEntered when one came between them.
 /// How many blocked and how many did not.

@@ -2,23 +2,28 @@
 //!
 //! The JVM reports a thread blocking on a monitor and getting it at last, whoever's code
 //! holds it (rewritten or not), so this source needs no instrumentation. The owner of a
-//! contended monitor comes from the tracker's buffers when instrumented code holds it.
+//! contended monitor comes from the tracker's buffers when instrumented code holds it, else
+//! from the JVM: at once when the contention is written at once, from the [`Asker`] once
+//! it has lasted when its line is kept back (a short one, only counted, needs no owner).
 
 use jni_sys::jobject;
 
+use crate::engines::owners::{owner_now, Asker};
 use crate::error::JvmtiError;
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
-use crate::recorder::ids;
 use crate::recorder::names;
 use crate::recorder::threads::ThreadState;
 use crate::recorder::writer::{EventRecord, Extra};
 use crate::recorder::Recorder;
 use orca_format::EventKind;
 
-/// The contention engine: it holds nothing; its events go straight to the recorder.
+/// The contention engine: its events go straight to the recorder; it holds only the
+/// questions about owners that are not due yet.
 #[derive(Default)]
-pub struct Contention;
+pub struct Contention {
+    owners: Asker,
+}
 
 impl Contention {
     /// At `Agent_OnLoad`, so that contention before VMInit is seen too.
@@ -27,10 +32,12 @@ impl Contention {
         jvmti.set_event(true, Event::MonitorContendedEntered)
     }
 
-    /// At VMDeath.
+    /// At VMDeath and at a detach, before the threads' last drain: the owners still asked
+    /// about are answered first (a thread blocked at the end is written with its owner).
     pub fn stop(&self, jvmti: &Jvmti) {
         let _ = jvmti.set_event(false, Event::MonitorContendedEnter);
         let _ = jvmti.set_event(false, Event::MonitorContendedEntered);
+        self.owners.stop();
     }
 
     /// MonitorContendedEnter: the thread blocks on `object`.
@@ -40,18 +47,7 @@ impl Contention {
         };
         // Instrumented code's holds are known without asking the JVM (whose answer is a
         // safepoint, and often comes after the owner has released the monitor).
-        let owner = match rec.tracked_owner(jni, monitor, state.hash, nanos) {
-            Some(h) => h,
-            None => match rec.jvmti.monitor_owner(object) {
-                Ok(t) if !t.is_null() => {
-                    let h = ids::thread_id(&rec.jvmti, t);
-                    jni.delete_local_ref(t);
-                    h
-                }
-                // Released already, or JVMTI could not tell: "unknown" in the format.
-                _ => 0,
-            },
-        };
+        let tracked = rec.tracked_owner(jni, monitor, state.hash, nanos);
         let frames = rec.stack(jni, state, 0, true);
         state.contending = monitor;
         let line = EventRecord {
@@ -59,12 +55,33 @@ impl Contention {
             kind: EventKind::MonitorContendedEnter,
             thread: state.hash,
             object: monitor,
-            owner,
+            owner: tracked.unwrap_or(0),
             extra: Extra::None,
             frames,
         };
-        // Kept back until the thread has the monitor: a short contention is only counted.
-        if let Some(line) = rec.defer_contention(state, line) {
+        // Kept back until the thread has the monitor: a short contention is only counted,
+        // and its owner, if the JVM must name it, is asked for only if it lasts.
+        let me = state.hash;
+        let kept = rec.defer_contention(state, line, |line| {
+            if tracked.is_some() {
+                return None;
+            }
+            let q = self.owners.ask(
+                rec.jvmti,
+                jni,
+                object,
+                (nanos, me),
+                rec.contention_threshold,
+            );
+            if q.is_none() {
+                line.owner = owner_now(&rec.jvmti, jni, object); // nobody to ask later
+            }
+            q
+        });
+        if let Some(mut line) = kept {
+            if tracked.is_none() {
+                line.owner = owner_now(&rec.jvmti, jni, object);
+            }
             rec.log.push(line);
         }
     }

@@ -1075,7 +1075,7 @@ pub fn juc_entry(
         // And so may a contended acquisition (by default the agent hears of a lock call only
         // when it is contended): its line waits for the call's end ([`juc_lock_end`]).
         if hook.is_some() && matches!(call, Call::Lock(_, k) if !k.is_release()) {
-            if let Some(line) = rec.defer_contention(state, line.record(frames)) {
+            if let Some(line) = rec.defer_contention(state, line.record(frames), |_| None) {
                 rec.log.push(line);
             }
             return;

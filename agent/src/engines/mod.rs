@@ -6,7 +6,8 @@
 //!   the binding of the rewritten call sites at ClassPrepare;
 //! - [`tracker`]: the bundled tracker class and what its natives report;
 //! - [`methods`]: JVMTI MethodEntry/MethodExit of the tracked JDK methods (JVMTI event mode);
-//! - [`contention`]: JVMTI MonitorContendedEnter/Entered (both modes).
+//! - [`contention`]: JVMTI MonitorContendedEnter/Entered (both modes), with [`owners`], its
+//!   thread that asks the JVM for the owners of the contentions that last.
 //!
 //! Engines record through the [`Recorder`](crate::recorder::Recorder) and never import the
 //! entry points (the JVM finds the tracker's natives there by their JNI names).
@@ -14,6 +15,7 @@
 pub mod contention;
 pub mod instrument;
 pub mod methods;
+pub mod owners;
 pub mod tracker;
 
 use crate::error::JvmtiError;

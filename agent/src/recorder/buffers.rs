@@ -21,6 +21,7 @@ use crate::events::{RecordKind, SiteBits, Sizes, HELD_WORDS};
 use crate::jvmti::Jni;
 use crate::recorder::budget;
 use crate::recorder::clock::now_nanos;
+use crate::recorder::owners::OwnerQuery;
 use crate::recorder::summary::{self, FastHasher, FastMap, OrderSlots, Summary};
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
 use crate::recorder::waiters::{Found, Left};
@@ -155,7 +156,25 @@ pub struct Recording {
     /// The `MonitorContendedEnter` line of the thread's contention under way, not written
     /// yet: a contention shorter than `contentionthreshold` is only counted
     /// ([`Recorder::contention_ended`]); here for the same reason as `deferred`.
-    deferred_contention: Option<EventRecord>,
+    deferred_contention: Option<KeptContention>,
+}
+
+/// A kept-back contention line, and the question its owner waits on when no instrumented
+/// code held the monitor ([`OwnerQuery`]).
+struct KeptContention {
+    line: EventRecord,
+    owner: Option<Arc<OwnerQuery>>,
+}
+
+impl KeptContention {
+    /// The line to write now, with the owner the asker found by now (0 if none yet).
+    fn line(self) -> EventRecord {
+        let mut line = self.line;
+        if let Some(q) = self.owner {
+            line.owner = q.owner();
+        }
+        line
+    }
 }
 
 /// Every thread's recording, by the address of its `Arc` (removal at thread end is O(1):
@@ -696,8 +715,8 @@ impl Recorder {
             self.log.push(line);
         }
         // Likewise a contention under way (a thread blocked at exit): written in full.
-        if let Some(line) = r.deferred_contention.take() {
-            self.log.push(line);
+        if let Some(kept) = r.deferred_contention.take() {
+            self.log.push(kept.line());
         }
         let (holds, edges) = r.summary.take();
         // The rows the tracker was told of are gone (the caller on the thread itself tells it).
@@ -1118,8 +1137,15 @@ impl Recorder {
     /// A `MonitorContendedEnter` line (with its stack): kept back until the thread has the
     /// monitor, when the contention may be counted instead (`contentionthreshold` above 0, a
     /// thread the tracker has registered, a stack to take the site from); else given back:
-    /// write it now.
-    pub fn defer_contention(&self, state: &ThreadState, line: EventRecord) -> Option<EventRecord> {
+    /// write it now. `ask`: called only when the line is kept back, the question its owner
+    /// will be answered by ([`OwnerQuery`]; `None`: the line's owner stands, as `ask` left
+    /// it).
+    pub fn defer_contention(
+        &self,
+        state: &ThreadState,
+        mut line: EventRecord,
+        ask: impl FnOnce(&mut EventRecord) -> Option<Arc<OwnerQuery>>,
+    ) -> Option<EventRecord> {
         if self.contention_threshold == 0 || line.frames.is_empty() {
             return Some(line);
         }
@@ -1130,10 +1156,14 @@ impl Recorder {
         if r.closed {
             return Some(line);
         }
+        let owner = ask(&mut line);
         // One under way already (its Entered never came: an attach, a lost event) is
         // written as it was.
-        if let Some(old) = r.deferred_contention.replace(line) {
-            self.log.push(old);
+        if let Some(old) = r
+            .deferred_contention
+            .replace(KeptContention { line, owner })
+        {
+            self.log.push(old.line());
         }
         None
     }
@@ -1143,8 +1173,8 @@ impl Recorder {
     /// after it.
     pub fn flush_contention(&self, state: &ThreadState) {
         if let Some(recording) = &state.recording {
-            if let Some(line) = lock(recording).deferred_contention.take() {
-                self.log.push(line);
+            if let Some(kept) = lock(recording).deferred_contention.take() {
+                self.log.push(kept.line());
             }
         }
     }
@@ -1165,7 +1195,8 @@ impl Recorder {
             return Some(None);
         };
         let mut r = lock(recording);
-        let Some(enter) = r.deferred_contention.take() else {
+        // (the owner's question closed: an asker that has not asked yet will not)
+        let Some(enter) = r.deferred_contention.take().map(KeptContention::line) else {
             return Some(None);
         };
         let waited = nanos.saturating_sub(enter.nanos);
@@ -1206,7 +1237,8 @@ impl Recorder {
             return false;
         };
         let mut r = lock(recording);
-        let Some(enter) = r.deferred_contention.take() else {
+        // (the owner's question closed: an asker that has not asked yet will not)
+        let Some(enter) = r.deferred_contention.take().map(KeptContention::line) else {
             return false;
         };
         let waited = nanos.saturating_sub(enter.nanos);

@@ -13,6 +13,7 @@ pub mod clock;
 pub mod ids;
 pub mod metadata;
 pub mod names;
+pub mod owners;
 pub mod sites;
 pub mod stacks;
 pub mod summary;
