@@ -545,9 +545,16 @@ fn short_contentions_on_jdk_monitors_cost_no_safepoint_and_long_ones_name_their_
             run.stderr
         );
         let long_ones = written.iter().filter(|w| w.0 >= 400_000).count() as u64 + counted_long;
+        // A contention elsewhere written as it happened (a thread the tracker has no buffer
+        // for: the JDK's own, at start-up or exit) may have asked at once.
+        let elsewhere = log
+            .events
+            .iter()
+            .filter(|e| e.name == "MonitorContendedEnter" && e.object != Some(list))
+            .count() as u64;
         assert!(
-            asked as u64 <= long_ones,
-            "{ctx}: {asked} GetObjectMonitorUsage safepoints for {long_ones} contentions of 400 µs or more"
+            asked as u64 <= long_ones + elsewhere,
+            "{ctx}: {asked} GetObjectMonitorUsage safepoints for {long_ones} contentions of 400 µs or more and {elsewhere} on other monitors"
         );
         let (waited, owner) = *written.last().expect("the long contention is written");
         assert!(

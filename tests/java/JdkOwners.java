@@ -11,8 +11,8 @@ import java.util.List;
  * agent does not instrument (jdk=no), so the tracker cannot name its owner. ROUNDS times,
  * main holds it inside the list's forEach (JDK code holding the mutex, main's lambda
  * running), lets "taker" call size() and releases it the moment taker is BLOCKED on it:
- * ROUNDS short contentions, each main's. Then one long one: main keeps it LONG_MS after taker
- * blocked. Prints the hashes the test checks the log against.
+ * ROUNDS short contentions, each main's. Then one long one, at another site: main keeps it
+ * LONG_MS after taker blocked. Prints the hashes the test checks the log against.
  * Usage: java JdkOwners ROUNDS LONG_MS
  */
 public class JdkOwners {
@@ -37,7 +37,10 @@ public class JdkOwners {
                 while (round != r) {
                     Thread.onSpinWait();
                 }
-                if (list.size() != 1) { // @taker-size
+                // The long contention at a site of its own (SynchronizedCollection.isEmpty's
+                // block, not size's): a site writes at most 5 long contentions a second, and
+                // on a loaded machine short rounds can last a millisecond too.
+                if (r <= rounds ? list.size() != 1 : list.isEmpty()) {
                     throw new AssertionError();
                 }
                 taken = r;

@@ -211,7 +211,7 @@ impl Call {
         }
     }
 
-    fn from_u8(v: u8) -> Option<Call> {
+    pub(crate) fn from_u8(v: u8) -> Option<Call> {
         if v >= 64 {
             let i = (v - 64) as usize;
             return Some(Call::Lock(

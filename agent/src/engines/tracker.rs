@@ -735,7 +735,31 @@ pub fn hook_exit(rec: &Recorder, jni: Jni) {
 /// summaries agree to the nanosecond).
 pub fn lock_enter(rec: &Recorder, jni: Jni, (report, lock): (i32, jobject), t0: u64) {
     if let Some(call) = Call::from_hook_report(report) {
+        end_lost_unlock(rec, t0);
         juc_hook_enter(rec, jni, (call, t0), lock, (LOCK_ENTRY_FRAMES, 0));
+    }
+}
+
+/// The tracker tells of its outermost lock calls only (one inside another hooked call is
+/// quiet), so an `unlock` the agent still has open when it is told of the next one lost its
+/// end: the tracker went on from it without telling the agent (a StackOverflowError in its
+/// reports, `tests/java/JucOverflow.java`). It ends now with no line, as an `unlock` that
+/// threw: written when the thread next wrote a line, its `LockRelease` was stamped at its
+/// call's start, before lines the thread had written since (docs/FORMAT.md, "Ordering"). The
+/// lines then keep its hold, as they do for an `unlock` whose end the tracker lost itself.
+fn end_lost_unlock(rec: &Recorder, nanos: u64) {
+    let Some(state) = rec.current_state() else {
+        return;
+    };
+    let lost = state.depth == 1
+        && state
+            .open
+            .as_ref()
+            .and_then(|o| o.lock_call)
+            .and_then(Call::from_u8)
+            .is_some_and(|c| matches!(c, Call::Lock(_, k) if k.is_release()));
+    if lost {
+        rec.end_call_as(nanos, state, |_| None);
     }
 }
 
