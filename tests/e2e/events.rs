@@ -2,6 +2,15 @@
 
 use orca_tests::*;
 
+/// The hash a test program printed as `KEY=HEX` on stdout.
+fn printed_hash(run: &Run, key: &str) -> u32 {
+    run.stdout
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix(&format!("{key}=")))
+        .and_then(|h| u32::from_str_radix(h, 16).ok())
+        .expect("the program prints its hashes")
+}
+
 fn top(log: &Log, e: &Event) -> String {
     log.top_frame(e)
         .unwrap_or_else(|| format!("<no frame> line {}", e.line))
@@ -406,13 +415,7 @@ fn contention_owners_in_instrumentation_mode_are_exact_when_released_at_once() {
             &["100"],
         );
         assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
-        let field = |k: &str| {
-            run.stdout
-                .split_whitespace()
-                .find_map(|w| w.strip_prefix(&format!("{k}=")))
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .expect("the program prints its hashes")
-        };
+        let field = |k: &str| printed_hash(&run, k);
         let (lock, main, taker) = (field("lock"), field("main"), field("taker"));
         let log = run.log();
         assert_valid(&run, &log);
@@ -486,13 +489,7 @@ fn short_contentions_on_jdk_monitors_cost_no_safepoint_and_long_ones_name_their_
         );
         let ctx = jdk.label();
         assert_eq!(run.code, Some(0), "{ctx}: {}", run.stderr);
-        let field = |k: &str| {
-            run.stdout
-                .split_whitespace()
-                .find_map(|w| w.strip_prefix(&format!("{k}=")))
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .expect("the program prints its hashes")
-        };
+        let field = |k: &str| printed_hash(&run, k);
         let (list, main, taker) = (field("list"), field("main"), field("taker"));
         let log = run.log();
         assert_valid(&run, &log);
