@@ -64,11 +64,27 @@ enum Claim {
 
 /// Finds `hash`'s slot, or takes one for it.
 fn claim(hash: u32, probes: usize) -> Claim {
+    claim_in(&NAMED, &FULL, hash, probes)
+}
+
+/// [`claim`] in `table`, whose [`FULL`] is `full`. Once the table is full, a hash probes at
+/// most [`PROBES`] slots, however many it was given: with every slot taken, each new object of
+/// an event would otherwise scan [`EVENT_PROBES`] slots (4 KB) before it is left unnamed. A
+/// program that parks on a fresh object per task (an executor's `FutureTask`) fills the table
+/// within seconds and then has millions of such objects (2.5% of `ExecutorWork`'s samples on
+/// JDK 25). An object named already but further than that from its hash's first slot is then
+/// taken for a new one: its class line was written when it was named.
+fn claim_in(table: &[AtomicU32], full: &AtomicBool, hash: u32, probes: usize) -> Claim {
+    let probes = if full.load(Ordering::Relaxed) {
+        probes.min(PROBES)
+    } else {
+        probes
+    };
     // Identity hashes are spread already; the multiplication spreads sequential ones.
     let start = (hash.wrapping_mul(0x9E37_79B9) >> 16) as usize;
     for i in 0..probes {
-        let s = (start + i) & (SLOTS - 1);
-        let slot = &NAMED[s];
+        let s = (start + i) & (table.len() - 1);
+        let slot = &table[s];
         match slot.load(Ordering::Relaxed) {
             h if h == hash => return Claim::Named(s),
             0 => match slot.compare_exchange(0, hash, Ordering::Relaxed, Ordering::Relaxed) {
@@ -79,9 +95,10 @@ fn claim(hash: u32, probes: usize) -> Claim {
             _ => continue,
         }
     }
-    if !FULL.swap(true, Ordering::Relaxed) {
+    if !full.swap(true, Ordering::Relaxed) {
         crate::say!(
-            "orca: more objects than the agent names ({SLOTS}); the classes of later ones are not written (their IDs still are)"
+            "orca: more objects than the agent names ({}); the classes of later ones are not written (their IDs still are)",
+            table.len()
         );
     }
     Claim::Full
@@ -164,4 +181,44 @@ fn write_class(rec: &Recorder, jni: Jni, obj: jobject, hash: u32) {
         extra: Extra::Class(sig.into()),
         frames: Frames::new(),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hash whose first slot in a table of `len` slots is `slot` (claim's spreading).
+    fn hash_at(slot: usize, len: usize) -> u32 {
+        (1..u32::MAX)
+            .find(|h| (h.wrapping_mul(0x9E37_79B9) >> 16) as usize & (len - 1) == slot)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_full_table_probes_no_further_than_the_trackers_share() {
+        const LEN: usize = 4096;
+        let table: Vec<AtomicU32> = (0..LEN).map(|_| AtomicU32::new(0)).collect();
+        let full = AtomicBool::new(false);
+        // Every slot but the last taken: an event's object still finds the free one 4,000
+        // slots on while the table is not full.
+        for (s, slot) in table.iter().enumerate().take(LEN - 1) {
+            slot.store(u32::MAX - s as u32, Ordering::Relaxed);
+        }
+        let far = hash_at(0, LEN);
+        assert!(matches!(claim_in(&table, &full, far, LEN), Claim::New(s) if s == LEN - 1));
+        assert!(!full.load(Ordering::Relaxed));
+        // Now full: a new hash is refused, and says so.
+        let new = hash_at(7, LEN);
+        assert!(matches!(claim_in(&table, &full, new, LEN), Claim::Full));
+        assert!(full.load(Ordering::Relaxed));
+        // Full: a hash named near its first slot is still found; one named further away than
+        // PROBES (`far`, 4,095 slots on) is not looked for, however many probes were asked.
+        let near_start = hash_at(5, LEN);
+        table[6].store(near_start, Ordering::Relaxed);
+        assert!(matches!(
+            claim_in(&table, &full, near_start, LEN),
+            Claim::Named(6)
+        ));
+        assert!(matches!(claim_in(&table, &full, far, LEN), Claim::Full));
+    }
 }
