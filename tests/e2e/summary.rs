@@ -2028,7 +2028,11 @@ fn short_contentions_are_counted_and_long_ones_written_with_stacks() {
                 );
             }
         }
-        // The contention events' times are the waits': each written one at least 30 ms.
+        // The contention events' times are the waits': each written one about 30 ms, at
+        // least 25. Not 30: main's 30 ms begin when it sees the worker BLOCKED, which HotSpot
+        // shows before it posts MonitorContendedEnter, and the agent stamps the enter in that
+        // callback; on a loaded machine the callback runs late, and the wait measured is
+        // shorter by as much (29.6 ms once in CI).
         let blocked = written_waits(
             &log,
             "MonitorContendedEnter",
@@ -2036,7 +2040,7 @@ fn short_contentions_are_counted_and_long_ones_written_with_stacks() {
             monitor,
         );
         assert!(
-            blocked.iter().all(|&ns| ns >= 30_000_000),
+            blocked.iter().all(|&ns| ns >= 25_000_000),
             "{label}: {blocked:?}"
         );
     }
