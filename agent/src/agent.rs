@@ -187,6 +187,7 @@ impl Agent {
                     )
                     .then(Ticker::start)
                     .flatten(),
+                    sample_tracking: options.sampled_tracking,
                     session,
                     // A counted notify needs its site's frame (stackdepth above 0).
                     waiters: (rec.count_notifies && options.stack_depth > 0)
@@ -199,6 +200,13 @@ impl Agent {
                         && rec.wait_threshold > 0)
                         .then_some(rec.wait_threshold),
                 };
+                if settings.sample_tracking && settings.coarse_clock.is_none() {
+                    crate::say!(
+                        "orca: tracking=sampled needs sampled hold timing (holdtiming=sampled, \
+                         no trace=all, holdthreshold off or at least 4ms): every hold is \
+                         identified"
+                    );
+                }
                 (
                     None,
                     Some(Instrumentation::new(options.jdk, settings, &rec)),
@@ -270,7 +278,11 @@ impl Agent {
                         self.options.hold_threshold,
                     ) =>
                 {
-                    ", trace=summary, holdtiming=sampled"
+                    if self.options.sampled_tracking {
+                        ", trace=summary, holdtiming=sampled, tracking=sampled"
+                    } else {
+                        ", trace=summary, holdtiming=sampled"
+                    }
                 }
                 (_, false) => ", trace=summary, holdtiming=exact",
             },

@@ -85,6 +85,11 @@ pub struct Options {
     /// ([`crate::recorder::clock::Ticker`]); `holdtiming=exact`: every hold is timed (as
     /// `trace=all` implies).
     pub sampled_holds: bool,
+    /// Instrumentation mode, `tracking=sampled`: a monitor hold that sampled timing leaves
+    /// untimed is also left unidentified (no identity hash, name or lock-order occurrence:
+    /// counted at its site in the row of other monitors), with the monitor holds nested in
+    /// it; `tracking=full` (the default): every hold is identified. Needs sampled timing.
+    pub sampled_tracking: bool,
     /// Instrumentation mode: `Object.wait`, `Condition.await*` and `LockSupport.park*` calls
     /// shorter than this are counted per site (`Waits` lines) instead of written as events,
     /// and a wake-up that finds only such waiters is counted (`Notifies`); 0: every wait and
@@ -110,6 +115,7 @@ impl Default for Options {
             fast_walk: true,
             count_notifies: true,
             sampled_holds: true,
+            sampled_tracking: false,
             wait_threshold: DEFAULT_WAIT_THRESHOLD,
             contention_threshold: DEFAULT_CONTENTION_THRESHOLD,
         }
@@ -124,6 +130,7 @@ const TRACE_EXPECTED: &str = "valid values: summary, all";
 const WALK_EXPECTED: &str = "valid values: fast, jvmti";
 const NOTIFIES_EXPECTED: &str = "valid values: counted, events";
 const TIMING_EXPECTED: &str = "valid values: sampled, exact";
+const TRACKING_EXPECTED: &str = "valid values: full, sampled";
 const THRESHOLD_EXPECTED: &str =
     "expected a duration such as 10ms, 500us, 2s, 0 (every hold), or off";
 const WAIT_THRESHOLD_EXPECTED: &str =
@@ -288,6 +295,10 @@ impl Options {
                 "holdtiming" => {
                     opts.sampled_holds = two_way(key, value, ["sampled", "exact"], TIMING_EXPECTED)?
                 }
+                "tracking" => {
+                    opts.sampled_tracking =
+                        !two_way(key, value, ["full", "sampled"], TRACKING_EXPECTED)?
+                }
                 "holdthreshold" => {
                     if value.is_empty() {
                         return Err(StartError::Empty {
@@ -434,6 +445,19 @@ mod tests {
         );
         assert!(Options::parse(Some("holdtiming=")).is_err());
         assert!(Options::parse(Some("holdtiming=rough")).is_err());
+        assert!(!Options::default().sampled_tracking);
+        assert!(
+            Options::parse(Some("tracking=sampled"))
+                .unwrap()
+                .sampled_tracking
+        );
+        assert!(
+            !Options::parse(Some("tracking=full"))
+                .unwrap()
+                .sampled_tracking
+        );
+        assert!(Options::parse(Some("tracking=")).is_err());
+        assert!(Options::parse(Some("tracking=some")).is_err());
     }
 
     #[test]

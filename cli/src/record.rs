@@ -37,6 +37,11 @@ pub struct AgentFlags {
     /// sample timed) or `exact` (every hold timed).
     #[arg(long, value_parser = ["sampled", "exact"])]
     pub holdtiming: Option<String>,
+    /// Instrumentation mode, with sampled timing: `full` (the agent's default: every hold
+    /// identified, its monitor hashed and its lock orders counted) or `sampled` (only the
+    /// timed sample identified, the other holds counted per site).
+    #[arg(long, value_parser = ["full", "sampled"])]
+    pub tracking: Option<String>,
     /// Instrumentation mode: waits (wait, await, park) at least this long are events with
     /// a stack, shorter ones are counted per site (`10ms`, `0` for every wait as an event;
     /// the agent's default is 10ms).
@@ -115,6 +120,9 @@ pub fn agent_options(r: &Record) -> Result<String, String> {
     }
     if let Some(t) = &f.holdtiming {
         opts.push_str(&format!(",holdtiming={t}"));
+    }
+    if let Some(t) = &f.tracking {
+        opts.push_str(&format!(",tracking={t}"));
     }
     if let Some(t) = &f.waitthreshold {
         opts.push_str(&format!(",waitthreshold={t}"));
@@ -401,6 +409,7 @@ mod tests {
                 no_juc: true,
                 trace: Some("all".into()),
                 holdtiming: Some("exact".into()),
+                tracking: Some("sampled".into()),
                 waitthreshold: Some("0".into()),
                 contentionthreshold: Some("0".into()),
                 ..AgentFlags::default()
@@ -412,14 +421,14 @@ mod tests {
         let o = agent_options(&r).unwrap();
         assert_eq!(
             o,
-            "out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,waitthreshold=0,contentionthreshold=0,jdk=yes,juc=no"
+            "out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,tracking=sampled,waitthreshold=0,contentionthreshold=0,jdk=yes,juc=no"
         );
         let a = java_args(Path::new("/a/liborca.so"), &o, &r.command);
         assert_eq!(
             a,
             [
                 "java",
-                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,waitthreshold=0,contentionthreshold=0,jdk=yes,juc=no",
+                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,tracking=sampled,waitthreshold=0,contentionthreshold=0,jdk=yes,juc=no",
                 "-cp",
                 "x",
                 "Main"

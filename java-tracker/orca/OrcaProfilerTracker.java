@@ -148,6 +148,17 @@ public final class OrcaProfilerTracker {
      * its coarse start reaches this (holdThreshold less one tick): the hold is then at least
      * that long, and every hold of holdThreshold is, when the ticker runs on time. */
     static long holdCaught = -1;
+    /**
+     * tracking=sampled (set only with coarseClock): an outermost hold (of a monitor or a
+     * j.u.c. lock) not in the thread's sample (Rec.untracked) is left unidentified, with every
+     * hold nested in it: its held entry has hash 0, it is counted at its site in the row of
+     * other monitors (Rec.quietCount), and it neither names its monitor nor makes a lock-order
+     * occurrence. Why: a program that locks a fresh object per row (Derby) spent most of its
+     * tracker time on the identity hash, the name and the lock orders of holds nobody reads
+     * one by one; the counts per site stay exact, and a long hold is still found (by the
+     * coarse clock) and hashed at its end. See "Sampled tracking" in docs/MODES.md.
+     */
+    static boolean sampleTracking;
 
     private static final ThreadLocal<Rec> REC = new ThreadLocal<Rec>();
 
@@ -306,6 +317,9 @@ public final class OrcaProfilerTracker {
             if (r == null) {
                 return monitor;
             }
+            if (sampleTracking && r.untracked()) {
+                return quietEnter(r, monitor);
+            }
             // Hashed before it is locked: hashing a locked object would inflate its lock.
             int h = r.hash(monitor);
             r.name(monitor, h);
@@ -319,6 +333,16 @@ public final class OrcaProfilerTracker {
             // never throw into application code (StackOverflowError included)
             return monitor;
         }
+    }
+
+    /** monitorEnter of a hold left unidentified (tracking=sampled): no hash, name or order. */
+    private static Object quietEnter(Rec r, Object monitor) {
+        r.pendingObj = monitor;
+        r.pendingHash = 0;
+        if (r.depth != 0) {
+            r.pendingInner = r.find(monitor) >= 0;
+        }
+        return r;
     }
 
     /**
@@ -356,7 +380,8 @@ public final class OrcaProfilerTracker {
                 return;
             }
             long c = coarseClock;
-            r.push(monitor, h, site, c != 0 ? r.begin(c) : System.nanoTime());
+            r.push(monitor, h, site, c == 0 ? System.nanoTime() : h == 0 ? r.quietBegin(c)
+                    : r.begin(c));
         } catch (Throwable t) {
         }
     }
@@ -407,6 +432,10 @@ public final class OrcaProfilerTracker {
                 syncEnteredRare(r, monitor, site);
                 return;
             }
+            if (sampleTracking && r.untracked()) {
+                r.push(monitor, 0, site, r.quietBegin(coarseClock));
+                return;
+            }
             // named before the hold's clock is read, so that naming is not counted in the hold
             int h = r.hashLocked(monitor);
             r.name(monitor, h);
@@ -419,6 +448,11 @@ public final class OrcaProfilerTracker {
     /** syncEntered with monitors held (nesting, reentrancy) or with trace=all. */
     @DontInline
     private static void syncEnteredRare(Rec r, Object monitor, int site) {
+        if (sampleTracking && r.untracked()) {
+            boolean inner = r.find(monitor) >= 0;
+            r.push(monitor, 0, inner ? site | INNER : site, inner ? 0 : r.quietBegin(coarseClock));
+            return;
+        }
         // A reentrant acquisition (a synchronized method calling one of its own object's)
         // takes the hash its held entry has: the monitor is locked, and hashing it would be a
         // call into the VM (hash); it was named when it was first taken.
@@ -501,10 +535,21 @@ public final class OrcaProfilerTracker {
                 t = r.coarse(addr);
                 long near = holdNear;
                 if (near >= 0 && t - ~start - paused >= near) {
-                    nearEnd(r, addr, enterSite, h, ~start, paused);
+                    nearEnd(r, monitor, addr, enterSite, h, ~start, paused);
                     return;
                 }
-                r.released(h, ~start, t);
+                if (h == 0 && paused > 0) {
+                    // Left unidentified (tracking=sampled), and it waited: hashed now, as the
+                    // agent's pause of its wait names the monitor. The others are counted at
+                    // their site in the row of other monitors.
+                    h = r.hashLocked(monitor);
+                    r.name(monitor, h);
+                }
+                if (h != 0) {
+                    r.released(h, ~start, t);
+                } else if (paused == 0 && r.quietCount(enterSite)) {
+                    return;
+                }
                 if (paused == 0 && r.counted(OrcaEvents.R_HOLD, enterSite, h, t)) {
                     return;
                 }
@@ -530,13 +575,22 @@ public final class OrcaProfilerTracker {
      * (see exitRare).
      */
     @DontInline
-    private static void nearEnd(Rec r, long addr, int site, int h, long c0, long paused) {
+    private static void nearEnd(Rec r, Object monitor, long addr, int site, int h, long c0,
+            long paused) {
         long t = System.nanoTime();
         long start = r.startedBy(addr, c0, t);
-        r.released(h, start, t);
         long held = t - start - paused;
         long threshold = holdCaught;
-        if (threshold >= 0 && held >= threshold) {
+        boolean isLong = threshold >= 0 && held >= threshold;
+        if (h == 0 && (isLong || paused > 0)) {
+            // a hold left unidentified (tracking=sampled) that is written, or that waited
+            h = r.hashLocked(monitor);
+            r.name(monitor, h);
+        }
+        if (h != 0) {
+            r.released(h, start, t);
+        }
+        if (isLong) {
             longHold(r, site, h, held, t, start);
         }
         r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD, site, h, t, -1);
@@ -583,10 +637,17 @@ public final class OrcaProfilerTracker {
                     }
                     third = -1;
                 }
-                r.released(h, start, t);
+                long held = t - start - paused;
+                if (h == 0 && (paused > 0 || threshold >= 0 && held >= threshold)) {
+                    // left unidentified (tracking=sampled): see nearEnd
+                    h = r.hashLocked(monitor);
+                    r.name(monitor, h);
+                }
+                if (h != 0) {
+                    r.released(h, start, t);
+                }
                 // The long hold's line first: its hold record, put after it, is counted in
                 // a summary line written after it (a put may write the summaries).
-                long held = t - start - paused;
                 if (threshold >= 0 && held >= threshold) {
                     longHold(r, enterSite, h, held, t, start);
                 }
@@ -965,12 +1026,18 @@ public final class OrcaProfilerTracker {
                 if (site == 0) {
                     site = callerSite();
                 }
-                int h = r.hash(sync);
-                r.name(sync, h);
-                r.lockSite = site;
-                r.lockHash = h;
                 int flags = OrcaEvents.S_LOCK | (read ? OrcaEvents.S_READ : 0);
-                r.lockInner = r.depth > 0 && r.nested(sync, site, h, flags);
+                r.lockSite = site;
+                if (sampleTracking && r.untracked()) {
+                    // left unidentified, as a monitor's hold (tracking=sampled)
+                    r.lockHash = 0;
+                    r.lockInner = r.depth > 0 && r.findLock(sync, flags) >= 0;
+                } else {
+                    int h = r.hash(sync);
+                    r.name(sync, h);
+                    r.lockHash = h;
+                    r.lockInner = r.depth > 0 && r.nested(sync, site, h, flags);
+                }
             }
             r.hintObj = null;
             r.inLock = !traceAll;
@@ -1125,10 +1192,15 @@ public final class OrcaProfilerTracker {
                         // The LockHold line first: the LockHolds line that counts it must come
                         // after it (FORMAT.md), and putting the record may write the summaries.
                         long held = end - start - paused;
+                        if (h == 0 && (paused > 0 || threshold >= 0 && held >= threshold)) {
+                            // left unidentified (tracking=sampled), and written or waited
+                            h = hashNamed(r, sync);
+                        }
                         if (threshold >= 0 && held >= threshold) {
                             lockLongHold(enterSite, h, held, end, start);
                         } else if (third < 0 && !r.lockPrecise && paused == 0
-                                && r.counted(OrcaEvents.R_LOCK_HOLD, enterSite, h, end)) {
+                                && (h == 0 && r.quietCount(enterSite)
+                                        || r.counted(OrcaEvents.R_LOCK_HOLD, enterSite, h, end))) {
                             // counted in the record before it, as a monitor's (Rec.counted)
                             return;
                         }
@@ -1153,7 +1225,7 @@ public final class OrcaProfilerTracker {
             long t;
             if (acquired && !traceAll && !r.lockInner) {
                 long c = coarseClock;
-                t = c != 0 ? r.begin(c) : System.nanoTime();
+                t = c == 0 ? System.nanoTime() : r.lockHash == 0 ? r.quietBegin(c) : r.begin(c);
             } else {
                 t = traceAll || r.lockContended || !acquired ? System.nanoTime() : 0;
             }
@@ -1222,7 +1294,7 @@ public final class OrcaProfilerTracker {
         long t;
         if (taken && !traceAll && !r.lockInner) {
             long c = coarseClock;
-            t = c != 0 ? r.begin(c) : System.nanoTime();
+            t = c == 0 ? System.nanoTime() : r.lockHash == 0 ? r.quietBegin(c) : r.begin(c);
         } else {
             t = traceAll || r.lockContended ? System.nanoTime() : 0;
         }
@@ -1755,6 +1827,116 @@ public final class OrcaProfilerTracker {
             int next = (int) (c0 + 1) & (TICKS - 1);
             long v = U.getLongOpaque(null, addr + 8L + 8L * next);
             return v > c0 && v - c0 < TICKS * TICK && v <= t ? v : c0;
+        }
+
+        /**
+         * tracking=sampled: the monitor about to be held is left unidentified. Nested, when
+         * the outermost entry was left so; outermost, unless it is its turn in a plan like
+         * sampled timing's (Rec.timed): one outermost hold in `trackStride` at random is
+         * identified, with everything nested in it, the stride set per window from the holds
+         * the thread took in the last (all of them, nested too: `pushes`), so that it
+         * identifies about TRACK_BUDGET holds per window, and every one while it takes fewer
+         * (small programs and the tests stay exact). Why the holds and not the outermost ones:
+         * Derby nests a statement's hundreds of holds in one (its connection's monitor).
+         */
+        boolean untracked() {
+            int d = depth;
+            if (d != 0) {
+                return (int) held[0] == 0;
+            }
+            long addr = coarseClock;
+            if (addr == 0 || U == null) {
+                return false;
+            }
+            long c = U.getLongOpaque(null, addr);
+            if (--trackSkip > 0 && c - trackStart < WINDOW && c >= trackStart) {
+                return true;
+            }
+            trackTurn(c);
+            return false;
+        }
+
+        /** An outermost hold identified (untracked): the next draw, out of line. */
+        @DontInline
+        private void trackTurn(long c) {
+            if (c - trackStart >= WINDOW || c < trackStart) {
+                int holds = pushes - trackPushes;
+                trackStride = holds <= TRACK_BUDGET ? 1
+                        : Math.min(holds / TRACK_BUDGET + 1, MAX_STRIDE);
+                trackStart = c;
+                trackPushes = pushes;
+            }
+            int n = 1;
+            if (trackStride > 1) {
+                int x = seed;
+                x ^= x << 13;
+                x ^= x >>> 17;
+                x ^= x << 5;
+                seed = x;
+                n = 1 + (int) ((x & 0xFFFFFFFFL) % (2L * trackStride - 1));
+            }
+            trackSkip = n;
+        }
+
+        /** Holds identified per WINDOW per thread, about (tracking=sampled), as sampled
+         * timing's BUDGET. */
+        static final int TRACK_BUDGET = 500;
+        /** Outermost holds until the next identified one (this one included), the plan's
+         * stride and window start, and `pushes` then (see untracked). */
+        int trackSkip;
+        int trackStride = 1;
+        long trackStart;
+        int trackPushes;
+        /** Held entries pushed by this thread so far (wraps; tracking=sampled only): its rate
+         * of holds. */
+        int pushes;
+
+        /**
+         * Holds left unidentified (tracking=sampled) that ended without a wait or a precise
+         * end, counted per site (a j.u.c. lock's with its mode's bits): QUIET pairs of (site,
+         * count), the site's slot found by its hash and up to QUIET_PROBES probes. Read and
+         * emptied by the agent at each drain of this thread (agent/src/recorder/buffers.rs,
+         * fold_quiet). Why: a record per hold was most of what such a hold still cost Derby
+         * (the agent's drain: Summary::row, records, untimed_hold), as consecutive holds at
+         * one site, which share a record, are rare in a program that nests.
+         */
+        int[] quiet;
+        static final int QUIET_BITS = 8;
+        static final int QUIET = 1 << QUIET_BITS;
+        static final int QUIET_PROBES = 4;
+        /** A count the table takes at most: the agent drains it long before. */
+        static final int QUIET_MAX = 1 << 30;
+
+        /** Counts an unidentified hold at `site` in `quiet`; false when its slots are taken. */
+        boolean quietCount(int site) {
+            int[] q = quiet;
+            if (q == null) {
+                q = quiet = new int[2 * QUIET];
+            }
+            int k = ((site * 0x9E3779B1) >>> (32 - QUIET_BITS)) << 1;
+            for (int p = 0; p < QUIET_PROBES; p++) {
+                int s = q[k];
+                if (s == site) {
+                    int c = q[k + 1];
+                    if (c >= QUIET_MAX) {
+                        return false;
+                    }
+                    q[k + 1] = c + 1;
+                    return true;
+                }
+                if (s == 0) {
+                    q[k] = site;
+                    q[k + 1] = 1;
+                    return true;
+                }
+                k = (k + 2) & (2 * QUIET - 1);
+            }
+            return false;
+        }
+
+        /** The start of a hold left unidentified: the coarse clock inverted (never timed). */
+        long quietBegin(long addr) {
+            return ~coarse(addr);
         }
 
         /**
@@ -2425,7 +2607,7 @@ public final class OrcaProfilerTracker {
          * outermost hold, not of o, and the first of its lock. */
         private boolean counts(int i, Object o) {
             Object h = heldObj[i];
-            if (heldSite(i) < 0 || h == o) {
+            if (heldSite(i) < 0 || h == o || sampleTracking && heldHash(i) == 0) {
                 return false;
             }
             for (int k = 0; k < i; k++) {
@@ -2464,6 +2646,9 @@ public final class OrcaProfilerTracker {
             e[x + 1] = start;
             e[x + 2] = 0;
             depth = d + 1;
+            if (sampleTracking) {
+                pushes++;
+            }
         }
 
         @DontInline

@@ -111,6 +111,9 @@ pub struct TrackerSettings {
     /// `holdtiming=sampled`: the coarse clock's address ([`crate::recorder::clock::Ticker`]),
     /// or `None` to time every hold.
     pub coarse_clock: Option<u64>,
+    /// `tracking=sampled`, in effect only with `coarse_clock`: holds left untimed are left
+    /// unidentified too (the tracker's `sampleTracking`).
+    pub sample_tracking: bool,
     /// The recording's number in this JVM (0 at start-up, then one more per attach).
     pub session: i32,
     /// `notifies=counted` with stacks: the agent's table of waiters, which the tracker reads
@@ -208,6 +211,7 @@ pub fn install(
         ord_keys: field(rec, c"ordKeys", c"[I", false)?,
         ord_mask: field(rec, c"ordMask", c"I", false)?,
         ord_pending: field(rec, c"ordPending", c"I", false)?,
+        quiet: field(rec, c"quiet", c"[I", false)?,
     });
     // The tracker's settings, its static fields (`field` fails with TrackerError::Field).
     let set_long = |n: &CStr, v: i64| {
@@ -240,6 +244,10 @@ pub fn install(
     // Set by every recording, to 0 when every hold is timed: a recording after a detach
     // (another attach) finds the tracker as the last one left it.
     set_long(c"coarseClock", settings.coarse_clock.unwrap_or(0) as i64)?;
+    set_bool(
+        c"sampleTracking",
+        settings.sample_tracking && settings.coarse_clock.is_some(),
+    )?;
     // Set by every recording, as the coarse clock is (0: every notify is reported).
     let table = settings.waiters.unwrap_or(WaiterTable {
         slots: 0,

@@ -136,6 +136,8 @@ pub struct Recording {
     trace_entering: Option<(u32, u32, u32)>,
     /// Reused copy of the tracker's buffer.
     scratch: Vec<i64>,
+    /// fold_quiet's (site, count) pairs, kept for the next drain.
+    quiet_scratch: Vec<(u32, u64)>,
     /// Drained at JVM exit: from then on the thread's records are late.
     closed: bool,
     /// How much of the buffer (in `long`s) the exit drain read from another thread: it
@@ -197,6 +199,8 @@ pub struct RecFields {
     pub ord_keys: jni_sys::jfieldID,
     pub ord_mask: jni_sys::jfieldID,
     pub ord_pending: jni_sys::jfieldID,
+    /// `Rec.quiet`: holds left unidentified (`tracking=sampled`), counted per site.
+    pub quiet: jni_sys::jfieldID,
 }
 // SAFETY: field IDs are valid on every thread for as long as the class is loaded (the
 // tracker, in the boot loader, is never unloaded).
@@ -274,6 +278,7 @@ impl Recorder {
             trace_batch: TraceBatch::default(),
             trace_entering: None,
             scratch: Vec::new(),
+            quiet_scratch: Vec::new(),
             closed: false,
             exit_taken: 0,
             last_nanos: 0,
@@ -360,6 +365,7 @@ impl Recorder {
         let live = !r.closed && !self.log.stopped();
         if live {
             self.fold_slots(jni, f, r, true);
+            self.fold_quiet(jni, f, r, true);
         }
         let pos = jni.int_field(rec, f.pos).max(0) as usize;
         if pos == 0 {
@@ -417,6 +423,36 @@ impl Recorder {
         if owner {
             jni.set_int_field(r.rec.0, f.ord_pending, 0);
         }
+    }
+
+    /// Adds the holds the tracker left unidentified and counted per site (`Rec.quiet`,
+    /// `tracking=sampled`) to the summaries' rows of other monitors. `owner`: on the thread
+    /// itself, which then starts its table over; the exit drain only reads it (as
+    /// [`fold_slots`](Self::fold_slots)).
+    fn fold_quiet(&self, jni: Jni, f: &RecFields, r: &mut Recording, owner: bool) {
+        let quiet = jni.object_field(r.rec.0, f.quiet);
+        if quiet.is_null() {
+            return;
+        }
+        let mut counts = std::mem::take(&mut r.quiet_scratch);
+        counts.clear();
+        jni.with_int_array(quiet, |q| {
+            for pair in q.chunks_exact_mut(2) {
+                if pair[0] != 0 && pair[1] > 0 {
+                    counts.push((pair[0] as u32, pair[1] as u64));
+                }
+                if owner {
+                    pair.fill(0);
+                }
+            }
+        });
+        jni.delete_local_ref(quiet);
+        let end = r.last_nanos;
+        for &(site, n) in &counts {
+            let key = self.summary_site(jni, site);
+            r.summary.untimed_hold(0, key, end, false, n);
+        }
+        r.quiet_scratch = counts;
     }
 
     /// Writes the slots that changed to the tracker (on the thread itself only, after its
@@ -1427,6 +1463,7 @@ impl Recorder {
         };
         let rec = r.rec.0;
         self.fold_slots(jni, f, r, false);
+        self.fold_quiet(jni, f, r, false);
         let pos = jni.int_field(rec, f.pos).max(0) as usize;
         // Paired with the owner's release store of `pos` (the tracker's setPos): the records
         // below it are read complete.

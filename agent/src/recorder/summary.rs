@@ -502,10 +502,13 @@ impl Summary {
 
     /// The row `monitor`'s holds at `site` count in: its own while the site has fewer than
     /// [`ROWS`] (or already has it), else the site's "other monitors" row.
+    /// Monitor 0 (a hold the tracker left unidentified, `tracking=sampled`) is always an
+    /// other monitor's.
     fn row(&mut self, monitor: u32, site: u32) -> &mut HoldStat {
         let e = self.holds.entry(site).or_default();
         let n = e.len as usize;
         match e.monitors[..n].iter().position(|&m| m == monitor) {
+            _ if monitor == 0 => &mut e.stats.other,
             Some(i) => &mut e.stats.rows[i],
             None if n < ROWS => {
                 e.monitors[n] = monitor;
