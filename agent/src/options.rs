@@ -85,10 +85,11 @@ pub struct Options {
     /// ([`crate::recorder::clock::Ticker`]); `holdtiming=exact`: every hold is timed (as
     /// `trace=all` implies).
     pub sampled_holds: bool,
-    /// Instrumentation mode, `tracking=sampled`: a monitor hold that sampled timing leaves
-    /// untimed is also left unidentified (no identity hash, name or lock-order occurrence:
-    /// counted at its site in the row of other monitors), with the monitor holds nested in
-    /// it; `tracking=full` (the default): every hold is identified. Needs sampled timing.
+    /// Instrumentation mode, `tracking=sampled`: an outermost hold outside the thread's sample
+    /// (about 500 holds per 10 ms are in it) is left unidentified, with every hold nested in
+    /// it (no identity hash, name or lock-order occurrence: counted at its site in the row of
+    /// other monitors); `tracking=full` (the default): every hold is identified. Needs
+    /// sampled timing.
     pub sampled_tracking: bool,
     /// Instrumentation mode: `Object.wait`, `Condition.await*` and `LockSupport.park*` calls
     /// shorter than this are counted per site (`Waits` lines) instead of written as events,

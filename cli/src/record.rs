@@ -38,8 +38,8 @@ pub struct AgentFlags {
     #[arg(long, value_parser = ["sampled", "exact"])]
     pub holdtiming: Option<String>,
     /// Instrumentation mode, with sampled timing: `full` (the agent's default: every hold
-    /// identified, its monitor hashed and its lock orders counted) or `sampled` (only the
-    /// timed sample identified, the other holds counted per site).
+    /// identified, its monitor hashed and its lock orders counted) or `sampled` (a sample
+    /// identified, the other holds counted per site).
     #[arg(long, value_parser = ["full", "sampled"])]
     pub tracking: Option<String>,
     /// Instrumentation mode: waits (wait, await, park) at least this long are events with

@@ -1406,6 +1406,10 @@ public final class OrcaProfilerTracker {
             return false;
         }
         int h = r.heldHash(i);
+        if (h == 0) {
+            // held unidentified (tracking=sampled): the table of waiters is by hash
+            h = r.hashLocked(o);
+        }
         if (!r.nobodyWaits(h)) {
             return false;
         }

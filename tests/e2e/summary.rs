@@ -1091,7 +1091,8 @@ fn sampled_timing_counts_every_juc_hold_and_times_a_sample() {
 /// occurrences and lock holds are not seen one by one (the unidentified holds count in the
 /// row of other monitors, 0). Its 100 ms holds are still `MonitorHold` events naming their
 /// monitor, and a thread that nests two monitors once a millisecond has every hold and every
-/// lock order identified. The default (`tracking=full`) identifies every one, as sampled
+/// lock order identified; a `notify` that wakes nobody is counted whether its hold was
+/// identified or not. The default (`tracking=full`) identifies every one, as sampled
 /// tracking does without sampled timing (`holdtiming=exact`, which the agent says).
 #[test]
 fn sampled_tracking_counts_every_hold_at_its_site_and_identifies_a_sample() {
@@ -1100,6 +1101,7 @@ fn sampled_tracking_counts_every_hold_at_its_site_and_identifies_a_sample() {
     let at = |m: &str| marker_line("SampledTracking.java", m);
     let (outer, inner, lock, long) = (at("outer"), at("inner"), at("lock"), at("long"));
     let (waited, slow_outer, slow_inner) = (at("waited"), at("slowOuter"), at("slowInner"));
+    let (notify, wake) = (at("notify"), at("wake"));
     for jdk in jdks() {
         let label = jdk.label();
         let cases = [
@@ -1199,6 +1201,30 @@ fn sampled_tracking_counts_every_hold_at_its_site_and_identifies_a_sample() {
                 assert_eq!(occurrences, ROUNDS, "{label}");
                 assert_eq!(unnamed_lock, 0, "{label}");
             }
+            // Every notify of the row's monitor is counted (or, its slot in the table of
+            // waiters shared with the leaving waiter's, an event), in a hold identified or not.
+            let notified: u64 = counted_wakeups(&log)
+                .iter()
+                .filter(|((_, at), _)| *at == notify)
+                .map(|(_, n)| n)
+                .sum();
+            let events = notify_event_lines(&log, false);
+            let written = events.iter().filter(|&&at| at == notify).count() as u64;
+            let row_notifies: u64 = r
+                .stdout
+                .split("row_notifies=")
+                .nth(1)
+                .and_then(|n| n.trim().parse().ok())
+                .expect("row_notifies=");
+            assert!(row_notifies > 0, "{label} {options}: {}", r.stdout);
+            assert_eq!(notified + written, row_notifies, "{label} {options}");
+            // One that wakes a waiter is an event, in a hold identified or not (an
+            // unidentified one's hash 0 would find no waiter in the table).
+            assert_eq!(
+                notify_event_lines(&log, true),
+                vec![wake],
+                "{label} {options}"
+            );
             // The long holds are events that name their monitor, sampled or not.
             let long_holds: Vec<_> = log
                 .events

@@ -111,8 +111,9 @@ pub struct TrackerSettings {
     /// `holdtiming=sampled`: the coarse clock's address ([`crate::recorder::clock::Ticker`]),
     /// or `None` to time every hold.
     pub coarse_clock: Option<u64>,
-    /// `tracking=sampled`, in effect only with `coarse_clock`: holds left untimed are left
-    /// unidentified too (the tracker's `sampleTracking`).
+    /// `tracking=sampled`, in effect only with `coarse_clock` (its windows are the coarse
+    /// clock's): holds outside the thread's sample are left unidentified (the tracker's
+    /// `sampleTracking`).
     pub sample_tracking: bool,
     /// The recording's number in this JVM (0 at start-up, then one more per attach).
     pub session: i32,
