@@ -1870,16 +1870,21 @@ public final class OrcaProfilerTracker {
                 trackStart = c;
                 trackPushes = pushes;
             }
-            int n = 1;
-            if (trackStride > 1) {
-                int x = seed;
-                x ^= x << 13;
-                x ^= x >>> 17;
-                x ^= x << 5;
-                seed = x;
-                n = 1 + (int) ((x & 0xFFFFFFFFL) % (2L * trackStride - 1));
+            trackSkip = draw(trackStride);
+        }
+
+        /** Holds until the next one drawn, 1 to 2 * stride - 1 (mean `stride`), from the
+         * thread's xorshift. */
+        private int draw(int stride) {
+            if (stride <= 1) {
+                return 1;
             }
-            trackSkip = n;
+            int x = seed;
+            x ^= x << 13;
+            x ^= x >>> 17;
+            x ^= x << 5;
+            seed = x;
+            return 1 + (int) ((x & 0xFFFFFFFFL) % (2L * stride - 1));
         }
 
         /** Holds identified per WINDOW per thread, about (tracking=sampled), as sampled
@@ -1989,15 +1994,7 @@ public final class OrcaProfilerTracker {
                 // The rate rose within the window: the budget holds (a few more at most).
                 stride *= 2;
             }
-            int n = 1;
-            if (stride > 1) {
-                int x = seed;
-                x ^= x << 13;
-                x ^= x >>> 17;
-                x ^= x << 5;
-                seed = x;
-                n = 1 + (int) ((x & 0xFFFFFFFFL) % (2L * stride - 1));
-            }
+            int n = draw(stride);
             skip = n;
             winHolds += n;
             return System.nanoTime();

@@ -1137,27 +1137,21 @@ fn sampled_tracking_counts_every_hold_at_its_site_and_identifies_a_sample() {
             let sums = Sums::of(&orca_text(&r));
             let line = |(m, loc): (u32, u32)| log.line_of(m, loc).unwrap_or(0);
             // (holds of every monitor, of monitor 0) at a site
-            let holds = |site: u32| -> (u64, u64) {
+            let holds = |site: u32| {
                 let timed = sums.holds.iter().map(|(k, h)| (k, h.0));
                 let all = timed.chain(sums.untimed.iter().map(|(k, n)| (k, *n)));
-                let here: Vec<_> = all.filter(|(k, _)| line(k.2) == site).collect();
-                let zero = here
-                    .iter()
-                    .filter(|(k, _)| k.1 == Hash(0))
-                    .map(|(_, n)| n)
-                    .sum();
-                (here.iter().map(|(_, n)| n).sum(), zero)
+                totals(
+                    all.filter(|(k, _)| line(k.2) == site)
+                        .map(|(k, n)| (k.1, n)),
+                )
             };
-            let lock_holds = |site: u32| -> (u64, u64) {
+            let lock_holds = |site: u32| {
                 let timed = sums.lock_holds.iter().map(|(k, h)| (k, h.0));
                 let all = timed.chain(sums.lock_untimed.iter().map(|(k, n)| (k, *n)));
-                let here: Vec<_> = all.filter(|(k, _)| line(k.3) == site).collect();
-                let zero = here
-                    .iter()
-                    .filter(|(k, _)| k.1 == Hash(0))
-                    .map(|(_, n)| n)
-                    .sum();
-                (here.iter().map(|(_, n)| n).sum(), zero)
+                totals(
+                    all.filter(|(k, _)| line(k.3) == site)
+                        .map(|(k, n)| (k.1, n)),
+                )
             };
             // (occurrences, of them between monitors named) from `held` to `acquired`
             let orders = |held: u32, acquired: u32| -> (u64, u64) {
@@ -1258,6 +1252,13 @@ fn sampled_tracking_counts_every_hold_at_its_site_and_identifies_a_sample() {
             );
         }
     }
+}
+
+/// The counts of (monitor, count) pairs: (all of them, those of monitor 0).
+fn totals(pairs: impl Iterator<Item = (Hash, u64)>) -> (u64, u64) {
+    pairs.fold((0, 0), |(all, zero), (m, n)| {
+        (all + n, zero + if m == Hash(0) { n } else { 0 })
+    })
 }
 
 /// Per source line of a top frame: (events named `name` of `thread`-agnostic calls). For the
