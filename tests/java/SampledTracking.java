@@ -7,8 +7,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * ROUNDS/LONGS rounds it holds a fresh monitor for 100 ms, and waits 1 ms inside a fresh
  * monitor. Once, in the second half, it wakes thread `waiter` with a notifyAll on monitor `w`,
  * which it takes every round; from then on, every NOTIFY_EVERY rounds it notifies the row's
- * monitor, which nobody waits on. Thread `slow` takes two long-lived monitors, b nested in a, SLOW times 1 ms apart:
- * a rate at which every hold is identified.
+ * monitor, which nobody waits on. Thread `slow` takes two long-lived monitors, b nested in a,
+ * SLOW times 1 ms apart: a rate at which every hold is identified.
  * Usage: SampledTracking ROUNDS
  */
 public class SampledTracking {
