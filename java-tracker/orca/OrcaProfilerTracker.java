@@ -542,8 +542,7 @@ public final class OrcaProfilerTracker {
                     // Left unidentified (tracking=sampled), and it waited: hashed now, as the
                     // agent's pause of its wait names the monitor. The others are counted at
                     // their site in the row of other monitors.
-                    h = r.hashLocked(monitor);
-                    r.name(monitor, h);
+                    h = lateHash(r, monitor);
                 }
                 if (h != 0) {
                     r.released(h, ~start, t);
@@ -561,6 +560,17 @@ public final class OrcaProfilerTracker {
                     start);
         } catch (Throwable t) {
         }
+    }
+
+    /**
+     * The hash of a monitor held unidentified (tracking=sampled), named, at the end of a hold
+     * that is written or that waited (a locked object's hash: hashLocked). Out of line: rare.
+     */
+    @DontInline
+    private static int lateHash(Rec r, Object monitor) {
+        int h = r.hashLocked(monitor);
+        r.name(monitor, h);
+        return h;
     }
 
     /** A timed hold that reached the threshold: its MonitorHold line. */
@@ -584,8 +594,7 @@ public final class OrcaProfilerTracker {
         boolean isLong = threshold >= 0 && held >= threshold;
         if (h == 0 && (isLong || paused > 0)) {
             // a hold left unidentified (tracking=sampled) that is written, or that waited
-            h = r.hashLocked(monitor);
-            r.name(monitor, h);
+            h = lateHash(r, monitor);
         }
         if (h != 0) {
             r.released(h, start, t);
@@ -640,8 +649,7 @@ public final class OrcaProfilerTracker {
                 long held = t - start - paused;
                 if (h == 0 && (paused > 0 || threshold >= 0 && held >= threshold)) {
                     // left unidentified (tracking=sampled): see nearEnd
-                    h = r.hashLocked(monitor);
-                    r.name(monitor, h);
+                    h = lateHash(r, monitor);
                 }
                 if (h != 0) {
                     r.released(h, start, t);
@@ -1860,7 +1868,8 @@ public final class OrcaProfilerTracker {
             return false;
         }
 
-        /** An outermost hold identified (untracked): the next draw, out of line. */
+        /** untracked found it the turn of an outermost hold to be identified: the next draw
+         * (and at a window's end, the next stride), out of line. */
         @DontInline
         private void trackTurn(long c) {
             if (c - trackStart >= WINDOW || c < trackStart) {
