@@ -200,7 +200,10 @@ impl Agent {
                         && rec.wait_threshold > 0)
                         .then_some(rec.wait_threshold),
                 };
-                if settings.sample_tracking && settings.coarse_clock.is_none() {
+                if options.tracking_asked
+                    && settings.sample_tracking
+                    && settings.coarse_clock.is_none()
+                {
                     crate::say!(
                         "orca: tracking=sampled needs sampled hold timing (holdtiming=sampled, \
                          no trace=all, holdthreshold off or at least 4ms): every hold is \
@@ -281,7 +284,7 @@ impl Agent {
                     if self.options.sampled_tracking {
                         ", trace=summary, holdtiming=sampled, tracking=sampled"
                     } else {
-                        ", trace=summary, holdtiming=sampled"
+                        ", trace=summary, holdtiming=sampled, tracking=full"
                     }
                 }
                 (_, false) => ", trace=summary, holdtiming=exact",

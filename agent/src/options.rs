@@ -85,12 +85,16 @@ pub struct Options {
     /// ([`crate::recorder::clock::Ticker`]); `holdtiming=exact`: every hold is timed (as
     /// `trace=all` implies).
     pub sampled_holds: bool,
-    /// Instrumentation mode, `tracking=sampled`: an outermost hold outside the thread's sample
-    /// (about 500 holds per 10 ms are in it) is left unidentified, with every hold nested in
-    /// it (no identity hash, name or lock-order occurrence: counted at its site in the row of
-    /// other monitors); `tracking=full` (the default): every hold is identified. Needs
-    /// sampled timing.
+    /// Instrumentation mode, `tracking=sampled` (the default): an outermost hold outside the
+    /// thread's sample (about 500 holds per 10 ms are in it) is left unidentified, with every
+    /// hold nested in it (no identity hash, name or lock-order occurrence: counted at its site
+    /// in the row of other monitors), because identifying every hold was most of what a
+    /// database that locks a fresh object per row paid; `tracking=full`: every hold is
+    /// identified. Needs sampled timing.
     pub sampled_tracking: bool,
+    /// `tracking=` was given: only then is a user told that it has no effect (with exact
+    /// timing), since the default's silent fallback to full tracking loses nothing.
+    pub tracking_asked: bool,
     /// Instrumentation mode: `Object.wait`, `Condition.await*` and `LockSupport.park*` calls
     /// shorter than this are counted per site (`Waits` lines) instead of written as events,
     /// and a wake-up that finds only such waiters is counted (`Notifies`); 0: every wait and
@@ -116,7 +120,8 @@ impl Default for Options {
             fast_walk: true,
             count_notifies: true,
             sampled_holds: true,
-            sampled_tracking: false,
+            sampled_tracking: true,
+            tracking_asked: false,
             wait_threshold: DEFAULT_WAIT_THRESHOLD,
             contention_threshold: DEFAULT_CONTENTION_THRESHOLD,
         }
@@ -298,7 +303,8 @@ impl Options {
                 }
                 "tracking" => {
                     opts.sampled_tracking =
-                        !two_way(key, value, ["full", "sampled"], TRACKING_EXPECTED)?
+                        !two_way(key, value, ["full", "sampled"], TRACKING_EXPECTED)?;
+                    opts.tracking_asked = true;
                 }
                 "holdthreshold" => {
                     if value.is_empty() {
@@ -446,12 +452,10 @@ mod tests {
         );
         assert!(Options::parse(Some("holdtiming=")).is_err());
         assert!(Options::parse(Some("holdtiming=rough")).is_err());
-        assert!(!Options::default().sampled_tracking);
-        assert!(
-            Options::parse(Some("tracking=sampled"))
-                .unwrap()
-                .sampled_tracking
-        );
+        assert!(Options::default().sampled_tracking);
+        assert!(!Options::default().tracking_asked);
+        let sampled = Options::parse(Some("tracking=sampled")).unwrap();
+        assert!(sampled.sampled_tracking && sampled.tracking_asked);
         assert!(
             !Options::parse(Some("tracking=full"))
                 .unwrap()

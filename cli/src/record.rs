@@ -37,9 +37,9 @@ pub struct AgentFlags {
     /// sample timed) or `exact` (every hold timed).
     #[arg(long, value_parser = ["sampled", "exact"])]
     pub holdtiming: Option<String>,
-    /// Instrumentation mode, with sampled timing: `full` (the agent's default: every hold
-    /// identified, its monitor hashed and its lock orders counted) or `sampled` (a sample
-    /// identified, the other holds counted per site).
+    /// Instrumentation mode, with sampled timing: `sampled` (the agent's default: a sample
+    /// identified, the other holds counted per site) or `full` (every hold identified, its
+    /// monitor hashed and its lock orders counted).
     #[arg(long, value_parser = ["full", "sampled"])]
     pub tracking: Option<String>,
     /// Instrumentation mode: waits (wait, await, park) at least this long are events with

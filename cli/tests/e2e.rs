@@ -301,7 +301,7 @@ fn record_runs_java_under_the_agent_and_prints_the_report() {
         assert_eq!(o.status.code(), Some(7), "{ctx}");
         assert!(out.starts_with("exiting with 7\n"), "{ctx}");
         assert!(
-            err.contains("orca: recording (mode=instrument, trace=summary, holdtiming=sampled, stackdepth=8) to orca.orca, orca.methods, orca.classtable"),
+            err.contains("orca: recording (mode=instrument, trace=summary, holdtiming=sampled, tracking=sampled, stackdepth=8) to orca.orca, orca.methods, orca.classtable"),
             "{ctx}"
         );
         assert!(out.contains("\n$ orca report orca\nVerdict\n"), "{ctx}");

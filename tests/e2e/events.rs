@@ -697,7 +697,8 @@ fn fast_stack_walker_gives_the_frames_jvmti_gives() {
 /// (`notifies=events`): every one of those is named (its `ObjectClass` line), because the
 /// monitors the tracker sees taken fill at most half of the agent's table of names, and the
 /// agent says once that it names no more of those. (Before, the tracker's monitors filled the
-/// table until a name found no room, and later objects of events found little.)
+/// table until a name found no room, and later objects of events found little.) With
+/// `tracking=full`, so that every monitor taken is named (by default a sample is).
 #[test]
 fn objects_of_events_after_many_fresh_monitors_are_still_named() {
     const LATER: usize = 20_000;
@@ -706,7 +707,7 @@ fn objects_of_events_after_many_fresh_monitors_are_still_named() {
         let run = run(
             "named-later",
             jdk,
-            "notifies=events",
+            "notifies=events,tracking=full",
             "NamedLater",
             &["400000", &LATER.to_string()],
         );

@@ -81,7 +81,7 @@ fn default_prefix_and_start_and_exit_lines() {
     assert_eq!(lines.len(), 2, "{}", run.stderr);
     assert_eq!(
         lines[0],
-        "orca: recording (mode=instrument, trace=summary, holdtiming=sampled, stackdepth=8) to orca.orca, orca.methods, orca.classtable"
+        "orca: recording (mode=instrument, trace=summary, holdtiming=sampled, tracking=sampled, stackdepth=8) to orca.orca, orca.methods, orca.classtable"
     );
     assert!(
         lines[1].starts_with("orca: ")

@@ -645,83 +645,88 @@ fn a_notify_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
 }
 
 /// A million distinct monitors taken in one consistent order (tests/java/ManyMonitors.java):
-/// every hold and lock-order occurrence is counted, the summaries stay a few lines per pair of
-/// sites (not a line per object), and no lock-order cycle is reported.
+/// every hold is counted, the summaries stay a few lines per pair of sites (not a line per
+/// object), and no lock-order cycle is reported. With `tracking=full` every lock-order
+/// occurrence is counted; by default (`tracking=sampled`) those of the sample only.
 #[test]
 fn a_million_monitors_in_one_order_make_a_few_lines_and_no_cycle() {
     const PAIRS: u64 = 500_000;
     let outer = marker_line("ManyMonitors.java", "outer");
     let inner = marker_line("ManyMonitors.java", "inner");
     for jdk in jdks() {
-        let r = run(
-            "many-monitors",
-            jdk,
-            "",
-            "ManyMonitors",
-            &[&PAIRS.to_string()],
-        );
-        assert_eq!(r.code, Some(0), "{}", r.stderr);
-        let log = r.log();
-        assert_valid(&r, &log);
-        let sums = Sums::of(&orca_text(&r));
-        let line = |(m, loc): (u32, u32)| log.line_of(m, loc).unwrap_or(0);
-        // Both threads: PAIRS fresh pairs and PAIRS/1000 + 1 of the long-lived ones each.
-        let per_pair = 2 * (PAIRS + PAIRS.div_ceil(1000));
-        let orders: u64 = sums
-            .orders
-            .iter()
-            .filter(|(k, _)| line(k.3) == outer && line(k.4) == inner)
-            .map(|(_, n)| n)
-            .sum();
-        assert_eq!(orders, per_pair, "{}", jdk.label());
-        // Timed or not (holdtiming=sampled), every hold is counted.
-        let holds = |at: u32| -> u64 {
-            let timed: u64 = sums
-                .holds
+        for options in ["", "tracking=full"] {
+            let label = format!("{} {options}", jdk.label());
+            let r = run(
+                "many-monitors",
+                jdk,
+                options,
+                "ManyMonitors",
+                &[&PAIRS.to_string()],
+            );
+            assert_eq!(r.code, Some(0), "{label}: {}", r.stderr);
+            let log = r.log();
+            assert_valid(&r, &log);
+            let sums = Sums::of(&orca_text(&r));
+            let line = |(m, loc): (u32, u32)| log.line_of(m, loc).unwrap_or(0);
+            // Both threads: PAIRS fresh pairs and PAIRS/1000 + 1 of the long-lived ones each.
+            let per_pair = 2 * (PAIRS + PAIRS.div_ceil(1000));
+            let orders: u64 = sums
+                .orders
                 .iter()
-                .filter(|(k, _)| line(k.2) == at)
-                .map(|(_, h)| h.0)
-                .sum();
-            let untimed: u64 = sums
-                .untimed
-                .iter()
-                .filter(|(k, _)| line(k.2) == at)
+                .filter(|(k, _)| line(k.3) == outer && line(k.4) == inner)
                 .map(|(_, n)| n)
                 .sum();
-            timed + untimed
-        };
-        assert_eq!(holds(outer), per_pair, "{}", jdk.label());
-        assert_eq!(holds(inner), per_pair, "{}", jdk.label());
-        let text = orca_text(&r);
-        let lines = |kind: &str| text.lines().filter(|l| l.contains(kind)).count();
-        // At most 5 lines per site (or pair of sites), thread and interval.
-        assert!(
-            lines(",LockOrder,") < 500,
-            "{} LockOrder lines",
-            lines(",LockOrder,")
-        );
-        assert!(
-            lines(",MonitorHolds,") < 1000,
-            "{} MonitorHolds lines",
-            lines(",MonitorHolds,")
-        );
-        let out = std::process::Command::new(root().join("target/release/orca"))
-            .arg("deadlocks")
-            .arg(&r.prefix)
-            .output()
-            .expect("run orca deadlocks");
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            text.contains(" 0 potential deadlocks"),
-            "{}: {text}",
-            jdk.label()
-        );
-        // Nearly all of them counted by the tracker itself, without a record each.
-        let (tracked, all) = orders_in_tracker(&r);
-        assert!(
-            all >= 2 * PAIRS && tracked * 10 >= all * 9,
-            "{tracked} of {all}"
-        );
+            if options.is_empty() {
+                // Two threads that lock a million times a second each: a sample.
+                assert!(orders > 0 && orders < per_pair / 2, "{label}: {orders}");
+            } else {
+                assert_eq!(orders, per_pair, "{label}");
+            }
+            // Timed or not (holdtiming=sampled), every hold is counted.
+            let holds = |at: u32| -> u64 {
+                let timed: u64 = sums
+                    .holds
+                    .iter()
+                    .filter(|(k, _)| line(k.2) == at)
+                    .map(|(_, h)| h.0)
+                    .sum();
+                let untimed: u64 = sums
+                    .untimed
+                    .iter()
+                    .filter(|(k, _)| line(k.2) == at)
+                    .map(|(_, n)| n)
+                    .sum();
+                timed + untimed
+            };
+            assert_eq!(holds(outer), per_pair, "{label}");
+            assert_eq!(holds(inner), per_pair, "{label}");
+            let text = orca_text(&r);
+            let lines = |kind: &str| text.lines().filter(|l| l.contains(kind)).count();
+            // At most 5 lines per site (or pair of sites), thread and interval.
+            assert!(
+                lines(",LockOrder,") < 500,
+                "{} LockOrder lines",
+                lines(",LockOrder,")
+            );
+            assert!(
+                lines(",MonitorHolds,") < 1000,
+                "{} MonitorHolds lines",
+                lines(",MonitorHolds,")
+            );
+            let out = std::process::Command::new(root().join("target/release/orca"))
+                .arg("deadlocks")
+                .arg(&r.prefix)
+                .output()
+                .expect("run orca deadlocks");
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(text.contains(" 0 potential deadlocks"), "{label}: {text}");
+            // Nearly all of them counted by the tracker itself, without a record each.
+            let (tracked, all) = orders_in_tracker(&r);
+            assert!(
+                all >= orders && tracked * 10 >= all * 9,
+                "{label}: {tracked} of {all}"
+            );
+        }
     }
 }
 
@@ -758,8 +763,10 @@ fn lock_orders_the_tracker_counts_are_those_of_the_complete_trace() {
         };
         // trace=all: fewer rounds, so that its 12 events a round never fill the writer's
         // queue on a busy machine (a dropped event is missing from the trace's sums).
+        // The default (tracking=sampled) counts the orders of a sample: every occurrence
+        // needs every hold identified.
         for (options, rounds) in [
-            ("", ROUNDS),
+            ("tracking=full", ROUNDS),
             ("holdtiming=exact", ROUNDS),
             ("trace=all", ROUNDS / 20),
         ] {
@@ -982,10 +989,12 @@ fn sampled_timing_counts_every_juc_hold_and_times_a_sample() {
     let slow = marker_line("SampledLockHolds.java", "slow");
     for jdk in jdks() {
         let label = jdk.label();
+        // Every hold identified, so that the lock's own row counts them all (by default,
+        // tracking=sampled, most are in the row of other locks).
         let r = run(
             "sampled-juc",
             jdk,
-            "",
+            "tracking=full",
             "SampledLockHolds",
             &[&TIGHT.to_string()],
         );
@@ -1085,15 +1094,15 @@ fn sampled_timing_counts_every_juc_hold_and_times_a_sample() {
     }
 }
 
-/// Sampled tracking (tests/java/SampledTracking.java, `tracking=sampled`): a thread that
-/// locks a fresh pair of monitors and a `ReentrantLock` millions of times has every hold
-/// counted at its site, exactly, but only a sample identified: most of its lock-order
-/// occurrences and lock holds are not seen one by one (the unidentified holds count in the
-/// row of other monitors, 0). Its 100 ms holds are still `MonitorHold` events naming their
-/// monitor, and a thread that nests two monitors once a millisecond has every hold and every
-/// lock order identified; a `notify` that wakes nobody is counted whether its hold was
-/// identified or not. The default (`tracking=full`) identifies every one, as sampled
-/// tracking does without sampled timing (`holdtiming=exact`, which the agent says).
+/// Sampled tracking (tests/java/SampledTracking.java; `tracking=sampled`, the default): a
+/// thread that locks a fresh pair of monitors and a `ReentrantLock` millions of times has
+/// every hold counted at its site, exactly, but only a sample identified: most of its
+/// lock-order occurrences and lock holds are not seen one by one (the unidentified holds count
+/// in the row of other monitors, 0). Its 100 ms holds are still `MonitorHold` events naming
+/// their monitor, and a thread that nests two monitors once a millisecond has every hold and
+/// every lock order identified; a `notify` that wakes nobody is counted whether its hold was
+/// identified or not. `tracking=full` identifies every one, as sampled tracking does without
+/// sampled timing (`holdtiming=exact`, which the agent says when the option was asked for).
 #[test]
 fn sampled_tracking_counts_every_hold_at_its_site_and_identifies_a_sample() {
     const ROUNDS: u64 = 2_000_000;
@@ -1105,8 +1114,8 @@ fn sampled_tracking_counts_every_hold_at_its_site_and_identifies_a_sample() {
     for jdk in jdks() {
         let label = jdk.label();
         let cases = [
-            ("tracking=sampled", true),
-            ("", false),
+            ("", true),
+            ("tracking=full", false),
             // sampled tracking needs sampled timing: said, and every hold identified
             ("tracking=sampled,holdtiming=exact", false),
         ];
