@@ -584,12 +584,17 @@ fn stacks_walked(r: &Run) -> u64 {
 /// waits is an event with its stack, and a `notifyAll` right after one that woke every waiter
 /// is counted (tests/java/Notifies.java forces all three); with `notifies=events` every call is
 /// an event. A counted call is counted at the site the rewriter named: no stack is walked for
-/// it (a walk per call was most of the agent's time on Derby).
+/// it (a walk per call was most of the agent's time on Derby). A `notifyAll` on an object
+/// that shares the waiter's slot in the agent's table of waiters, made while it waits, wakes
+/// nobody: counted, and the waiter's wake-up is still the event (such a call was taken for
+/// its wake-up, which then found the slot emptied and was counted).
 #[test]
 fn a_notify_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
+    const NEIGHBOURS: u64 = 200_000;
     let alone = marker_line("Notifies.java", "alone");
     let wakes = marker_line("Notifies.java", "wakes");
     let again = marker_line("Notifies.java", "again");
+    let neighbour = marker_line("Notifies.java", "neighbour");
     for jdk in jdks() {
         // waitthreshold=0: a notify that finds a waiter is an event however short the wait
         // (the waiter here may wait only microseconds; ShortWaits covers the threshold).
@@ -598,7 +603,7 @@ fn a_notify_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
             jdk,
             "waitthreshold=0",
             "Notifies",
-            &["1000"],
+            &["1000", &NEIGHBOURS.to_string()],
         );
         assert_eq!(r.code, Some(0), "{}", r.stderr);
         let log = r.log();
@@ -618,7 +623,8 @@ fn a_notify_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
             counted_notifies(&r, &log),
             BTreeMap::from([
                 ((orca_format::WakeCall::Notify, alone), 1000),
-                ((orca_format::WakeCall::NotifyAll, again), 1)
+                ((orca_format::WakeCall::NotifyAll, again), 1),
+                ((orca_format::WakeCall::NotifyAll, neighbour), NEIGHBOURS)
             ]),
             "{}",
             jdk.label()

@@ -5,8 +5,11 @@
  * synchronized block, so that main, which sees `ready` only once it holds the monitor, can
  * only see it while the waiter is inside wait(): its notifyAll then always has a waiter, and
  * the notifyAll right after it, in the same synchronized block, never has one (the first woke
- * the only waiter, which cannot return from wait() before main lets the monitor go).
- * Usage: Notifies COUNT
+ * the only waiter, which cannot return from wait() before main lets the monitor go). Before
+ * that notifyAll, with the waiter inside wait(), main calls notifyAll on NEIGHBOURS fresh
+ * objects, nobody waiting on any: enough that some share the waiter's slot in the agent's
+ * table of waiters (16,384 slots by identity hash), and none of those is a wake-up.
+ * Usage: Notifies COUNT [NEIGHBOURS]
  */
 public class Notifies {
     static final Object lock = new Object();
@@ -14,6 +17,7 @@ public class Notifies {
 
     public static void main(String[] args) throws Exception {
         int count = Integer.parseInt(args[0]);
+        int neighbours = args.length > 1 ? Integer.parseInt(args[1]) : 0;
         for (int i = 0; i < count; i++) {
             synchronized (lock) {
                 lock.notify(); // @alone
@@ -35,6 +39,12 @@ public class Notifies {
         while (true) {
             synchronized (lock) {
                 if (ready) {
+                    for (int i = 0; i < neighbours; i++) {
+                        Object o = new Object();
+                        synchronized (o) {
+                            o.notifyAll(); // @neighbour
+                        }
+                    }
                     done = true;
                     lock.notifyAll(); // @wakes
                     lock.notifyAll(); // @again

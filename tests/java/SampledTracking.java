@@ -56,8 +56,8 @@ public class SampledTracking {
                     sum++;
                 }
                 if (woken && i % NOTIFY_EVERY == 0) {
-                    // only once the waiter is woken: the table of waiters is by hash slot,
-                    // and another object's notify in its slot would be taken for its wake-up
+                    // only once the waiter is woken, so that each of these finds nobody
+                    // waiting on any object (Notifies.java covers a neighbour's while it waits)
                     row.notify(); // @notify
                     rowNotifies++;
                 }

@@ -11,8 +11,10 @@
 //! `ObjectWait` and `ObjectWaited` as the tracker reports them. A waiter counts itself while
 //! it holds the monitor (before `wait` releases it) and uncounts itself after `wait` took it
 //! back, and a notifier holds the monitor too, so the monitor orders both: a notifier never
-//! misses a waiter that instrumented code reported. Two monitors sharing a slot only make a
-//! call written in full that could have been counted. Waits the tracker does not see (the
+//! misses a waiter that instrumented code reported. A wake-up of a monitor whose slot only
+//! another monitor's threads have waited in finds nobody ([`Waiters::wake`]); once two
+//! monitors' waiters have shared a slot, a call on either may be taken for a wake-up of the
+//! other's waiters (written in full, not missed). Waits the tracker does not see (the
 //! JDK's own code under `jdk=no`, a wait begun before the agent started) are not counted
 //! (docs/FORMAT.md, `Notifies`).
 //!
@@ -114,9 +116,20 @@ pub struct Waiters {
     /// Per slot of a thread ID: the thread parked there (bits 32..64) and when it began, in
     /// milliseconds of the monotonic clock (bits 0..32, wrapping); 0: none.
     parked: Box<[AtomicU64]>,
+    /// Per slot: the identity hash of the one monitor (condition) whose threads have waited
+    /// in it, [`MIXED`] once another's have too, 0 before any. Why: Derby calls `notifyAll`
+    /// on about 100,000 fresh objects a second, so nearly every slot of a waiter is soon hit
+    /// by another object's call, which took the waiter's count for its own: it was written as
+    /// the wake-up, and the real one, which then found the slot emptied, was counted as
+    /// waking nobody. It only goes from 0 to a monitor to [`MIXED`], never back, so that it
+    /// never names one monitor while another's waiter is counted (see [`Waiters::wake`]).
+    owners: Box<[AtomicU64]>,
     /// `waitthreshold` in nanoseconds (0: every wake-up of a waiter is [`Found::Long`]).
     threshold: u64,
 }
+
+/// [`Waiters::owners`]: the threads of more than one monitor have waited in the slot.
+const MIXED: u64 = u64::MAX;
 
 impl Default for Waiters {
     fn default() -> Self {
@@ -263,6 +276,7 @@ impl Waiters {
             woken: zeroed_atomics::<u64, AtomicU64>(SLOTS),
             budget: zeroed_atomics::<u64, AtomicU64>(SLOTS),
             parked: zeroed_atomics::<u64, AtomicU64>(PARK_SLOTS),
+            owners: zeroed_atomics::<u64, AtomicU64>(SLOTS),
             threshold,
         }
     }
@@ -285,6 +299,16 @@ impl Waiters {
     /// A thread is about to wait on `monitor` at `nanos`: the token (epoch and sub-period)
     /// it waits in, for [`Waiters::leave`].
     pub fn enter(&self, monitor: u32, nanos: u64) -> u32 {
+        let me = monitor as u64;
+        let _ = self.owners[monitor as usize & (SLOTS - 1)].fetch_update(
+            Ordering::AcqRel,
+            Ordering::Acquire,
+            |o| match o {
+                0 => Some(me),
+                o if o == me || o == MIXED => None,
+                _ => Some(MIXED),
+            },
+        );
         let gen = self.generation(nanos);
         let v = self
             .slot(monitor)
@@ -362,8 +386,16 @@ impl Waiters {
 
     /// A `notify`/`signal` (`all`: `notifyAll`/`signalAll`) on `monitor` at `nanos`: what it
     /// found. A `notifyAll` that found waiters woke every one of them at once; a `notify`
-    /// that found an old waiter woke the oldest, which then counts among the woken.
+    /// that found an old waiter woke the oldest, which then counts among the woken. A slot
+    /// whose waiters have all been another monitor's is left alone: nobody. (Its waiters
+    /// entered holding their monitor, which orders them with this call only if it is this
+    /// one; but a waiter of this monitor, ordered before the call, has made the owner this
+    /// monitor or [`MIXED`] already, and it never goes back.)
     pub fn wake(&self, monitor: u32, nanos: u64, all: bool) -> Found {
+        let owner = self.owners[monitor as usize & (SLOTS - 1)].load(Ordering::Acquire);
+        if owner != monitor as u64 && owner != MIXED {
+            return Found::Nobody;
+        }
         let gen = self.generation(nanos);
         let mut found = Found::Nobody;
         let _ = self
@@ -486,6 +518,29 @@ mod tests {
         assert!(!w.any(7));
         w.enter(7 + SLOTS as u32, 0); // shares 7's slot: 7 may have a waiter
         assert!(w.any(7));
+    }
+
+    /// A call on an object that shares a waiter's slot is no wake-up of that waiter, until
+    /// two monitors' waiters have shared the slot (then any call on it may be one).
+    #[test]
+    fn a_call_on_another_object_in_the_slot_wakes_nobody() {
+        let w = Waiters::default();
+        let other = 7 + SLOTS as u32;
+        assert_eq!(w.wake(7, 0, true), Found::Nobody);
+        let a = w.enter(7, 0);
+        assert_eq!(w.wake(other, 0, true), Found::Nobody);
+        assert_eq!(w.wake(other, 0, false), Found::Nobody);
+        assert!(w.any(7)); // the waiter is still there for its own call
+        assert_eq!(w.wake(7, 0, true), Found::Long);
+        assert_eq!(w.leave(7, a), Left::Woken);
+        // Another monitor's waiter in the slot: a call on either, or on a third, may wake.
+        let b = w.enter(other, 0);
+        let third = 7 + 2 * SLOTS as u32;
+        assert_eq!(w.wake(third, 0, false), Found::Long);
+        w.leave(other, b);
+        assert_eq!(w.wake(third, 0, false), Found::Nobody); // empty
+        w.enter(7, 0);
+        assert_eq!(w.wake(third, 0, true), Found::Long);
     }
 
     #[test]
