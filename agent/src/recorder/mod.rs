@@ -133,6 +133,9 @@ pub struct Recorder {
     /// Option `contentionthreshold` in nanoseconds (0 with `trace=all`, and in JVMTI mode):
     /// shorter contended acquisitions are counted ([`Recorder::defer_contention`]).
     pub contention_threshold: u64,
+    /// Per slot of a jmethodID: the method with bit 0 set when its class is the tracker or in
+    /// `java.util.concurrent.locks` ([`Recorder::juc_caller_depth`]); 0: none yet.
+    pub lock_frames: Box<[std::sync::atomic::AtomicUsize]>,
 }
 
 impl Recorder {
@@ -160,6 +163,9 @@ impl Recorder {
             count_notifies: false,
             wait_threshold: 0,
             contention_threshold: 0,
+            lock_frames: metadata::zeroed_atomics::<usize, std::sync::atomic::AtomicUsize>(
+                stacks::LOCK_FRAME_SLOTS,
+            ),
         }
     }
 
