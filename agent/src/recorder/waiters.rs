@@ -117,12 +117,13 @@ pub struct Waiters {
     /// milliseconds of the monotonic clock (bits 0..32, wrapping); 0: none.
     parked: Box<[AtomicU64]>,
     /// Per slot: the identity hash of the one monitor (condition) whose threads have waited
-    /// in it, [`MIXED`] once another's have too, 0 before any. Why: Derby calls `notifyAll`
-    /// on about 100,000 fresh objects a second, so nearly every slot of a waiter is soon hit
-    /// by another object's call, which took the waiter's count for its own: it was written as
-    /// the wake-up, and the real one, which then found the slot emptied, was counted as
-    /// waking nobody. It only goes from 0 to a monitor to [`MIXED`], never back, so that it
-    /// never names one monitor while another's waiter is counted (see [`Waiters::wake`]).
+    /// in it, [`MIXED`] once another's have too, 0 before any. Why: a program that calls
+    /// `notifyAll` on many objects (Derby, at each release of a page latch) soon hits a
+    /// waiter's slot with another object's call, which took the waiter's count for its own:
+    /// it was written as the wake-up, and the real one, which then found the slot emptied,
+    /// was counted as waking nobody. It only goes from 0 to a monitor to [`MIXED`], never
+    /// back, so that it never names one monitor while another's waiter is counted (see
+    /// [`Waiters::wake`]).
     owners: Box<[AtomicU64]>,
     /// `waitthreshold` in nanoseconds (0: every wake-up of a waiter is [`Found::Long`]).
     threshold: u64,
