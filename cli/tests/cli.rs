@@ -28,7 +28,8 @@ fn broken(
     tag: &str,
     edit: impl Fn(&str, &str, &str) -> (String, String, String),
 ) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("orca-cli-test-{}-{tag}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("orca-cli-test-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let read = |ext: &str| std::fs::read_to_string(fixture(&format!("{name}.{ext}"))).unwrap();
     let (c, m, o) = edit(&read("classtable"), &read("methods"), &read("orca"));
@@ -320,7 +321,8 @@ fn flame_collapsed_stacks() {
 
 #[test]
 fn timeline_is_chrome_trace_json() {
-    let dir = std::env::temp_dir().join(format!("orca-cli-test-{}-tl", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("orca-cli-test-{}-tl", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("trace.json");
     let o = orca(&[
@@ -381,7 +383,8 @@ fn page_data(page: &str) -> &str {
 
 #[test]
 fn html_page_carries_what_report_flame_and_deadlocks_say() {
-    let dir = std::env::temp_dir().join(format!("orca-cli-test-{}-html", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("orca-cli-test-{}-html", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("twolocks.html");
     let o = orca(&[
@@ -449,7 +452,8 @@ fn html_page_stays_small_with_deep_distinct_stacks_and_long_names() {
     // methods with 150-character names: unbounded, the flame graphs and the locks table's
     // full stacks alone would be tens of MB.
     use std::fmt::Write as _;
-    let dir = std::env::temp_dir().join(format!("orca-cli-test-{}-deep", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("orca-cli-test-{}-deep", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let prefix = dir.join("deep");
     let long = "x".repeat(150);

@@ -629,6 +629,11 @@ impl Unprivileged {
         u
     }
 
+    /// The folder of this test and JDK, the one [`Unprivileged::new`] made.
+    fn base(&self) -> Option<&Path> {
+        self.agent.parent()
+    }
+
     /// The agent's copy, readable by the user the JVM runs as.
     pub fn agent(&self) -> &Path {
         &self.agent
@@ -687,6 +692,18 @@ impl Unprivileged {
         .args(args)
         .stdin(Stdio::null());
         c
+    }
+}
+
+/// The copies go when the test passes (a fresh clone's checkout path names a new folder each
+/// time, so they would pile up in /tmp); a failing test leaves them to be looked at.
+impl Drop for Unprivileged {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            if let Some(base) = self.base() {
+                let _ = std::fs::remove_dir_all(base);
+            }
+        }
     }
 }
 

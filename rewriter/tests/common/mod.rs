@@ -355,7 +355,8 @@ pub fn jvm_same_outcome(classes: &[(&str, &[u8], &[u8])]) -> Option<String> {
         if !javac.exists() {
             return None;
         }
-        let d = std::env::temp_dir().join(format!("orca-harness-{}", std::process::id()));
+        let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("orca-harness-{}", std::process::id()));
         let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/jvm/VerifyHarness.java");
         let ok = Command::new(javac)
             .arg("-d")
