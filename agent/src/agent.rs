@@ -40,6 +40,11 @@ pub struct Agent {
     pub session: i32,
     /// An attach's instrumentation: 0 under way, 1 in place, 2 failed (said on stderr).
     pub attach_done: std::sync::atomic::AtomicU8,
+    /// The settings in effect that decide how the log is read (`key=value` pairs, as the
+    /// options spell them): the start-up line says them, and so does the log's first line
+    /// (`RecordingStarted`), so that a reader knows, for example, that lock orders come
+    /// from a sample.
+    pub settings: Vec<(&'static str, String)>,
 }
 
 /// What [`Agent::create`] made that [`Agent::start`] puts to work once the agent has its
@@ -173,6 +178,7 @@ impl Agent {
         }
         rec.waiters = crate::recorder::waiters::Waiters::new(rec.wait_threshold);
         crate::engines::methods::set_juc(options.juc);
+        let mut recorded: Vec<(&'static str, String)> = vec![("mode", options.mode.name().into())];
         let (methods, instrument) = match options.mode {
             Mode::Jvmti => (Some(Methods::default()), None),
             Mode::Instrument => {
@@ -210,12 +216,25 @@ impl Agent {
                          identified"
                     );
                 }
+                // What is in effect: sampled timing needs the ticker, which may not start.
+                let word = |b: bool, yes: &str, no: &str| if b { yes } else { no }.to_string();
+                recorded.push(("trace", word(options.trace_all, "all", "summary")));
+                if !options.trace_all {
+                    let sampled = settings.coarse_clock.is_some();
+                    recorded.push(("holdtiming", word(sampled, "sampled", "exact")));
+                    if sampled {
+                        let tracking = settings.sample_tracking;
+                        recorded.push(("tracking", word(tracking, "sampled", "full")));
+                    }
+                }
+
                 (
                     None,
                     Some(Instrumentation::new(options.jdk, settings, &rec)),
                 )
             }
         };
+        recorded.push(("stackdepth", options.stack_depth.to_string()));
         let agent = Agent {
             options,
             paths,
@@ -226,6 +245,7 @@ impl Agent {
             exit_printed: AtomicBool::new(false),
             session,
             attach_done: std::sync::atomic::AtomicU8::new(0),
+            settings: recorded,
         };
         Ok((
             agent,
@@ -246,7 +266,7 @@ impl Agent {
         let jvmti = &self.rec.jvmti;
         self.rec
             .log
-            .start(pending.files)
+            .start(pending.files, Some(self.settings_text(";")))
             .map_err(StartError::WriterThread)?;
         jvmti.set_event_callbacks(callbacks)?;
         for e in [
@@ -268,33 +288,24 @@ impl Agent {
             jvmti.set_event(true, Event::VirtualThreadEnd)?;
         }
         crate::say!(
-            "orca: {}recording (mode={}{}, stackdepth={}) to {}, {}, {}",
+            "orca: {}recording ({}) to {}, {}, {}",
             if self.session > 0 { "attached: " } else { "" },
-            self.options.mode.name(),
-            match (self.options.mode, self.options.trace_all) {
-                (Mode::Jvmti, _) => "",
-                (_, true) => ", trace=all",
-                (_, false)
-                    if TrackerSettings::sampling(
-                        self.options.sampled_holds,
-                        false,
-                        self.options.hold_threshold,
-                    ) =>
-                {
-                    if self.options.sampled_tracking {
-                        ", trace=summary, holdtiming=sampled, tracking=sampled"
-                    } else {
-                        ", trace=summary, holdtiming=sampled, tracking=full"
-                    }
-                }
-                (_, false) => ", trace=summary, holdtiming=exact",
-            },
-            self.options.stack_depth,
+            self.settings_text(", "),
             self.paths[0].display(),
             self.paths[1].display(),
             self.paths[2].display()
         );
         Ok(())
+    }
+
+    /// [`Agent::settings`] as `key=value` items joined by `sep`.
+    fn settings_text(&self, sep: &str) -> String {
+        let items: Vec<String> = self
+            .settings
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        items.join(sep)
     }
 
     fn thread_started(&self, jni: Jni, thread: jthread, hash: u32) {

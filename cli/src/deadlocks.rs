@@ -115,6 +115,7 @@ type Scan = (
     Option<&'static str>,
     HashSet<Hash>,
     HashMap<Hash, String>,
+    bool,
 );
 
 /// The streaming pass.
@@ -132,11 +133,15 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     let mut summary_lines = 0u64;
     let mut juc: HashSet<Hash> = HashSet::new();
     let mut classes: HashMap<Hash, String> = HashMap::new();
+    let mut sampled_tracking = false;
     while let Some((line, rec)) = r.next_event()? {
         let rec = match rec {
             Ok(rec) => rec,
             Err(LineError::Torn) | Err(_) => continue,
         };
+        if let Event::RecordingStarted { settings } = rec.event {
+            sampled_tracking = settings.sampled_tracking();
+        }
         let Some(thread) = rec.event.thread() else {
             if let Event::ObjectClass { object, class } = rec.event {
                 // the first: a second line names another object with the same ID (the report says so)
@@ -318,6 +323,8 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
         source,
         juc,
         classes,
+        // The events of a sampled tracking (trace=all has none) are complete.
+        from_summaries && sampled_tracking,
     ))
 }
 
@@ -472,6 +479,10 @@ pub struct Findings {
     pub entered_events: u64,
     /// Where the lock-order edges came from, when not from the events.
     pub source: Option<&'static str>,
+    /// The edges come from the summary lines of a recording that identified a sample of
+    /// the holds (`tracking=sampled` in its `RecordingStarted` line): a rare order may be
+    /// missing, which the output says.
+    pub sampled: bool,
     names: HashMap<Hash, String>,
     /// The nodes that are j.u.c. locks (their synchronizers); the others are monitors.
     pub juc: HashSet<Hash>,
@@ -519,10 +530,11 @@ pub fn analyze_with<R: std::io::Read>(
     r: EventReader<R>,
     from_events: bool,
 ) -> std::io::Result<Findings> {
-    let (threads, edges, entered_events, source, juc, classes) = scan(r, from_events)?;
+    let (threads, edges, entered_events, source, juc, classes, sampled) = scan(r, from_events)?;
     let mut f = findings(threads, edges, entered_events, source);
     f.juc = juc;
     f.classes = classes;
+    f.sampled = sampled;
     Ok(f)
 }
 
@@ -673,6 +685,7 @@ fn findings(
         guarded,
         entered_events,
         source,
+        sampled: false,
         juc: HashSet::new(),
         classes: HashMap::new(),
         names: threads
@@ -760,6 +773,13 @@ pub fn text(f: &Findings, md: &Metadata) -> String {
             "note: lock order from {source} (sites are one frame; --from-events uses the events)"
         );
     }
+    if f.sampled {
+        let _ = writeln!(
+            out,
+            "note: recorded with tracking=sampled{}",
+            crate::report::SAMPLED_ORDERS
+        );
+    }
     let _ = writeln!(
         out,
         "{} lock-order edges, {} potential deadlocks, {} threads blocked at the end{}{}",
@@ -795,6 +815,33 @@ mod tests {
         run_with(EventReader::new(orca.as_bytes()), &md, from_events)
             .unwrap()
             .0
+    }
+
+    /// A graph from the summary lines of a recording with `tracking=sampled` says that it is
+    /// a sample; one of `tracking=full`, of an older log, or from the events does not.
+    #[test]
+    fn a_graph_from_sampled_tracking_says_so() {
+        let orders = "\
+1.000000000,LockOrder,0000AAAA,00001111,00002222,2,0,1;00000001;00000001,1;00000001;00000002
+2.000000000,LockOrder,0000BBBB,00002222,00001111,1,0,1;00000002;00000001,1;00000002;00000002
+";
+        let started = |tracking: &str| {
+            format!(
+                "0.500000000,RecordingStarted,mode=instrument;trace=summary;holdtiming=sampled;tracking={tracking};stackdepth=8\n{orders}"
+            )
+        };
+        let note = "note: recorded with tracking=sampled (lock orders, and so potential deadlocks, come from a sample";
+        let out = run_on(&started("sampled"), false);
+        assert!(out.contains(note), "{out}");
+        assert!(out.contains("Potential deadlock #1"), "{out}");
+        for (log, from_events) in [
+            (started("full"), false),
+            (orders.to_string(), false),
+            (started("sampled"), true),
+        ] {
+            let out = run_on(&log, from_events);
+            assert!(!out.contains("tracking=sampled"), "{out}");
+        }
     }
 
     /// LockOrder lines of several intervals and threads add up per edge; an edge is guarded

@@ -103,7 +103,10 @@ pub fn collapse_with<R: std::io::Read>(
     let mut classes: HashMap<Hash, String> = HashMap::new();
     while let Some((_, rec)) = r.next_event()? {
         let Ok(rec) = rec else { continue };
-        if matches!(rec.event, Event::RecordingEnded { .. }) {
+        if matches!(
+            rec.event,
+            Event::RecordingStarted { .. } | Event::RecordingEnded { .. }
+        ) {
             // Not an event: the log's end is its last event's time, as in `report`.
             continue;
         }

@@ -504,6 +504,9 @@ fn check(
         ));
     }
     s.push_str(&format!("how it ended: {}\n", r.ending()));
+    if let Some(settings) = &r.settings {
+        s.push_str(&format!("{}\n", report::settings_text(settings)));
+    }
     s.push_str(&format!(
         "{}: {} events, {} methods, {} classes, {} threads{}: {} ({} errors, {} warnings, {} notes{})\n",
         prefix.display(),

@@ -201,7 +201,10 @@ impl Profiles {
     }
 
     fn event(&mut self, threads: &mut HashMap<Hash, ThreadState>, ts: u64, ev: &Event<'_>) {
-        if matches!(ev, Event::RecordingEnded { .. }) {
+        if matches!(
+            ev,
+            Event::RecordingStarted { .. } | Event::RecordingEnded { .. }
+        ) {
             // Not an event: the log's end is its last event's time, as in `report`.
             return;
         }

@@ -266,6 +266,7 @@ fn has_program_events(prefix: &Path) -> bool {
                         | K::ThreadStart
                         | K::EventsDropped
                         | K::ObjectClass
+                        | K::RecordingStarted
                         | K::RecordingEnded
                 ) {
                     continue;

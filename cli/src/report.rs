@@ -154,6 +154,9 @@ pub struct Analysis {
     pub torn: bool,
     /// The log's `RecordingEnded` line, if it has one (none: killed or crashed).
     pub ended: Option<orca_format::RecordingEnd>,
+    /// The settings of the log's `RecordingStarted` line (`key=value;...`), if it has one
+    /// (logs written before 2026-11-28 have none).
+    pub settings: Option<String>,
     pub dropped: u64,
     /// j.u.c. holds that began before a recording attached to a running JVM, seen at their
     /// `unlock` (`LockHeldAtStart` lines).
@@ -301,6 +304,10 @@ impl Analysis {
     fn event(&mut self, ts: u64, ev: &Event<'_>) {
         if let Event::RecordingEnded { how } = *ev {
             self.ended = Some(how);
+            return;
+        }
+        if let Event::RecordingStarted { settings } = ev {
+            self.settings = Some(settings.raw().to_string());
             return;
         }
         self.events += 1;
@@ -997,6 +1004,25 @@ pub fn held_at_start_text(n: u64) -> String {
     )
 }
 
+/// A `RecordingStarted` line's settings in words: what was recorded how, and what a reader
+/// of the figures must know (a sampled tracking's lock orders are a sample).
+pub fn settings_text(raw: &str) -> String {
+    let mut s = format!("recorded with: {}", raw.replace(';', ", "));
+    if raw.split(';').any(|i| i == "tracking=sampled") {
+        s.push_str(
+            " (lock orders, and so potential deadlocks, from a sample of each busy thread's \
+             holds; tracking=full records every one)",
+        );
+    }
+    s
+}
+
+/// What `tracking=sampled` means for lock orders, after a sentence about the settings.
+pub const SAMPLED_ORDERS: &str = " (lock orders, and so potential deadlocks, come from a \
+     sample of each busy thread's holds: a nesting that a thread locking more than about \
+     50,000 times a second takes rarely may be missing; record with tracking=full, \
+     `orca record --tracking full`, for a deadlock hunt)";
+
 /// The report as text.
 pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) -> String {
     let mut s = String::new();
@@ -1014,6 +1040,9 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         "  how it ended: {}",
         orca_format::RecordingEnd::describe(a.ended)
     );
+    if let Some(settings) = &a.settings {
+        let _ = writeln!(s, "  {}", settings_text(settings));
+    }
     if a.held_at_start > 0 || a.ended == Some(orca_format::RecordingEnd::Detach) {
         let _ = writeln!(s, "  {}", held_at_start_text(a.held_at_start));
     }
@@ -1531,8 +1560,16 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = write!(
         s,
-        "{{\"prefix\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"held_at_start\":{},\"span_ns\":{span},\"shared_ids\":[{}],\"threads\":[",
+        "{{\"prefix\":{},\"settings\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"held_at_start\":{},\"span_ns\":{span},\"shared_ids\":[{}],\"threads\":[",
         json_str(prefix),
+        a.settings.as_deref().map_or("null".to_string(), |raw| {
+            let items: Vec<String> = raw
+                .split(';')
+                .filter_map(|i| i.split_once('='))
+                .map(|(k, v)| format!("{}:{}", json_str(k), json_str(v)))
+                .collect();
+            format!("{{{}}}", items.join(","))
+        }),
         a.events,
         a.malformed,
         a.torn,

@@ -1136,12 +1136,13 @@ pub enum EventKind {
     ThreadUnpark,
     EventsDropped,
     ObjectClass,
+    RecordingStarted,
     RecordingEnded,
 }
 
 impl EventKind {
     /// Every kind, in FORMAT.md's order.
-    pub const ALL: [EventKind; 47] = [
+    pub const ALL: [EventKind; 48] = [
         EventKind::ThreadStarted,
         EventKind::ThreadEnded,
         EventKind::ObjectWait,
@@ -1188,6 +1189,7 @@ impl EventKind {
         EventKind::ThreadUnpark,
         EventKind::EventsDropped,
         EventKind::ObjectClass,
+        EventKind::RecordingStarted,
         EventKind::RecordingEnded,
     ];
 
@@ -1240,6 +1242,7 @@ impl EventKind {
             EventKind::ThreadUnpark => "ThreadUnpark",
             EventKind::EventsDropped => "EventsDropped",
             EventKind::ObjectClass => "ObjectClass",
+            EventKind::RecordingStarted => "RecordingStarted",
             EventKind::RecordingEnded => "RecordingEnded",
         }
     }
@@ -1271,6 +1274,7 @@ impl EventKind {
                 | EventKind::ThreadSleep
                 | EventKind::ThreadSlept
                 | EventKind::EventsDropped
+                | EventKind::RecordingStarted
                 | EventKind::RecordingEnded
         )
     }
@@ -1308,6 +1312,7 @@ impl EventKind {
                 | EventKind::ThreadEnded
                 | EventKind::ObjectClass
                 | EventKind::EventsDropped
+                | EventKind::RecordingStarted
                 | EventKind::RecordingEnded
         )
     }
@@ -1369,6 +1374,7 @@ impl EventKind {
             b"ThreadUnpark" => EventKind::ThreadUnpark,
             b"EventsDropped" => EventKind::EventsDropped,
             b"ObjectClass" => EventKind::ObjectClass,
+            b"RecordingStarted" => EventKind::RecordingStarted,
             b"RecordingEnded" => EventKind::RecordingEnded,
             _ => return None,
         })
@@ -1824,10 +1830,93 @@ pub enum Event<'a> {
         /// JVM type signature, escaped as a JVM name.
         class: Text<'a>,
     },
+    /// The agent's first line: the settings that decide how the other lines are read
+    /// (FORMAT.md, "Agent events").
+    RecordingStarted {
+        settings: Settings<'a>,
+    },
     /// The agent's last line: the recording ended in order (FORMAT.md, "Agent events").
     RecordingEnded {
         how: RecordingEnd,
     },
+}
+
+/// The settings of a `RecordingStarted` line: `key=value` items separated by `;`, each key
+/// once. Keys a reader does not know are allowed (a later agent may say more); the values of
+/// the keys it knows are checked, so that a reader can trust what it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Settings<'a>(&'a str);
+
+impl<'a> Settings<'a> {
+    /// The keys this version knows, with the values each may have (empty: a decimal).
+    const KNOWN: [(&'static str, &'static [&'static str]); 5] = [
+        ("mode", &["instrument", "jvmti"]),
+        ("trace", &["summary", "all"]),
+        ("holdtiming", &["sampled", "exact"]),
+        ("tracking", &["sampled", "full"]),
+        ("stackdepth", &[]),
+    ];
+
+    fn parse(b: &'a [u8]) -> Result<Settings<'a>, String> {
+        let s = std::str::from_utf8(b).map_err(|_| "not ASCII".to_string())?;
+        let this = Settings(s);
+        let mut seen: Vec<&str> = Vec::new();
+        for item in s.split(';') {
+            let Some((k, v)) = item.split_once('=') else {
+                return Err(format!("`{item}` is not key=value"));
+            };
+            if k.is_empty() || !k.bytes().all(|c| c.is_ascii_lowercase()) {
+                return Err(format!("key `{k}`: expected lowercase letters"));
+            }
+            let value_ok = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-');
+            if v.is_empty() || !v.bytes().all(value_ok) {
+                return Err(format!(
+                    "value of `{k}`: expected letters, digits, `.`, `_` or `-`"
+                ));
+            }
+            if seen.contains(&k) {
+                return Err(format!("key `{k}` given twice"));
+            }
+            seen.push(k);
+            if let Some((_, allowed)) = Self::KNOWN.iter().find(|(key, _)| *key == k) {
+                let ok = if allowed.is_empty() {
+                    decimal_u64(v.as_bytes()).is_some()
+                } else {
+                    allowed.contains(&v)
+                };
+                if !ok {
+                    let expected = if allowed.is_empty() {
+                        "a decimal".to_string()
+                    } else {
+                        allowed.join(" or ")
+                    };
+                    return Err(format!("`{k}={v}`: expected {expected}"));
+                }
+            }
+        }
+        Ok(this)
+    }
+
+    /// The value of `key`, if the line gives it.
+    pub fn get(&self, key: &str) -> Option<&'a str> {
+        self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// Every (key, value), in the line's order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        self.0.split(';').filter_map(|i| i.split_once('='))
+    }
+
+    /// The line's text, `key=value;...`.
+    pub fn raw(&self) -> &'a str {
+        self.0
+    }
+
+    /// Whether the recording identified only a sample of the holds (`tracking=sampled`): its
+    /// lock orders, and so its potential deadlocks, come from that sample.
+    pub fn sampled_tracking(&self) -> bool {
+        self.get("tracking") == Some("sampled")
+    }
 }
 
 /// How a recording ended, as its `RecordingEnded` line says.
@@ -1918,6 +2007,7 @@ impl<'a> Event<'a> {
             Event::ThreadUnpark { .. } => EventKind::ThreadUnpark,
             Event::EventsDropped { .. } => EventKind::EventsDropped,
             Event::ObjectClass { .. } => EventKind::ObjectClass,
+            Event::RecordingStarted { .. } => EventKind::RecordingStarted,
             Event::RecordingEnded { .. } => EventKind::RecordingEnded,
         }
     }
@@ -1964,6 +2054,7 @@ impl<'a> Event<'a> {
             | Event::ThreadUnpark { thread, .. } => Some(thread),
             Event::EventsDropped { .. }
             | Event::ObjectClass { .. }
+            | Event::RecordingStarted { .. }
             | Event::RecordingEnded { .. } => None,
         }
     }
@@ -2160,13 +2251,19 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 class: parse_text(c, 4, "classSignature", false)?,
             }
         }
+        K::RecordingStarted => {
+            let [_, _, s] = split::<3>(line, name)?;
+            Event::RecordingStarted {
+                settings: Settings::parse(s).map_err(|p| field_err(3, "settings", s, p))?,
+            }
+        }
         K::RecordingEnded => {
             let [_, _, h] = split::<3>(line, name)?;
             let how = match h {
                 b"vmdeath" => RecordingEnd::VmDeath,
                 b"unload" => RecordingEnd::Unload,
                 b"detach" => RecordingEnd::Detach,
-                _ => return Err(field_err(3, "how", h, "expected vmdeath or unload")),
+                _ => return Err(field_err(3, "how", h, "expected vmdeath, unload or detach")),
             };
             Event::RecordingEnded { how }
         }
@@ -2633,6 +2730,18 @@ mod tests {
             );
         }
         assert!(parse_event_line(b"1.000000000,RecordingEnded,vmdeath").is_ok());
+        let started = parse_event_line(
+            b"1.000000000,RecordingStarted,mode=instrument;trace=summary;holdtiming=sampled;tracking=sampled;stackdepth=8;future=x.1",
+        )
+        .unwrap();
+        let Event::RecordingStarted { settings } = started.event else {
+            panic!("{started:?}")
+        };
+        assert!(settings.sampled_tracking());
+        assert_eq!(settings.get("stackdepth"), Some("8"));
+        assert_eq!(settings.get("future"), Some("x.1"));
+        assert_eq!(settings.get("juc"), None);
+        assert_eq!(settings.iter().count(), 6);
         assert!(parse_event_line(b"1.000000000,RecordingEnded,unload").is_ok());
         assert!(parse_event_line(b"1.000000000,MonitorExit,00000001,0000000A,0").is_ok());
     }
@@ -2658,6 +2767,16 @@ mod tests {
             b"1.000000000,EventsDropped,0",
             b"1.000000000,RecordingEnded,exit",
             b"1.000000000,RecordingEnded",
+            b"1.000000000,RecordingStarted",
+            b"1.000000000,RecordingStarted,",
+            b"1.000000000,RecordingStarted,mode=instrument;",
+            b"1.000000000,RecordingStarted,mode=instrument;mode=jvmti",
+            b"1.000000000,RecordingStarted,tracking=some",
+            b"1.000000000,RecordingStarted,stackdepth=eight",
+            b"1.000000000,RecordingStarted,Mode=jvmti",
+            b"1.000000000,RecordingStarted,mode",
+            b"1.000000000,RecordingStarted,mode=a b",
+            b"1.000000000,RecordingStarted,mode=jvmti,x",
             b"",
         ];
         for b in bad {

@@ -73,6 +73,8 @@ pub enum ViolationKind {
     IdReuse,
     /// A line after the `RecordingEnded` line, which must be the last.
     AfterEnd,
+    /// A `RecordingStarted` line that is not the first line of the log, or a second one.
+    NotFirst,
 }
 
 /// One broken (or noteworthy) rule at one line.
@@ -150,6 +152,9 @@ pub struct ValidationReport {
     /// none: the JVM was killed (SIGKILL) or crashed (a fatal error), and the log holds what
     /// the writer had flushed (at least every 100 ms) up to its last complete line.
     pub ended: Option<RecordingEnd>,
+    /// The settings of the log's `RecordingStarted` line (`key=value;...`); `None` for a log
+    /// without one (written before 2026-11-28, or by another writer).
+    pub settings: Option<String>,
 }
 
 impl ValidationReport {
@@ -587,6 +592,14 @@ impl Validator {
                 Ok(rec) => {
                     if let Event::RecordingEnded { how } = rec.event {
                         self.report.ended = Some(how);
+                        continue;
+                    }
+                    if let Event::RecordingStarted { settings } = rec.event {
+                        if n != 1 {
+                            let msg = "a RecordingStarted line that is not the first line".into();
+                            self.err(name, n, ViolationKind::NotFirst, msg);
+                        }
+                        self.report.settings = Some(settings.raw().to_string());
                         continue;
                     }
                     self.report.events += 1;

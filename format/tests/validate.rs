@@ -862,3 +862,33 @@ fn recording_ended_is_the_last_line() {
         .iter()
         .any(|v| v.kind == ViolationKind::AfterEnd));
 }
+
+/// The `RecordingStarted` line: the first, not an event, its settings kept for readers; one
+/// anywhere else is an error, and so is a setting the format does not allow.
+#[test]
+fn recording_started_is_the_first_line() {
+    let settings = "mode=instrument;trace=summary;holdtiming=sampled;tracking=sampled;stackdepth=8";
+    let started = format!("5087.100000000,RecordingStarted,{settings}\n{EVENTS}");
+    let r = run(CLASSES, METHODS, &started);
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    assert_eq!(r.settings.as_deref(), Some(settings));
+    assert_eq!(r.events, EVENTS.lines().count() as u64);
+    assert_eq!(run(CLASSES, METHODS, EVENTS).settings, None);
+
+    let late = format!("{EVENTS}5087.300000000,RecordingStarted,{settings}\n");
+    let r = run(CLASSES, METHODS, &late);
+    let n = EVENTS.lines().count() + 1;
+    assert_eq!(
+        lines(&r, Severity::Error),
+        vec![format!(
+            "t.orca:{n}: a RecordingStarted line that is not the first line"
+        )]
+    );
+    assert!(r
+        .violations
+        .iter()
+        .any(|v| v.kind == ViolationKind::NotFirst));
+
+    let bad = started.replace("tracking=sampled", "tracking=most");
+    assert!(!run(CLASSES, METHODS, &bad).is_valid());
+}

@@ -1149,7 +1149,21 @@ fn sampled_tracking_counts_every_hold_at_its_site_and_identifies_a_sample() {
             );
             let log = r.log();
             assert_valid(&r, &log);
-            let sums = Sums::of(&orca_text(&r));
+            // The log says first how it was recorded: whether its lock orders are a sample.
+            let text = orca_text(&r);
+            let timing = match (options.contains("exact"), sampled) {
+                (true, _) => "holdtiming=exact",
+                (false, true) => "holdtiming=sampled;tracking=sampled",
+                (false, false) => "holdtiming=sampled;tracking=full",
+            };
+            let first = text.lines().next().unwrap_or_default();
+            assert!(
+                first.ends_with(&format!(
+                    ",RecordingStarted,mode=instrument;trace=summary;{timing};stackdepth=8"
+                )),
+                "{label} {options}: {first}"
+            );
+            let sums = Sums::of(&text);
             let line = |(m, loc): (u32, u32)| log.line_of(m, loc).unwrap_or(0);
             // (holds of every monitor, of monitor 0) at a site
             let holds = |site: u32| {

@@ -62,6 +62,9 @@ pub struct Log {
     /// The word of the `RecordingEnded` line (`vmdeath`, `unload`); `None` without one (the
     /// JVM was killed or crashed).
     pub ended: Option<String>,
+    /// The settings of the `RecordingStarted` line (`key=value;...`), which must be the
+    /// first line; `None` without one.
+    pub settings: Option<String>,
 }
 
 fn hex(s: &str) -> Result<u32, String> {
@@ -345,8 +348,8 @@ impl Log {
 
     /// Reads `PREFIX.orca`, `PREFIX.methods` and `PREFIX.classtable`. Any line this reader
     /// does not understand is an error naming the file and line. `EventsDropped` lines are
-    /// counted in `dropped` rather than listed; `ObjectClass` lines go to `object_classes`, and
-    /// the `RecordingEnded` line goes to `ended`.
+    /// counted in `dropped` rather than listed; `ObjectClass` lines go to `object_classes`, the
+    /// `RecordingStarted` line to `settings`, and the `RecordingEnded` line to `ended`.
     pub fn read(prefix: &Path) -> Result<Log, String> {
         let read = |ext: &str| {
             let p = format!("{}.{ext}", prefix.display());
@@ -395,6 +398,15 @@ impl Log {
             }
             if text.split(',').nth(1) == Some("RecordingEnded") {
                 log.ended = text.split(',').nth(2).map(str::to_string);
+                continue;
+            }
+            if text.split(',').nth(1) == Some("RecordingStarted") {
+                if i != 0 || text.split(',').count() != 3 {
+                    return Err(ctx(
+                        "a RecordingStarted line not first, or not 3 fields".into()
+                    ));
+                }
+                log.settings = text.split(',').nth(2).map(str::to_string);
                 continue;
             }
             let e = parse_event(i + 1, text).map_err(ctx)?;

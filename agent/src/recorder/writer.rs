@@ -509,7 +509,9 @@ impl LogWriter {
 
     /// Starts the background writer. `self` must live as long as the process (the agent
     /// context is a `static`).
-    pub fn start(&'static self, files: Files) -> io::Result<()> {
+    ///
+    /// `settings` (`key=value;...`) is written first, as the log's `RecordingStarted` line.
+    pub fn start(&'static self, files: Files, settings: Option<String>) -> io::Result<()> {
         let (tx, rx) = sync_channel(1);
         std::thread::Builder::new()
             .name("orca-writer".into())
@@ -517,7 +519,7 @@ impl LogWriter {
                 // A panic here would stop the log silently: it is said once, and what the
                 // program goes on producing is dropped (and counted) at once.
                 let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.run(files)
+                    self.run(files, settings)
                 }));
                 match run {
                     Ok(totals) => {
@@ -843,7 +845,7 @@ impl LogWriter {
         totals
     }
 
-    fn run(&self, files: Files) -> Totals {
+    fn run(&self, files: Files, settings: Option<String>) -> Totals {
         if let Some(stall) = test_writer_stall() {
             std::thread::sleep(stall);
         }
@@ -853,6 +855,12 @@ impl LogWriter {
         let mut out = Output::new(files);
         let mut classes = Classes::default();
         let mut line = Vec::with_capacity(4096);
+        if let Some(settings) = settings {
+            // The first line: how the rest is to be read (FORMAT.md, "Agent events").
+            push_timestamp(&mut line, now_nanos());
+            let _ = writeln!(line, ",RecordingStarted,{settings}");
+            out.write(ORCA, &line);
+        }
         let mut reported_drops = 0u64;
         let mut last_flush = Instant::now();
         let mut idle_sleep = Duration::from_millis(1);
@@ -1557,7 +1565,7 @@ mod tests {
             let paths = ["orca", "methods", "classes"].map(|e| dir.join(format!("r{round}.{e}")));
             let files = Files::create(paths.clone()).unwrap();
             let log: &'static LogWriter = Box::leak(Box::new(LogWriter::new()));
-            log.start(files).unwrap();
+            log.start(files, None).unwrap();
             let go = Arc::new(AtomicBool::new(true));
             let producers: Vec<_> = (0..3)
                 .map(|_| {
@@ -1593,6 +1601,7 @@ mod tests {
                 let _ = std::fs::remove_file(p);
             }
         }
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     /// A `trace=all` batch of `n` `MonitorExit` lines of `thread`.
@@ -1690,7 +1699,8 @@ mod tests {
         // SAFETY: a NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         let log = test_log(WAIT, false);
-        log.start(Files::create(paths.clone()).unwrap()).unwrap();
+        log.start(Files::create(paths.clone()).unwrap(), None)
+            .unwrap();
         // Fill the queue until it stays full: the writer takes at least a pass (4,096 lines,
         // 190 KiB) before it flushes, and the FIFO holds 64 KiB, so its write blocks.
         let start = Instant::now();
@@ -1727,9 +1737,7 @@ mod tests {
             .read_to_end(&mut text)
             .unwrap();
         assert!(text.ends_with(b",RecordingEnded,unload\n"));
-        for p in &paths {
-            let _ = std::fs::remove_file(p);
-        }
+        let _ = std::fs::remove_dir_all(paths[0].parent().unwrap());
     }
 
     /// A writer thread that has stopped (it panicked; here by the test hook): no push waits
@@ -1740,7 +1748,8 @@ mod tests {
         const WAIT: Duration = Duration::from_secs(5);
         let paths = test_paths("gone");
         let log = test_log(WAIT, true);
-        log.start(Files::create(paths.clone()).unwrap()).unwrap();
+        log.start(Files::create(paths.clone()).unwrap(), None)
+            .unwrap();
         let start = Instant::now();
         while !log.gone.load(Ordering::SeqCst) {
             assert!(start.elapsed() < Duration::from_secs(60), "no panic");
@@ -1769,9 +1778,7 @@ mod tests {
                 ..Totals::default()
             }
         );
-        for p in &paths {
-            let _ = std::fs::remove_file(p);
-        }
+        let _ = std::fs::remove_dir_all(paths[0].parent().unwrap());
     }
 
     /// A write error (the event file is `/dev/full`): the writer says so once and goes on
@@ -1782,7 +1789,8 @@ mod tests {
         let mut paths = test_paths("full");
         paths[0] = PathBuf::from("/dev/full");
         let log = test_log(FINISH_TIMEOUT, false);
-        log.start(Files::create(paths.clone()).unwrap()).unwrap();
+        log.start(Files::create(paths.clone()).unwrap(), None)
+            .unwrap();
         // Four times half the queue, each after the writer took the last.
         let round = EVENT_QUEUE_CAPACITY as u64 / 2;
         for r in 0..4 {
@@ -1806,9 +1814,7 @@ mod tests {
         );
         // Every event line and the RecordingEnded line.
         assert_eq!(totals.lost_to_io, 4 * round + 1, "{totals:?}");
-        for p in &paths[1..] {
-            let _ = std::fs::remove_file(p);
-        }
+        let _ = std::fs::remove_dir_all(paths[1].parent().unwrap());
     }
 
     /// Once exit began, the closing thread's `trace=all` batches (the exit drain's, which
@@ -1819,7 +1825,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("orca-writer-trace-{}", std::process::id()));
         let paths = ["orca", "methods", "classes"].map(|e| dir.join(format!("t.{e}")));
         let log: &'static LogWriter = Box::leak(Box::new(LogWriter::new()));
-        log.start(Files::create(paths.clone()).unwrap()).unwrap();
+        let settings = "mode=instrument;trace=all;stackdepth=8";
+        log.start(Files::create(paths.clone()).unwrap(), Some(settings.into()))
+            .unwrap();
         let batch = |thread: u32| trace_batch(thread, 2);
         let totals = std::thread::spawn(move || {
             log.close_producers();
@@ -1832,12 +1840,17 @@ mod tests {
         .join()
         .unwrap();
         let text = std::fs::read_to_string(&paths[0]).unwrap();
+        // The settings first: a reader knows how to read the rest before it does.
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.ends_with(&format!(",RecordingStarted,{settings}")),
+            "{text}"
+        );
+        assert_eq!(text.matches(",RecordingStarted,").count(), 1, "{text}");
         assert_eq!(text.matches(",MonitorExit,000000C1,").count(), 2, "{text}");
         assert!(!text.contains("000000D2"), "{text}");
         assert_eq!((totals.events, totals.late), (2, 2), "{totals:?}");
-        for p in &paths {
-            let _ = std::fs::remove_file(p);
-        }
+        let _ = std::fs::remove_dir_all(paths[0].parent().unwrap());
     }
 
     #[test]
