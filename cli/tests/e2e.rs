@@ -316,9 +316,18 @@ fn record_runs_java_under_the_agent_and_prints_the_report() {
             )),
             "{ctx}"
         );
+        // The report and the check say how the log was recorded (its RecordingStarted line).
+        let recorded = "\n  recorded with: mode=instrument, trace=summary, holdtiming=sampled, tracking=sampled, stackdepth=8 (lock orders";
+        assert!(out.contains(recorded), "{ctx}");
         let p = dir.join("orca");
         let (code, check, _) = orca(&["check", p.to_str().unwrap()]);
         assert_eq!(code, Some(0), "{check}");
+        assert!(check.contains(&recorded[3..]), "{check}");
+        let (_, json, _) = orca(&["report", p.to_str().unwrap(), "--json"]);
+        assert!(
+            json.contains(r#""settings":{"mode":"instrument","trace":"summary","holdtiming":"sampled","tracking":"sampled","stackdepth":"8"},"#),
+            "{json}"
+        );
 
         // Options reach the agent; $ORCA_AGENT is used; -o names the prefix; status 0.
         let mut c = Command::new(env!("CARGO_BIN_EXE_orca"));
