@@ -227,7 +227,6 @@ impl Agent {
                         recorded.push(("tracking", word(tracking, "sampled", "full")));
                     }
                 }
-
                 (
                     None,
                     Some(Instrumentation::new(options.jdk, settings, &rec)),
