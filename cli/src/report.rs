@@ -155,7 +155,7 @@ pub struct Analysis {
     /// The log's `RecordingEnded` line, if it has one (none: killed or crashed).
     pub ended: Option<orca_format::RecordingEnd>,
     /// The settings of the log's `RecordingStarted` line (`key=value;...`), if it has one
-    /// (logs written before 2026-11-28 have none).
+    /// (the logs of agents older than commit d251e2d have none).
     pub settings: Option<String>,
     pub dropped: u64,
     /// j.u.c. holds that began before a recording attached to a running JVM, seen at their

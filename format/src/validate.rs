@@ -153,7 +153,7 @@ pub struct ValidationReport {
     /// the writer had flushed (at least every 100 ms) up to its last complete line.
     pub ended: Option<RecordingEnd>,
     /// The settings of the log's `RecordingStarted` line (`key=value;...`); `None` for a log
-    /// without one (written before 2026-11-28, or by another writer).
+    /// without one (an agent older than commit d251e2d, or another writer).
     pub settings: Option<String>,
 }
 
