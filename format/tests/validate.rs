@@ -851,16 +851,17 @@ fn recording_ended_is_the_last_line() {
     let after = format!("{ended}5087.300000001,ThreadStarted,0000CCCC,late\n");
     let r = run(CLASSES, METHODS, &after);
     let n = EVENTS.lines().count() + 2;
+    let msg = "a line after the RecordingEnded line, which must be the last";
+    assert_only_error(&r, n, msg, ViolationKind::AfterEnd);
+}
+
+/// `r` has one error, at line `n` of the `.orca` file, saying `msg`, of `kind`.
+fn assert_only_error(r: &ValidationReport, n: usize, msg: &str, kind: ViolationKind) {
     assert_eq!(
-        lines(&r, Severity::Error),
-        vec![format!(
-            "t.orca:{n}: a line after the RecordingEnded line, which must be the last"
-        )]
+        lines(r, Severity::Error),
+        vec![format!("t.orca:{n}: {msg}")]
     );
-    assert!(r
-        .violations
-        .iter()
-        .any(|v| v.kind == ViolationKind::AfterEnd));
+    assert!(r.violations.iter().any(|v| v.kind == kind), "{r:#?}");
 }
 
 /// The `RecordingStarted` line: the first, not an event, its settings kept for readers; one
@@ -878,16 +879,8 @@ fn recording_started_is_the_first_line() {
     let late = format!("{EVENTS}5087.300000000,RecordingStarted,{settings}\n");
     let r = run(CLASSES, METHODS, &late);
     let n = EVENTS.lines().count() + 1;
-    assert_eq!(
-        lines(&r, Severity::Error),
-        vec![format!(
-            "t.orca:{n}: a RecordingStarted line that is not the first line"
-        )]
-    );
-    assert!(r
-        .violations
-        .iter()
-        .any(|v| v.kind == ViolationKind::NotFirst));
+    let msg = "a RecordingStarted line that is not the first line";
+    assert_only_error(&r, n, msg, ViolationKind::NotFirst);
 
     let bad = started.replace("tracking=sampled", "tracking=most");
     assert!(!run(CLASSES, METHODS, &bad).is_valid());
