@@ -776,8 +776,7 @@ pub fn text(f: &Findings, md: &Metadata) -> String {
     if f.sampled {
         let _ = writeln!(
             out,
-            "note: recorded with tracking=sampled{}",
-            crate::report::SAMPLED_ORDERS
+            "note: recorded with tracking=sampled (lock orders, and so potential deadlocks, come from a sample of each busy thread's holds: a nesting that a thread locking more than about 50,000 times a second takes rarely may be missing; record with tracking=full, `orca record --tracking full`, for a deadlock hunt)"
         );
     }
     let _ = writeln!(

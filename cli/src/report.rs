@@ -1008,7 +1008,7 @@ pub fn held_at_start_text(n: u64) -> String {
 /// of the figures must know (a sampled tracking's lock orders are a sample).
 pub fn settings_text(raw: &str) -> String {
     let mut s = format!("recorded with: {}", raw.replace(';', ", "));
-    if raw.split(';').any(|i| i == "tracking=sampled") {
+    if orca_format::Settings::parse_str(raw).is_ok_and(|t| t.sampled_tracking()) {
         s.push_str(
             " (lock orders, and so potential deadlocks, from a sample of each busy thread's \
              holds; tracking=full records every one)",
@@ -1016,12 +1016,6 @@ pub fn settings_text(raw: &str) -> String {
     }
     s
 }
-
-/// What `tracking=sampled` means for lock orders, after a sentence about the settings.
-pub const SAMPLED_ORDERS: &str = " (lock orders, and so potential deadlocks, come from a \
-     sample of each busy thread's holds: a nesting that a thread locking more than about \
-     50,000 times a second takes rarely may be missing; record with tracking=full, \
-     `orca record --tracking full`, for a deadlock hunt)";
 
 /// The report as text.
 pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) -> String {
@@ -1562,14 +1556,16 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         s,
         "{{\"prefix\":{},\"settings\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"held_at_start\":{},\"span_ns\":{span},\"shared_ids\":[{}],\"threads\":[",
         json_str(prefix),
-        a.settings.as_deref().map_or("null".to_string(), |raw| {
-            let items: Vec<String> = raw
-                .split(';')
-                .filter_map(|i| i.split_once('='))
-                .map(|(k, v)| format!("{}:{}", json_str(k), json_str(v)))
-                .collect();
-            format!("{{{}}}", items.join(","))
-        }),
+        a.settings
+            .as_deref()
+            .and_then(|raw| orca_format::Settings::parse_str(raw).ok())
+            .map_or("null".to_string(), |t| {
+                let items: Vec<String> = t
+                    .iter()
+                    .map(|(k, v)| format!("{}:{}", json_str(k), json_str(v)))
+                    .collect();
+                format!("{{{}}}", items.join(","))
+            }),
         a.events,
         a.malformed,
         a.torn,

@@ -41,8 +41,8 @@ pub use meta::{java_class_name, ClassInfo, Metadata, MethodInfo};
 pub use parse::{
     escape, line_for, parse_class_line, parse_event_line, parse_method_line, parse_stack, unescape,
     ClassRecord, ConditionOp, Durations, Event, EventKind, EventRecord, Frame, Hash, HashList,
-    Histogram, LineTable, LockMode, LockOp, MethodId, MethodRecord, RecordingEnd, StackTrace,
-    SyntaxError, Text, Timestamp, WaitCall, WakeCall, NATIVE_LOCATION,
+    Histogram, LineTable, LockMode, LockOp, MethodId, MethodRecord, RecordingEnd, Settings,
+    StackTrace, SyntaxError, Text, Timestamp, WaitCall, WakeCall, NATIVE_LOCATION,
 };
 pub use reader::{Line, LineReader};
 pub use validate::{

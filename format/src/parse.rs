@@ -1857,6 +1857,12 @@ impl<'a> Settings<'a> {
         ("stackdepth", &[]),
     ];
 
+    /// The settings of `s` (a `RecordingStarted` line's field), checked as the line is;
+    /// readers that kept the text (`orca report`, `orca check`) read it back with this.
+    pub fn parse_str(s: &'a str) -> Result<Settings<'a>, String> {
+        Self::parse(s.as_bytes())
+    }
+
     fn parse(b: &'a [u8]) -> Result<Settings<'a>, String> {
         let s = std::str::from_utf8(b).map_err(|_| "not ASCII".to_string())?;
         let this = Settings(s);
