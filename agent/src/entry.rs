@@ -385,7 +385,7 @@ unsafe extern "system" fn bind(env: *mut JNIEnv, class: jclass) -> jboolean {
 /// The tracker's natives but `bind`: name, JNI signature (the class files moved to
 /// `java.lang` by build.rs) and function. Each function is a guarded shell like every other
 /// way into the agent.
-fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 24] {
+fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 25] {
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
@@ -475,7 +475,16 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 24] {
         ),
         (c"callExit0", c"()V", call_exit as *mut c_void),
         (c"wakeClock", c"()V", wake_clock as *mut c_void),
+        (c"threadCpu", c"()J", thread_cpu as *mut c_void),
     ]
+}
+
+/// `OrcaProfilerTracker.threadCpu()`: the calling thread's CPU time in nanoseconds, read at
+/// most once per sampling window (10 ms) by a thread that locks. A system call, no JNI.
+unsafe extern "system" fn thread_cpu(_env: *mut JNIEnv, _class: jclass) -> jlong {
+    guard("OrcaProfilerTracker.threadCpu", -1, || {
+        crate::recorder::clock::thread_cpu_nanos() as jlong
+    })
 }
 
 /// `OrcaProfilerTracker.wakeClock()`: a hold found the coarse clock stale (the program was

@@ -86,11 +86,11 @@ pub struct Options {
     /// `trace=all` implies).
     pub sampled_holds: bool,
     /// Instrumentation mode, `tracking=sampled` (the default): an outermost hold outside the
-    /// thread's sample (about 500 holds per 10 ms are in it) is left unidentified, with every
-    /// hold nested in it (no identity hash, name or lock-order occurrence: counted at its site
-    /// in the row of other monitors), because identifying every hold was most of what a
-    /// database that locks a fresh object per row paid; `tracking=full`: every hold is
-    /// identified. Needs sampled timing.
+    /// thread's sample (about 500 holds per 10 ms of a thread that runs all the time are in
+    /// it) is left unidentified, with every hold nested in it (no identity hash, name or
+    /// lock-order occurrence: counted at its site in the row of other monitors), because
+    /// identifying every hold was most of what a database that locks a fresh object per row
+    /// paid; `tracking=full`: every hold is identified. Needs sampled timing.
     pub sampled_tracking: bool,
     /// `tracking=` was given: only then is a user told that it has no effect (with exact
     /// timing), since the default's silent fallback to full tracking loses nothing.

@@ -937,6 +937,8 @@ public final class OrcaProfilerTracker {
 
     /** The coarse clock was found stale (Rec.timed): the agent's ticker ticks again. */
     private static native void wakeClock();
+    /** The calling thread's CPU time in ns (the agent's clock_gettime): Rec.scaled. */
+    private static native long threadCpu();
     /** The exclusive owner of the synchronizer of lock call `report` (its thread's hash; 0:
      * none, or a lock that names no owner). */
     private static native int lockOwner(int report, Object sync);
@@ -1798,6 +1800,53 @@ public final class OrcaProfilerTracker {
         static final long WINDOW = 10_000_000L;
         static final int BUDGET = 500;
         static final int MAX_STRIDE = 1 << 20;
+        /** This window's budget of timed holds: BUDGET scaled (see scaled). */
+        int timeBudget = BUDGET;
+
+        // ---- the budgets' scale: the thread's share of a core ----
+        //
+        // BUDGET and TRACK_BUDGET are what a thread that runs all the time may spend, about
+        // 1% of its core. A server's request threads each run a few percent of the time (a
+        // Jetty under load: 16 threads on 1.2 cores) and take a few hundred holds per window
+        // each, so a budget per window of wall time timed and identified nearly all of them,
+        // about a tenth of their CPU. Scaled by the share of a core the thread used in its
+        // last window, the budgets stay about 1% of the thread's own CPU; MIN_BUDGET keeps a
+        // thread that locks a little exact whatever its share (small programs, the tests).
+
+        static final int MIN_BUDGET = 32;
+        /** Share of a core, in 1/SHARE_ONE, the thread used from shareStart to its last
+         * window's end; SHARE_ONE until known. */
+        static final int SHARE_ONE = 1024;
+        int share = SHARE_ONE;
+        /** The coarse clock and the thread's CPU time (-1: not read yet) when share was set. */
+        long shareStart;
+        long shareCpu = -1;
+
+        /**
+         * `budget` scaled by the thread's share of a core, measured at most once per WINDOW
+         * (both windows' ends come here; the first to come after a WINDOW measures), over the
+         * time since the last measure. A measure over more than a second (the thread was idle
+         * or did not lock) or that makes no sense (a virtual thread on another carrier)
+         * counts as a whole core, as before the thread's first: the budget is then the whole.
+         */
+        @DontInline
+        int scaled(int budget, long c) {
+            long wall = c - shareStart;
+            if (wall >= WINDOW || wall < 0) {
+                long cpu = -1;
+                try {
+                    cpu = threadCpu();
+                } catch (Throwable e) {
+                }
+                long used = cpu - shareCpu;
+                share = shareCpu < 0 || cpu < 0 || used < 0 || wall <= 0 || wall > 1_000_000_000L
+                        ? SHARE_ONE
+                        : (int) Math.min(SHARE_ONE, used * SHARE_ONE / wall);
+                shareStart = c;
+                shareCpu = cpu;
+            }
+            return Math.max(MIN_BUDGET, (int) ((long) budget * share / SHARE_ONE));
+        }
         /** Holds until the next timed one (this one included). */
         int skip;
         int stride = 1;
@@ -1874,8 +1923,8 @@ public final class OrcaProfilerTracker {
         private void trackTurn(long c) {
             if (c - trackStart >= WINDOW || c < trackStart) {
                 int holds = pushes - trackPushes;
-                trackStride = holds <= TRACK_BUDGET ? 1
-                        : Math.min(holds / TRACK_BUDGET + 1, MAX_STRIDE);
+                int budget = scaled(TRACK_BUDGET, c);
+                trackStride = holds <= budget ? 1 : Math.min(holds / budget + 1, MAX_STRIDE);
                 trackStart = c;
                 trackPushes = pushes;
             }
@@ -1995,11 +2044,12 @@ public final class OrcaProfilerTracker {
                 used(addr, 1L);
                 // The past window's rate sets the stride of the next.
                 int holds = winHolds - Math.max(skip, 0);
-                stride = holds <= BUDGET ? 1 : Math.min(holds / BUDGET + 1, MAX_STRIDE);
+                int budget = timeBudget = scaled(BUDGET, c);
+                stride = holds <= budget ? 1 : Math.min(holds / budget + 1, MAX_STRIDE);
                 winStart = c;
                 winHolds = 0;
                 winTimed = 0;
-            } else if (++winTimed > BUDGET && stride < MAX_STRIDE) {
+            } else if (++winTimed > timeBudget && stride < MAX_STRIDE) {
                 // The rate rose within the window: the budget holds (a few more at most).
                 stride *= 2;
             }

@@ -897,13 +897,16 @@ fn a_signal_that_wakes_nobody_is_counted_and_one_with_a_waiter_is_an_event() {
 /// second has only a sample of its holds timed, the rest counted (`MonitorHoldsUntimed`), and
 /// every hold counted exactly; its 100 ms holds are still `MonitorHold` events, found by the
 /// coarse clock, never longer than the program saw from outside the block; a thread that
-/// locks once a millisecond has every hold timed. `holdtiming=exact` times every hold.
+/// locks once a millisecond has every hold timed; a thread that runs a few percent of the time
+/// has its budget scaled to that share. `holdtiming=exact` times every hold.
 #[test]
 fn sampled_timing_counts_every_hold_and_times_a_sample() {
     const TIGHT: u64 = 4_000_000;
+    const BURSTS: u64 = 25 * 400;
     let tight = marker_line("SampledHolds.java", "tight");
     let long = marker_line("SampledHolds.java", "long");
     let slow = marker_line("SampledHolds.java", "slow");
+    let burst = marker_line("SampledHolds.java", "burst");
     for jdk in jdks() {
         let r = run("sampled", jdk, "", "SampledHolds", &[&TIGHT.to_string()]);
         assert_eq!(r.code, Some(0), "{}", r.stderr);
@@ -931,6 +934,15 @@ fn sampled_timing_counts_every_hold_and_times_a_sample() {
         );
         assert_eq!(timed(long) + untimed(long), 5, "{label}");
         assert_eq!((timed(slow), untimed(slow)), (200, 0), "{label}");
+        // 400 holds per burst, under the 500 a thread that runs all the time may time per
+        // 10 ms, but the thread sleeps 20 ms between bursts: after its first burst (its share
+        // of a core not yet known) its budget is the minimum, 32, about one hold in 13.
+        assert_eq!(timed(burst) + untimed(burst), BURSTS, "{label}");
+        assert!(
+            timed(burst) < BURSTS / 3,
+            "{label}: {} timed of {BURSTS}",
+            timed(burst)
+        );
         // Each 100 ms hold is a MonitorHold: at least the threshold less a tick (the catch
         // rule for a hold not timed), at most what the program measured around the block.
         let outer: Vec<u64> = r

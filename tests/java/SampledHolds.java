@@ -3,12 +3,17 @@
  * `main` takes one monitor TIGHT times in a loop (far more holds a second than the agent times)
  * and, every TIGHT/LONGS of them, holds another for 100 ms, measuring that hold from outside
  * the block (before it enters, after it leaves: the agent's hold lies within). Thread `slow`
- * holds a third monitor SLOW times, 1 ms apart: a rate at which every hold is timed.
+ * holds a third monitor SLOW times, 1 ms apart: a rate at which every hold is timed. Thread
+ * `bursts` takes a fourth BURST times in a row, then sleeps 20 ms, BURSTS times: fewer holds per
+ * 10 ms than a thread that runs all the time has timed, but the thread runs a few percent of the
+ * time, and its budget is scaled to that share.
  * Usage: SampledHolds TIGHT
  */
 public class SampledHolds {
-    static final Object tight = new Object(), held = new Object(), slowLock = new Object();
-    static final int LONGS = 5, SLOW = 200;
+    static final Object tight = new Object(), held = new Object(), slowLock = new Object(),
+            burstLock = new Object();
+    static final int LONGS = 5, SLOW = 200, BURST = 400, BURSTS = 25;
+    static long burstSum;
     static long sum;
 
     public static void main(String[] args) throws Exception {
@@ -26,6 +31,21 @@ public class SampledHolds {
             }
         }, "slow");
         slow.start();
+        Thread bursts = new Thread(() -> {
+            for (int b = 0; b < BURSTS; b++) {
+                for (int i = 0; i < BURST; i++) {
+                    synchronized (burstLock) { // @burst
+                        burstSum++;
+                    }
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "bursts");
+        bursts.start();
         StringBuilder outer = new StringBuilder();
         for (int i = 0; i < n; i++) {
             synchronized (tight) { // @tight
@@ -40,6 +60,7 @@ public class SampledHolds {
             }
         }
         slow.join();
+        bursts.join();
         System.out.println("outer_ns=" + outer.toString().trim());
     }
 }

@@ -16,6 +16,18 @@ pub fn now_nanos() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// CPU time of the calling thread: the writer's own cost, and the share of a core a
+/// recorded thread uses, which scales its sampling budgets (the tracker's `Rec.scaled`).
+pub fn thread_cpu_nanos() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid out-pointer; CLOCK_THREAD_CPUTIME_ID exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 /// How often the [`Ticker`] advances the coarse clock.
 pub const TICK_NANOS: u64 = 1_000_000;
 

@@ -967,7 +967,7 @@ impl LogWriter {
         Totals {
             events: out.events,
             lost_to_io: out.lost,
-            writer_cpu_nanos: thread_cpu_nanos(),
+            writer_cpu_nanos: crate::recorder::clock::thread_cpu_nanos(),
             ..Totals::default()
         }
     }
@@ -1264,17 +1264,6 @@ fn test_writer_stall() -> Option<Duration> {
         .parse()
         .ok()
         .map(Duration::from_millis)
-}
-
-/// CPU time of the calling thread.
-fn thread_cpu_nanos() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid out-pointer; CLOCK_THREAD_CPUTIME_ID exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// Appends `v` as 8 upper-case hex digits, in one copy (a push per digit checked the
