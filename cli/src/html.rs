@@ -1129,7 +1129,7 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             None => (0, 0, 0, 0, &empty),
         };
         format!(
-            "{{\"id\":\"{}\",\"kind\":\"{}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"holds\":{},\"timed\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{}}}",
+            "{{\"id\":\"{}\",\"kind\":\"{}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"holds\":{},\"timed\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"atLeast\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{}}}",
             r.id,
             r.kind,
             r.blocked,
@@ -1143,6 +1143,7 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             hh.percentile(99.0),
             hh.max(),
             r.open_holds,
+            a.identified_only(r.id),
             json_list(hh.buckets(), |(v, c)| format!("[{v},{c}]")),
             json_list(owners.iter().take(MAX_SITES), |(t, c)| format!(
                 "[{},{c}]",

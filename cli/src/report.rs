@@ -157,6 +157,9 @@ pub struct Analysis {
     /// The settings of the log's `RecordingStarted` line (`key=value;...`), if it has one
     /// (the logs of agents older than commit d251e2d have none).
     pub settings: Option<String>,
+    /// The settings say `tracking=sampled`: a monitor's own row counts only the holds the
+    /// tracker identified, the others are in its sites' row of other monitors.
+    pub sampled_tracking: bool,
     pub dropped: u64,
     /// j.u.c. holds that began before a recording attached to a running JVM, seen at their
     /// `unlock` (`LockHeldAtStart` lines).
@@ -308,6 +311,7 @@ impl Analysis {
         }
         if let Event::RecordingStarted { settings } = ev {
             self.settings = Some(settings.raw().to_string());
+            self.sampled_tracking = settings.sampled_tracking();
             return;
         }
         self.events += 1;
@@ -912,6 +916,35 @@ impl Analysis {
         }
     }
 
+    /// Whether monitor (lock) `h`'s hold count may be only of the holds a sampled tracking
+    /// identified, a lower bound: in a `tracking=sampled` log, a monitor with a row of its own
+    /// held at a site whose row of other monitors counts holds too, which may be holds of
+    /// this monitor left unidentified (docs/FORMAT.md, "Rows of a site"). Where no site of
+    /// the monitor has such a row (a program that locks slowly, every hold identified), its
+    /// count is exact; the row of other monitors' own count is always exact.
+    pub fn identified_only(&self, h: Hash) -> bool {
+        if !self.sampled_tracking || h == Hash(0) {
+            return false;
+        }
+        let shares = |mine: &HashMap<Option<Frame>, (u64, u64)>,
+                      other: Option<&HashMap<Option<Frame>, (u64, u64)>>| {
+            other.is_some_and(|o| mine.keys().any(|f| o.contains_key(f)))
+        };
+        let monitor = self.objects.get(&h).is_some_and(|o| {
+            shares(
+                &o.hold_sites,
+                self.objects.get(&Hash(0)).map(|z| &z.hold_sites),
+            )
+        });
+        let lock = self.locks.get(&h).is_some_and(|l| {
+            shares(
+                &l.hold_sites,
+                self.locks.get(&Hash(0)).map(|z| &z.hold_sites),
+            )
+        });
+        monitor || lock
+    }
+
     /// A lock as the tools name it: `HashMap@6404CC3C` when the log names its class, else
     /// `monitor 6404CC3C` (`lock 6404CC3C` for a j.u.c. lock's synchronizer).
     pub fn lock_name(&self, h: Hash, juc: bool) -> String {
@@ -1011,7 +1044,8 @@ pub fn settings_text(raw: &str) -> String {
     if orca_format::Settings::parse_str(raw).is_ok_and(|t| t.sampled_tracking()) {
         s.push_str(
             " (lock orders, and so potential deadlocks, from a sample of each busy thread's \
-             holds; tracking=full records every one)",
+             holds; a hold count marked \"at least\" is of a monitor's identified holds; \
+             tracking=full records every one)",
         );
     }
     s
@@ -1148,7 +1182,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             let _ = writeln!(s, "      blocked at {} x{c} {}", site(md, f), dur(ns));
         }
         if o.holds.count() > 0 {
-            let _ = writeln!(s, "      {}", holds_line(o));
+            let _ = writeln!(s, "      {}", holds_line(o, a.identified_only(*h)));
         }
     }
 
@@ -1167,7 +1201,12 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             }
         );
         for (h, o) in held.iter().take(top) {
-            let _ = writeln!(s, "  {}: {}", a.lock_name(*h, false), holds_line(o));
+            let _ = writeln!(
+                s,
+                "  {}: {}",
+                a.lock_name(*h, false),
+                holds_line(o, a.identified_only(*h))
+            );
             let est = if o.holds.is_estimate() { "~" } else { "" };
             for (f, c, ns) in top_sites(&o.hold_sites, 3) {
                 let _ = writeln!(s, "      held from {} x{c} {est}{}", site(md, f), dur(ns));
@@ -1358,7 +1397,12 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
                 let est = if hist.is_estimate() { "~" } else { "" };
                 let _ = writeln!(
                     s,
-                    "      {what} held {}, total {est}{}, p50 {est}{}, p99 {est}{}, max {}{}",
+                    "      {what} held {}{}, total {est}{}, p50 {est}{}, p99 {est}{}, max {}{}",
+                    if a.identified_only(*h) {
+                        "at least "
+                    } else {
+                        ""
+                    },
                     crate::util::times(hist.count()),
                     dur(hist.total()),
                     dur(hist.percentile(50.0)),
@@ -1511,12 +1555,15 @@ fn owners_text(a: &Analysis, owners: &HashMap<Hash, u64>, top: usize) -> String 
         .join(", ")
 }
 
-fn holds_line(o: &ObjectStats) -> String {
+/// `identified_only`: the monitor's rows count the holds a sampled tracking identified
+/// ([`Analysis::identified_only`]), a lower bound of its holds, said so.
+fn holds_line(o: &ObjectStats, identified_only: bool) -> String {
     let h = &o.holds;
     // Figures from a sample (holdtiming=sampled) are marked `~`, with the sample's size.
     let est = if h.is_estimate() { "~" } else { "" };
     format!(
-        "held {}, total {est}{}, p50 {est}{}, p99 {est}{}, max {}{}{}",
+        "held {}{}, total {est}{}, p50 {est}{}, p99 {est}{}, max {}{}{}",
+        if identified_only { "at least " } else { "" },
         crate::util::times(h.count()),
         dur(h.total()),
         dur(h.percentile(50.0)),
@@ -1632,7 +1679,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 .collect();
             let hh = &o.holds;
             format!(
-                "{{\"id\":\"{h}\",\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{}}},\"hold_sites\":{}}}",
+                "{{\"id\":\"{h}\",\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{}}},\"hold_sites\":{}}}",
                 o.blocked,
                 o.contentions,
                 o.blocked_max,
@@ -1647,6 +1694,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 hh.percentile(99.0),
                 hh.max(),
                 o.open_holds,
+                a.identified_only(*h),
                 sites_json(md, &o.hold_sites, top)
             )
         })
@@ -1800,7 +1848,7 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, usiz
                 })
                 .collect();
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"holds_lower_bound\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
                 json_str(&a.lock_name(*h, true)),
                 l.blocked,
                 l.contentions,
@@ -1819,6 +1867,7 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, usiz
                 hist(&l.write_holds),
                 hist(&l.read_holds),
                 l.open_holds,
+                a.identified_only(*h),
                 sites_json(md, &l.hold_sites, top),
                 l.awaits,
                 l.awaited,
@@ -1907,14 +1956,49 @@ mod tests {
         // 8 holds at the first site, 2 of them timed; none timed at the second.
         assert_eq!(o.hold_sites[&site(1, 0x10)], (8, 12000));
         assert_eq!(o.hold_sites[&site(2, 4)], (3, 0));
-        let text = holds_line(o);
+        let text = holds_line(o, false);
         assert!(
             text.contains("total ~16.500 µs") && text.contains("(estimated from 2 timed)"),
             "{text}"
         );
         // Every hold timed: no estimate.
         let exact = analyse(&format!("{}\n", log.lines().next().unwrap()), false);
-        assert!(!holds_line(&exact.objects[&Hash(0x1111)]).contains('~'));
+        assert!(!holds_line(&exact.objects[&Hash(0x1111)], false).contains('~'));
+    }
+
+    /// tracking=sampled: a monitor held at a site whose row of other monitors counts holds
+    /// (maybe its own, left unidentified) has its count said to be a lower bound; one whose
+    /// sites have no such row, the row of other monitors itself, and any monitor of a log
+    /// recorded with tracking=full, do not.
+    #[test]
+    fn a_sampled_trackings_monitor_counts_are_lower_bounds_where_its_sites_left_holds_unidentified()
+    {
+        let rows = "\
+1.000000000,MonitorHoldsUntimed,0000AAAA,00001111,4,1;00000001;00000010
+1.000000000,MonitorHoldsUntimed,0000AAAA,00000000,40,1;00000001;00000010
+1.000000000,MonitorHoldsUntimed,0000AAAA,00002222,5,1;00000002;00000004
+";
+        let started = |tracking: &str| {
+            format!("0.500000000,RecordingStarted,mode=instrument;trace=summary;holdtiming=sampled;tracking={tracking};stackdepth=8\n{rows}")
+        };
+        let a = analyse(&started("sampled"), false);
+        assert!(a.identified_only(Hash(0x1111)));
+        assert!(!a.identified_only(Hash(0x2222)) && !a.identified_only(Hash(0)));
+        assert!(holds_line(&a.objects[&Hash(0x1111)], true).starts_with("held at least 4 times"));
+        let md = Metadata::default();
+        let out = text(&a, &md, "p", 10, true);
+        assert!(out.contains(": held at least 4 times"), "{out}");
+        assert!(out.contains(": held 5 times"), "{out}");
+        let j = json(&a, &md, "p", 10, true);
+        assert!(
+            j.contains("\"open\":0,\"lower_bound\":true") && j.contains("\"lower_bound\":false"),
+            "{j}"
+        );
+        for log in [started("full"), rows.to_string()] {
+            let a = analyse(&log, false);
+            assert!(!a.identified_only(Hash(0x1111)));
+            assert!(!text(&a, &md, "p", 10, true).contains("held at least"));
+        }
     }
 
     /// The same for j.u.c. holds (`LockHoldsUntimed`): counted exactly per mode and site,
