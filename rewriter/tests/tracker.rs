@@ -93,6 +93,7 @@ fn tracker_declares_every_called_method() {
             "callerSite()I",
             "hookCallerSite()I",
             "wakeClock()V",
+            "threadCpu()J",
             "lockOwner(ILjava/lang/Object;)I",
             "lockContended(ILjava/lang/Object;JJII)V",
             "lockBlocked(ILjava/lang/Object;J)V",
