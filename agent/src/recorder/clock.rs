@@ -7,24 +7,23 @@ use std::time::Duration;
 
 /// Nanoseconds on the monotonic clock.
 pub fn now_nanos() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid out-pointer; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    nanos(libc::CLOCK_MONOTONIC)
 }
 
 /// CPU time of the calling thread: the writer's own cost, and the share of a core a
 /// recorded thread uses, which scales its sampling budgets (the tracker's `Rec.scaled`).
 pub fn thread_cpu_nanos() -> u64 {
+    nanos(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// Clock `id` in nanoseconds; only clocks Linux always has are passed.
+fn nanos(id: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: a valid out-pointer; CLOCK_THREAD_CPUTIME_ID exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    // SAFETY: a valid out-pointer; both callers' clocks exist on Linux.
+    unsafe { libc::clock_gettime(id, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
