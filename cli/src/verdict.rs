@@ -199,8 +199,15 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
                     // Where that thread held the lock longest (its summary lines' sites).
                     let sites = a.thread_hold_sites.get(&(l.id, **o))?;
                     top_sites(sites, 1).first().map(|(f, c, ns)| {
+                        // a sampled tracking's count of identified holds (report.rs,
+                        // Analysis::identified_only), as the monitor's own line says
+                        let least = if a.identified_only(l.id) {
+                            "at least "
+                        } else {
+                            ""
+                        };
                         format!(
-                            "; it took the lock at {} (held from there x{c}, {} in all)",
+                            "; it took the lock at {} (held from there {least}x{c}, {} in all)",
                             site(md, *f),
                             dur(*ns)
                         )
@@ -556,6 +563,25 @@ mod tests {
         let a = Analysis::run(EventReader::new(log.as_bytes())).unwrap();
         let f = crate::deadlocks::analyze(EventReader::new(log.as_bytes())).unwrap();
         text(&verdict(&a, &f, &Metadata::default(), "t", false))
+    }
+
+    /// The owner at contention's holds from its summary lines: under a sampled tracking, where
+    /// its site also counted holds of other monitors (maybe this one's, left unidentified),
+    /// the count is a lower bound and says so, as the monitor's own line does; without the
+    /// settings line (or with tracking=full) it is exact.
+    #[test]
+    fn an_owners_holds_under_sampled_tracking_are_at_least() {
+        let rows = "\
+1.000000000,MonitorContendedEnter,0000BBBB,00001111,0000AAAA,1;00000001;00000010
+1.000100000,MonitorContendedEntered,0000BBBB,00001111,1;00000001;00000010
+2.000000000,MonitorHoldsUntimed,0000AAAA,00001111,4,1;00000002;00000004
+2.000000000,MonitorHoldsUntimed,0000AAAA,00000000,40,1;00000002;00000004
+";
+        let sampled = format!("0.500000000,RecordingStarted,mode=instrument;trace=summary;holdtiming=sampled;tracking=sampled;stackdepth=8\n{rows}");
+        let v = verdict_of(&sampled);
+        assert!(v.contains("(held from there at least x4, "), "{v}");
+        let v = verdict_of(rows);
+        assert!(v.contains("(held from there x4, "), "{v}");
     }
 
     /// A notify while nobody waited, then a wait that no notify ended: a missed-wakeup
