@@ -1826,8 +1826,12 @@ public final class OrcaProfilerTracker {
          * `budget` scaled by the thread's share of a core, measured at most once per WINDOW
          * (both windows' ends come here; the first to come after a WINDOW measures), over the
          * time since the last measure. A measure over more than a second (the thread was idle
-         * or did not lock) or that makes no sense (a virtual thread on another carrier)
-         * counts as a whole core, as before the thread's first: the budget is then the whole.
+         * or did not lock) or that makes no sense (no native, or CPU time that went back: a
+         * virtual thread now on another carrier, whose clock is the carrier's) counts as a
+         * whole core, as before the thread's first: the budget is then the whole. A virtual
+         * thread that moved to a carrier whose clock is ahead gets a share that is the two
+         * carriers' difference: a budget between the minimum and the whole, its sample as
+         * unbiased as any, only its size off.
          */
         @DontInline
         int scaled(int budget, long c) {
