@@ -1811,9 +1811,15 @@ public final class OrcaProfilerTracker {
         // each, so a budget per window of wall time timed and identified nearly all of them,
         // about a tenth of their CPU. Scaled by the share of a core the thread used in its
         // last window, the budgets stay about 1% of the thread's own CPU; MIN_BUDGET keeps a
-        // thread that locks a little exact whatever its share (small programs, the tests).
+        // thread that locks a little exact whatever its share. A thread's first GRACE ns of
+        // locking keep the whole budget: a small program's threads (a demo's, the tests') mostly
+        // wait, and would otherwise get estimates where they got exact figures, while for a
+        // server's threads, which live for hours, half a second is nothing.
 
         static final int MIN_BUDGET = 32;
+        static final long GRACE = 500_000_000L;
+        /** The coarse clock at the thread's first measure (0: none yet). */
+        long shareSince;
         /** Share of a core, in 1/SHARE_ONE, the thread used from shareStart to its last
          * window's end; SHARE_ONE until known. */
         static final int SHARE_ONE = 1024;
@@ -1848,6 +1854,12 @@ public final class OrcaProfilerTracker {
                         : (int) Math.min(SHARE_ONE, used * SHARE_ONE / wall);
                 shareStart = c;
                 shareCpu = cpu;
+                if (shareSince == 0) {
+                    shareSince = c;
+                }
+            }
+            if (c - shareSince < GRACE && c >= shareSince) {
+                return budget;
             }
             return Math.max(MIN_BUDGET, (int) ((long) budget * share / SHARE_ONE));
         }

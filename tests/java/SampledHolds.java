@@ -6,13 +6,13 @@
  * holds a third monitor SLOW times, 1 ms apart: a rate at which every hold is timed. Thread
  * `bursts` takes a fourth BURST times in a row, then sleeps 20 ms, BURSTS times: fewer holds per
  * 10 ms than a thread that runs all the time has timed, but the thread runs a few percent of the
- * time, and its budget is scaled to that share.
+ * time, and after its first half-second its budget is scaled to that share.
  * Usage: SampledHolds TIGHT
  */
 public class SampledHolds {
     static final Object tight = new Object(), held = new Object(), slowLock = new Object(),
             burstLock = new Object();
-    static final int LONGS = 5, SLOW = 200, BURST = 400, BURSTS = 25;
+    static final int LONGS = 5, SLOW = 200, BURST = 400, BURSTS = 50;
     static long burstSum;
     static long sum;
 
