@@ -11,7 +11,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::Mutex;
 
-use jni_sys::{jboolean, jclass, jint, jlong, jmethodID, jobject, jvalue, JNIEnv, JavaVM};
+use jni_sys::{
+    jboolean, jclass, jint, jlong, jmethodID, jobject, jvalue, JNIEnv, JavaVM, JNI_FALSE, JNI_TRUE,
+};
 use jvmti_sys::jvmtiEnv;
 
 use crate::agent::{refuse_attach, Agent};
@@ -385,7 +387,7 @@ unsafe extern "system" fn bind(env: *mut JNIEnv, class: jclass) -> jboolean {
 /// The tracker's natives but `bind`: name, JNI signature (the class files moved to
 /// `java.lang` by build.rs) and function. Each function is a guarded shell like every other
 /// way into the agent.
-fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 25] {
+fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 26] {
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
@@ -476,7 +478,21 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 25] {
         (c"callExit0", c"()V", call_exit as *mut c_void),
         (c"wakeClock", c"()V", wake_clock as *mut c_void),
         (c"threadCpu", c"()J", thread_cpu as *mut c_void),
+        (c"room", c"()Z", stack_room as *mut c_void),
     ]
+}
+
+/// `OrcaProfilerTracker.room()`: whether a report section begun now can end without a
+/// StackOverflowError (engines/stack_room.rs). No JNI, no lock: a compare after the thread's
+/// first call.
+unsafe extern "system" fn stack_room(_env: *mut JNIEnv, _class: jclass) -> jboolean {
+    guard("OrcaProfilerTracker.room", JNI_FALSE, || {
+        if crate::engines::stack_room::has_room() {
+            JNI_TRUE
+        } else {
+            JNI_FALSE
+        }
+    })
 }
 
 /// `OrcaProfilerTracker.threadCpu()`: the calling thread's CPU time in nanoseconds, read at

@@ -131,8 +131,10 @@ shared_codes! {
         Read = 0x2000_0000 => "S_READ",
         /// ... that awaited a condition meanwhile (`R_LOCK_HOLD` only).
         Waited = 0x1000_0000 => "S_WAITED",
+        /// A monitor's hold under `trace=all` whose section writes no record: its first report found the stack too short for the whole section (engines/stack_room.rs). Held entries only.
+        Unwritten = 0x0800_0000 => "S_UNWRITTEN",
         /// The low bits: the site ID itself.
-        Mask = 0x0FFF_FFFF => "S_MASK",
+        Mask = 0x07FF_FFFF => "S_MASK",
     }
 }
 

@@ -354,6 +354,13 @@ public final class OrcaProfilerTracker {
     private static void enterRare(Rec r, Object monitor, int site, int h) {
         r.pendingInner = r.depth > 0 && r.nested(monitor, site, h);
         if (traceAll) {
+            // The block's section opens here: without the stack for all of it, it writes
+            // nothing (see "Report sections" below).
+            r.pendingUnwritten = true;
+            if (!room()) {
+                return;
+            }
+            r.pendingUnwritten = false;
             int st = deepStacks ? stack(r, site) : 0;
             long t = System.nanoTime();
             r.pendingStack = st;
@@ -401,22 +408,27 @@ public final class OrcaProfilerTracker {
         int h;
         int st = 0;
         boolean inner;
+        boolean written;
         if (rec == r) {
             monitor = r.pendingObj;
             h = r.pendingHash;
             st = r.pendingStack;
             inner = r.depth > 0 && r.pendingInner;
+            written = !r.pendingUnwritten;
         } else {
+            // No enter report: the section opens here.
+            written = !traceAll || room();
             monitor = rec;
             h = r.hashLocked(monitor);
             r.name(monitor, h);
             inner = r.depth > 0 && r.nested(monitor, site, h);
-            if (traceAll && deepStacks) {
+            if (traceAll && deepStacks && written) {
                 st = stack(r, site);
             }
         }
         r.pendingStack = 0;
-        entered(r, monitor, site, h, inner, st);
+        r.pendingUnwritten = false;
+        entered(r, monitor, site, h, inner, st, written);
     }
 
     /** The entry of a `synchronized` method at `site` (its monitor held already). */
@@ -467,12 +479,19 @@ public final class OrcaProfilerTracker {
             r.name(monitor, h);
             inner = r.depth > 0 && r.nested(monitor, site, h);
         }
-        int st = traceAll && deepStacks ? stack(r, site) : 0;
-        entered(r, monitor, site, h, inner, st);
+        // A synchronized method's section opens here (its monitor is held already).
+        boolean written = !traceAll || room();
+        int st = traceAll && deepStacks && written ? stack(r, site) : 0;
+        entered(r, monitor, site, h, inner, st, written);
     }
 
-    /** The held entry of an acquisition (and trace=all's MonitorEntered record). */
-    private static void entered(Rec r, Object monitor, int site, int h, boolean inner, int st) {
+    /**
+     * The held entry of an acquisition (and trace=all's MonitorEntered record, unless the
+     * section was found without the stack to end: `written` false, the entry marked
+     * S_UNWRITTEN, and its release writes nothing either).
+     */
+    private static void entered(Rec r, Object monitor, int site, int h, boolean inner, int st,
+            boolean written) {
         // trace=all reads the clock here, now that the monitor is held, whether or not the
         // acquisition blocked: HotSpot spins for a contended monitor before it posts
         // MonitorContendedEnter, so an acquisition without that event may still have waited
@@ -487,7 +506,12 @@ public final class OrcaProfilerTracker {
             t = c != 0 ? r.begin(c) : System.nanoTime();
         }
         // A reentrant acquisition's entry is marked: its release ends no hold.
-        r.push(monitor, h, inner ? site | INNER : site, t);
+        int s = inner ? site | INNER : site;
+        if (!written) {
+            r.push(monitor, h, s | OrcaEvents.S_UNWRITTEN, t);
+            return;
+        }
+        r.push(monitor, h, s, t);
         if (traceAll) {
             r.put(OrcaEvents.R_ENTERED, site, h, t, st);
         }
@@ -621,6 +645,9 @@ public final class OrcaProfilerTracker {
             long paused = r.heldPaused(i);
             int enterSite = r.heldSite(i);
             r.remove(i);
+            if ((enterSite & OrcaEvents.S_UNWRITTEN) != 0) {
+                return; // its section writes nothing (entered)
+            }
             if (enterSite >= 0) {
                 long threshold = holdThreshold;
                 // The record's third word: the start of a timed hold, -1 for one not timed.
@@ -939,6 +966,28 @@ public final class OrcaProfilerTracker {
     private static native void wakeClock();
     /** The calling thread's CPU time in ns (the agent's clock_gettime): Rec.scaled. */
     private static native long threadCpu();
+    /**
+     * Whether the stack has room for a whole report section begun now (agent/src/engines/
+     * stack_room.rs).
+     *
+     * Report sections. Under trace=all a `synchronized` block writes three records, from
+     * three reports the rewriter inserted into the program's own method: MonitorEnter
+     * (monitorEnter), MonitorEntered (monitorEntered) and MonitorExit (monitorExit); a
+     * synchronized method writes the last two (syncEntered, monitorExit). The agent pairs
+     * them into a hold, and `orca check` rejects a log that has one without the others.
+     * A StackOverflowError is thrown only by the stack bang of a method's entry, which throws
+     * when the page StackShadowPages below the new frame lies in the guard zones. All the
+     * reports of one section are called from the same frame of the program's method (its
+     * exception handler's too), a few operand-stack slots apart, and none goes deeper than a
+     * few tracker frames below it. So the section's first report (enterRare, or enteredRare
+     * and syncEnteredRare when no enter report came before them) asks room() before it writes
+     * anything: with room, none of the section's reports can be stopped by a
+     * StackOverflowError (their catch-all handlers then catch nothing of that kind), and the
+     * log holds the whole section; without, the section's held entry is marked S_UNWRITTEN
+     * and none of its reports writes a record. A report lost whole (the overflow at room()'s
+     * own call, or at a report's call before it pushed its entry) has written nothing.
+     */
+    private static native boolean room();
     /** The exclusive owner of the synchronizer of lock call `report` (its thread's hash; 0:
      * none, or a lock that names no owner). */
     private static native int lockOwner(int report, Object sync);
@@ -2221,6 +2270,8 @@ public final class OrcaProfilerTracker {
         int pendingHash;
         int pendingStack;
         boolean pendingInner;
+        /** trace=all: the pending block's section writes nothing (enterRare found no room). */
+        boolean pendingUnwritten;
         /**
          * The thread's last OrcaEvents.RELEASED monitor holds (hash, start, end), a ring read
          * by the agent when another thread blocks on a monitor nobody holds any more: its owner

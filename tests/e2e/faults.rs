@@ -448,3 +448,47 @@ fn errors_inside_instrumented_code_reach_the_program_unchanged() {
         }
     }
 }
+
+/// StackOverflowErrors through nested `synchronized` blocks under `trace=all`, five in each
+/// of twelve JVMs per JDK: each strikes the tracker's reports at another point of a block's
+/// section, and none may leave half of one in the log (the section's first report checks that
+/// the stack has room for all of it: engines/stack_room.rs). Without that check, 3 or 4 of 12
+/// such logs were invalid on each JDK (mostly at the first overflows, while the code is still
+/// interpreted); scripts/sof-proof repeats the faults test's `sof` case 200 times per JDK and
+/// mode.
+#[test]
+fn repeated_stack_overflows_never_cut_a_block_in_half() {
+    let options = format!("{INSTRUMENT},stackdepth=1");
+    for jdk in jdks() {
+        let mut flags = vec!["-Xss512k"];
+        flags.extend(VERIFY_ALL);
+        for round in 0..12 {
+            let run = run_with(
+                &format!("sof-loop-{round}"),
+                jdk,
+                &options,
+                &flags,
+                "SofLoop",
+                &["5"],
+            );
+            assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+            assert_eq!(run.stdout, "free\n", "{}", jdk.label());
+            let log = run.log();
+            assert_valid(&run, &log);
+            // The overflows' blocks are in the log, up to the stack's last stretch.
+            let entered = log
+                .events
+                .iter()
+                .filter(|e| e.name == "MonitorEntered")
+                .count();
+            assert!(
+                entered > 5 * 1000,
+                "{}: {entered} MonitorEntered",
+                jdk.label()
+            );
+            for ext in ["orca", "methods", "classtable"] {
+                let _ = std::fs::remove_file(run.prefix.with_extension(ext));
+            }
+        }
+    }
+}

@@ -7,7 +7,8 @@
 //! - [`tracker`]: the bundled tracker class and what its natives report;
 //! - [`methods`]: JVMTI MethodEntry/MethodExit of the tracked JDK methods (JVMTI event mode);
 //! - [`contention`]: JVMTI MonitorContendedEnter/Entered (both modes), with [`owners`], its
-//!   thread that asks the JVM for the owners of the contentions that last.
+//!   thread that asks the JVM for the owners of the contentions that last;
+//! - [`stack_room`]: whether a tracker report section has the stack to run to its end.
 //!
 //! Engines record through the [`Recorder`](crate::recorder::Recorder) and never import the
 //! entry points (the JVM finds the tracker's natives there by their JNI names).
@@ -16,6 +17,7 @@ pub mod contention;
 pub mod instrument;
 pub mod methods;
 pub mod owners;
+pub mod stack_room;
 pub mod tracker;
 
 use crate::error::JvmtiError;
