@@ -139,6 +139,16 @@ impl Agent {
         if options.trace_all && options.mode != Mode::Instrument {
             return Err(StartError::NeedsInstrument { key: "trace" });
         }
+        // Before any capability is taken: a refused path leaves the JVM as it was.
+        let paths = options.paths();
+        let files = Files::create(paths.clone()).map_err(|e| match e {
+            orca_format::output::OutputError::Io { path, source } => StartError::Output {
+                prefix: options.prefix.clone(),
+                path: path.display().to_string(),
+                source,
+            },
+            e => StartError::Refused(e),
+        })?;
         // SAFETY: `vm` is the JavaVM* the JVM passed to Agent_OnLoad.
         let jvmti = unsafe { Jvmti::from_vm(vm) }?;
         let mut caps = required_capabilities(options.mode);
@@ -157,12 +167,6 @@ impl Agent {
             caps.push(vthreads);
         }
         jvmti.add_capabilities(&caps)?;
-        let paths = options.paths();
-        let files = Files::create(paths.clone()).map_err(|(path, source)| StartError::Output {
-            prefix: options.prefix.clone(),
-            path: path.display().to_string(),
-            source,
-        })?;
         let walker = if options.fast_walk {
             FastWalker::find()
         } else {

@@ -947,6 +947,10 @@ pub unsafe extern "C" fn Agent_OnLoad(
         let text = option_text(options);
         match start(vm, text.as_deref()) {
             Ok(()) => JNI_OK,
+            Err(e @ StartError::Refused(_)) => {
+                crate::say!("orca: {e}");
+                JNI_OK
+            }
             Err(e) => {
                 crate::say!("orca: {e}");
                 JNI_ERR
@@ -1011,6 +1015,7 @@ pub unsafe extern "C" fn Agent_OnAttach(
                 crate::say!("orca: {e}");
                 return match e {
                     StartError::Output { .. }
+                    | StartError::Refused(_)
                     | StartError::Jvmti(_)
                     | StartError::WriterThread(_) => attach_code::CANNOT_START,
                     _ => attach_code::BAD_OPTIONS,

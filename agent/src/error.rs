@@ -40,6 +40,10 @@ pub enum StartError {
         path: String,
         source: std::io::Error,
     },
+    /// What is at an output path is not a file Orca may replace: the JVM runs on unrecorded
+    /// (a link someone planted must not stop a service from starting).
+    #[error("not recording, the program runs on without Orca: {0}")]
+    Refused(orca_format::output::OutputError),
     #[error("the agent is already loaded in this JVM (is -agentpath given twice?); load it once")]
     AlreadyLoaded,
     #[error("cannot start: {0}")]

@@ -91,7 +91,7 @@ pub fn run(a: Attach) -> Result<std::process::ExitCode, Box<dyn std::error::Erro
         .iter()
         .map(|ext| format!("{}.{ext}", record.prefix))
         .collect();
-    crate::record::remove_stale(&files)?;
+    crate::record::remove_stale(&files, Some(target.uid))?;
     check_code(a.pid, target.load(&so, &options, a.timeout)?)?;
     // The classes are instrumented by a thread of the agent's once the load has returned:
     // wait for it, so that what runs from now on is recorded.

@@ -99,6 +99,8 @@ pub enum HtmlError {
         path: String,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Output(#[from] orca_format::output::OutputError),
     #[error("an analysis thread panicked")]
     Panicked,
 }
@@ -1245,10 +1247,7 @@ pub fn run(prefix: &Path, output: &Path) -> Result<usize, HtmlError> {
             source,
         })?;
     }
-    std::fs::write(output, &html).map_err(|source| HtmlError::Write {
-        path: output.display().to_string(),
-        source,
-    })?;
+    orca_format::output::write(output, &html)?;
     Ok(html.len())
 }
 

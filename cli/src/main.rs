@@ -344,7 +344,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             let md = Metadata::load(&prefix)?;
             let text = flame::run_with(open_events(&prefix)?, &md, weight, from_events)?;
             match output {
-                Some(p) => std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?,
+                Some(p) => orca_format::output::write(&p, text).map_err(|e| e.to_string())?,
                 None => print_out(&text)?,
             }
             Ok(ExitCode::SUCCESS)

@@ -826,7 +826,7 @@ pub fn write(
         .map(|d| d.as_nanos() as u64);
     let bytes = p.encode(kind, md, prefix, mtime);
     let io = |e| PprofError::Write(out.display().to_string(), e);
-    let f = std::fs::File::create(out).map_err(io)?;
+    let f = orca_format::output::create(out, false)?;
     let mut gz = GzEncoder::new(std::io::BufWriter::new(f), Compression::default());
     std::io::Write::write_all(&mut gz, &bytes).map_err(io)?;
     let mut w = gz.finish().map_err(io)?;
@@ -857,6 +857,8 @@ pub enum PprofError {
     Read(String, std::io::Error),
     #[error("cannot write {0}: {1} (does its directory exist?)")]
     Write(String, std::io::Error),
+    #[error("cannot write the profile: {0}")]
+    Output(#[from] orca_format::output::OutputError),
 }
 
 // profile.proto (github.com/google/pprof/proto/profile.proto), message by message: the same

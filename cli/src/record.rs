@@ -164,7 +164,7 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
         .iter()
         .map(|ext| format!("{}.{ext}", r.prefix))
         .collect();
-    remove_stale(&files)?;
+    remove_stale(&files, None)?;
     // Signals that arrive while the JVM starts wait (blocked) for the forwarder.
     let blocked = BlockSignals::new();
     let mut child = Command::new(&args[0])
@@ -226,7 +226,18 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
 /// Removes the files an earlier run left under this prefix, saying so, so that what is
 /// reported after the run is what this run wrote (a JVM that fails before loading the agent
 /// writes nothing, and the old files would be reported as if they were new).
-pub fn remove_stale(files: &[String]) -> Result<(), String> {
+pub fn remove_stale(files: &[String], writer: Option<u32>) -> Result<(), String> {
+    // What the agent would refuse (a link, a FIFO, another user's file) is refused here,
+    // before the JVM starts, and left as it is. `writer`: the user the agent writes as, when
+    // not this one (an attach as root).
+    for f in files {
+        let f = Path::new(f);
+        match writer {
+            Some(uid) => orca_format::output::may_create_as(f, uid),
+            None => orca_format::output::may_create(f),
+        }
+        .map_err(|e| e.to_string())?;
+    }
     let stale: Vec<&String> = files.iter().filter(|f| Path::new(f).exists()).collect();
     for f in &stale {
         std::fs::remove_file(f).map_err(|e| {

@@ -20,7 +20,6 @@
 //! becomes 0.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
@@ -132,7 +131,7 @@ pub fn run(prefix: &Path, md: &Metadata, output: &Path) -> Result<u64, Box<dyn s
     }
     // Holds of j.u.c. locks from the events, else from the LockHold events.
     let juc_summarised = lock_summaries && !lock_releases;
-    let f = File::create(output).map_err(|e| format!("{}: {e}", output.display()))?;
+    let f = orca_format::output::create(output, false).map_err(|e| e.to_string())?;
     let mut out = Out {
         w: BufWriter::new(f),
         n: 0,

@@ -560,3 +560,106 @@ fn a_log_file_names_its_prefix_and_html_creates_its_folder() {
     assert!(out.is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every output `orca` writes (`html`, `pprof`, `timeline`, `flame -o`) is refused with one
+/// line naming the path when what is there is a symbolic link (to a file or to a folder), a
+/// FIFO, or (run as root) another user's file, and what is there is left as it was; a file of
+/// our own is replaced (issue 47).
+#[test]
+fn outputs_are_never_written_through_links_fifos_or_into_others_files() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("orca-cli-outputs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    let root = String::from_utf8_lossy(&Command::new("id").arg("-u").output().unwrap().stdout)
+        .trim()
+        == "0";
+    let prefix = fixture("pingpong");
+    let prefix = prefix.to_str().unwrap();
+    let commands: [&[&str]; 4] = [
+        &["html", prefix, "-o"],
+        &["pprof", prefix, "-o"],
+        &["timeline", prefix, "-o"],
+        &["flame", prefix, "-o"],
+    ];
+    for (i, cmd) in commands.iter().enumerate() {
+        let mut cases = vec![
+            (
+                "link-to-file",
+                "is a symbolic link; Orca does not write through links",
+            ),
+            (
+                "link-to-folder",
+                "is a symbolic link; Orca does not write through links",
+            ),
+            ("fifo", "is a FIFO, not a regular file"),
+            ("folder", "is a directory"),
+        ];
+        if root {
+            cases.push(("other-user", "belongs to user 65534, not to this user (0)"));
+        }
+        for (case, why) in cases {
+            let out = dir.join(format!("{i}-{case}"));
+            match case {
+                "link-to-file" => std::os::unix::fs::symlink(&victim, &out).unwrap(),
+                "link-to-folder" => std::os::unix::fs::symlink(&dir, &out).unwrap(),
+                "fifo" => assert!(Command::new("mkfifo").arg(&out).status().unwrap().success()),
+                "folder" => std::fs::create_dir(&out).unwrap(),
+                _ => {
+                    std::fs::write(&out, "theirs").unwrap();
+                    std::os::unix::fs::chown(&out, Some(65534), Some(65534)).unwrap();
+                }
+            }
+            let mut args = cmd.to_vec();
+            let o = out.to_str().unwrap();
+            args.push(o);
+            let run = orca(&args);
+            let err = String::from_utf8_lossy(&run.stderr);
+            assert_eq!(run.status.code(), Some(2), "{cmd:?} {case}: {err}");
+            assert_eq!(err.lines().count(), 1, "{cmd:?} {case}: {err}");
+            assert!(
+                err.contains(&format!("{o}: {why}")),
+                "{cmd:?} {case}: {err}"
+            );
+            assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+            if case == "other-user" {
+                assert_eq!(std::fs::read_to_string(&out).unwrap(), "theirs");
+            }
+        }
+        // our own file is replaced
+        let own = dir.join(format!("{i}-own"));
+        std::fs::write(&own, "x".repeat(1 << 20)).unwrap();
+        let mut args = cmd.to_vec();
+        args.push(own.to_str().unwrap());
+        let run = orca(&args);
+        assert!(
+            run.status.success(),
+            "{cmd:?}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        assert_ne!(std::fs::metadata(&own).unwrap().len(), 1 << 20, "{cmd:?}");
+    }
+    // `orca record` refuses a log path the agent would refuse, before it runs the command
+    let rec = dir.join("rec");
+    std::os::unix::fs::symlink(&victim, rec.with_extension("methods")).unwrap();
+    let marker = dir.join("ran");
+    let run = orca(&[
+        "record",
+        "-o",
+        rec.to_str().unwrap(),
+        "--",
+        "touch",
+        marker.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "record: {err}");
+    assert!(
+        err.contains("rec.methods: is a symbolic link"),
+        "record: {err}"
+    );
+    assert!(!marker.exists(), "record ran the command: {err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

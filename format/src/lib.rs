@@ -29,6 +29,7 @@
 
 pub mod hist;
 pub mod meta;
+pub mod output;
 pub mod parse;
 pub mod reader;
 pub mod validate;

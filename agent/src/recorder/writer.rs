@@ -22,6 +22,7 @@ use crossbeam_queue::{ArrayQueue, SegQueue};
 use crate::escape::{push_escaped, TextKind};
 use crate::jvmti::LineEntry;
 use crate::recorder::clock::{now_nanos, push_dec, push_timestamp};
+use orca_format::output::OutputError;
 use orca_format::{EventKind, FastHasher, FastMap, WaitCall, WakeCall};
 
 /// Events held in memory at most; a record holds up to [`INLINE_FRAMES`] frames inline (the
@@ -380,25 +381,31 @@ pub struct Files {
 }
 
 impl Files {
-    /// Creates (truncates) the three files, creating the folder if needed, so that a bad
-    /// path stops the JVM at start rather than losing the run.
-    pub fn create(paths: [PathBuf; 3]) -> Result<Files, (PathBuf, io::Error)> {
+    /// Creates (empties) the three files, creating the folder if needed, so that a bad
+    /// path stops the JVM at start rather than losing the run. Each is opened as every Orca
+    /// output is ([`orca_format::output`]): a link, a FIFO, a device, a folder or another
+    /// user's file at one of the paths is refused before any is touched.
+    pub fn create(paths: [PathBuf; 3]) -> Result<Files, OutputError> {
         fill_closed_std_fds();
         if let Some(dir) = paths[0].parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| (dir.to_path_buf(), e))?;
+            std::fs::create_dir_all(dir).map_err(|source| OutputError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        for p in &paths {
+            orca_format::output::may_create(p)?;
         }
         // Read access too: a file deleted during the run is copied back from its descriptor.
-        let open = |p: &PathBuf| {
-            std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(p)
-                .map_err(|e| (p.clone(), e))
-        };
+        let open = |p: &PathBuf| orca_format::output::create(p, true);
         let files = [open(&paths[0])?, open(&paths[1])?, open(&paths[2])?];
         Ok(Files { paths, files })
+    }
+
+    /// Files opened by a test itself (a FIFO, `/dev/full`), which [`Files::create`] refuses.
+    #[cfg(test)]
+    pub fn opened(paths: [PathBuf; 3], files: [File; 3]) -> Files {
+        Files { paths, files }
     }
 }
 
@@ -1635,6 +1642,24 @@ mod tests {
         ["orca", "methods", "classes"].map(|e| dir.join(format!("run.{e}")))
     }
 
+    /// The files at `paths` opened as the agent opened them before it refused special files
+    /// (a FIFO, `/dev/full`: how these tests make a writer block or fail).
+    fn special_files(paths: &[PathBuf; 3]) -> Files {
+        let open = |p: &PathBuf| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(p)
+                .unwrap()
+        };
+        Files::opened(
+            paths.clone(),
+            [open(&paths[0]), open(&paths[1]), open(&paths[2])],
+        )
+    }
+
     /// The thread that closed one recording's writer (a detach) is a producer like any other
     /// in the next recording: once another thread closes that one, its pushes are late, as
     /// every other thread's (a flag per thread, set at the first close, had them taken).
@@ -1688,8 +1713,7 @@ mod tests {
         // SAFETY: a NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         let log = test_log(WAIT, false);
-        log.start(Files::create(paths.clone()).unwrap(), None)
-            .unwrap();
+        log.start(special_files(&paths), None).unwrap();
         // Fill the queue until it stays full: the writer takes at least a pass (4,096 lines,
         // 190 KiB) before it flushes, and the FIFO holds 64 KiB, so its write blocks.
         let start = Instant::now();
@@ -1778,8 +1802,7 @@ mod tests {
         let mut paths = test_paths("full");
         paths[0] = PathBuf::from("/dev/full");
         let log = test_log(FINISH_TIMEOUT, false);
-        log.start(Files::create(paths.clone()).unwrap(), None)
-            .unwrap();
+        log.start(special_files(&paths), None).unwrap();
         // Four times half the queue, each after the writer took the last.
         let round = EVENT_QUEUE_CAPACITY as u64 / 2;
         for r in 0..4 {
