@@ -1131,13 +1131,14 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             None => (0, 0, 0, 0, &empty),
         };
         format!(
-            "{{\"id\":\"{}\",\"kind\":\"{}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"holds\":{},\"timed\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"atLeast\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{}}}",
+            "{{\"id\":\"{}\",\"kind\":\"{}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"stillText\":{},\"holds\":{},\"timed\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"atLeast\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{}}}",
             r.id,
             r.kind,
             r.blocked,
             r.contentions,
             r.blocked_max,
             r.still_blocked,
+            crate::util::json_str(&a.still_blocked_text(r.still_blocked)),
             hh.count(),
             hh.timed(),
             hh.total(),

@@ -916,6 +916,17 @@ impl Analysis {
         }
     }
 
+    /// How contentions still open at the log's end are said: at the end of the program, or,
+    /// for a recording stopped by a detach while the JVM ran on, at the end of the recording
+    /// (they may have been granted a moment later).
+    pub fn still_blocked_text(&self, n: u64) -> String {
+        if self.ended == Some(orca_format::RecordingEnd::Detach) {
+            format!("{n} open when the recording stopped")
+        } else {
+            format!("{n} still blocked at the end")
+        }
+    }
+
     /// Whether monitor (lock) `h`'s hold count may be only of the holds a sampled tracking
     /// identified, a lower bound: in a `tracking=sampled` log, a monitor with a row of its own
     /// held at a site whose row of other monitors counts holds too, which may be holds of
@@ -1154,7 +1165,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             o.contentions,
             dur(o.blocked_max),
             if o.still_blocked > 0 {
-                format!(", {} still blocked at end", o.still_blocked)
+                format!(", {}", a.still_blocked_text(o.still_blocked))
             } else {
                 String::new()
             }
@@ -1376,7 +1387,7 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
                 String::new()
             },
             if l.still_blocked > 0 {
-                format!(", {} still blocked at end", l.still_blocked)
+                format!(", {}", a.still_blocked_text(l.still_blocked))
             } else {
                 String::new()
             }

@@ -237,7 +237,7 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
                 dur(l.blocked),
                 l.contentions,
                 if l.still > 0 {
-                    format!(" ({} still blocked at the end)", l.still)
+                    format!(" ({})", a.still_blocked_text(l.still))
                 } else {
                     String::new()
                 },

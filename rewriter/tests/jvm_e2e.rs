@@ -110,6 +110,10 @@ fn demo_runs_identically_with_exact_event_counts() {
             "static boolean name(Object o, int hash) { return true; }",
         ),
         (
+            "private static native boolean room();",
+            "private static boolean room() { return true; }",
+        ),
+        (
             "        int put(int kind, int site, int hash, long nanos, long third) {",
             "        int put(int kind, int site, int hash, long nanos, long third) {\n            C.incrementAndGet(kind);",
         ),
