@@ -355,7 +355,9 @@ impl Agent {
     pub fn attach_start(&self, jni: Jni) {
         self.vm_init_threads(jni);
         if let Some(ins) = &self.instrument {
+            self.rec.agent_paused(false);
             ins.start_attached(&self.rec, jni, &crate::entry::last_hook_table());
+            self.rec.agent_paused(true);
         }
     }
 
@@ -493,6 +495,12 @@ impl Agent {
                 extra.push_str(&format!(
                     ", {in_tracker} of {} lock orders counted in the tracker",
                     in_tracker + recorded
+                ));
+            }
+            let stretched = self.rec.long_holds_stretched.load(Ordering::Relaxed);
+            if stretched > 0 {
+                extra.push_str(&format!(
+                    ", {stretched} long holds left out (stretched by the attach's instrumentation of the loaded classes)"
                 ));
             }
             if t.lost_to_io > 0 {

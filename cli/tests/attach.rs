@@ -814,6 +814,139 @@ fn attach_and_detach_jetty_under_wrk() {
     }
 }
 
+/// Embedded Tomcat 10 (tests/servers/TomcatServer.java) under `wrk`, attached and detached
+/// twice while the load runs (issue 47): both recordings pass `orca check`, no request fails,
+/// neither report says a contention open at the detach was "still blocked at the end" (it
+/// was open when the recording stopped), and the holds that the attach's own
+/// retransformation stretched are left out of the long holds (the agent's exit line counts
+/// them; their duration is not asserted: the machine is shared).
+#[test]
+fn attach_and_detach_tomcat_twice_under_wrk() {
+    let jars = [
+        ("tomcat10-embed-core.jar", "libtomcat10-embed-java"),
+        (
+            "jakarta-annotation-api.jar",
+            "libjakarta-annotation-api-java",
+        ),
+    ]
+    .map(|(jar, package)| {
+        let p = Path::new("/usr/share/java").join(jar);
+        assert!(
+            p.is_file(),
+            "{} is missing: install Debian's {package} (scripts/ensure-tools does)",
+            p.display()
+        );
+        p.display().to_string()
+    })
+    .join(":");
+    let source = orca_tests::root().join("tests/servers/TomcatServer.java");
+    for jdk in jdks() {
+        let dir = fresh_dir("tomcat", jdk);
+        let ctx = jdk.label();
+        let st = Command::new(jdk.javac())
+            .args(["-g", "-d"])
+            .arg(&dir)
+            .args(["-cp", &jars])
+            .arg(&source)
+            .status()
+            .unwrap();
+        assert!(st.success(), "{ctx}: javac TomcatServer.java");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let stderr_path = dir.join("stderr.txt");
+        let mut server = Command::new(jdk.java())
+            .arg(format!("-Djava.io.tmpdir={}", dir.display()))
+            .arg("-cp")
+            .arg(format!("{}:{jars}", dir.display()))
+            .args(["TomcatServer", &port.to_string(), "16"])
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr_path).unwrap())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(server.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        assert!(line.starts_with("listening on"), "{ctx}: {line:?}");
+        let pid = server.id().to_string();
+        let wrk = Command::new("wrk")
+            .args(["-t2", "-c16", "-d9s", "--timeout", "10s"])
+            .arg(format!("http://127.0.0.1:{port}/"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1000));
+        let mut reports = Vec::new();
+        for k in 1..=2 {
+            let prefix = dir.join(format!("run{k}"));
+            let (code, report, err) = orca(&[
+                "attach",
+                &pid,
+                "-d",
+                "1500ms",
+                "-o",
+                prefix.to_str().unwrap(),
+            ]);
+            assert_eq!(code, 0, "{ctx}: attach {k}: {err}");
+            assert_valid(&prefix, &format!("{ctx}: attach {k}"));
+            reports.push(report);
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        let wrk = wrk.wait_with_output().unwrap();
+        let wrk_out = String::from_utf8_lossy(&wrk.stdout).into_owned();
+        // SAFETY: kill has no memory preconditions; the server is ours.
+        unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
+        let _ = server.wait();
+        let stderr = std::fs::read_to_string(&stderr_path).unwrap();
+        let ctx = format!("{ctx}: wrk said {wrk_out:?}; server stderr {stderr:?}");
+        assert!(
+            wrk.status.success() && wrk_out.contains(" requests in "),
+            "{ctx}"
+        );
+        assert!(
+            !wrk_out.contains("Socket errors") && !wrk_out.contains("Non-2xx"),
+            "{ctx}: failed requests"
+        );
+        assert_eq!(
+            stderr
+                .lines()
+                .filter(|l| l.starts_with("orca: detached: "))
+                .count(),
+            2,
+            "{ctx}"
+        );
+        for report in &reports {
+            assert!(report.contains("$ orca report "), "{ctx}");
+            assert!(
+                !report.contains("still blocked at the end"),
+                "{ctx}: {report}"
+            );
+        }
+        for (k, prefix) in [dir.join("run1"), dir.join("run2")].iter().enumerate() {
+            let log = Log::read(prefix).unwrap();
+            let hits: u64 = log
+                .events
+                .iter()
+                .filter(|e| {
+                    e.name == "MonitorHolds"
+                        && e.frames
+                            .first()
+                            .is_some_and(|&(m, _)| log.method_name(m) == "TomcatServer.hit")
+                })
+                .map(|e| e.numbers[0])
+                .sum();
+            assert!(
+                hits > 0,
+                "{ctx}: recording {}: no hold of the hit map",
+                k + 1
+            );
+        }
+    }
+}
+
 /// `orca bench --rate --modes none,attach`: one JVM per round started without the agent,
 /// measured before the attach, while recording and after the detach. The table has the three
 /// rows of the attach beside the no-agent run's, each with a rate, a fraction of the same

@@ -970,6 +970,11 @@ impl Recorder {
         (start, end): (u64, u64),
         skip: i32,
     ) {
+        if self.stretched_by_agent(start, end) {
+            // Orca's own pause made it long: its hold record counts it, as a hold
+            self.long_holds_stretched.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         // keyed as its hold record will be
         let site = self.summary_site(jni, site);
         let Some(state) = self.current_state() else {

@@ -21,7 +21,7 @@ pub mod threads;
 pub mod waiters;
 pub mod writer;
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::jvmti::{jthread, FastWalker, Jvmti};
 use buffers::Buffers;
@@ -136,9 +136,36 @@ pub struct Recorder {
     /// Per slot of a jmethodID: the method with bit 0 set when its class is the tracker or in
     /// `java.util.concurrent.locks` ([`Recorder::juc_caller_depth`]); 0: none yet.
     pub lock_frames: Box<[std::sync::atomic::AtomicUsize]>,
+    /// When the agent itself held the program up: an attach's retransformation of the loaded
+    /// classes (safepoints that stop every thread, a hold's owner included), from its start
+    /// to its end in nanoseconds; `(0, 0)`: none. A hold that overlaps it was stretched by
+    /// Orca, not by the program, and is left out of the long holds
+    /// ([`Recorder::stretched_by_agent`]).
+    pub agent_pause: (AtomicU64, AtomicU64),
+    /// Long holds left out for overlapping [`Recorder::agent_pause`]: for the exit line.
+    pub long_holds_stretched: AtomicU64,
 }
 
 impl Recorder {
+    /// The agent's own pause of the program begins (`end` false) or ends, now.
+    pub fn agent_paused(&self, end: bool) {
+        let now = crate::recorder::clock::now_nanos();
+        if end {
+            self.agent_pause.1.store(now, Ordering::Release);
+        } else {
+            self.agent_pause.1.store(u64::MAX, Ordering::Release);
+            self.agent_pause.0.store(now, Ordering::Release);
+        }
+    }
+
+    /// Whether a hold from `start` to `end` overlaps the agent's own pause (one under way
+    /// too).
+    pub fn stretched_by_agent(&self, start: u64, end: u64) -> bool {
+        let until = self.agent_pause.1.load(Ordering::Acquire);
+        let from = self.agent_pause.0.load(Ordering::Acquire);
+        until != 0 && start < until && end > from
+    }
+
     /// An empty recorder; its writer thread starts with [`LogWriter::start`].
     pub fn new(
         jvmti: Jvmti,
@@ -166,6 +193,8 @@ impl Recorder {
             lock_frames: metadata::zeroed_atomics::<usize, std::sync::atomic::AtomicUsize>(
                 stacks::LOCK_FRAME_SLOTS,
             ),
+            agent_pause: (AtomicU64::new(0), AtomicU64::new(0)),
+            long_holds_stretched: AtomicU64::new(0),
         }
     }
 
