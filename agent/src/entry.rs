@@ -478,15 +478,15 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 26] {
         (c"callExit0", c"()V", call_exit as *mut c_void),
         (c"wakeClock", c"()V", wake_clock as *mut c_void),
         (c"threadCpu", c"()J", thread_cpu as *mut c_void),
-        (c"room", c"()Z", stack_room as *mut c_void),
+        (c"stackRoom", c"()Z", stack_room as *mut c_void),
     ]
 }
 
-/// `OrcaProfilerTracker.room()`: whether a report section begun now can end without a
+/// `OrcaProfilerTracker.stackRoom()`: whether a report section begun now can end without a
 /// StackOverflowError (engines/stack_room.rs). No JNI, no lock: a compare after the thread's
 /// first call.
 unsafe extern "system" fn stack_room(_env: *mut JNIEnv, _class: jclass) -> jboolean {
-    guard("OrcaProfilerTracker.room", JNI_FALSE, || {
+    guard("OrcaProfilerTracker.stackRoom", JNI_FALSE, || {
         if crate::engines::stack_room::has_room() {
             JNI_TRUE
         } else {

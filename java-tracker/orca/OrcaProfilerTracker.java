@@ -357,7 +357,7 @@ public final class OrcaProfilerTracker {
             // The block's section opens here: without the stack for all of it, it writes
             // nothing (see "Report sections" below).
             r.pendingUnwritten = true;
-            if (!room()) {
+            if (!stackRoom()) {
                 return;
             }
             r.pendingUnwritten = false;
@@ -417,7 +417,7 @@ public final class OrcaProfilerTracker {
             written = !r.pendingUnwritten;
         } else {
             // No enter report: the section opens here.
-            written = !traceAll || room();
+            written = !traceAll || stackRoom();
             monitor = rec;
             h = r.hashLocked(monitor);
             r.name(monitor, h);
@@ -480,7 +480,7 @@ public final class OrcaProfilerTracker {
             inner = r.depth > 0 && r.nested(monitor, site, h);
         }
         // A synchronized method's section opens here (its monitor is held already).
-        boolean written = !traceAll || room();
+        boolean written = !traceAll || stackRoom();
         int st = traceAll && deepStacks && written ? stack(r, site) : 0;
         entered(r, monitor, site, h, inner, st, written);
     }
@@ -980,14 +980,20 @@ public final class OrcaProfilerTracker {
      * reports of one section are called from the same frame of the program's method (its
      * exception handler's too), a few operand-stack slots apart, and none goes deeper than a
      * few tracker frames below it. So the section's first report (enterRare, or enteredRare
-     * and syncEnteredRare when no enter report came before them) asks room() before it writes
+     * and syncEnteredRare when no enter report came before them) asks stackRoom() before it writes
      * anything: with room, none of the section's reports can be stopped by a
      * StackOverflowError (their catch-all handlers then catch nothing of that kind), and the
      * log holds the whole section; without, the section's held entry is marked S_UNWRITTEN
-     * and none of its reports writes a record. A report lost whole (the overflow at room()'s
+     * and none of its reports writes a record. A report lost whole (the overflow at stackRoom()'s
      * own call, or at a report's call before it pushed its entry) has written nothing.
+     * The other records come whole by construction: the records of one put (R_ORDER and the
+     * held monitors after it) are published together by setPos, and the summary records are
+     * one record per hold; the calls the natives report (callEnter/callExit0, hookEnter/
+     * hookExit, the lock reports) are paired by the agent's own state of the thread, which
+     * closes a call whose exit report never came as a call that threw (close_inline, the
+     * thread's next report) rather than leaving it open.
      */
-    private static native boolean room();
+    private static native boolean stackRoom();
     /** The exclusive owner of the synchronizer of lock call `report` (its thread's hash; 0:
      * none, or a lock that names no owner). */
     private static native int lockOwner(int report, Object sync);

@@ -110,8 +110,8 @@ fn demo_runs_identically_with_exact_event_counts() {
             "static boolean name(Object o, int hash) { return true; }",
         ),
         (
-            "private static native boolean room();",
-            "private static boolean room() { return true; }",
+            "private static native boolean stackRoom();",
+            "private static boolean stackRoom() { return true; }",
         ),
         (
             "        int put(int kind, int site, int hash, long nanos, long third) {",

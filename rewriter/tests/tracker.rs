@@ -94,7 +94,7 @@ fn tracker_declares_every_called_method() {
             "hookCallerSite()I",
             "wakeClock()V",
             "threadCpu()J",
-            "room()Z",
+            "stackRoom()Z",
             "lockOwner(ILjava/lang/Object;)I",
             "lockContended(ILjava/lang/Object;JJII)V",
             "lockBlocked(ILjava/lang/Object;J)V",
