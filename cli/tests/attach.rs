@@ -701,80 +701,92 @@ fn jetty_classpath() -> Vec<PathBuf> {
     jars
 }
 
-/// Embedded Jetty (the benches' server) under `wrk`: attached while the load runs, recorded
-/// for 1.5 s and detached while it still runs. No request fails, the server says nothing
-/// but the agent's lines (and the JDK's dynamic-agent warning), and the log is valid and has
-/// the server's `synchronized` map update of every request recorded.
-#[test]
-fn attach_and_detach_jetty_under_wrk() {
-    let jars = jetty_classpath();
-    assert!(
-        Command::new("wrk").arg("--version").output().is_ok(),
-        "wrk is missing: install Debian's wrk (scripts/ensure-tools does)"
-    );
-    let source = orca_tests::root().join("benches/java/ext/JettyServer.java");
-    let cp_jars = jars
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(":");
-    for jdk in jdks() {
-        let dir = fresh_dir("jetty", jdk);
+/// A server of the tests (embedded Jetty or Tomcat), compiled and started on a free port of
+/// 127.0.0.1 without the agent; its standard error goes to a file.
+struct Server {
+    child: Child,
+    port: u16,
+    stderr: PathBuf,
+    stopped: bool,
+}
+
+/// A test that fails leaves no server running (with a recording that would go on writing
+/// into the next run's files).
+impl Drop for Server {
+    fn drop(&mut self) {
+        if !self.stopped {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+impl Server {
+    /// Compiles `source` against `jars` into `dir` and runs its main class `class` with
+    /// arguments PORT 16 (threads), once it says it is listening.
+    fn start(jdk: &Jdk, dir: &Path, source: &Path, class: &str, jars: &str) -> Server {
         let ctx = jdk.label();
         let st = Command::new(jdk.javac())
             .args(["-g", "-d"])
-            .arg(&dir)
-            .args(["-cp", &cp_jars])
-            .arg(&source)
+            .arg(dir)
+            .args(["-cp", jars])
+            .arg(source)
             .status()
             .unwrap();
-        assert!(st.success(), "{ctx}: javac JettyServer.java");
+        assert!(st.success(), "{ctx}: javac {}", source.display());
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
             .unwrap()
             .port();
-        let stderr_path = dir.join("stderr.txt");
-        let mut server = Command::new(jdk.java())
+        let stderr = dir.join("stderr.txt");
+        let mut child = Command::new(jdk.java())
+            .arg(format!("-Djava.io.tmpdir={}", dir.display()))
             .arg("-cp")
-            .arg(format!("{}:{cp_jars}", dir.display()))
-            .args(["JettyServer", &port.to_string(), "16"])
+            .arg(format!("{}:{jars}", dir.display()))
+            .args([class, &port.to_string(), "16"])
             .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&stderr_path).unwrap())
+            .stderr(std::fs::File::create(&stderr).unwrap())
             .spawn()
             .unwrap();
-        let mut out = BufReader::new(server.stdout.take().unwrap());
+        let mut out = BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
         assert!(line.starts_with("listening on"), "{ctx}: {line:?}");
-        let pid = server.id().to_string();
-        let wrk = Command::new("wrk")
-            .args(["-t2", "-c16", "-d5s", "--timeout", "10s"])
-            .arg(format!("http://127.0.0.1:{port}/"))
+        Server {
+            child,
+            port,
+            stderr,
+            stopped: false,
+        }
+    }
+
+    fn pid(&self) -> String {
+        self.child.id().to_string()
+    }
+
+    /// `wrk -t2 -c16` on the server for `secs` seconds, started.
+    fn load(&self, secs: u32) -> Child {
+        Command::new("wrk")
+            .args(["-t2", "-c16", &format!("-d{secs}s"), "--timeout", "10s"])
+            .arg(format!("http://127.0.0.1:{}/", self.port))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(700));
-        let prefix = dir.join("run");
-        let (code, report, err) = orca(&[
-            "attach",
-            &pid,
-            "-d",
-            "1500ms",
-            "-o",
-            prefix.to_str().unwrap(),
-        ]);
+            .unwrap()
+    }
+
+    /// Waits for the load to end, stops the server (SIGTERM), checks that no request
+    /// failed, and returns (what wrk printed, the server's standard error).
+    fn finish(mut self, wrk: Child, ctx: &str) -> (String, String) {
         let wrk = wrk.wait_with_output().unwrap();
         let wrk_out = String::from_utf8_lossy(&wrk.stdout).into_owned();
         // SAFETY: kill has no memory preconditions; the server is ours.
-        unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
-        let _ = server.wait();
-        let stderr = std::fs::read_to_string(&stderr_path).unwrap();
-        let ctx =
-            format!("{ctx}: orca said {err:?}; wrk said {wrk_out:?}; server stderr {stderr:?}");
-        assert_eq!(code, 0, "{ctx}");
-        assert!(report.contains("$ orca report "), "{ctx}");
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let _ = self.child.wait();
+        self.stopped = true;
+        let stderr = std::fs::read_to_string(&self.stderr).unwrap();
+        let ctx = format!("{ctx}: wrk said {wrk_out:?}; server stderr {stderr:?}");
         assert!(
             wrk.status.success() && wrk_out.contains(" requests in "),
             "{ctx}"
@@ -783,6 +795,64 @@ fn attach_and_detach_jetty_under_wrk() {
             !wrk_out.contains("Socket errors") && !wrk_out.contains("Non-2xx"),
             "{ctx}: failed requests"
         );
+        (wrk_out, stderr)
+    }
+}
+
+/// The `MonitorHolds` counts of the log at `prefix` whose site is in method `method`.
+fn holds_in(prefix: &Path, method: &str) -> u64 {
+    let log = Log::read(prefix).unwrap();
+    log.events
+        .iter()
+        .filter(|e| {
+            e.name == "MonitorHolds"
+                && e.frames
+                    .first()
+                    .is_some_and(|&(m, _)| log.method_name(m) == method)
+        })
+        .map(|e| e.numbers[0])
+        .sum()
+}
+
+fn wrk_is_here() {
+    assert!(
+        Command::new("wrk").arg("--version").output().is_ok(),
+        "wrk is missing: install Debian's wrk (scripts/ensure-tools does)"
+    );
+}
+
+/// Embedded Jetty (the benches' server) under `wrk`: attached while the load runs, recorded
+/// for 1.5 s and detached while it still runs. No request fails, the server says nothing
+/// but the agent's lines (and the JDK's dynamic-agent warning), and the log is valid and has
+/// the server's `synchronized` map update of every request recorded.
+#[test]
+fn attach_and_detach_jetty_under_wrk() {
+    wrk_is_here();
+    let jars = jetty_classpath()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    let source = orca_tests::root().join("benches/java/ext/JettyServer.java");
+    for jdk in jdks() {
+        let dir = fresh_dir("jetty", jdk);
+        let ctx = jdk.label();
+        let server = Server::start(jdk, &dir, &source, "JettyServer", &jars);
+        let wrk = server.load(5);
+        std::thread::sleep(Duration::from_millis(700));
+        let prefix = dir.join("run");
+        let (code, report, err) = orca(&[
+            "attach",
+            &server.pid(),
+            "-d",
+            "1500ms",
+            "-o",
+            prefix.to_str().unwrap(),
+        ]);
+        let (_, stderr) = server.finish(wrk, &ctx);
+        let ctx = format!("{ctx}: orca said {err:?}; server stderr {stderr:?}");
+        assert_eq!(code, 0, "{ctx}");
+        assert!(report.contains("$ orca report "), "{ctx}");
         for l in stderr.lines() {
             assert!(
                 !l.contains("WARN:") && !l.contains("Exception") && !l.contains("ERROR"),
@@ -798,19 +868,10 @@ fn attach_and_detach_jetty_under_wrk() {
             "{ctx}"
         );
         assert_valid(&prefix, &ctx);
-        let log = Log::read(&prefix).unwrap();
-        let hits: u64 = log
-            .events
-            .iter()
-            .filter(|e| {
-                e.name == "MonitorHolds"
-                    && e.frames
-                        .first()
-                        .is_some_and(|&(m, _)| log.method_name(m) == "JettyServer.hit")
-            })
-            .map(|e| e.numbers[0])
-            .sum();
-        assert!(hits > 0, "{ctx}: no hold of the hit map recorded");
+        assert!(
+            holds_in(&prefix, "JettyServer.hit") > 0,
+            "{ctx}: no hold of the hit map recorded"
+        );
     }
 }
 
@@ -822,6 +883,7 @@ fn attach_and_detach_jetty_under_wrk() {
 /// them; their duration is not asserted: the machine is shared).
 #[test]
 fn attach_and_detach_tomcat_twice_under_wrk() {
+    wrk_is_here();
     let jars = [
         ("tomcat10-embed-core.jar", "libtomcat10-embed-java"),
         (
@@ -843,48 +905,15 @@ fn attach_and_detach_tomcat_twice_under_wrk() {
     for jdk in jdks() {
         let dir = fresh_dir("tomcat", jdk);
         let ctx = jdk.label();
-        let st = Command::new(jdk.javac())
-            .args(["-g", "-d"])
-            .arg(&dir)
-            .args(["-cp", &jars])
-            .arg(&source)
-            .status()
-            .unwrap();
-        assert!(st.success(), "{ctx}: javac TomcatServer.java");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let stderr_path = dir.join("stderr.txt");
-        let mut server = Command::new(jdk.java())
-            .arg(format!("-Djava.io.tmpdir={}", dir.display()))
-            .arg("-cp")
-            .arg(format!("{}:{jars}", dir.display()))
-            .args(["TomcatServer", &port.to_string(), "16"])
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&stderr_path).unwrap())
-            .spawn()
-            .unwrap();
-        let mut out = BufReader::new(server.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        assert!(line.starts_with("listening on"), "{ctx}: {line:?}");
-        let pid = server.id().to_string();
-        let wrk = Command::new("wrk")
-            .args(["-t2", "-c16", "-d9s", "--timeout", "10s"])
-            .arg(format!("http://127.0.0.1:{port}/"))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let server = Server::start(jdk, &dir, &source, "TomcatServer", &jars);
+        let wrk = server.load(9);
         std::thread::sleep(Duration::from_millis(1000));
         let mut reports = Vec::new();
         for k in 1..=2 {
             let prefix = dir.join(format!("run{k}"));
             let (code, report, err) = orca(&[
                 "attach",
-                &pid,
+                &server.pid(),
                 "-d",
                 "1500ms",
                 "-o",
@@ -895,21 +924,8 @@ fn attach_and_detach_tomcat_twice_under_wrk() {
             reports.push(report);
             std::thread::sleep(Duration::from_millis(500));
         }
-        let wrk = wrk.wait_with_output().unwrap();
-        let wrk_out = String::from_utf8_lossy(&wrk.stdout).into_owned();
-        // SAFETY: kill has no memory preconditions; the server is ours.
-        unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
-        let _ = server.wait();
-        let stderr = std::fs::read_to_string(&stderr_path).unwrap();
-        let ctx = format!("{ctx}: wrk said {wrk_out:?}; server stderr {stderr:?}");
-        assert!(
-            wrk.status.success() && wrk_out.contains(" requests in "),
-            "{ctx}"
-        );
-        assert!(
-            !wrk_out.contains("Socket errors") && !wrk_out.contains("Non-2xx"),
-            "{ctx}: failed requests"
-        );
+        let (_, stderr) = server.finish(wrk, &ctx);
+        let ctx = format!("{ctx}: server stderr {stderr:?}");
         assert_eq!(
             stderr
                 .lines()
@@ -918,28 +934,15 @@ fn attach_and_detach_tomcat_twice_under_wrk() {
             2,
             "{ctx}"
         );
-        for report in &reports {
+        for (k, report) in reports.iter().enumerate() {
             assert!(report.contains("$ orca report "), "{ctx}");
             assert!(
                 !report.contains("still blocked at the end"),
                 "{ctx}: {report}"
             );
-        }
-        for (k, prefix) in [dir.join("run1"), dir.join("run2")].iter().enumerate() {
-            let log = Log::read(prefix).unwrap();
-            let hits: u64 = log
-                .events
-                .iter()
-                .filter(|e| {
-                    e.name == "MonitorHolds"
-                        && e.frames
-                            .first()
-                            .is_some_and(|&(m, _)| log.method_name(m) == "TomcatServer.hit")
-                })
-                .map(|e| e.numbers[0])
-                .sum();
+            let prefix = dir.join(format!("run{}", k + 1));
             assert!(
-                hits > 0,
+                holds_in(&prefix, "TomcatServer.hit") > 0,
                 "{ctx}: recording {}: no hold of the hit map",
                 k + 1
             );

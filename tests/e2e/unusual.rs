@@ -358,7 +358,8 @@ fn old_class_file_with_jsr_and_ret() {
 }
 
 /// `scripts/stress 5`: the short form of the load test (16 threads on 4 monitors, the log
-/// through a FIFO read slower than the events come), on JDK 17 in instrumentation mode.
+/// written at a rate slower than the events come: the writer's test hook), on JDK 17 in
+/// instrumentation mode.
 #[test]
 fn stress_short_form() {
     let dir = work_dir().join("stress");
@@ -380,7 +381,7 @@ fn stress_short_form() {
     eprintln!("{stdout}");
     assert_eq!(out.status.code(), Some(0), "{ctx}");
     assert!(stdout.contains("stress: OK"), "{ctx}");
-    // The reader is far slower than the events: the run must have dropped some, and said so.
+    // The disk is far slower than the events: the run must have dropped some, and said so.
     let dropped: u64 = stdout
         .lines()
         .find_map(|l| l.strip_prefix("stress: events: "))

@@ -69,10 +69,14 @@ impl IdTable {
     }
 
     /// [`IdTable::get_or_insert`], where a new key may take the ID `alias` gives (then
-    /// "created" is false: the ID was someone else's, already described). `alias` runs once
-    /// per key, by the thread that claims its slot. Nobody waits for its answer (see
-    /// [`IdTable::value`]): a thread that asks for the key meanwhile numbers the slot itself,
-    /// and then the claimant describes that number instead of taking the alias.
+    /// "created" is false: the ID was someone else's, already described). `alias` runs in
+    /// the thread that claims the key's slot, and in any thread that asks for the key before
+    /// the slot has its number: nobody waits for another's answer (see [`IdTable::value`]),
+    /// and each finds the same alias (the ID of the method's current version), so that a key
+    /// with an alias never gets a number of its own. (Before, a thread that came second
+    /// numbered the slot, and the claimant described that number: an attached Tomcat's
+    /// workers, all in an old version of `runWorker`, named it twice and `orca check`
+    /// rejected the log.)
     pub fn get_or_insert_with(
         &self,
         key: usize,
@@ -85,12 +89,31 @@ impl IdTable {
                         self.values[i].compare_exchange(0, id, Ordering::AcqRel, Ordering::Acquire);
                     match set {
                         Ok(_) => (id, false),
+                        // another thread found the same alias first
+                        Err(first) if first == id => (id, false),
+                        // or numbered it (its look-up found no current version): described
+                        // by this thread, the claimant
                         Err(first) => (first, true),
                     }
                 }
                 None => (self.value(i), true),
             },
-            Claim::Slot(i, false) => (self.value(i), false),
+            Claim::Slot(i, false) => {
+                if self.values[i].load(Ordering::Acquire) == 0 {
+                    if let Some(id) = alias().filter(|&id| id != 0) {
+                        return match self.values[i].compare_exchange(
+                            0,
+                            id,
+                            Ordering::AcqRel,
+                            Ordering::Acquire,
+                        ) {
+                            Ok(_) => (id, false),
+                            Err(first) => (first, false),
+                        };
+                    }
+                }
+                (self.value(i), false)
+            }
             Claim::Overflow(id, created) => (id, created),
         }
     }
@@ -471,23 +494,29 @@ impl Metadata {
         log: &LogWriter,
         method: jmethodID,
     ) -> Option<u32> {
-        if !jvmti.is_method_obsolete(method) {
+        let obsolete = jvmti.is_method_obsolete(method);
+        if !obsolete && !self.instrumenting.load(Ordering::Relaxed) {
+            return None;
+        }
+        let class = jvmti.method_declaring_class(method).ok()?;
+        let methods = jvmti.class_methods(class).unwrap_or_default();
+        jni.delete_local_ref(class);
+        // An old version that HotSpot does not call obsolete (the code of a frame that ran
+        // across a retransformation that left the method's bytecode equivalent: JDK 25 gives
+        // it a jmethodID of its own, which IsMethodObsolete denies) is not among its class's
+        // methods either: it too is its current version (an attached server's second
+        // recording named one method twice, and `orca check` rejected the log).
+        if !obsolete && methods.contains(&method) {
             return None;
         }
         let (name, signature) = jvmti.method_name(method).ok()?;
-        let class = jvmti.method_declaring_class(method).ok()?;
-        let current = jvmti
-            .class_methods(class)
-            .unwrap_or_default()
-            .into_iter()
-            .find(|&m| {
-                m != method
-                    && !jvmti.is_method_obsolete(m)
-                    && jvmti
-                        .method_name(m)
-                        .is_ok_and(|(n, s)| n == name && s == signature)
-            });
-        jni.delete_local_ref(class);
+        let current = methods.into_iter().find(|&m| {
+            m != method
+                && !jvmti.is_method_obsolete(m)
+                && jvmti
+                    .method_name(m)
+                    .is_ok_and(|(n, s)| n == name && s == signature)
+        });
         Some(self.method_id(jvmti, jni, log, current?))
     }
 

@@ -1160,6 +1160,12 @@ impl Output {
             }
             match f.write_all(&self.buffers[file]) {
                 Ok(()) => {
+                    if let (ORCA, Some(rate)) = (file, test_writer_rate()) {
+                        // a disk that takes `rate` bytes a second
+                        std::thread::sleep(Duration::from_secs_f64(
+                            self.buffers[file].len() as f64 / rate,
+                        ));
+                    }
                     self.committed_bytes[file] += self.buffers[file].len() as u64;
                     self.buffers[file].clear();
                     self.committed[file] += std::mem::take(&mut self.pending[file]);
@@ -1271,6 +1277,20 @@ fn test_writer_stall() -> Option<Duration> {
         .parse()
         .ok()
         .map(Duration::from_millis)
+}
+
+/// A test hook: `ORCA_TEST_WRITER_KBPS` makes the writer take that many KiB a second of the
+/// event file at most, as a slow disk would (scripts/stress: the agent writes into no FIFO).
+fn test_writer_rate() -> Option<f64> {
+    static RATE: OnceLock<Option<f64>> = OnceLock::new();
+    *RATE.get_or_init(|| {
+        std::env::var("ORCA_TEST_WRITER_KBPS")
+            .ok()?
+            .parse::<f64>()
+            .ok()
+            .filter(|r| *r > 0.0)
+            .map(|r| r * 1024.0)
+    })
 }
 
 /// Appends `v` as 8 upper-case hex digits, in one copy (a push per digit checked the
