@@ -1404,26 +1404,10 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
         }
         for (what, hist) in [("write/exclusive", &l.write_holds), ("read", &l.read_holds)] {
             if hist.count() > 0 {
-                // Figures from a sample (holdtiming=sampled) are marked `~`, as monitors'.
-                let est = if hist.is_estimate() { "~" } else { "" };
                 let _ = writeln!(
                     s,
-                    "      {what} held {}{}, total {est}{}, p50 {est}{}, p99 {est}{}, max {}{}",
-                    if a.identified_only(*h) {
-                        "at least "
-                    } else {
-                        ""
-                    },
-                    crate::util::times(hist.count()),
-                    dur(hist.total()),
-                    dur(hist.percentile(50.0)),
-                    dur(hist.percentile(99.0)),
-                    dur(hist.max()),
-                    if hist.is_estimate() {
-                        format!(" (estimated from {} timed)", hist.timed())
-                    } else {
-                        String::new()
-                    }
+                    "      {what} {}",
+                    hold_figures(hist, a.identified_only(*h))
                 );
             }
         }
@@ -1566,16 +1550,18 @@ fn owners_text(a: &Analysis, owners: &HashMap<Hash, u64>, top: usize) -> String 
         .join(", ")
 }
 
-/// `identified_only`: the monitor's rows count the holds a sampled tracking identified
-/// ([`Analysis::identified_only`]), a lower bound of its holds, said so.
-fn holds_line(o: &ObjectStats, identified_only: bool) -> String {
-    let h = &o.holds;
-    // Figures from a sample (holdtiming=sampled) are marked `~`, with the sample's size.
+/// "held N times, total T, p50 .., p99 .., max M" of a lock's (or a mode's) holds. Figures
+/// from a sample (holdtiming=sampled) are marked `~`, with the sample's size; holds of which
+/// none was timed are "not timed", never a measured-looking "~0 ns".
+fn hold_figures(h: &Hist, identified_only: bool) -> String {
+    let least = if identified_only { "at least " } else { "" };
+    let times = crate::util::times(h.count());
+    if h.is_estimate() && h.timed() == 0 {
+        return format!("held {least}{times}, not timed (holdtiming=sampled timed none of them)");
+    }
     let est = if h.is_estimate() { "~" } else { "" };
     format!(
-        "held {}{}, total {est}{}, p50 {est}{}, p99 {est}{}, max {}{}{}",
-        if identified_only { "at least " } else { "" },
-        crate::util::times(h.count()),
+        "held {least}{times}, total {est}{}, p50 {est}{}, p99 {est}{}, max {}{}",
         dur(h.total()),
         dur(h.percentile(50.0)),
         dur(h.percentile(99.0)),
@@ -1584,7 +1570,16 @@ fn holds_line(o: &ObjectStats, identified_only: bool) -> String {
             format!(" (estimated from {} timed)", h.timed())
         } else {
             String::new()
-        },
+        }
+    )
+}
+
+/// `identified_only`: the monitor's rows count the holds a sampled tracking identified
+/// ([`Analysis::identified_only`]), a lower bound of its holds, said so.
+fn holds_line(o: &ObjectStats, identified_only: bool) -> String {
+    format!(
+        "{}{}",
+        hold_figures(&o.holds, identified_only),
         if o.open_holds > 0 {
             format!(", {} still held at end", o.open_holds)
         } else {
@@ -1892,6 +1887,29 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, usiz
 
 #[cfg(test)]
 mod tests {
+    /// Holds counted but none timed read "not timed", never "~0 ns" (issue 46); a sample
+    /// reads "~" with its size; exact holds read as measured.
+    #[test]
+    fn holds_without_a_timed_one_are_not_timed() {
+        let mut h = super::Hist::default();
+        h.add_untimed(13_206_743);
+        let t = super::hold_figures(&h, false);
+        assert_eq!(
+            t,
+            "held 13206743 times, not timed (holdtiming=sampled timed none of them)"
+        );
+        h.add(2_000);
+        let t = super::hold_figures(&h, false);
+        assert!(
+            t.contains("total ~") && t.ends_with("(estimated from 1 timed)"),
+            "{t}"
+        );
+        let mut exact = super::Hist::default();
+        exact.add(2_000);
+        assert!(!super::hold_figures(&exact, true).contains('~'));
+        assert!(super::hold_figures(&exact, true).starts_with("held at least "));
+    }
+
     use super::*;
 
     fn analyse(orca: &str, from_events: bool) -> Analysis {
