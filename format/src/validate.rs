@@ -256,6 +256,11 @@ struct ThreadState {
     /// (`ConditionAwait`) that releases it, and a new one begins at its `ObjectWaited`
     /// (`ConditionAwaited`).
     owning: Vec<(Owned, Timestamp, u64)>,
+    /// The thread whose `Thread.join` this thread is in (its `ThreadJoin` without its
+    /// `ThreadJoined` yet): `join` waits on that thread's object, releasing its monitor with
+    /// no event of its own (a nested tracked call), so an ownership of that monitor is not
+    /// followed from the `ThreadJoin` to the `ThreadJoined`.
+    joining: Option<Hash>,
 }
 
 /// The keys of one flush of a thread's hold summaries, with their lines.
@@ -645,6 +650,9 @@ impl Validator {
         let kind = ev.kind();
         // Causality across threads: Thread.start happens before the thread's start.
         match *ev {
+            // A second `start()` of a thread (it throws IllegalThreadStateException) is a
+            // call too, and started nothing: only the first is ordered before the start.
+            Event::ThreadStart { started, .. } if self.start_calls.contains_key(&started) => {}
             Event::ThreadStart { started, .. } => {
                 if let Some(&(sts, sl)) = self.started.get(&started) {
                     if sts < ts {
@@ -986,9 +994,15 @@ impl Validator {
                 .find(|h| h.0 == l && h.1 == LockMode::Write)
                 .map_or(0, |h| h.2)
         };
+        let joining = st.joining;
         let change = match *ev {
+            Event::MonitorEntered { monitor: m, .. } if joining == Some(m) => None,
             Event::MonitorEntered { monitor: m, .. } => {
                 (monitor_count(m) == 1).then_some((Owned::Monitor(m), true))
+            }
+            Event::ThreadJoin { joined: m, .. } => Some((Owned::Monitor(m), false)),
+            Event::ThreadJoined { joined: m, .. } => {
+                (monitor_count(m) > 0).then_some((Owned::Monitor(m), true))
             }
             Event::MonitorExit { monitor: m, .. } => {
                 (monitor_count(m) == 0).then_some((Owned::Monitor(m), false))
@@ -1016,6 +1030,11 @@ impl Validator {
             },
             _ => None,
         };
+        match *ev {
+            Event::ThreadJoin { joined, .. } => st.joining = Some(joined),
+            Event::ThreadJoined { .. } => st.joining = None,
+            _ => {}
+        }
         let mut closed: Vec<(Owned, Timestamp, u64)> = Vec::new();
         let at = st
             .owning

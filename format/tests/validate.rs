@@ -885,3 +885,73 @@ fn recording_started_is_the_first_line() {
     let bad = started.replace("tracking=sampled", "tracking=most");
     assert!(!run(CLASSES, METHODS, &bad).is_valid());
 }
+
+/// `Thread.join` waits on the joined thread's object: a thread that holds that monitor in a
+/// `synchronized` join (JDK 17's `join` is one; a thread joining itself, interrupted) releases
+/// it with no event of its own (the nested wait is suppressed), and another thread may take
+/// it meanwhile. Not an overlap (found by scripts/check-logs on tests/java/Interrupts.java).
+#[test]
+fn a_join_releases_the_joined_threads_monitor() {
+    let events = "\
+5087.400000000,ThreadStarted,0000AAAA,main
+5087.400000100,ThreadStarted,0000BBBB,joiner
+5087.400000200,ThreadJoin,0000BBBB,0000BBBB,1;00000002;00000000
+5087.400000300,MonitorEntered,0000BBBB,0000BBBB,1;00000002;00000000
+5087.400000400,MonitorEntered,0000AAAA,0000BBBB,1;00000001;00000000
+5087.400000500,MonitorExit,0000AAAA,0000BBBB,1;00000001;00000000
+5087.400000600,MonitorExit,0000BBBB,0000BBBB,1;00000002;00000000
+5087.400000700,ThreadJoined,0000BBBB,0000BBBB,1;00000002;00000000
+5087.400000800,ThreadEnded,0000BBBB
+5087.400000900,ThreadEnded,0000AAAA
+";
+    let r = run(CLASSES, METHODS, events);
+    assert!(
+        lines(&r, Severity::Error).is_empty(),
+        "{:?}",
+        lines(&r, Severity::Error)
+    );
+    // Outside a join the same lines are an overlap.
+    let r = run(
+        CLASSES,
+        METHODS,
+        &events
+            .replace("ThreadJoin,0000BBBB,0000BBBB", "ThreadSleep,0000BBBB")
+            .replace("ThreadJoined,0000BBBB,0000BBBB", "ThreadSlept,0000BBBB"),
+    );
+    let errs = lines(&r, Severity::Error);
+    assert!(
+        errs.len() == 1 && errs[0].contains("owns monitor 0000BBBB from"),
+        "{errs:?}"
+    );
+}
+
+/// A second `start()` of a thread that runs (it throws IllegalThreadStateException) is a
+/// `ThreadStart` after the thread's `ThreadStarted`: a call that started nothing, not a
+/// causality error; the first `ThreadStart` still is checked.
+#[test]
+fn a_second_start_of_a_running_thread_is_a_call() {
+    let events = "\
+5087.500000000,ThreadStarted,0000AAAA,main
+5087.500000100,ThreadStart,0000AAAA,0000BBBB,1;00000001;00000008
+5087.500000200,ThreadStarted,0000BBBB,worker
+5087.500000300,ThreadStart,0000AAAA,0000BBBB,1;00000001;00000008
+5087.500000400,ThreadEnded,0000BBBB
+5087.500000500,ThreadEnded,0000AAAA
+";
+    let r = run(CLASSES, METHODS, events);
+    assert!(
+        lines(&r, Severity::Error).is_empty(),
+        "{:?}",
+        lines(&r, Severity::Error)
+    );
+    let late_first = events.replacen(
+        "5087.500000100,ThreadStart,0000AAAA,0000BBBB,1;00000001;00000008\n",
+        "",
+        1,
+    );
+    let errs = lines(&run(CLASSES, METHODS, &late_first), Severity::Error);
+    assert!(
+        errs.len() == 1 && errs[0].contains("is later than its ThreadStarted"),
+        "{errs:?}"
+    );
+}
