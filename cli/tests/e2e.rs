@@ -1331,3 +1331,55 @@ fn a_reentrant_lock_and_a_monitor_in_opposite_orders_are_a_lock_order_cycle() {
         );
     }
 }
+
+/// The README's example (examples/PingPong.java) under the default options reads exact
+/// figures: its 400 holds take far less than the sampler's budget, so every one is identified
+/// and timed, and no figure of `orca report` is an estimate ("~", "(estimated from", "held at
+/// least").
+/// Each thread's first hold finds the coarse clock stale (the ticker sleeps until a hold
+/// begins); a sampling window started then made the thread lose its first half-second's whole
+/// budget, and the demo read "held 400 times, total ~46.240 ms ... (estimated from 370 timed)".
+#[test]
+fn the_bundled_example_reads_exact_figures_by_default() {
+    let classes = orca_tests::work_dir().join("runs/example-classes");
+    let _ = std::fs::remove_dir_all(&classes);
+    std::fs::create_dir_all(&classes).unwrap();
+    let st = Command::new(orca_tests::jdk17().javac())
+        .args(["-g", "--release", "11", "-d"])
+        .arg(&classes)
+        .arg(orca_tests::root().join("examples/PingPong.java"))
+        .status()
+        .unwrap();
+    assert!(st.success(), "javac examples/PingPong.java");
+    for jdk in jdks() {
+        let prefix = orca_tests::prefix_for("cli-example-exact", jdk);
+        let mut c = Command::new(jdk.java());
+        c.arg(format!(
+            "-agentpath:{}={}",
+            orca_tests::agent_path().display(),
+            prefix.display()
+        ))
+        .arg("-cp")
+        .arg(&classes)
+        .arg("PingPong")
+        .stdin(Stdio::null());
+        let out = output_with_timeout(c, 300);
+        let label = jdk.label();
+        assert!(out.status.success(), "{label}: {out:?}");
+        let p = prefix.to_str().unwrap();
+        let (code, report, err) = orca(&["report", p]);
+        assert_eq!(code, Some(0), "{label}: {err}");
+        assert!(
+            report.contains(": held 400 times, total "),
+            "{label}:\n{report}"
+        );
+        for estimate in ["~", "(estimated from", "held at least"] {
+            assert!(
+                !report.contains(estimate),
+                "{label}: {estimate:?} in\n{report}"
+            );
+        }
+        let (code, out, err) = orca(&["check", p]);
+        assert_eq!(code, Some(0), "{label}: {out}{err}");
+    }
+}

@@ -1981,6 +1981,14 @@ public final class OrcaProfilerTracker {
                 return false;
             }
             long c = U.getLongOpaque(null, addr);
+            if (c == STALE) {
+                // The ticker is idle: identified, as such a hold is timed (Rec.timed), and the
+                // plan and the share's measure are left alone. A window started at STALE (later
+                // than any time) made every later clock reading look earlier than the thread's
+                // first measure, and the thread lost its GRACE: examples/PingPong.java's ping
+                // had 30 of its 100 holds left unidentified, and its figures estimated.
+                return false;
+            }
             if (--trackSkip > 0 && c - trackStart < WINDOW && c >= trackStart) {
                 return true;
             }
