@@ -1067,7 +1067,17 @@ fn a_real_deadlock_between_a_reentrant_lock_and_a_monitor() {
             field(&r.stdout, "monitor-first"),
         );
         let (code, out, err) = orca(&["deadlocks", &prefix(&r)]);
-        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        // On failure, the two threads' lines of the log too: what the analysis was given.
+        let log = std::fs::read_to_string(format!("{}.orca", prefix(&r))).unwrap_or_default();
+        let theirs: String = log
+            .lines()
+            .filter(|l| l.contains(a) || l.contains(b))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let ctx = format!(
+            "{}:\n{out}{err}\nthe log's lines of juc-first and monitor-first:\n{theirs}",
+            jdk.label()
+        );
         assert_eq!(code, Some(1), "{ctx}");
         let blocked_a = format!(
             "thread \"juc-first\" [{a}] blocked on Object@{{}} owned by \"monitor-first\" [{b}]"
