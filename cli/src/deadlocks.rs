@@ -57,6 +57,12 @@ struct ThreadState {
     held: Vec<Held>,
     /// Last event was MonitorContendedEnter: (monitor, owner, stack, line).
     blocked: Option<Blocked>,
+    /// A `LockAcquire` with another thread's owner that no end line has ended yet: (lock,
+    /// owner, stack, line). Not ended by other events: the acquisition may run code that
+    /// contends for a monitor first (the class initialiser of `LockSupport`, which a
+    /// ReentrantLock's first park on JDK 17 can wait for), and the thread is then blocked in
+    /// the lock again.
+    acquiring: Option<Blocked>,
     /// MonitorEnter seen, MonitorEntered not yet: its edges are already in.
     entering: Option<Hash>,
 }
@@ -243,9 +249,9 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                         add_edges(map, t, thread, lock, stack.raw(), line);
                     }
                 }
-                if owner != Hash::UNKNOWN && owner != thread {
-                    t.blocked = Some((lock, owner, stack.raw().to_string(), line));
-                }
+                t.acquiring = (owner != Hash::UNKNOWN && owner != thread)
+                    .then(|| (lock, owner, stack.raw().to_string(), line));
+                t.blocked = t.acquiring.clone();
             }
             Event::Lock {
                 op: LockOp::Acquired,
@@ -255,6 +261,7 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 ..
             } => {
                 juc.insert(lock);
+                t.acquiring = None;
                 match t.held.iter_mut().find(|h| h.0 == lock && h.1 == Some(mode)) {
                     Some(h) => h.2 += 1,
                     None => t.held.push((lock, Some(mode), 1, stack.raw().to_string())),
@@ -270,8 +277,11 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 release(t, lock, Some(mode));
             }
             Event::Lock { lock, .. } => {
+                // failed, timed out, interrupted: the acquisition is over
                 juc.insert(lock);
+                t.acquiring = None;
             }
+            Event::ThreadEnded { .. } => t.acquiring = None,
             Event::MonitorContendedEntered { .. } => t.entering = entering,
             Event::MonitorEnter { monitor, stack, .. }
             | Event::MonitorEntered { monitor, stack, .. } => {
@@ -647,6 +657,7 @@ fn findings(
         .filter_map(|(h, t)| {
             t.blocked
                 .as_ref()
+                .or(t.acquiring.as_ref())
                 .map(|(m, owner, stack, line)| BlockedThread {
                     thread: *h,
                     monitor: *m,
@@ -976,6 +987,46 @@ mod tests {
         );
         // The contention after the held lock is an order edge too.
         assert!(out.contains("1 lock-order edges"), "{out}");
+    }
+
+    /// A contention inside a lock call (a class initialiser the acquisition needs, which
+    /// another thread runs) does not end the acquisition: once the thread has the monitor, it
+    /// is blocked in the lock again (MixedDeadlock on JDK 17, where `main`'s first
+    /// `LockSupport.getBlocker` and the lock's first park both initialise `LockSupport`).
+    #[test]
+    fn a_contention_inside_an_acquisition_leaves_it_blocked() {
+        let out = run_on(
+            "\
+1.000000000,LockAcquire,0000AAAA,00002222,W,00000000,1;00000001;00000001
+1.000000001,LockAcquired,0000AAAA,00002222,W,1;00000001;00000001
+1.000000002,MonitorContendedEnter,0000AAAA,00001111,0000BBBB,1;00000001;00000002
+1.000000003,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000002
+1.000000004,MonitorContendedEnter,0000BBBB,00003333,0000CCCC,1;00000002;00000003
+1.000000005,MonitorContendedEntered,0000BBBB,00003333,1;00000002;00000003
+",
+            false,
+        );
+        assert!(
+            out.contains(
+                "thread [0000BBBB] blocked on j.u.c. lock 00002222 owned by [0000AAAA] (line 4)"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("wait-for cycle: [0000AAAA] -> [0000BBBB] -> [0000AAAA]"),
+            "{out}"
+        );
+        // Its end line ends it: a timed tryLock that timed out is no thread blocked.
+        let out = run_on(
+            "\
+1.000000003,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000002
+1.000000004,MonitorContendedEnter,0000BBBB,00003333,0000CCCC,1;00000002;00000003
+1.000000005,MonitorContendedEntered,0000BBBB,00003333,1;00000002;00000003
+1.000000006,LockTimedOut,0000BBBB,00002222,W,1;00000002;00000002
+",
+            false,
+        );
+        assert!(out.contains(", 0 threads blocked at the end"), "{out}");
     }
 
     /// Summary lines neither end a contention nor an entering: a thread blocked at the end
