@@ -5,7 +5,9 @@
 //! j.u.c. locks (`LockAcquire`/`LockAcquired`/`LockRelease`, docs/FORMAT.md) are nodes of
 //! the same graph: a thread holding a `ReentrantLock` while entering `synchronized (m)`, and
 //! another the reverse, is a cycle; a thread left inside a `LockAcquire` whose owner is
-//! another thread is blocked on it, like one left in a `MonitorContendedEnter`.
+//! another thread is blocked on it, like one left in a `MonitorContendedEnter`, until the
+//! acquisition's end line (a contention nested in the acquisition, on a class initialiser's
+//! monitor say, does not end it).
 //!
 //! When the log has summary lines (docs/FORMAT.md, "Summary lines"), the graph
 //! comes from its `LockOrder` lines instead, each one the edge occurrences
