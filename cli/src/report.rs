@@ -1320,10 +1320,24 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             site(md, Some(*f))
         );
     }
+    // A notify counted at its site names no object: the per-object figures are the written
+    // ones, and say so when counted ones exist (the demo read "0 notify, 0 notifyAll" under
+    // "notifyAll at PingPong.play(PingPong.java:24) x200 counted").
+    let counted: u64 = a
+        .unwaited_notifies
+        .iter()
+        .filter(|((call, _), _)| matches!(call, WakeCall::Notify | WakeCall::NotifyAll))
+        .map(|(_, n)| *n)
+        .sum();
+    let written = if counted > 0 {
+        format!(" written one by one (the {counted} counted at their sites above name no object)")
+    } else {
+        String::new()
+    };
     for (h, o) in waits.iter().take(top) {
         let _ = writeln!(
             s,
-            "  {}: {} waits ({}), {} notify, {} notifyAll",
+            "  {}: {} waits ({}), {} notify, {} notifyAll{written}",
             a.object_name(*h),
             o.waits,
             dur(o.waited),
@@ -1340,6 +1354,18 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
         return;
     }
     let (mut locks, folded) = shown_locks(a, md, all);
+    // Signals counted at their sites name no condition (as notifies: the Wait/notify section).
+    let counted: u64 = a
+        .unwaited_notifies
+        .iter()
+        .filter(|((call, _), _)| matches!(call, WakeCall::Signal | WakeCall::SignalAll))
+        .map(|(_, n)| *n)
+        .sum();
+    let signals_written = if counted > 0 {
+        format!(" written one by one (the {counted} counted at their sites name no condition)")
+    } else {
+        String::new()
+    };
     let held = |l: &LockStats| l.write_holds.total() + l.read_holds.total();
     locks.sort_by(|x, y| {
         (y.1.blocked, held(y.1))
@@ -1422,7 +1448,7 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
         if l.awaits + l.signals + l.signal_alls > 0 {
             let _ = writeln!(
                 s,
-                "      conditions: {} awaits ({}), {} signal, {} signalAll",
+                "      conditions: {} awaits ({}), {} signal, {} signalAll{signals_written}",
                 l.awaits,
                 dur(l.awaited),
                 l.signals,

@@ -193,6 +193,35 @@ fn report_text() {
     );
 }
 
+/// A notify counted at its site (`Notifies`) names no object: the object's line says its
+/// figures are the ones written one by one, so that it does not read "0 notifyAll" beside
+/// "notifyAll at ... x2 counted" (the README's example did).
+#[test]
+fn counted_notifies_do_not_contradict_the_objects_line() {
+    let p = broken("pingpong", "counted-notifies", |c, m, o| {
+        let (ends, lines): (Vec<&str>, Vec<&str>) =
+            o.lines().partition(|l| l.contains(",ThreadEnded,"));
+        let mut o = lines.join("\n");
+        o.push_str("\n5087.200021000,Notifies,0000AAAA,notifyAll,2,1;00000001;00000010\n");
+        o.push_str(&ends.join("\n"));
+        o.push('\n');
+        (c.into(), m.into(), o)
+    });
+    let o = orca(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = orca(&["report", p.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("notifyAll at "), "{out}");
+    assert!(
+        out.contains(
+            "object 00001111: 1 waits (3.500 µs), 1 notify, 0 notifyAll written one by one \
+             (the 2 counted at their sites above name no object)"
+        ),
+        "{out}"
+    );
+}
+
 /// Joins and sleeps the agent counted (`Waits`, calls `join` and `sleep`) add to the threads'
 /// figures as their events do, and counted thread starts (`Notifies`, call `start`) are no
 /// wake-ups: the pingpong fixture with its sleep, its join and a start counted instead.
