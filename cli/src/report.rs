@@ -1323,17 +1323,11 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     // A notify counted at its site names no object: the per-object figures are the written
     // ones, and say so when counted ones exist (the demo read "0 notify, 0 notifyAll" under
     // "notifyAll at PingPong.play(PingPong.java:24) x200 counted").
-    let counted: u64 = a
-        .unwaited_notifies
-        .iter()
-        .filter(|((call, _), _)| matches!(call, WakeCall::Notify | WakeCall::NotifyAll))
-        .map(|(_, n)| *n)
-        .sum();
-    let written = if counted > 0 {
-        format!(" written one by one (the {counted} counted at their sites above name no object)")
-    } else {
-        String::new()
-    };
+    let written = written_only(
+        a,
+        &[WakeCall::Notify, WakeCall::NotifyAll],
+        "above name no object",
+    );
     for (h, o) in waits.iter().take(top) {
         let _ = writeln!(
             s,
@@ -1348,6 +1342,23 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     s
 }
 
+/// What an object's (a condition's) wake-up figures add when some of `calls` were counted at
+/// their sites instead (`Notifies` lines name no object): that the figures are the written
+/// ones, and how many were counted; nothing when none was.
+fn written_only(a: &Analysis, calls: &[WakeCall], why: &str) -> String {
+    let counted: u64 = a
+        .unwaited_notifies
+        .iter()
+        .filter(|((call, _), _)| calls.contains(call))
+        .map(|(_, n)| *n)
+        .sum();
+    if counted > 0 {
+        format!(" written one by one (the {counted} counted at their sites {why})")
+    } else {
+        String::new()
+    }
+}
+
 /// The j.u.c. sections, when the log has j.u.c. lock, condition or park events.
 fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) {
     if a.locks.is_empty() && a.parks.is_empty() && a.unparks == 0 {
@@ -1355,17 +1366,11 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
     }
     let (mut locks, folded) = shown_locks(a, md, all);
     // Signals counted at their sites name no condition (as notifies: the Wait/notify section).
-    let counted: u64 = a
-        .unwaited_notifies
-        .iter()
-        .filter(|((call, _), _)| matches!(call, WakeCall::Signal | WakeCall::SignalAll))
-        .map(|(_, n)| *n)
-        .sum();
-    let signals_written = if counted > 0 {
-        format!(" written one by one (the {counted} counted at their sites name no condition)")
-    } else {
-        String::new()
-    };
+    let signals_written = written_only(
+        a,
+        &[WakeCall::Signal, WakeCall::SignalAll],
+        "name no condition",
+    );
     let held = |l: &LockStats| l.write_holds.total() + l.read_holds.total();
     locks.sort_by(|x, y| {
         (y.1.blocked, held(y.1))
