@@ -251,9 +251,9 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                         add_edges(map, t, thread, lock, stack.raw(), line);
                     }
                 }
+                // (blocked at the end: `blocked`, else this)
                 t.acquiring = (owner != Hash::UNKNOWN && owner != thread)
                     .then(|| (lock, owner, stack.raw().to_string(), line));
-                t.blocked = t.acquiring.clone();
             }
             Event::Lock {
                 op: LockOp::Acquired,
