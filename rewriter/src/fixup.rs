@@ -79,6 +79,14 @@ pub(crate) struct MethodEdits {
     pub(crate) extra_stack: u16,
     /// absolute minimum max_stack (for head/tail code)
     pub(crate) min_stack: u16,
+    /// new locals after the original max_locals (guarded monitor sites, typed in every
+    /// frame by frames.rs before the code is rewritten)
+    pub(crate) extra_locals: u16,
+    /// Where exception ranges that began at offset 0 begin: after the head's first
+    /// `covered_from` bytes, the code that initializes the new locals. Why: a handler's frame
+    /// types them, and the verifier checks that frame against every instruction its range
+    /// covers, including those before the locals are set.
+    pub(crate) covered_from: u32,
 }
 
 /// Context needed to rewrite a Code attribute.
@@ -745,7 +753,7 @@ pub(crate) fn rewrite_code(
     // cover the report after it, so that the release never retries on a failed report.
     let exception_boundary = |o: u32| -> Result<u32, String> {
         if o == 0 {
-            return Ok(0);
+            return Ok(edits.covered_from);
         }
         let i = at(o as i64)?;
         let suffix = i
@@ -762,7 +770,11 @@ pub(crate) fn rewrite_code(
     }
     let mut body = Vec::with_capacity(out.len() + cv.exc.len() + 256);
     put2(&mut body, max_stack);
-    put2(&mut body, cv.max_locals as u32);
+    let max_locals = cv.max_locals as u32 + edits.extra_locals as u32;
+    if max_locals > 65535 {
+        return Err("max_locals would exceed 65535".into());
+    }
+    put2(&mut body, max_locals);
     put4(&mut body, out.len() as u32);
     body.extend_from_slice(&out);
     let guards = edits.per.iter().filter(|e| e.guard.is_some()).count();
@@ -790,7 +802,14 @@ pub(crate) fn rewrite_code(
         body.extend_from_slice(&e[6..8]);
     }
     if let Some(t) = &edits.tail {
-        put2(&mut body, if t.after_head { head } else { 0 });
+        put2(
+            &mut body,
+            if t.after_head {
+                head
+            } else {
+                edits.covered_from
+            },
+        );
         put2(&mut body, code_end);
         put2(&mut body, code_end);
         put2(&mut body, 0);

@@ -14,6 +14,7 @@ mod align;
 mod cp;
 mod error;
 mod fixup;
+mod frames;
 mod insn;
 mod reader;
 mod refs;
@@ -89,6 +90,18 @@ pub struct Config {
     /// hash in the displaced header, where a later hash of it finds it. JDK 23's lightweight
     /// locking installs a hash without inflating: the agent asks for this only before that.
     pub hash_at_birth: bool,
+    /// With [`Config::sites`]: guarded monitor reports (issue 45). Each `monitorenter`
+    /// keeps what the tracker's `guardEntered` returns (0 for a hold the tracker follows,
+    /// else the coarse clock's value at the enter) in an `int` local of its own, after the
+    /// method's locals (one per local a monitor is kept in, one for a `synchronized`
+    /// method), and each `monitorexit` passes it to `guardExit`. Why: the tracker can then
+    /// leave a hold outside its sample without a call at either end (the guard methods are
+    /// small enough for the JIT to inline, and pass the monitor nowhere on that path), and
+    /// still find the hold long at its exit. Every stack map frame of such a method becomes
+    /// a `full_frame` typing the new locals (src/frames.rs). A method whose monitors are not
+    /// each loaded from a local (javac's `dup; astore n; monitorenter` ... `aload n;
+    /// monitorexit`) keeps the unguarded reports.
+    pub guards: bool,
 }
 
 /// One method instrumented at its entry and every exit: entry runs
@@ -149,6 +162,7 @@ impl Default for Config {
             inline_calls: Vec::new(),
             lock_sites: false,
             hash_at_birth: false,
+            guards: false,
         }
     }
 }
@@ -193,6 +207,10 @@ pub fn tracker_methods() -> Vec<(&'static str, &'static str)> {
         (transform::LOCK_EXIT_Z, "(Z)V"),
         (transform::LOCK_EXIT_J, "(J)V"),
         (transform::LOCK_THREW, "()V"),
+        (transform::GUARD_ENTER, transform::ENTER_SITE_DESC),
+        (transform::GUARD_ENTERED, transform::GUARD_ENTERED_DESC),
+        (transform::GUARD_SYNC_ENTERED, transform::GUARD_ENTERED_DESC),
+        (transform::GUARDED_EXIT, transform::GUARD_EXIT_DESC),
     ];
     for r in transform::RULES {
         v.push((r.wrapper, r.wrapper_desc));
@@ -684,6 +702,7 @@ fn slow_path(
                 major,
                 exc: cv.exc,
                 smt: smt_in(&cv, &names, major),
+                max_locals: cv.max_locals,
             };
             if !transform::relevant(&mi, config, &candidate, sync || hook.is_some() || hash_this) {
                 continue;
@@ -743,6 +762,7 @@ fn slow_path(
             major,
             exc: cv.exc,
             smt: smt_in(&cv, &names, major),
+            max_locals: cv.max_locals,
         };
         let plan = transform::plan(
             &mi,
@@ -786,7 +806,45 @@ fn slow_path(
             major,
             smt_name,
         };
-        let nc: NewCode = match fixup::rewrite_code(&cv, &insns, &plan.edits, &ctx) {
+        // Guard locals: every frame typed in full with them (src/frames.rs).
+        let mut framed = None;
+        if let (Some(b), true) = (smt, plan.edits.extra_locals > 0) {
+            let uninit_this = mname == b"<init>" && this_name != b"java/lang/Object";
+            let initial = frames::initial_locals(mdesc, is_static, uninit_this, this_class, pb)?;
+            match frames::with_int_locals(b, &initial, cv.max_locals, plan.edits.extra_locals) {
+                Ok(f) => framed = Some(f),
+                Err(e) => {
+                    notes.push(mnote(e.to_string()));
+                    pb.rollback(mark);
+                    continue;
+                }
+            }
+        }
+        let cv_framed;
+        let cv = match &framed {
+            Some(f) => {
+                cv_framed = CodeView {
+                    max_stack: cv.max_stack,
+                    max_locals: cv.max_locals,
+                    code: cv.code,
+                    exc: cv.exc,
+                    attrs: cv
+                        .attrs
+                        .iter()
+                        .map(|&(n, b)| {
+                            if names(n) == Some(&b"StackMapTable"[..]) {
+                                (n, &f[..])
+                            } else {
+                                (n, b)
+                            }
+                        })
+                        .collect(),
+                };
+                &cv_framed
+            }
+            None => &cv,
+        };
+        let nc: NewCode = match fixup::rewrite_code(cv, &insns, &plan.edits, &ctx) {
             Ok(nc) => nc,
             Err(e) => {
                 notes.push(mnote(e));

@@ -7,6 +7,7 @@
 use crate::cp::PoolBuilder;
 use crate::error::RewriteError;
 use crate::fixup::{Guard, InsnEdit, MethodEdits, Tail, GUARD_EXIT};
+use crate::frames::{self, Vt};
 use crate::insn::*;
 use crate::Config;
 
@@ -577,6 +578,18 @@ pub(crate) const MONITOR_EXIT: &str = "monitorExit";
 pub(crate) const ENTER_DESC: &str = "(Ljava/lang/Object;)Ljava/lang/Object;";
 pub(crate) const ENTER_SITE_DESC: &str = "(Ljava/lang/Object;I)Ljava/lang/Object;";
 
+/// Guarded monitor reports ([`crate::Config::guards`]): `guardEnter(o, site)` returns the
+/// thread's record, or null for a hold the tracker leaves out; `guardEntered(rec, site)` and
+/// `guardSyncEntered(o, site)` return what the exit gets (0 for a hold the tracker follows,
+/// else the coarse clock's value at the enter), kept in the site's `int` local;
+/// `guardExit(o, kept, site)` is every exit's.
+pub(crate) const GUARD_ENTER: &str = "guardEnter";
+pub(crate) const GUARD_ENTERED: &str = "guardEntered";
+pub(crate) const GUARD_SYNC_ENTERED: &str = "guardSyncEntered";
+pub(crate) const GUARDED_EXIT: &str = "guardExit";
+pub(crate) const GUARD_ENTERED_DESC: &str = "(Ljava/lang/Object;I)I";
+pub(crate) const GUARD_EXIT_DESC: &str = "(Ljava/lang/Object;II)V";
+
 /// Code that pushes the `int` site ID (`sipush` up to 32,767, else `ldc_w` of an Integer).
 fn push_site(pb: &mut PoolBuilder, v: &mut Vec<u8>, id: u32) -> Result<(), RewriteError> {
     if id <= 0x7FFF {
@@ -602,6 +615,12 @@ pub(crate) fn wanted_strings(cfg: &Config) -> Vec<&str> {
         SITE_DESC,
         ENTER_DESC,
         ENTER_SITE_DESC,
+        GUARD_ENTER,
+        GUARD_ENTERED,
+        GUARD_SYNC_ENTERED,
+        GUARDED_EXIT,
+        GUARD_ENTERED_DESC,
+        GUARD_EXIT_DESC,
         "java/lang/Throwable",
         "StackMapTable",
         "java/lang/Class",
@@ -669,6 +688,8 @@ pub(crate) struct MethodInfo<'x> {
     pub(crate) exc: &'x [u8],
     /// the StackMapTable's body, when the class has frames (version 50 and later)
     pub(crate) smt: Option<&'x [u8]>,
+    /// the Code attribute's max_locals
+    pub(crate) max_locals: u16,
 }
 
 /// Whether the instruction at `off` is covered by a range that also covers its own handler,
@@ -721,26 +742,7 @@ fn exception_path_head(mi: &MethodInfo, i: usize) -> Option<PathHead> {
     if hi >= i {
         return None;
     }
-    // the local an aload/astore names, and whether it is a store
-    let local = |x: &Insn| -> Option<(u16, bool)> {
-        let o = x.off as usize;
-        let c = mi.code;
-        match x.op {
-            0x2a..=0x2d => Some(((x.op - 0x2a) as u16, false)),
-            0x4b..=0x4e => Some(((x.op - 0x4b) as u16, true)),
-            0x19 | 0x3a => Some((*c.get(o + 1)? as u16, x.op == 0x3a)),
-            WIDE => {
-                let op = *c.get(o + 1)?;
-                let n = u16::from_be_bytes([*c.get(o + 2)?, *c.get(o + 3)?]);
-                match op {
-                    0x19 => Some((n, false)),
-                    0x3a => Some((n, true)),
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    };
+    let local = |x: &Insn| ref_local(mi, x);
     let (monitor, store) = local(&mi.insns[i - 1])?;
     if store {
         return None;
@@ -796,6 +798,119 @@ fn exception_path_head(mi: &MethodInfo, i: usize) -> Option<PathHead> {
         local: monitor,
         item,
     })
+}
+
+/// The local an `aload`/`astore` names, and whether it is a store.
+fn ref_local(mi: &MethodInfo, x: &Insn) -> Option<(u16, bool)> {
+    let o = x.off as usize;
+    let c = mi.code;
+    match x.op {
+        0x2a..=0x2d => Some(((x.op - 0x2a) as u16, false)),
+        0x4b..=0x4e => Some(((x.op - 0x4b) as u16, true)),
+        0x19 | 0x3a => Some((*c.get(o + 1)? as u16, x.op == 0x3a)),
+        WIDE => {
+            let op = *c.get(o + 1)?;
+            let n = u16::from_be_bytes([*c.get(o + 2)?, *c.get(o + 3)?]);
+            match op {
+                0x19 => Some((n, false)),
+                0x3a => Some((n, true)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The local the object of the monitor instruction `insns[i]` is kept in: an `aload n` right
+/// before it, or before a `monitorenter` javac's `dup; astore n`.
+fn monitor_local(mi: &MethodInfo, i: usize) -> Option<u16> {
+    let prev = mi.insns.get(i.checked_sub(1)?)?;
+    match ref_local(mi, prev)? {
+        (n, false) => Some(n),
+        (n, true) if mi.insns[i].op == MONITORENTER && i >= 2 && mi.insns[i - 2].op == 0x59 => {
+            Some(n)
+        }
+        _ => None,
+    }
+}
+
+/// The `int` locals of a guarded method ([`Config::guards`]), from `first` (the method's
+/// max_locals) on: one per local a monitor is kept in (a `monitorenter` and its
+/// `monitorexit`s load the same local, so they share it; nested blocks keep their monitors
+/// in different locals), then one for a `synchronized` method's monitor.
+struct GuardSlots {
+    first: u16,
+    monitor_locals: Vec<u16>,
+    sync: bool,
+}
+
+impl GuardSlots {
+    fn of(mi: &MethodInfo, cfg: &Config, sync: bool) -> Option<GuardSlots> {
+        if !cfg.guards || cfg.sites.is_none() {
+            return None;
+        }
+        let mut monitor_locals = Vec::new();
+        if cfg.monitors {
+            for (i, ins) in mi.insns.iter().enumerate() {
+                if ins.op == MONITORENTER || ins.op == MONITOREXIT {
+                    // one monitor not known to be in a local: the method keeps every report
+                    // unguarded (an enter and an exit must agree)
+                    monitor_locals.push(monitor_local(mi, i)?);
+                }
+            }
+        }
+        monitor_locals.sort_unstable();
+        monitor_locals.dedup();
+        let g = GuardSlots {
+            first: mi.max_locals,
+            monitor_locals,
+            sync,
+        };
+        let k = g.count();
+        (k > 0 && mi.max_locals as u32 + k as u32 <= 0xFFFF).then_some(g)
+    }
+
+    fn count(&self) -> u16 {
+        self.monitor_locals.len() as u16 + self.sync as u16
+    }
+
+    /// The guard local of the monitor kept in local `n`.
+    fn of_local(&self, n: u16) -> Option<u16> {
+        let k = self.monitor_locals.binary_search(&n).ok()?;
+        Some(self.first + k as u16)
+    }
+
+    fn of_sync(&self) -> u16 {
+        self.first + self.monitor_locals.len() as u16
+    }
+
+    /// `iconst_0; istore` of every guard local: the method's first code, so that every
+    /// frame may type them `int` (exception ranges that began at offset 0 begin after it).
+    fn init(&self) -> Vec<u8> {
+        let mut v = Vec::new();
+        for s in self.first..self.first + self.count() {
+            v.push(0x03); // iconst_0
+            push_local_op(&mut v, 0x36, 0x3b, s); // istore
+        }
+        v
+    }
+}
+
+/// `op n` (`iload` 0x15 / `istore` 0x36) in its shortest form; `short0` is the opcode of
+/// its `_0` form.
+fn push_local_op(v: &mut Vec<u8>, op: u8, short0: u8, n: u16) {
+    match n {
+        0..=3 => v.push(short0 + n as u8),
+        4..=255 => v.extend_from_slice(&[op, n as u8]),
+        _ => {
+            let b = n.to_be_bytes();
+            v.extend_from_slice(&[WIDE, op, b[0], b[1]]);
+        }
+    }
+}
+
+fn push_iload(v: &mut Vec<u8>, n: u16) {
+    push_local_op(v, 0x15, 0x1a, n);
 }
 
 /// `aload n` in its shortest form.
@@ -866,8 +981,77 @@ pub(crate) fn plan<'b>(
         sites.push((id, off));
         Some(id)
     };
+    let guards = GuardSlots::of(mi, cfg, sync_monitor.is_some());
     for (i, ins) in mi.insns.iter().enumerate() {
         match ins.op {
+            MONITORENTER if cfg.monitors && guards.is_some() => {
+                let g = guards
+                    .as_ref()
+                    .and_then(|g| g.of_local(monitor_local(mi, i)?));
+                let (Some(g), Some(id)) = (g, new_site(ins.off)) else {
+                    unreachable!("a guarded method's monitors are in locals, with sites")
+                };
+                let a = t.m(pb, GUARD_ENTER, ENTER_SITE_DESC)?;
+                let b = t.m(pb, GUARD_ENTERED, GUARD_ENTERED_DESC)?;
+                let e = &mut per[i];
+                // [o] dup site guardEnter -> [o, rec] swap -> [rec, o]; monitorenter;
+                // site guardEntered -> [kept] istore g -> []
+                e.prefix.push(0x59);
+                push_site(pb, &mut e.prefix, id)?;
+                e.prefix.extend_from_slice(&invokestatic(a));
+                e.prefix.push(0x5f);
+                push_site(pb, &mut e.suffix, id)?;
+                e.suffix.extend_from_slice(&invokestatic(b));
+                push_local_op(&mut e.suffix, 0x36, 0x3b, g);
+                extra = extra.max(2);
+                changed = true;
+            }
+            MONITOREXIT if cfg.monitors && guards.is_some() => {
+                let g = guards
+                    .as_ref()
+                    .and_then(|g| g.of_local(monitor_local(mi, i)?));
+                let (Some(g), Some(id)) = (g, new_site(ins.off)) else {
+                    unreachable!("a guarded method's monitors are in locals, with sites")
+                };
+                let a = t.m(pb, GUARDED_EXIT, GUARD_EXIT_DESC)?;
+                // As unguarded (below), with the guard local after the monitor.
+                let head = if in_own_handler(mi.exc, ins.off) {
+                    exception_path_head(mi, i).filter(|h| per[h.insn].prefix.is_empty())
+                } else {
+                    None
+                };
+                match head {
+                    Some(h) => {
+                        let e = &mut per[h.insn];
+                        push_aload(&mut e.prefix, h.local);
+                        push_iload(&mut e.prefix, g);
+                        push_site(pb, &mut e.prefix, id)?;
+                        let from = e.prefix.len() as u32;
+                        e.prefix.extend_from_slice(&invokestatic(a));
+                        e.guard = Some(Guard {
+                            range: (from, e.prefix.len() as u32),
+                            item: h.item,
+                        });
+                        e.prefix.extend_from_slice(&GUARD_EXIT);
+                    }
+                    None if in_own_handler(mi.exc, ins.off) => {
+                        let e = &mut per[i];
+                        e.prefix.push(0x59);
+                        push_iload(&mut e.suffix, g);
+                        push_site(pb, &mut e.suffix, id)?;
+                        e.suffix.extend_from_slice(&invokestatic(a));
+                    }
+                    None => {
+                        let e = &mut per[i];
+                        e.prefix.push(0x59);
+                        push_iload(&mut e.prefix, g);
+                        push_site(pb, &mut e.prefix, id)?;
+                        e.prefix.extend_from_slice(&invokestatic(a));
+                    }
+                }
+                extra = extra.max(3);
+                changed = true;
+            }
             MONITORENTER if cfg.monitors => {
                 let a = t.m(pb, MONITOR_ENTER, enter_desc)?;
                 let b = t.m(pb, MONITOR_ENTERED, mon_desc)?;
@@ -1069,18 +1253,39 @@ pub(crate) fn plan<'b>(
     let mut head = Vec::new();
     let mut tail = None;
     let mut min_stack = 0;
+    let mut covered_from = 0;
+    if let Some(g) = &guards {
+        head = g.init();
+        covered_from = head.len() as u32;
+    }
+    // a synchronized method's guard local: loaded after the monitor by every exit report
+    let sync_guard = guards.as_ref().filter(|g| g.sync).map(|g| g.of_sync());
+    let (sync_entered, sync_exit) = if sync_guard.is_some() {
+        (
+            (GUARD_SYNC_ENTERED, GUARD_ENTERED_DESC),
+            (GUARDED_EXIT, GUARD_EXIT_DESC),
+        )
+    } else {
+        ((SYNC_ENTERED, mon_desc), (MONITOR_EXIT, mon_desc))
+    };
     if let Some(ml) = sync_monitor {
-        let entered = t.m(pb, SYNC_ENTERED, mon_desc)?;
-        let exit = t.m(pb, MONITOR_EXIT, mon_desc)?;
+        let entered = t.m(pb, sync_entered.0, sync_entered.1)?;
+        let exit = t.m(pb, sync_exit.0, sync_exit.1)?;
         ml.emit(&mut head);
         if let Some(id) = new_site(0) {
             push_site(pb, &mut head, id)?;
         }
         head.extend_from_slice(&invokestatic(entered));
+        if let Some(g) = sync_guard {
+            push_local_op(&mut head, 0x36, 0x3b, g);
+        }
         for (i, ins) in mi.insns.iter().enumerate() {
             if (0xac..=0xb1).contains(&ins.op) {
                 let mut p = Vec::with_capacity(9);
                 ml.emit(&mut p);
+                if let Some(g) = sync_guard {
+                    push_iload(&mut p, g);
+                }
                 if let Some(id) = new_site(ins.off) {
                     push_site(pb, &mut p, id)?;
                 }
@@ -1092,28 +1297,46 @@ pub(crate) fn plan<'b>(
         }
         let mut code = Vec::new();
         ml.emit(&mut code);
+        if let Some(g) = sync_guard {
+            push_iload(&mut code, g);
+        }
         let last = mi.insns.last().map_or(0, |i| i.off);
         if let Some(id) = new_site(last) {
             push_site(pb, &mut code, id)?;
         }
         code.extend_from_slice(&invokestatic(exit));
         code.push(0xbf); // athrow
-        let thr = pb.class("java/lang/Throwable")?.to_be_bytes();
-        let mut fb = Vec::new();
-        if mi.is_static {
-            fb.extend_from_slice(&[0, 0]);
+        let thr = pb.class("java/lang/Throwable")?;
+        let this: &[Vt] = if mi.is_static {
+            &[]
         } else {
-            let tc = this_class.to_be_bytes();
-            fb.extend_from_slice(&[0, 1, 7, tc[0], tc[1]]);
-        }
-        fb.extend_from_slice(&[0, 1, 7, thr[0], thr[1]]);
+            &[Vt(7, this_class)]
+        };
+        let locals = match &guards {
+            // the guard locals too, which the handler loads
+            Some(g) => frames::padded(this, mi.max_locals, g.count()).map_err(|_| {
+                RewriteError::Malformed {
+                    offset: 0,
+                    reason: "max_locals below the method's parameters",
+                }
+            })?,
+            None => this.to_vec(),
+        };
         tail = Some(Tail {
             code,
-            frame_body: fb,
+            frame_body: frames::full_body(&locals, &[Vt(7, thr)]),
             after_head: false,
         });
-        extra = extra.max(1 + site_slot);
-        min_stack = 2 + site_slot;
+        extra = extra.max(if sync_guard.is_some() {
+            3
+        } else {
+            1 + site_slot
+        });
+        min_stack = if sync_guard.is_some() {
+            4
+        } else {
+            2 + site_slot
+        };
         changed = true;
     }
     if let Some(hook) = hook {
@@ -1206,6 +1429,8 @@ pub(crate) fn plan<'b>(
             tail,
             extra_stack: extra,
             min_stack,
+            extra_locals: guards.as_ref().map_or(0, |g| g.count()),
+            covered_from,
         },
         changed,
         sites,

@@ -24,7 +24,10 @@ fn jdks() -> Vec<PathBuf> {
     .collect()
 }
 
-fn rewrite_dir(from: &Path, to: &Path) -> usize {
+/// Rewrites every class of `from` into `to`; `guards`: guarded monitor reports
+/// (`Config::guards`, with site IDs), whose tracker entry points report what the unguarded
+/// ones do, so that the counts are the same.
+fn rewrite_dir(from: &Path, to: &Path, guards: bool) -> usize {
     let mut changed = 0;
     for e in std::fs::read_dir(from).unwrap() {
         let p = e.unwrap().path();
@@ -36,6 +39,8 @@ fn rewrite_dir(from: &Path, to: &Path) -> usize {
             &b,
             &orca_rewriter::Config {
                 hash_at_birth: true,
+                guards,
+                sites: guards.then(Default::default),
                 ..orca_rewriter::Config::default()
             },
         )
@@ -133,8 +138,13 @@ fn demo_runs_identically_with_exact_event_counts() {
                 "{}-{release}",
                 jdk.file_name().unwrap().to_string_lossy()
             ));
-            let (orig, new, trk) = (d.join("orig"), d.join("new"), d.join("trk"));
-            for p in [&orig, &new, &trk] {
+            let (orig, new, guarded, trk) = (
+                d.join("orig"),
+                d.join("new"),
+                d.join("guarded"),
+                d.join("trk"),
+            );
+            for p in [&orig, &new, &guarded, &trk] {
                 std::fs::create_dir_all(p).unwrap();
             }
             let ok = Command::new(&javac)
@@ -155,34 +165,48 @@ fn demo_runs_identically_with_exact_event_counts() {
                 .status()
                 .unwrap();
             assert!(ok.success());
-            let changed = rewrite_dir(&orig, &new);
-            assert!(changed >= 2, "Demo and Demo$MyThread must change");
             let (o1, e1) = run(&java, orig.to_str().unwrap());
-            let (o2, e2) = run(&java, &format!("{}:{}", new.display(), trk.display()));
-            assert_eq!(
-                o1,
-                o2,
-                "output differs on {} release {release}",
-                jdk.display()
-            );
             assert!(e1.contains("COUNTS none"));
-            let counts = e2
-                .lines()
-                .find_map(|l| l.strip_prefix("COUNTS "))
-                .unwrap()
-                .to_string();
-            // enter, entered, exit, wait, waited, notify, notifyAll, tstart, join, joined, sleep, slept,
-            // sem acquire, acquired, failed, release
-            assert_eq!(
-                counts,
-                "205,409,409,1,1,0,1,3,3,3,1,1,4,3,1,2",
-                "counts on {} release {release}\n{o2}",
+            for (new, guards) in [(&new, false), (&guarded, true)] {
+                let changed = rewrite_dir(&orig, new, guards);
+                assert!(changed >= 2, "Demo and Demo$MyThread must change");
+                if guards {
+                    let demo = std::fs::read(new.join("Demo.class")).unwrap();
+                    for m in [
+                        "guardEnter",
+                        "guardEntered",
+                        "guardSyncEntered",
+                        "guardExit",
+                    ] {
+                        let found = demo.windows(m.len()).any(|w| w == m.as_bytes());
+                        assert!(found, "Demo.class calls no {m}");
+                    }
+                }
+                let (o2, e2) = run(&java, &format!("{}:{}", new.display(), trk.display()));
+                assert_eq!(
+                    o1,
+                    o2,
+                    "output differs on {} release {release}, guards {guards}",
+                    jdk.display()
+                );
+                let counts = e2
+                    .lines()
+                    .find_map(|l| l.strip_prefix("COUNTS "))
+                    .unwrap()
+                    .to_string();
+                // enter, entered, exit, wait, waited, notify, notifyAll, tstart, join, joined, sleep, slept,
+                // sem acquire, acquired, failed, release
+                assert_eq!(
+                    counts,
+                    "205,409,409,1,1,0,1,3,3,3,1,1,4,3,1,2",
+                    "counts on {} release {release}, guards {guards}\n{o2}",
+                    jdk.display()
+                );
+                eprintln!(
+                "{} release {release}, guards {guards}: {changed} classes changed, counts {counts}\n{o2}",
                 jdk.display()
             );
-            eprintln!(
-                "{} release {release}: {changed} classes changed, counts {counts}\n{o2}",
-                jdk.display()
-            );
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&base);

@@ -23,6 +23,9 @@ options:
   --no-semaphore       do not redirect Semaphore acquire/tryAcquire/release
   --hash-at-birth      constructors of classes with synchronized instance methods hash
                        `this` (what the agent asks for on JDK 22 and earlier)
+  --guards             guarded monitor reports with site IDs (what the agent does with
+                       guards=on): each monitor's enter keeps a value in an int local that
+                       its exit passes on
   --tracker NAME       tracker class internal name (default orca/OrcaProfilerTracker)
   --include PREFIX     only classes whose internal name starts with PREFIX (repeatable)
   --exclude PREFIX     never classes whose internal name starts with PREFIX (repeatable)
@@ -60,6 +63,10 @@ fn main() -> ExitCode {
             "--no-thread" => cfg.thread_calls = false,
             "--no-semaphore" => cfg.semaphore_calls = false,
             "--hash-at-birth" => cfg.hash_at_birth = true,
+            "--guards" => {
+                cfg.guards = true;
+                cfg.sites = Some(Default::default());
+            }
             "--tracker" => match val() {
                 Some(v) => cfg.tracker_class = v,
                 None => return usage(),

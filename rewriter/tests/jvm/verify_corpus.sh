@@ -4,6 +4,7 @@
 # write the original and the rewritten classes to folders, load both sets in
 # fresh child-first class loaders with verification forced, compare outcomes.
 # usage: rewriter/tests/jvm/verify_corpus.sh [jars|jmods|all]   (after cargo build --release)
+# RW_FLAGS: more orca-rewrite options for the rewritten set (RW_FLAGS=--guards)
 set -eu
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 RW=$ROOT/target/release/orca-rewrite
@@ -18,7 +19,7 @@ if [ "$what" != jmods ]; then inputs="$inputs $(for j in /usr/share/java/*.jar; 
 if [ "$what" != jars ]; then inputs="$inputs $(ls "$JAVA_HOME"/jmods/*.jmod)"; fi
 for f in $inputs; do
   b=$(basename "$f")
-  "$RW" "$f" -o "$WORK/new/$b.d" --hash-at-birth | head -1 | tee -a "$WORK/rewrite.log"
+  "$RW" "$f" -o "$WORK/new/$b.d" --hash-at-birth ${RW_FLAGS:-} | head -1 | tee -a "$WORK/rewrite.log"
   "$RW" "$f" -o "$WORK/orig/$b.d" $OFF >/dev/null
   [ -d "$WORK/new/$b.d" ] || continue
   # A jar's copies of JDK packages (saxon's org.w3c.dom) come from the JDK, as on a class path.
