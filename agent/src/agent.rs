@@ -231,9 +231,17 @@ impl Agent {
                         recorded.push(("tracking", word(tracking, "sampled", "full")));
                     }
                 }
+                if options.guards {
+                    recorded.push(("guards", "on".to_string()));
+                }
                 (
                     None,
-                    Some(Instrumentation::new(options.jdk, settings, &rec)),
+                    Some(Instrumentation::new(
+                        options.jdk,
+                        options.guards,
+                        settings,
+                        &rec,
+                    )),
                 )
             }
         };

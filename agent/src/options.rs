@@ -105,6 +105,11 @@ pub struct Options {
     /// `LockContentions` lines) instead of written as events; 0: every contention two
     /// events (as `trace=all` implies).
     pub contention_threshold: u64,
+    /// Instrumentation mode, `guards=on`: guarded monitor reports (the rewriter's
+    /// `Config::guards`): each monitor site keeps a value of its enter in a local of its
+    /// frame for its exit, the groundwork of holds that pay no tracker call (issue 45); the
+    /// tracker still follows every hold. `off` (the default): the unguarded reports.
+    pub guards: bool,
 }
 
 impl Default for Options {
@@ -124,6 +129,7 @@ impl Default for Options {
             tracking_asked: false,
             wait_threshold: DEFAULT_WAIT_THRESHOLD,
             contention_threshold: DEFAULT_CONTENTION_THRESHOLD,
+            guards: false,
         }
     }
 }
@@ -137,6 +143,7 @@ const WALK_EXPECTED: &str = "valid values: fast, jvmti";
 const NOTIFIES_EXPECTED: &str = "valid values: counted, events";
 const TIMING_EXPECTED: &str = "valid values: sampled, exact";
 const TRACKING_EXPECTED: &str = "valid values: full, sampled";
+const GUARDS_EXPECTED: &str = "valid values: on, off";
 const THRESHOLD_EXPECTED: &str =
     "expected a duration such as 10ms, 500us, 2s, 0 (every hold), or off";
 const WAIT_THRESHOLD_EXPECTED: &str =
@@ -301,6 +308,7 @@ impl Options {
                 "holdtiming" => {
                     opts.sampled_holds = two_way(key, value, ["sampled", "exact"], TIMING_EXPECTED)?
                 }
+                "guards" => opts.guards = two_way(key, value, ["on", "off"], GUARDS_EXPECTED)?,
                 "tracking" => {
                     opts.sampled_tracking =
                         !two_way(key, value, ["full", "sampled"], TRACKING_EXPECTED)?;
@@ -463,6 +471,12 @@ mod tests {
         );
         assert!(Options::parse(Some("tracking=")).is_err());
         assert!(Options::parse(Some("tracking=some")).is_err());
+        assert!(!Options::default().guards);
+        assert!(Options::parse(Some("guards=on")).unwrap().guards);
+        assert!(!Options::parse(Some("guards=off")).unwrap().guards);
+        for bad in ["guards=", "guards=yes", "guards=on,guards=off"] {
+            assert!(Options::parse(Some(bad)).is_err(), "{bad}");
+        }
     }
 
     #[test]

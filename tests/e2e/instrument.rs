@@ -86,6 +86,31 @@ fn both_modes_report_the_same_calls_at_the_same_lines() {
                 main,
                 &[],
             );
+            // guarded monitor sites (guards=on) report the same calls at the same lines
+            let g = run_with(
+                &format!("parity-guards-{main}"),
+                jdk,
+                "mode=instrument,trace=all,guards=on",
+                VERIFY_ALL,
+                main,
+                &[],
+            );
+            assert_eq!(
+                g.code,
+                Some(0),
+                "{} {main} guards=on: {}",
+                jdk.label(),
+                g.stderr
+            );
+            let lg = g.log();
+            assert_valid(&g, &lg);
+            assert!(
+                lg.settings
+                    .as_deref()
+                    .is_some_and(|s| s.contains("guards=on")),
+                "{main}: settings {:?}",
+                lg.settings
+            );
             assert_eq!(
                 a.code,
                 Some(0),
@@ -117,6 +142,12 @@ fn both_modes_report_the_same_calls_at_the_same_lines() {
                 "{} {main}: jvmti (left) and instrument (right) differ",
                 jdk.label()
             );
+            assert_eq!(
+                eb,
+                call_events(&lg),
+                "{} {main}: unguarded (left) and guards=on (right) differ",
+                jdk.label()
+            );
         }
     }
 }
@@ -131,16 +162,33 @@ fn hashes(stdout: &str) -> HashMap<String, u32> {
 
 #[test]
 fn every_monitor_operation_is_counted_and_exits_balance() {
-    for jdk in jdks() {
+    // unguarded, and guarded monitor sites (guards=on), whose enters and exits hand each
+    // other a value through a local of the frame
+    for (jdk, options) in jdks().iter().flat_map(|j| {
+        [
+            (j, "mode=instrument,trace=all"),
+            (j, "mode=instrument,trace=all,guards=on"),
+        ]
+    }) {
         let run = run_with(
-            "monitors",
+            if options.contains("guards") {
+                "monitors-guards"
+            } else {
+                "monitors"
+            },
             jdk,
-            "mode=instrument,trace=all",
+            options,
             VERIFY_ALL,
             "Monitors",
             &[],
         );
-        assert_eq!(run.code, Some(0), "{}: {}", jdk.label(), run.stderr);
+        assert_eq!(
+            run.code,
+            Some(0),
+            "{} {options}: {}",
+            jdk.label(),
+            run.stderr
+        );
         let plain = run_plain(jdk, "Monitors", &[]);
         // Same output, the stack trace thrown through a synchronized block included (line
         // numbers are those of the original class).

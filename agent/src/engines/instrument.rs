@@ -187,10 +187,16 @@ pub struct HookTotals {
 
 impl Instrumentation {
     /// All transformations on, the tracker excluded; site IDs drawn from the recorder's.
-    pub fn new(jdk: bool, settings: TrackerSettings, rec: &Recorder) -> Instrumentation {
+    pub fn new(
+        jdk: bool,
+        guards: bool,
+        settings: TrackerSettings,
+        rec: &Recorder,
+    ) -> Instrumentation {
         let config = Config {
             tracker_class: tracker::CLASS_NAME.to_string(),
             sites: Some(rec.sites.counter.clone()),
+            guards,
             // stack locking, the default before JDK 23, inflates a locked monitor to hash it
             hash_at_birth: rec.jvmti.jdk_release().is_some_and(|r| r <= 22),
             ..Config::default()
