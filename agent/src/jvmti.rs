@@ -24,6 +24,20 @@ use jvmti_sys::{
 
 use crate::error::JvmtiError;
 
+/// Held (written) while a thread of the agent's attaches to the JVM or detaches from it, and
+/// (read, only if free) while `GetObjectMonitorUsage` runs. Why: JDK 25's
+/// `GetObjectMonitorUsage` walks every thread at its safepoint and reads each one's
+/// `java.lang.Thread`, which a thread still attaching through JNI does not have yet: the VM
+/// thread crashed in `Threads::get_pending_threads` (SIGSEGV at address 8) twice in the
+/// attached-Jetty test, each time with the agent's `orca-owners` thread half attached (an
+/// "Unknown thread" in the crash report), while a server thread asked a contended monitor's
+/// owner. A thread that finds the lock taken does not ask: that owner is written as not
+/// known. Threads the program attaches through JNI are outside the agent's reach.
+static THREADS_CHANGING: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// [`JvmtiError::code`] of a call the agent did not make ([`THREADS_CHANGING`]).
+pub const NOT_ASKED: u32 = u32::MAX;
+
 /// JVMTI 1.2 (JDK 7+): every function the agent calls exists in it.
 const JVMTI_VERSION_1_2: jint = 0x3001_0200;
 const JNI_OK: jint = 0;
@@ -443,6 +457,7 @@ impl Jni {
     /// `vm` is the running VM's `JavaVM*`; the thread detaches before it ends
     /// ([`Jni::detach_current_thread`]).
     pub unsafe fn attach_current_thread(vm: *mut JavaVM, name: &CStr) -> Option<Self> {
+        let _changing = THREADS_CHANGING.write().unwrap_or_else(|e| e.into_inner());
         let mut env: *mut c_void = ptr::null_mut();
         let mut args = jni_sys::JavaVMAttachArgs {
             version: jni_sys::JNI_VERSION_1_8,
@@ -463,6 +478,7 @@ impl Jni {
     /// # Safety
     /// `vm` is the running VM's `JavaVM*`; no JNI reference of this thread is used after.
     pub unsafe fn detach_current_thread(vm: *mut JavaVM) {
+        let _changing = THREADS_CHANGING.write().unwrap_or_else(|e| e.into_inner());
         // SAFETY: as this function's.
         unsafe {
             if let Some(f) = (**vm).DetachCurrentThread {
@@ -1140,8 +1156,16 @@ impl Jvmti {
             .collect())
     }
 
-    /// The thread that owns `obj`'s monitor now, or null when nobody does.
+    /// The thread that owns `obj`'s monitor now, or null when nobody does; an error, without
+    /// asking, while a thread of the agent's attaches or detaches ([`THREADS_CHANGING`]).
     pub fn monitor_owner(&self, obj: jobject) -> Result<jthread, JvmtiError> {
+        let Ok(_steady) = THREADS_CHANGING.try_read() else {
+            return Err(JvmtiError {
+                function:
+                    "GetObjectMonitorUsage (not asked: a thread of the agent's was attaching)",
+                code: NOT_ASKED,
+            });
+        };
         let mut usage = MaybeUninit::<jvmtiMonitorUsage>::zeroed();
         let rc = call!(
             self,
