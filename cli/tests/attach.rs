@@ -707,6 +707,9 @@ struct Server {
     child: Child,
     port: u16,
     stderr: PathBuf,
+    stdout: PathBuf,
+    /// its folder, where a crash report would be
+    dir: PathBuf,
     stopped: bool,
 }
 
@@ -742,6 +745,8 @@ impl Server {
         let stderr = dir.join("stderr.txt");
         let mut child = Command::new(jdk.java())
             .arg(format!("-Djava.io.tmpdir={}", dir.display()))
+            // a crash report where the test finds it (HotSpot writes its summary to stdout)
+            .arg(format!("-XX:ErrorFile={}/hs_err_pid%p.log", dir.display()))
             .arg("-cp")
             .arg(format!("{}:{jars}", dir.display()))
             .args([class, &port.to_string(), "16"])
@@ -753,10 +758,16 @@ impl Server {
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
         assert!(line.starts_with("listening on"), "{ctx}: {line:?}");
+        // the rest of its stdout (a JVM's crash summary goes there), kept for finish
+        let stdout = dir.join("stdout.txt");
+        let mut file = std::fs::File::create(&stdout).unwrap();
+        std::thread::spawn(move || std::io::copy(&mut out, &mut file));
         Server {
             child,
             port,
             stderr,
+            stdout,
+            dir: dir.to_path_buf(),
             stopped: false,
         }
     }
@@ -781,12 +792,33 @@ impl Server {
     fn finish(mut self, wrk: Child, ctx: &str) -> (String, String) {
         let wrk = wrk.wait_with_output().unwrap();
         let wrk_out = String::from_utf8_lossy(&wrk.stdout).into_owned();
+        // a server that ended before it was told to (its exit status says how) is a failure
+        // of its own, whatever wrk saw
+        let early = self.child.try_wait().ok().flatten();
         // SAFETY: kill has no memory preconditions; the server is ours.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let _ = self.child.wait();
+        let status = self.child.wait();
         self.stopped = true;
         let stderr = std::fs::read_to_string(&self.stderr).unwrap();
-        let ctx = format!("{ctx}: wrk said {wrk_out:?}; server stderr {stderr:?}");
+        let stdout = std::fs::read_to_string(&self.stdout).unwrap_or_default();
+        let crash = std::fs::read_dir(&self.dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("hs_err")
+            });
+        let ctx = format!(
+            "{ctx}: wrk said {wrk_out:?}; server stderr {stderr:?}; server stdout {stdout:?}; server exit {status:?}; crash report {crash:?}"
+        );
+        assert!(crash.is_none(), "{ctx}: the server crashed");
+        assert!(
+            early.is_none(),
+            "{ctx}: the server ended before the load did: {early:?}"
+        );
         assert!(
             wrk.status.success() && wrk_out.contains(" requests in "),
             "{ctx}"
@@ -906,7 +938,9 @@ fn attach_and_detach_tomcat_twice_under_wrk() {
         let dir = fresh_dir("tomcat", jdk);
         let ctx = jdk.label();
         let server = Server::start(jdk, &dir, &source, "TomcatServer", &jars);
-        let wrk = server.load(9);
+        // a load that outlasts both recordings however long the attaches take on a busy
+        // machine (stopped below: wrk prints its summary at SIGINT)
+        let wrk = server.load(120);
         std::thread::sleep(Duration::from_millis(1000));
         let mut reports = Vec::new();
         for k in 1..=2 {
@@ -924,6 +958,8 @@ fn attach_and_detach_tomcat_twice_under_wrk() {
             reports.push(report);
             std::thread::sleep(Duration::from_millis(500));
         }
+        // SAFETY: kill has no memory preconditions; wrk is ours.
+        unsafe { libc::kill(wrk.id() as i32, libc::SIGINT) };
         let (_, stderr) = server.finish(wrk, &ctx);
         let ctx = format!("{ctx}: server stderr {stderr:?}");
         assert_eq!(
