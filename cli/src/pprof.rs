@@ -177,6 +177,9 @@ pub struct Profiles {
     has_summaries: bool,
     has_lock_summaries: bool,
     from_events: bool,
+    /// Holds counted but not timed (monitors, j.u.c. locks): (those whose time is estimated
+    /// from their site's timed holds, those at a site with no timed hold, which add no time).
+    untimed: [(u64, u64); 2],
 }
 
 impl Profiles {
@@ -496,15 +499,29 @@ impl Profiles {
 
     /// What is still open at the end counts up to the last timestamp, as in report.rs.
     fn finish(&mut self, threads: HashMap<Hash, ThreadState>) {
-        for (k, untimed) in std::mem::take(&mut self.held_untimed) {
-            let e = self.held_summaries.entry(k).or_default();
-            e.1 = crate::util::estimate(e.1, e.0, untimed);
-            e.0 += untimed;
-        }
-        for (k, untimed) in std::mem::take(&mut self.lock_held_untimed) {
-            let e = self.lock_held_summaries.entry(k).or_default();
-            e.1 = crate::util::estimate(e.1, e.0, untimed);
-            e.0 += untimed;
+        for (i, (untimed, sums)) in [
+            (
+                std::mem::take(&mut self.held_untimed),
+                &mut self.held_summaries,
+            ),
+            (
+                std::mem::take(&mut self.lock_held_untimed),
+                &mut self.lock_held_summaries,
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (k, n) in untimed {
+                let e = sums.entry(k).or_default();
+                if e.0 > 0 {
+                    self.untimed[i].0 += n;
+                } else {
+                    self.untimed[i].1 += n;
+                }
+                e.1 = crate::util::estimate(e.1, e.0, n);
+                e.0 += n;
+            }
         }
         let end = self.last_ts;
         for (thread, mut t) in threads {
@@ -583,6 +600,19 @@ impl Profiles {
     /// How many real events one recorded event stands for. Every event is recorded today, so
     /// 1; when the agent samples (issue 21), the weight the log gives goes here, and
     /// [`Profiles::encode`] scales every value by it and says so in a comment.
+    /// For the held profile, the holds whose time is estimated and those left untimed
+    /// ([`Profiles::untimed`]), of the holds taken from summary lines; (0, 0) otherwise.
+    fn estimated(&self, kind: Kind) -> (u64, u64) {
+        if !matches!(kind, Kind::Held) {
+            return (0, 0);
+        }
+        let (mon, juc) = self.holds_from_summaries();
+        let [m, j] = self.untimed;
+        let pick = |on: bool, x: (u64, u64)| if on { x } else { (0, 0) };
+        let (a, b) = (pick(mon, m), pick(juc, j));
+        (a.0 + b.0, a.1 + b.1)
+    }
+
     fn sample_weight(&self) -> u64 {
         1
     }
@@ -623,10 +653,12 @@ impl Profiles {
                 prefix.display(),
                 kind.name()
             ),
-            if weight == 1 {
-                "every event recorded: values are the true totals".into()
-            } else {
-                format!("sampled: each recorded event counts {weight} times, so totals estimate the true totals")
+            match self.estimated(kind) {
+                _ if weight != 1 => format!("sampled: each recorded event counts {weight} times, so totals estimate the true totals"),
+                (0, 0) => "every event recorded: values are the true totals".into(),
+                (scaled, unsampled) => format!(
+                    "hold counts are the true totals; hold times are estimates: {scaled} holds were not timed and count their site's mean timed hold, {unsampled} were not timed at a site with no timed hold and count 0 ns (see `orca report`)"
+                ),
             },
         ];
         let comment = comments.iter().map(|c| b.string(c)).collect();

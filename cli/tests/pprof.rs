@@ -373,9 +373,13 @@ fn check_profile(file: &Path, kind: &str, report: &Json, ctx: &str) -> Raw {
         _ => "acquires/count acquiring/nanoseconds[dflt]",
     };
     assert_eq!(r.types, types, "{ctx}");
+    // every figure true, or labelled an estimate: held times of holds that were not timed
+    // (holdtiming=sampled) are estimates, and the profile says so
+    let estimated = kind == "held" && r.text.contains("hold times are estimates");
     assert!(
-        r.text
-            .contains("every event recorded: values are the true totals"),
+        estimated
+            || r.text
+                .contains("every event recorded: values are the true totals"),
         "{ctx}"
     );
     for s in &r.samples {
@@ -505,8 +509,23 @@ fn profiles_of_real_runs_have_the_reports_figures() {
                 let (prefix, dir) = record(&test, jdk, &["--trace", trace], main, args);
                 let ctx = format!("{} {main} trace={trace}", jdk.label());
                 let rep = report(&prefix, &[]);
+                let untimed = std::fs::read_to_string(format!("{prefix}.orca"))
+                    .unwrap()
+                    .lines()
+                    .any(|l| {
+                        l.contains(",MonitorHoldsUntimed,") || l.contains(",LockHoldsUntimed,")
+                    });
                 for kind in KINDS {
                     let r = check_profile(&dir.join(format!("{kind}.pb.gz")), kind, &rep, &ctx);
+                    if kind == "held" {
+                        // estimates labelled as such exactly when some hold was not timed
+                        assert_eq!(
+                            r.text.contains("hold times are estimates"),
+                            untimed,
+                            "{ctx}: {}",
+                            r.text
+                        );
+                    }
                     assert!(
                         !forced.contains(&kind) || !r.samples.is_empty(),
                         "{ctx}: no {kind} sample: {}",
@@ -635,5 +654,35 @@ fn logs_without_events_of_a_kind_give_empty_profiles_the_tool_accepts() {
             top.contains("Duration: 500ms, Total samples = 0"),
             "{kind}: {top}"
         );
+    }
+}
+
+/// A hold-heavy program under the default (holdtiming=sampled) leaves most holds untimed: the
+/// held profile says its times are estimates, with how many, and keeps `orca report`'s
+/// figures (which estimate them the same way); its counts are exact.
+#[test]
+fn held_times_of_untimed_holds_are_labelled_estimates() {
+    for jdk in jdks() {
+        let (prefix, dir) = record("pprof-sampled", jdk, &[], "SampledHolds", &["2000000"]);
+        let ctx = format!("{} SampledHolds", jdk.label());
+        let log = std::fs::read_to_string(format!("{prefix}.orca")).unwrap();
+        assert!(
+            log.contains(",MonitorHoldsUntimed,"),
+            "{ctx}: every hold timed"
+        );
+        let rep = report(&prefix, &[]);
+        let r = check_profile(&dir.join("held.pb.gz"), "held", &rep, &ctx);
+        let said = r
+            .text
+            .lines()
+            .find(|l| l.contains("hold times are estimates"))
+            .unwrap_or_else(|| panic!("{ctx}: no estimate said: {}", r.text));
+        let scaled: u64 = said
+            .split("estimates: ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{ctx}: {said}"));
+        assert!(scaled > 0, "{ctx}: {said}");
     }
 }
