@@ -870,6 +870,14 @@ impl GuardSlots {
         (k > 0 && mi.max_locals as u32 + k as u32 <= 0xFFFF).then_some(g)
     }
 
+    /// The guard local of the monitor instruction `insns[i]`: found for every monitor
+    /// instruction of a method [`GuardSlots::of`] guards.
+    fn at(&self, mi: &MethodInfo, i: usize) -> u16 {
+        monitor_local(mi, i)
+            .and_then(|n| self.of_local(n))
+            .expect("a guarded method's monitors are each kept in a local")
+    }
+
     fn count(&self) -> u16 {
         self.monitor_locals.len() as u16 + self.sync as u16
     }
@@ -984,81 +992,23 @@ pub(crate) fn plan<'b>(
     let guards = GuardSlots::of(mi, cfg, sync_monitor.is_some());
     for (i, ins) in mi.insns.iter().enumerate() {
         match ins.op {
-            MONITORENTER if cfg.monitors && guards.is_some() => {
-                let g = guards
-                    .as_ref()
-                    .and_then(|g| g.of_local(monitor_local(mi, i)?));
-                let (Some(g), Some(id)) = (g, new_site(ins.off)) else {
-                    unreachable!("a guarded method's monitors are in locals, with sites")
-                };
-                let a = t.m(pb, GUARD_ENTER, ENTER_SITE_DESC)?;
-                let b = t.m(pb, GUARD_ENTERED, GUARD_ENTERED_DESC)?;
-                let e = &mut per[i];
-                // [o] dup site guardEnter -> [o, rec] swap -> [rec, o]; monitorenter;
-                // site guardEntered -> [kept] istore g -> []
-                e.prefix.push(0x59);
-                push_site(pb, &mut e.prefix, id)?;
-                e.prefix.extend_from_slice(&invokestatic(a));
-                e.prefix.push(0x5f);
-                push_site(pb, &mut e.suffix, id)?;
-                e.suffix.extend_from_slice(&invokestatic(b));
-                push_local_op(&mut e.suffix, 0x36, 0x3b, g);
-                extra = extra.max(2);
-                changed = true;
-            }
-            MONITOREXIT if cfg.monitors && guards.is_some() => {
-                let g = guards
-                    .as_ref()
-                    .and_then(|g| g.of_local(monitor_local(mi, i)?));
-                let (Some(g), Some(id)) = (g, new_site(ins.off)) else {
-                    unreachable!("a guarded method's monitors are in locals, with sites")
-                };
-                let a = t.m(pb, GUARDED_EXIT, GUARD_EXIT_DESC)?;
-                // As unguarded (below), with the guard local after the monitor.
-                let head = if in_own_handler(mi.exc, ins.off) {
-                    exception_path_head(mi, i).filter(|h| per[h.insn].prefix.is_empty())
-                } else {
-                    None
-                };
-                match head {
-                    Some(h) => {
-                        let e = &mut per[h.insn];
-                        push_aload(&mut e.prefix, h.local);
-                        push_iload(&mut e.prefix, g);
-                        push_site(pb, &mut e.prefix, id)?;
-                        let from = e.prefix.len() as u32;
-                        e.prefix.extend_from_slice(&invokestatic(a));
-                        e.guard = Some(Guard {
-                            range: (from, e.prefix.len() as u32),
-                            item: h.item,
-                        });
-                        e.prefix.extend_from_slice(&GUARD_EXIT);
-                    }
-                    None if in_own_handler(mi.exc, ins.off) => {
-                        let e = &mut per[i];
-                        e.prefix.push(0x59);
-                        push_iload(&mut e.suffix, g);
-                        push_site(pb, &mut e.suffix, id)?;
-                        e.suffix.extend_from_slice(&invokestatic(a));
-                    }
-                    None => {
-                        let e = &mut per[i];
-                        e.prefix.push(0x59);
-                        push_iload(&mut e.prefix, g);
-                        push_site(pb, &mut e.prefix, id)?;
-                        e.prefix.extend_from_slice(&invokestatic(a));
-                    }
-                }
-                extra = extra.max(3);
-                changed = true;
-            }
             MONITORENTER if cfg.monitors => {
-                let a = t.m(pb, MONITOR_ENTER, enter_desc)?;
-                let b = t.m(pb, MONITOR_ENTERED, mon_desc)?;
                 let site = new_site(ins.off);
+                // a guarded method: the monitor's guard local, which gets what the enter keeps
+                let g = guards.as_ref().map(|g| g.at(mi, i));
+                let (a, b) = match g {
+                    Some(_) => (
+                        t.m(pb, GUARD_ENTER, ENTER_SITE_DESC)?,
+                        t.m(pb, GUARD_ENTERED, GUARD_ENTERED_DESC)?,
+                    ),
+                    None => (
+                        t.m(pb, MONITOR_ENTER, enter_desc)?,
+                        t.m(pb, MONITOR_ENTERED, mon_desc)?,
+                    ),
+                };
                 let e = &mut per[i];
                 // [o] dup (site) enter -> [o, rec] swap -> [rec, o]; monitorenter; (site)
-                // entered -> []
+                // entered -> [] (guarded: -> [kept] istore g -> [])
                 e.prefix.push(0x59); // dup
                 if let Some(id) = site {
                     push_site(pb, &mut e.prefix, id)?;
@@ -1067,12 +1017,29 @@ pub(crate) fn plan<'b>(
                 e.prefix.extend_from_slice(&invokestatic(a));
                 e.prefix.push(0x5f); // swap
                 e.suffix.extend_from_slice(&invokestatic(b));
+                if let Some(g) = g {
+                    push_local_op(&mut e.suffix, 0x36, 0x3b, g); // istore
+                }
                 extra = extra.max(1 + site_slot);
                 changed = true;
             }
             MONITOREXIT if cfg.monitors => {
-                let a = t.m(pb, MONITOR_EXIT, mon_desc)?;
                 let site = new_site(ins.off);
+                let g = guards.as_ref().map(|g| g.at(mi, i));
+                let a = match g {
+                    Some(_) => t.m(pb, GUARDED_EXIT, GUARD_EXIT_DESC)?,
+                    None => t.m(pb, MONITOR_EXIT, mon_desc)?,
+                };
+                // what the report takes after the monitor: (the guard local,) (the site)
+                let args = |pb: &mut PoolBuilder, v: &mut Vec<u8>| -> Result<(), RewriteError> {
+                    if let Some(g) = g {
+                        push_iload(v, g);
+                    }
+                    if let Some(id) = site {
+                        push_site(pb, v, id)?;
+                    }
+                    Ok(())
+                };
                 if in_own_handler(mi.exc, ins.off) {
                     // The exception path's release retries itself (its handler covers it):
                     // a report before it whose call fails would go back to the handler's head
@@ -1086,9 +1053,7 @@ pub(crate) fn plan<'b>(
                         Some(h) => {
                             let e = &mut per[h.insn];
                             push_aload(&mut e.prefix, h.local);
-                            if let Some(id) = site {
-                                push_site(pb, &mut e.prefix, id)?;
-                            }
+                            args(pb, &mut e.prefix)?;
                             let from = e.prefix.len() as u32;
                             e.prefix.extend_from_slice(&invokestatic(a));
                             e.guard = Some(Guard {
@@ -1100,21 +1065,17 @@ pub(crate) fn plan<'b>(
                         None => {
                             let e = &mut per[i];
                             e.prefix.push(0x59);
-                            if let Some(id) = site {
-                                push_site(pb, &mut e.suffix, id)?;
-                            }
+                            args(pb, &mut e.suffix)?;
                             e.suffix.extend_from_slice(&invokestatic(a));
                         }
                     }
                 } else {
                     let e = &mut per[i];
                     e.prefix.push(0x59);
-                    if let Some(id) = site {
-                        push_site(pb, &mut e.prefix, id)?;
-                    }
+                    args(pb, &mut e.prefix)?;
                     e.prefix.extend_from_slice(&invokestatic(a));
                 }
-                extra = extra.max(1 + site_slot);
+                extra = extra.max(1 + site_slot + g.is_some() as u16);
                 changed = true;
             }
             INVOKEVIRTUAL | INVOKESTATIC | INVOKEINTERFACE => {
