@@ -15,25 +15,10 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use orca_format::{
-    parse_stack, ConditionOp, Durations, Event, EventReader, Hash, LockMode, LockOp, Metadata,
-    WaitCall,
-};
+use orca_format::spans::{Call, Held, Pairer, SpanKind};
+use orca_format::{parse_stack, Durations, Event, EventReader, Hash, Metadata, WaitCall};
 
 use crate::FlameWeight;
-
-#[derive(Default)]
-struct ThreadState {
-    /// Open span: (monitor/object, since, stack).
-    open: Option<(Hash, u64, String)>,
-    /// Held monitors: (monitor, count, since, stack).
-    held: Vec<(Hash, u32, u64, String)>,
-    /// Open j.u.c. span: (what, object, since, stack).
-    juc_open: Option<(&'static str, Hash, u64, String)>,
-    /// Held j.u.c. locks: (lock, mode, count, since, stack); since is `u64::MAX` during an
-    /// await.
-    juc_held: Vec<(Hash, LockMode, u32, u64, String)>,
-}
 
 /// One collapsed stack: frames outermost first, the last one `monitor HASH`.
 pub struct Collapsed {
@@ -85,7 +70,9 @@ pub fn collapse_with<R: std::io::Read>(
     w: FlameWeight,
     from_events: bool,
 ) -> std::io::Result<Vec<Collapsed>> {
-    let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
+    // The one pairing of lines into spans (orca_format::spans), with whole stacks.
+    let mut pairer = Pairer::with_stacks();
+    let mut spans = Vec::new();
     let mut weights: HashMap<(String, Hash), u64> = HashMap::new();
     let mut summary_weights: HashMap<(String, Hash), u64> = HashMap::new();
     // (timed, untimed) holds per key: holdtiming=sampled's totals are a sample's, scaled.
@@ -99,20 +86,11 @@ pub fn collapse_with<R: std::io::Read>(
     let mut add = |raw: String, m: Hash, ns: u64| {
         *weights.entry((raw, m)).or_default() += ns;
     };
-    let mut last_ts = 0;
     let mut classes: HashMap<Hash, String> = HashMap::new();
     while let Some((_, rec)) = r.next_event()? {
         let Ok(rec) = rec else { continue };
-        if matches!(
-            rec.event,
-            Event::RecordingStarted { .. } | Event::RecordingEnded { .. }
-        ) {
-            // Not an event: the log's end is its last event's time, as in `report`.
-            continue;
-        }
-        let ts = rec.timestamp.nanos();
-        last_ts = last_ts.max(ts);
-        let Some(thread) = rec.event.thread() else {
+        pairer.feed(rec.timestamp.nanos(), &rec.event, &mut |s| spans.push(s));
+        let Some(_thread) = rec.event.thread() else {
             if let Event::ObjectClass { object, class } = rec.event {
                 // the first: a second line names another object with the same ID (the report says so)
                 classes
@@ -121,7 +99,6 @@ pub fn collapse_with<R: std::io::Read>(
             }
             continue;
         };
-        let t = threads.entry(thread).or_default();
         match (w, rec.event) {
             (
                 _,
@@ -179,30 +156,6 @@ pub fn collapse_with<R: std::io::Read>(
                 let c = juc_summary_counts.entry((site.raw().to_string(), lock, "lock"));
                 c.or_default().1 += count;
             }
-            (FlameWeight::Blocked, Event::MonitorContendedEnter { monitor, stack, .. })
-            | (
-                FlameWeight::Waiting,
-                Event::ObjectWait {
-                    object: monitor,
-                    stack,
-                    ..
-                },
-            ) => {
-                t.open = Some((monitor, ts, stack.raw().to_string()));
-            }
-            (FlameWeight::Blocked, Event::MonitorContendedEntered { monitor, .. })
-            | (
-                FlameWeight::Waiting,
-                Event::ObjectWaited {
-                    object: monitor, ..
-                },
-            ) => {
-                if let Some((m, since, raw)) = t.open.take() {
-                    if m == monitor {
-                        add(raw, m, ts.saturating_sub(since));
-                    }
-                }
-            }
             // Contentions the agent counted per one-frame site (short ones, and long ones
             // beyond their site's budget).
             (
@@ -252,137 +205,46 @@ pub fn collapse_with<R: std::io::Read>(
                 // As their events: joins and sleeps wait for no lock.
                 WaitCall::Join | WaitCall::Sleep => {}
             },
-            (FlameWeight::Held, Event::MonitorEntered { monitor, stack, .. }) => {
-                match t.held.iter_mut().find(|h| h.0 == monitor) {
-                    Some(h) => h.1 += 1,
-                    None => t.held.push((monitor, 1, ts, stack.raw().to_string())),
-                }
-            }
-            (FlameWeight::Held, Event::ObjectWait { object, .. }) => {
-                // Object.wait releases the monitor: count the hold so far.
-                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
-                    add(h.3.clone(), object, ts.saturating_sub(h.2));
-                    h.2 = u64::MAX;
-                }
-            }
-            (FlameWeight::Held, Event::ObjectWaited { object, .. }) => {
-                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
-                    h.2 = ts; // re-acquired
-                }
-            }
-            (
-                FlameWeight::Blocked,
-                Event::LockAcquire {
-                    lock, owner, stack, ..
-                },
-            ) if owner != Hash::UNKNOWN && owner != thread => {
-                t.juc_open = Some(("lock", lock, ts, stack.raw().to_string()));
-            }
-            (FlameWeight::Blocked, Event::Lock { op, lock, .. }) if op != LockOp::Release => {
-                if let Some((what, l, since, raw)) = t.juc_open.take() {
-                    if l == lock {
-                        *juc_weights.entry((raw, l, what)).or_default() += ts.saturating_sub(since);
-                    }
-                }
-            }
-            (
-                FlameWeight::Waiting,
-                Event::Condition {
-                    op: ConditionOp::Await,
-                    condition,
-                    stack,
-                    ..
-                },
-            ) => t.juc_open = Some(("condition", condition, ts, stack.raw().to_string())),
-            (FlameWeight::Waiting, Event::ThreadPark { blocker, stack, .. }) => {
-                t.juc_open = Some(("park", blocker, ts, stack.raw().to_string()));
-            }
-            (
-                FlameWeight::Waiting,
-                Event::Condition {
-                    op: ConditionOp::Awaited,
-                    ..
-                }
-                | Event::ThreadParked { .. },
-            ) => {
-                if let Some((what, o, since, raw)) = t.juc_open.take() {
-                    *juc_weights.entry((raw, o, what)).or_default() += ts.saturating_sub(since);
-                }
-            }
-            (
-                FlameWeight::Held,
-                Event::Lock {
-                    op: LockOp::Acquired,
-                    lock,
-                    mode,
-                    stack,
-                    ..
-                },
-            ) => match t.juc_held.iter_mut().find(|h| h.0 == lock && h.1 == mode) {
-                Some(h) => h.2 += 1,
-                None => t
-                    .juc_held
-                    .push((lock, mode, 1, ts, stack.raw().to_string())),
-            },
-            (
-                FlameWeight::Held,
-                Event::Lock {
-                    op: LockOp::Release,
-                    lock,
-                    mode,
-                    ..
-                },
-            ) => {
-                if let Some(i) = t.juc_held.iter().position(|h| h.0 == lock && h.1 == mode) {
-                    t.juc_held[i].2 -= 1;
-                    if t.juc_held[i].2 == 0 {
-                        let (l, _, _, since, raw) = t.juc_held.swap_remove(i);
-                        if since != u64::MAX {
-                            *juc_weights.entry((raw, l, "lock")).or_default() +=
-                                ts.saturating_sub(since);
-                        }
-                    }
-                }
-            }
-            (FlameWeight::Held, Event::Condition { op, lock, .. }) => {
-                // await releases the lock: count the holds so far, resume when it returns.
-                for h in t.juc_held.iter_mut().filter(|h| h.0 == lock) {
-                    match op {
-                        ConditionOp::Await if h.3 != u64::MAX => {
-                            *juc_weights.entry((h.4.clone(), lock, "lock")).or_default() +=
-                                ts.saturating_sub(h.3);
-                            h.3 = u64::MAX;
-                        }
-                        ConditionOp::Awaited => h.3 = ts,
-                        _ => {}
-                    }
-                }
-            }
-            (FlameWeight::Held, Event::MonitorExit { monitor, .. }) => {
-                if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
-                    t.held[i].1 -= 1;
-                    if t.held[i].1 == 0 {
-                        let (m, _, since, raw) = t.held.swap_remove(i);
-                        add(raw, m, ts.saturating_sub(since));
-                    }
-                }
-            }
             _ => {}
         }
     }
     // Contentions, waits and parks still open when the log ends (a deadlock, a thread
     // waiting for good) count up to its last timestamp, as in `orca report`. Open holds do
     // not: the report counts them apart ("still held at end").
-    if w != FlameWeight::Held {
-        let mut threads: Vec<(Hash, ThreadState)> = threads.into_iter().collect();
-        threads.sort_by_key(|(h, _)| *h);
-        for (_, t) in threads {
-            if let Some((m, since, raw)) = t.open {
-                *weights.entry((raw, m)).or_default() += last_ts.saturating_sub(since);
+    pairer.finish(&mut |s| spans.push(s));
+    for s in spans {
+        let ns = s.nanos();
+        let open = s.is_open();
+        let stack = s.begin.stack;
+        match (w, s.kind) {
+            (FlameWeight::Blocked, SpanKind::Blocked { monitor, .. }) => add(stack, monitor, ns),
+            (FlameWeight::Blocked, SpanKind::Acquire { lock, owner, .. })
+                if owner != Hash::UNKNOWN && owner != s.thread =>
+            {
+                *juc_weights.entry((stack, lock, "lock")).or_default() += ns;
             }
-            if let Some((what, o, since, raw)) = t.juc_open {
-                *juc_weights.entry((raw, o, what)).or_default() += last_ts.saturating_sub(since);
+            (
+                FlameWeight::Waiting,
+                SpanKind::Call {
+                    call: Call::Wait,
+                    object,
+                },
+            ) => add(stack, object, ns),
+            (FlameWeight::Waiting, SpanKind::Await { condition, .. }) => {
+                *juc_weights
+                    .entry((stack, condition, "condition"))
+                    .or_default() += ns;
             }
+            (FlameWeight::Waiting, SpanKind::Park { blocker }) => {
+                *juc_weights.entry((stack, blocker, "park")).or_default() += ns;
+            }
+            (FlameWeight::Held, SpanKind::Hold { held, nanos }) if !open => match held {
+                Held::Monitor(m) => add(stack, m, nanos),
+                Held::Lock(lock, _) => {
+                    *juc_weights.entry((stack, lock, "lock")).or_default() += nanos;
+                }
+            },
+            _ => {}
         }
     }
     if w == FlameWeight::Held && summary_lines > 0 && !from_events {

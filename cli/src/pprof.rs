@@ -21,9 +21,9 @@ use std::path::Path;
 
 use clap::ValueEnum;
 use flate2::{write::GzEncoder, Compression};
+use orca_format::spans::{Call, Held, Pairer, Span, SpanKind};
 use orca_format::{
-    parse_stack, ConditionOp, Durations, Event, EventReader, Frame, Hash, LockMode, LockOp,
-    Metadata, WaitCall,
+    parse_stack, Durations, Event, EventReader, Frame, Hash, LockMode, Metadata, WaitCall,
 };
 use prost::Message;
 
@@ -131,31 +131,6 @@ fn add(m: &mut Sums, k: Key, count: u64, ns: u64) {
     e.1 += ns;
 }
 
-/// The open call a thread is in, as report.rs pairs them.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Call {
-    Wait,
-    Join,
-    Sleep,
-    Semaphore,
-}
-
-#[derive(Default)]
-struct ThreadState {
-    /// (monitor, owner, since, stack).
-    contended: Option<(Hash, Hash, u64, String)>,
-    /// (call, object, since, stack).
-    call: Option<(Call, Hash, u64, String)>,
-    /// (monitor, count, since, stack, ns before an Object.wait).
-    held: Vec<(Hash, u32, u64, String, u64)>,
-    /// (lock, owner, since, stack).
-    juc_acquire: Option<(Hash, Hash, u64, String)>,
-    /// (lock, mode, count, since, stack, ns before an await).
-    juc_held: Vec<(Hash, LockMode, u32, u64, String, u64)>,
-    /// (is park, lock or blocker, condition, since, stack).
-    juc_call: Option<(bool, Hash, Hash, u64, String)>,
-}
-
 /// Every kind's samples of one log, from one pass.
 #[derive(Default)]
 pub struct Profiles {
@@ -192,18 +167,27 @@ impl Profiles {
             from_events,
             ..Default::default()
         };
-        let mut threads: HashMap<Hash, ThreadState> = HashMap::new();
+        // The one pairing of lines into spans (orca_format::spans), with whole stacks.
+        let mut pairer = Pairer::with_stacks();
+        let mut ended = Vec::new();
         while let Some((_, rec)) = r.next_event()? {
             // Malformed and torn lines are skipped, as `orca report` skips them.
             if let Ok(rec) = rec {
-                p.event(&mut threads, rec.timestamp.nanos(), &rec.event);
+                let ts = rec.timestamp.nanos();
+                pairer.feed(ts, &rec.event, &mut |s| ended.push(s));
+                p.event(ts, &rec.event);
+                for s in ended.drain(..) {
+                    p.span(s);
+                }
             }
         }
-        p.finish(threads);
+        p.finish();
+        // What is still open ends at the log's last event, as in `orca report`.
+        pairer.finish(&mut |s| p.span(s));
         Ok(p)
     }
 
-    fn event(&mut self, threads: &mut HashMap<Hash, ThreadState>, ts: u64, ev: &Event<'_>) {
+    fn event(&mut self, ts: u64, ev: &Event<'_>) {
         if matches!(
             ev,
             Event::RecordingStarted { .. } | Event::RecordingEnded { .. }
@@ -214,8 +198,6 @@ impl Profiles {
         self.first_ts = Some(self.first_ts.map_or(ts, |f| f.min(ts)));
         self.last_ts = self.last_ts.max(ts);
         let Some(thread) = ev.thread() else { return };
-        let t = threads.entry(thread).or_default();
-        let raw = || ev.stack().map_or(String::new(), |s| s.raw().to_string());
         let key = |leaf, stack| Key {
             leaf,
             stack,
@@ -226,20 +208,6 @@ impl Profiles {
         match *ev {
             Event::ThreadStarted { name, .. } => {
                 self.names.insert(thread, name.decode().into_owned());
-            }
-            Event::MonitorContendedEnter { monitor, owner, .. } => {
-                t.contended = Some((monitor, owner, ts, raw()));
-            }
-            Event::MonitorContendedEntered { monitor, .. } => {
-                if let Some((m, owner, since, stack)) = t.contended.take() {
-                    if m == monitor {
-                        let k = Key {
-                            owner: Some(owner),
-                            ..key(Leaf::Monitor(m), stack)
-                        };
-                        add(&mut self.blocked, k, 1, ts.saturating_sub(since));
-                    }
-                }
             }
             // Contentions counted per site (short ones, and long ones beyond the budget):
             // one-frame stacks, no owner.
@@ -342,123 +310,78 @@ impl Profiles {
                     total,
                 );
             }
-            Event::MonitorEntered { monitor, .. } => {
-                match t.held.iter_mut().find(|h| h.0 == monitor) {
-                    Some(h) => h.1 += 1,
-                    None => t.held.push((monitor, 1, ts, raw(), 0)),
-                }
-            }
-            Event::MonitorExit { monitor, .. } => {
-                if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
-                    t.held[i].1 -= 1;
-                    if t.held[i].1 == 0 {
-                        let (_, _, since, stack, acc) = t.held.swap_remove(i);
-                        let ns = acc + ts.saturating_sub(since);
-                        add(
-                            &mut self.held_events,
-                            key(Leaf::Monitor(monitor), stack),
-                            1,
-                            ns,
-                        );
-                    }
-                }
-            }
-            Event::ObjectWait { object, .. } => {
-                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
-                    h.4 += ts.saturating_sub(h.2);
-                    h.2 = ts;
-                }
-                t.call = Some((Call::Wait, object, ts, raw()));
-            }
-            Event::ThreadJoin { joined, .. } => t.call = Some((Call::Join, joined, ts, raw())),
-            Event::SemaphoreAcquire { semaphore, .. } => {
-                t.call = Some((Call::Semaphore, semaphore, ts, raw()))
-            }
-            Event::ThreadSleep { .. } => t.call = Some((Call::Sleep, Hash(0), ts, raw())),
-            Event::ObjectWaited { object, .. } => {
-                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
-                    h.2 = ts;
-                }
-                if let Some(c) = t.call.take() {
-                    self.close_call(thread, c, ts, raw());
-                }
-            }
-            Event::ThreadJoined { .. }
-            | Event::ThreadSlept { .. }
-            | Event::SemaphoreAcquired { .. } => {
-                if let Some(c) = t.call.take() {
-                    self.close_call(thread, c, ts, raw());
-                }
-            }
-            Event::LockAcquire { lock, owner, .. } => {
-                t.juc_acquire = Some((lock, owner, ts, raw()));
-            }
-            Event::Lock { op, lock, mode, .. } => {
-                if op != LockOp::Release {
-                    // report.rs counts the acquisition against the lock of this event.
-                    if let Some((_, owner, since, stack)) = t.juc_acquire.take() {
-                        self.acquired(thread, lock, owner, ts.saturating_sub(since), stack);
-                    }
-                }
-                match op {
-                    LockOp::Acquired => {
-                        match t.juc_held.iter_mut().find(|h| h.0 == lock && h.1 == mode) {
-                            Some(h) => h.2 += 1,
-                            None => t.juc_held.push((lock, mode, 1, ts, raw(), 0)),
-                        }
-                    }
-                    LockOp::Release => {
-                        if let Some(i) = t.juc_held.iter().position(|h| h.0 == lock && h.1 == mode)
-                        {
-                            t.juc_held[i].2 -= 1;
-                            if t.juc_held[i].2 == 0 {
-                                let (_, mode, _, since, stack, acc) = t.juc_held.swap_remove(i);
-                                let k = Key {
-                                    mode: Some(mode),
-                                    ..key(Leaf::Lock(lock), stack)
-                                };
-                                let ns = acc + ts.saturating_sub(since);
-                                add(&mut self.lock_held_events, k, 1, ns);
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            Event::Condition {
-                op,
-                lock,
-                condition,
-                ..
-            } => match op {
-                ConditionOp::Await => {
-                    for h in t.juc_held.iter_mut().filter(|h| h.0 == lock) {
-                        h.5 += ts.saturating_sub(h.3);
-                        h.3 = ts;
-                    }
-                    t.juc_call = Some((false, lock, condition, ts, raw()));
-                }
-                ConditionOp::Awaited => {
-                    for h in t.juc_held.iter_mut().filter(|h| h.0 == lock) {
-                        h.3 = ts;
-                    }
-                    if let Some((_, _, _, since, stack)) = t.juc_call.take() {
-                        let k = key(Leaf::Condition(condition, lock), stack);
-                        add(&mut self.waited, k, 1, ts.saturating_sub(since));
-                    }
-                }
-                _ => {}
-            },
-            Event::ThreadPark { blocker, .. } => {
-                t.juc_call = Some((true, blocker, Hash::UNKNOWN, ts, raw()));
-            }
-            Event::ThreadParked { .. } => {
-                if let Some((_, blocker, _, since, stack)) = t.juc_call.take() {
-                    let k = key(Leaf::Park(blocker), stack);
-                    add(&mut self.waited, k, 1, ts.saturating_sub(since));
-                }
-            }
             _ => {}
+        }
+    }
+
+    /// What one span adds: its stack (where it began; a semaphore's, where it was acquired) and
+    /// its time.
+    fn span(&mut self, s: Span) {
+        let ns = s.nanos();
+        let thread = s.thread;
+        let key = |leaf, stack| Key {
+            leaf,
+            stack,
+            thread,
+            owner: None,
+            mode: None,
+        };
+        match s.kind {
+            SpanKind::Blocked { monitor, owner } => {
+                let k = Key {
+                    owner: Some(owner),
+                    ..key(Leaf::Monitor(monitor), s.begin.stack)
+                };
+                add(&mut self.blocked, k, 1, ns);
+            }
+            SpanKind::Call { call, object } => {
+                let (sums, leaf, stack) = match call {
+                    Call::Wait => (&mut self.waited, Leaf::Monitor(object), s.begin.stack),
+                    // The report has no site for a call still open: no stack.
+                    Call::Semaphore => (
+                        &mut self.semaphores,
+                        Leaf::Semaphore(object),
+                        s.end.map(|e| e.stack).unwrap_or_default(),
+                    ),
+                    // Joins and sleeps wait for no lock.
+                    Call::Join | Call::Sleep => return,
+                };
+                add(sums, key(leaf, stack), 1, ns);
+            }
+            // Holds still open at the end are left out (their time is not known).
+            SpanKind::Hold { .. } if s.end.is_none() => {}
+            SpanKind::Hold {
+                held: Held::Monitor(m),
+                nanos,
+            } => {
+                let k = key(Leaf::Monitor(m), s.begin.stack);
+                add(&mut self.held_events, k, 1, nanos);
+            }
+            SpanKind::Hold {
+                held: Held::Lock(lock, mode),
+                nanos,
+            } => {
+                let k = Key {
+                    mode: Some(mode),
+                    ..key(Leaf::Lock(lock), s.begin.stack)
+                };
+                add(&mut self.lock_held_events, k, 1, nanos);
+            }
+            SpanKind::Acquire { lock, owner, .. } => {
+                self.acquired(thread, lock, owner, ns, s.begin.stack)
+            }
+            SpanKind::Await { lock, condition } => {
+                let k = key(Leaf::Condition(condition, lock), s.begin.stack);
+                add(&mut self.waited, k, 1, ns);
+            }
+            SpanKind::Park { blocker } => {
+                add(
+                    &mut self.waited,
+                    key(Leaf::Park(blocker), s.begin.stack),
+                    1,
+                    ns,
+                );
+            }
         }
     }
 
@@ -477,28 +400,8 @@ impl Profiles {
         }
     }
 
-    /// The end of a call at `ts`; `closing` is the stack of the event that ended it (report.rs
-    /// takes a semaphore's site from there).
-    fn close_call(&mut self, thread: Hash, c: (Call, Hash, u64, String), ts: u64, closing: String) {
-        let (call, obj, since, stack) = c;
-        let ns = ts.saturating_sub(since);
-        let (sums, leaf, stack) = match call {
-            Call::Wait => (&mut self.waited, Leaf::Monitor(obj), stack),
-            Call::Semaphore => (&mut self.semaphores, Leaf::Semaphore(obj), closing),
-            Call::Join | Call::Sleep => return,
-        };
-        let k = Key {
-            leaf,
-            stack,
-            thread,
-            owner: None,
-            mode: None,
-        };
-        add(sums, k, 1, ns);
-    }
-
-    /// What is still open at the end counts up to the last timestamp, as in report.rs.
-    fn finish(&mut self, threads: HashMap<Hash, ThreadState>) {
+    /// Adds the holds counted but not timed to their keys.
+    fn finish(&mut self) {
         for (i, (untimed, sums)) in [
             (
                 std::mem::take(&mut self.held_untimed),
@@ -521,41 +424,6 @@ impl Profiles {
                 }
                 e.1 = crate::util::estimate(e.1, e.0, n);
                 e.0 += n;
-            }
-        }
-        let end = self.last_ts;
-        for (thread, mut t) in threads {
-            if let Some((m, owner, since, stack)) = t.contended.take() {
-                let k = Key {
-                    leaf: Leaf::Monitor(m),
-                    stack,
-                    thread,
-                    owner: Some(owner),
-                    mode: None,
-                };
-                add(&mut self.blocked, k, 1, end.saturating_sub(since));
-            }
-            if let Some(c) = t.call.take() {
-                // The report has no site for a call still open: no stack.
-                self.close_call(thread, c, end, String::new());
-            }
-            if let Some((lock, owner, since, stack)) = t.juc_acquire.take() {
-                self.acquired(thread, lock, owner, end.saturating_sub(since), stack);
-            }
-            if let Some((park, obj, cond, since, stack)) = t.juc_call.take() {
-                let leaf = if park {
-                    Leaf::Park(obj)
-                } else {
-                    Leaf::Condition(cond, obj)
-                };
-                let k = Key {
-                    leaf,
-                    stack,
-                    thread,
-                    owner: None,
-                    mode: None,
-                };
-                add(&mut self.waited, k, 1, end.saturating_sub(since));
             }
         }
     }

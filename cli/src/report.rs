@@ -21,9 +21,10 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use orca_format::spans::{Call, Held, Pairer, Span, SpanKind};
 use orca_format::{
-    parse_stack, ConditionOp, Event, EventKind, EventReader, FastMap, Frame, Hash, LineError,
-    LockMode, LockOp, Metadata, WaitCall, WakeCall,
+    parse_stack, ConditionOp, Event, EventReader, FastMap, Frame, Hash, LineError, LockMode,
+    LockOp, Metadata, WaitCall, WakeCall,
 };
 
 use crate::util::{dur, is_jdk_frame, json_str, Hist};
@@ -42,22 +43,10 @@ pub struct ThreadStats {
     pub sleeping: (u64, u64),
     pub joining: (u64, u64),
     pub acquiring: (u64, u64),
-    /// Still blocked on a monitor at the end: (monitor, owner, since, site).
-    pub pending_contended: Option<(Hash, Hash, u64, Option<Frame>)>,
-    pending_call: Option<(EventKind, Hash, u64)>,
-    /// (monitor, count, since, site, ns accumulated before an Object.wait).
-    held: Vec<(Hash, u32, u64, Option<Frame>, u64)>,
     /// j.u.c.: (count, ns) blocked in contended acquisitions, awaiting conditions, parked.
     pub juc_blocked: (u64, u64),
     pub awaiting: (u64, u64),
     pub parked: (u64, u64),
-    /// The open `LockAcquire`: (lock, owner, since, site).
-    juc_acquire: Option<(Hash, Hash, u64, Option<Frame>)>,
-    /// j.u.c. locks held, per (lock, mode) as docs/FORMAT.md counts them: (lock, mode,
-    /// count, since, site, ns accumulated before an await).
-    juc_held: Vec<(Hash, LockMode, u32, u64, Option<Frame>, u64)>,
-    /// The open `ConditionAwait` (its lock) or `ThreadPark`, since when.
-    juc_call: Option<(EventKind, Hash, u64)>,
 }
 
 impl ThreadStats {
@@ -210,6 +199,10 @@ pub struct Analysis {
     pub thread_hold_sites: FastMap<(Hash, Hash), Sites>,
     sum_thread_hold_sites: FastMap<(Hash, Hash), Sites>,
     sum_thread_untimed_sites: FastMap<(Hash, Hash), HashMap<Option<Frame>, u64>>,
+    /// The one pairing of the log's lines into spans (orca_format::spans), and the spans the
+    /// last event ended (kept for its allocation).
+    pairer: Pairer,
+    ended_spans: Vec<Span>,
 }
 
 /// (count, ns) per site.
@@ -305,6 +298,17 @@ impl Analysis {
     }
 
     fn event(&mut self, ts: u64, ev: &Event<'_>) {
+        let mut ended = std::mem::take(&mut self.ended_spans);
+        self.pairer.feed(ts, ev, &mut |s| ended.push(s));
+        self.tally(ts, ev);
+        for s in ended.drain(..) {
+            self.span(s);
+        }
+        self.ended_spans = ended;
+    }
+
+    /// What `ev` adds by itself, beside the spans it ends.
+    fn tally(&mut self, ts: u64, ev: &Event<'_>) {
         if let Event::RecordingEnded { how } = *ev {
             self.ended = Some(how);
             return;
@@ -378,24 +382,6 @@ impl Analysis {
                 t.started = Some(ts);
             }
             Event::ThreadEnded { .. } => t.ended = Some(ts),
-            Event::MonitorContendedEnter { monitor, owner, .. } => {
-                t.pending_contended = Some((monitor, owner, ts, top));
-            }
-            Event::MonitorContendedEntered { monitor, .. } => {
-                if let Some((m, owner, since, site)) = t.pending_contended.take() {
-                    if m == monitor {
-                        let ns = ts.saturating_sub(since);
-                        t.blocked.0 += 1;
-                        t.blocked.1 += ns;
-                        let o = self.objects.entry(m).or_default();
-                        o.contentions += 1;
-                        o.blocked += ns;
-                        o.blocked_max = o.blocked_max.max(ns);
-                        *o.owners.entry(owner).or_default() += 1;
-                        add_site(&mut o.sites, site, ns);
-                    }
-                }
-            }
             // Contentions the agent counted per site instead of writing them (shorter than its
             // contention threshold, or beyond its site's budget): no owner, no stack.
             Event::MonitorContentions {
@@ -528,61 +514,7 @@ impl Analysis {
                     l.truncate(LONG_HOLDS_KEPT);
                 }
             }
-            Event::MonitorEntered { monitor, .. } => {
-                self.has_holds = true;
-                match t.held.iter_mut().find(|h| h.0 == monitor) {
-                    Some(h) => h.1 += 1,
-                    None => t.held.push((monitor, 1, ts, top, 0)),
-                }
-            }
-            Event::MonitorExit { monitor, .. } => {
-                if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
-                    t.held[i].1 -= 1;
-                    if t.held[i].1 == 0 {
-                        let (_, _, since, site, acc) = t.held.swap_remove(i);
-                        let ns = acc + ts.saturating_sub(since);
-                        let o = self.objects.entry(monitor).or_default();
-                        o.holds.add(ns);
-                        add_site(&mut o.hold_sites, site, ns);
-                        let th = self.thread_hold_sites.entry((monitor, thread));
-                        add_site(th.or_default(), site, ns);
-                    }
-                }
-            }
-            Event::ObjectWait { object, .. } => {
-                // Object.wait releases the monitor: pause its hold.
-                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
-                    h.4 += ts.saturating_sub(h.2);
-                    h.2 = ts;
-                }
-                t.pending_call = Some((EventKind::ObjectWait, object, ts));
-            }
-            Event::ThreadJoin { joined: object, .. }
-            | Event::SemaphoreAcquire {
-                semaphore: object, ..
-            } => {
-                t.pending_call = Some((ev.kind(), object, ts));
-            }
-            Event::ThreadSleep { .. } => {
-                t.pending_call = Some((EventKind::ThreadSleep, Hash(0), ts))
-            }
-            Event::ObjectWaited { object, .. } => {
-                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object) {
-                    h.2 = ts; // re-acquired: resume the hold
-                }
-                if let Some((k, obj, since)) = t.pending_call.take() {
-                    let ns = ts.saturating_sub(since);
-                    Self::close_call(t, &mut self.objects, k, obj, ns, top);
-                }
-            }
-            Event::ThreadJoined { .. }
-            | Event::ThreadSlept { .. }
-            | Event::SemaphoreAcquired { .. } => {
-                if let Some((k, obj, since)) = t.pending_call.take() {
-                    let ns = ts.saturating_sub(since);
-                    Self::close_call(t, &mut self.objects, k, obj, ns, top);
-                }
-            }
+            Event::MonitorEntered { .. } => self.has_holds = true,
             Event::ObjectNotify { object, .. } => {
                 self.objects.entry(object).or_default().notifies += 1
             }
@@ -664,80 +596,22 @@ impl Analysis {
             Event::SemaphoreRelease { semaphore, .. } => {
                 self.objects.entry(semaphore).or_default().sem_releases += 1
             }
-            Event::LockAcquire { lock, owner, .. } => {
-                t.juc_acquire = Some((lock, owner, ts, top));
-            }
-            Event::Lock { op, lock, mode, .. } => {
+            Event::Lock { op, lock, .. } => {
                 let l = self.locks.entry(lock).or_default();
-                if op != LockOp::Release {
-                    if let Some((_, owner, since, site)) = t.juc_acquire.take() {
-                        Self::acquired(t, l, thread, owner, ts.saturating_sub(since), site);
-                    }
-                }
                 match op {
-                    LockOp::Acquired => {
-                        match t.juc_held.iter_mut().find(|h| h.0 == lock && h.1 == mode) {
-                            Some(h) => h.2 += 1,
-                            None => t.juc_held.push((lock, mode, 1, ts, top, 0)),
-                        }
-                    }
                     LockOp::Failed => l.failed += 1,
                     LockOp::TimedOut => l.timed_out += 1,
                     LockOp::Interrupted => l.interrupted += 1,
-                    LockOp::Release => {
-                        self.has_lock_releases = true;
-                        if let Some(i) = t.juc_held.iter().position(|h| h.0 == lock && h.1 == mode)
-                        {
-                            t.juc_held[i].2 -= 1;
-                            if t.juc_held[i].2 == 0 {
-                                let (_, mode, _, since, site, acc) = t.juc_held.swap_remove(i);
-                                let ns = acc + ts.saturating_sub(since);
-                                match mode {
-                                    LockMode::Write => l.write_holds.add(ns),
-                                    LockMode::Read => l.read_holds.add(ns),
-                                }
-                                add_site(&mut l.hold_sites, site, ns);
-                                let th = self.thread_hold_sites.entry((lock, thread));
-                                add_site(th.or_default(), site, ns);
-                            }
-                        }
-                    }
+                    LockOp::Release => self.has_lock_releases = true,
+                    LockOp::Acquired => {}
                 }
             }
             Event::Condition { op, lock, .. } => {
                 let l = self.locks.entry(lock).or_default();
                 match op {
-                    ConditionOp::Await => {
-                        // await releases the lock until it returns: pause the hold.
-                        for h in t.juc_held.iter_mut().filter(|h| h.0 == lock) {
-                            h.5 += ts.saturating_sub(h.3);
-                            h.3 = ts;
-                        }
-                        t.juc_call = Some((EventKind::ConditionAwait, lock, ts));
-                    }
-                    ConditionOp::Awaited => {
-                        for h in t.juc_held.iter_mut().filter(|h| h.0 == lock) {
-                            h.3 = ts;
-                        }
-                        if let Some((_, _, since)) = t.juc_call.take() {
-                            let ns = ts.saturating_sub(since);
-                            t.awaiting.0 += 1;
-                            t.awaiting.1 += ns;
-                            l.awaits += 1;
-                            l.awaited += ns;
-                        }
-                    }
                     ConditionOp::Signal => l.signals += 1,
                     ConditionOp::SignalAll => l.signal_alls += 1,
-                }
-            }
-            Event::ThreadPark { blocker, .. } => {
-                t.juc_call = Some((EventKind::ThreadPark, blocker, ts));
-            }
-            Event::ThreadParked { .. } => {
-                if let Some((_, blocker, since)) = t.juc_call.take() {
-                    let ns = ts.saturating_sub(since);
-                    Self::parked(t, &mut self.parks, blocker, ns);
+                    ConditionOp::Await | ConditionOp::Awaited => {}
                 }
             }
             Event::ThreadUnpark { .. } => self.unparks += 1,
@@ -775,31 +649,113 @@ impl Analysis {
         p.1 += ns;
     }
 
+    /// What one span adds up: its thread's state, and its object's.
+    fn span(&mut self, s: Span) {
+        let ns = s.nanos();
+        let (thread, open, site) = (s.thread, s.is_open(), s.begin.top);
+        let Some(t) = self.threads.get_mut(&thread) else {
+            return;
+        };
+        match s.kind {
+            SpanKind::Blocked { monitor, owner } => {
+                t.blocked.0 += 1;
+                t.blocked.1 += ns;
+                let o = self.objects.entry(monitor).or_default();
+                o.contentions += 1;
+                if open {
+                    o.still_blocked += 1;
+                }
+                o.blocked += ns;
+                o.blocked_max = o.blocked_max.max(ns);
+                *o.owners.entry(owner).or_default() += 1;
+                add_site(&mut o.sites, site, ns);
+            }
+            SpanKind::Call { call, object } => {
+                // A semaphore's site is where it was acquired: its end's (none when open).
+                let end_top = s.end.and_then(|e| e.top);
+                Self::close_call(t, &mut self.objects, call, object, ns, end_top);
+            }
+            SpanKind::Hold {
+                held: Held::Monitor(m),
+                nanos,
+            } => {
+                let o = self.objects.entry(m).or_default();
+                if open {
+                    o.open_holds += 1;
+                    self.open_holds_at_end.push((thread, m, site, s.begin.ts));
+                } else {
+                    o.holds.add(nanos);
+                    add_site(&mut o.hold_sites, site, nanos);
+                    let th = self.thread_hold_sites.entry((m, thread));
+                    add_site(th.or_default(), site, nanos);
+                }
+            }
+            SpanKind::Hold {
+                held: Held::Lock(lock, mode),
+                nanos,
+            } => {
+                if open {
+                    // In a log summarised for j.u.c. locks the releases are not written:
+                    // the holds of its LockAcquired lines are not known to be open.
+                    if !self.juc_summarised() {
+                        self.locks.entry(lock).or_default().open_holds += 1;
+                        self.open_holds_at_end
+                            .push((thread, lock, site, s.begin.ts));
+                    }
+                } else {
+                    let l = self.locks.entry(lock).or_default();
+                    match mode {
+                        LockMode::Write => l.write_holds.add(nanos),
+                        LockMode::Read => l.read_holds.add(nanos),
+                    }
+                    add_site(&mut l.hold_sites, site, nanos);
+                    let th = self.thread_hold_sites.entry((lock, thread));
+                    add_site(th.or_default(), site, nanos);
+                }
+            }
+            SpanKind::Acquire { lock, owner, .. } => {
+                let l = self.locks.entry(lock).or_default();
+                if open && owner != Hash::UNKNOWN && owner != thread {
+                    l.still_blocked += 1;
+                }
+                Self::acquired(t, l, thread, owner, ns, site);
+            }
+            SpanKind::Await { lock, .. } => {
+                t.awaiting.0 += 1;
+                t.awaiting.1 += ns;
+                let l = self.locks.entry(lock).or_default();
+                l.awaits += 1;
+                l.awaited += ns;
+            }
+            SpanKind::Park { blocker } => Self::parked(t, &mut self.parks, blocker, ns),
+        }
+    }
+
     fn close_call(
         t: &mut ThreadStats,
         objects: &mut FastMap<Hash, ObjectStats>,
-        k: EventKind,
+        call: Call,
         obj: Hash,
         ns: u64,
         top: Option<Frame>,
     ) {
-        match k {
-            EventKind::ObjectWait => {
+        match call {
+            Call::Wait => {
                 t.waiting.0 += 1;
                 t.waiting.1 += ns;
                 let o = objects.entry(obj).or_default();
                 o.waits += 1;
                 o.waited += ns;
             }
-            EventKind::ThreadJoin => {
+            Call::Join => {
                 t.joining.0 += 1;
                 t.joining.1 += ns;
             }
-            EventKind::ThreadSleep => {
+            Call::Sleep => {
                 t.sleeping.0 += 1;
                 t.sleeping.1 += ns;
             }
-            EventKind::SemaphoreAcquire => {
+            Call::Semaphore => {
                 t.acquiring.0 += 1;
                 t.acquiring.1 += ns;
                 let o = objects.entry(obj).or_default();
@@ -808,7 +764,6 @@ impl Analysis {
                 o.sem_max = o.sem_max.max(ns);
                 add_site(&mut o.sem_sites, top, ns);
             }
-            _ => {}
         }
     }
 
@@ -824,7 +779,6 @@ impl Analysis {
             self.thread_hold_sites = sum;
         }
         self.lock_holds_from_summaries = self.has_lock_summaries && !self.from_events;
-        let juc_summarised = self.juc_summarised();
         for l in self.locks.values_mut() {
             let w = std::mem::take(&mut l.sum_write_holds);
             let r = std::mem::take(&mut l.sum_read_holds);
@@ -845,63 +799,11 @@ impl Analysis {
                 o.hold_sites = sum_sites;
             }
         }
-        let end = self.last_ts;
-        for (&thread, t) in self.threads.iter_mut() {
-            if let Some((m, owner, since, site)) = t.pending_contended {
-                let ns = end.saturating_sub(since);
-                t.blocked.0 += 1;
-                t.blocked.1 += ns;
-                let o = self.objects.entry(m).or_default();
-                o.contentions += 1;
-                o.still_blocked += 1;
-                o.blocked += ns;
-                o.blocked_max = o.blocked_max.max(ns);
-                *o.owners.entry(owner).or_default() += 1;
-                add_site(&mut o.sites, site, ns);
-            }
-            if let Some((k, obj, since)) = t.pending_call.take() {
-                Self::close_call(
-                    t,
-                    &mut self.objects,
-                    k,
-                    obj,
-                    end.saturating_sub(since),
-                    None,
-                );
-            }
-            for (m, _, since, site, _) in t.held.drain(..) {
-                self.objects.entry(m).or_default().open_holds += 1;
-                self.open_holds_at_end.push((thread, m, site, since));
-            }
-            if let Some((lock, owner, since, site)) = t.juc_acquire.take() {
-                let l = self.locks.entry(lock).or_default();
-                if owner != Hash::UNKNOWN && owner != thread {
-                    l.still_blocked += 1;
-                }
-                Self::acquired(t, l, thread, owner, end.saturating_sub(since), site);
-            }
-            match t.juc_call.take() {
-                Some((EventKind::ThreadPark, blocker, since)) => {
-                    Self::parked(t, &mut self.parks, blocker, end.saturating_sub(since))
-                }
-                Some((_, lock, since)) => {
-                    let ns = end.saturating_sub(since);
-                    t.awaiting.0 += 1;
-                    t.awaiting.1 += ns;
-                    let l = self.locks.entry(lock).or_default();
-                    l.awaits += 1;
-                    l.awaited += ns;
-                }
-                None => {}
-            }
-            // In a log summarised for j.u.c. locks the releases are not written: the holds
-            // of its LockAcquired lines are not known to be open.
-            for (lock, _, _, since, site, _) in t.juc_held.drain(..) {
-                if !juc_summarised {
-                    self.locks.entry(lock).or_default().open_holds += 1;
-                    self.open_holds_at_end.push((thread, lock, site, since));
-                }
-            }
+        // What is still open ends at the log's last event.
+        let mut open = Vec::new();
+        std::mem::take(&mut self.pairer).finish(&mut |s| open.push(s));
+        for s in open {
+            self.span(s);
         }
     }
 

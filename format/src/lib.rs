@@ -12,6 +12,8 @@
 //! - [`EventReader`] streams typed events for analyses (`orca report`).
 //! - [`Metadata`] resolves frames to `Class.method(File.java:line)`.
 //! - [`read_events`] loads a (small) log as owned [`OwnedEvent`]s for tests.
+//! - [`spans::Pairer`] pairs the events into spans (holds, contentions, calls) once, for
+//!   every reader that adds up time.
 //! - [`hist`] is the bucket scheme of the `MonitorHolds`/`LockHolds` summary lines' histograms,
 //!   shared by every reader.
 //!
@@ -32,6 +34,7 @@ pub mod meta;
 pub mod output;
 pub mod parse;
 pub mod reader;
+pub mod spans;
 pub mod validate;
 
 use std::fs::File;

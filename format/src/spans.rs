@@ -1,0 +1,522 @@
+//! Pairing: the log's begin and end lines made into spans, in one streaming pass, for every
+//! reader that adds up time (`orca report` and its JSON, `orca pprof`).
+//!
+//! Why one place: each reader used to pair the lines itself (a hold from its enter to the
+//! exit that balances it, paused by a wait; a contention; a call; a j.u.c. acquisition, hold,
+//! await or park), and the copies drifted apart, so that two outputs of one log disagreed
+//! (issue 46). A reader now feeds every event to one [`Pairer`] and folds the [`Span`]s it
+//! hands back; the events themselves still reach the reader, which keeps what is not paired
+//! (summary rows, notifies, thread names) to itself.
+//!
+//! What a span is follows docs/FORMAT.md: monitor holds count per (thread, monitor) and j.u.c.
+//! holds per (thread, lock, mode), so only the outermost hold is a span; an `Object.wait` on
+//! the monitor (a `Condition.await` of the lock, in every mode) pauses it. Lines that pair
+//! with nothing (an exit with no open entry, the `MonitorContendedEntered` of another monitor)
+//! make no span: `orca check` reports them (validate.rs). A span still open at the end of the
+//! log ends at the log's last event ([`Pairer::end`]), with no end line.
+//!
+//! Memory is per thread and per held lock, never per event.
+
+use crate::{ConditionOp, Event, FastMap, Frame, Hash, LockMode, LockOp};
+
+/// One end of a span: when, where (the line's top frame) and, for a [`Pairer::with_stacks`],
+/// the line's whole stack (`StackTrace::raw`; empty otherwise, and for a line without one).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mark {
+    /// The line's timestamp, in nanoseconds.
+    pub ts: u64,
+    /// The line's top frame.
+    pub top: Option<Frame>,
+    /// The line's stack as written, when the pairer keeps stacks.
+    pub stack: String,
+}
+
+/// What a hold holds: a monitor, or a j.u.c. lock in one mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Held {
+    /// A monitor, by its ID.
+    Monitor(Hash),
+    /// A j.u.c. lock (its synchronizer's ID) in a mode.
+    Lock(Hash, LockMode),
+}
+
+/// The blocking calls of `Object`, `Thread` and `Semaphore`, which a thread is in one at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Call {
+    /// `Object.wait`: `ObjectWait` to the thread's next `ObjectWaited`.
+    Wait,
+    /// `Thread.join`: `ThreadJoin` to `ThreadJoined`.
+    Join,
+    /// `Thread.sleep`: `ThreadSleep` to `ThreadSlept`.
+    Sleep,
+    /// `Semaphore.acquire`: `SemaphoreAcquire` to `SemaphoreAcquired`.
+    Semaphore,
+}
+
+/// What happened over a span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpanKind {
+    /// A contended `synchronized` entry: `MonitorContendedEnter` to the thread's next
+    /// `MonitorContendedEntered` of the same monitor, with the owner at contention.
+    Blocked {
+        /// The monitor.
+        monitor: Hash,
+        /// Its owner when the thread began to wait (00000000: not known).
+        owner: Hash,
+    },
+    /// A j.u.c. acquisition: `LockAcquire` to the thread's next `LockAcquired`, `LockFailed`,
+    /// `LockTimedOut` or `LockInterrupted`, with the owner as it began (a contention when that
+    /// is another thread).
+    Acquire {
+        /// The lock the end line names (the begin's, when open at the end).
+        lock: Hash,
+        /// The owner when the acquisition began (00000000: none, or not known).
+        owner: Hash,
+        /// How it ended; `None` when it was still open at the end.
+        outcome: Option<LockOp>,
+    },
+    /// An outermost hold, from the line that took it (`MonitorEntered`, `LockAcquired`) to the
+    /// one that balanced the thread's count of it (`MonitorExit`, `LockRelease`).
+    Hold {
+        /// The monitor, or the lock and mode.
+        held: Held,
+        /// The hold's time less the time an `Object.wait` (a `Condition.await`) released it;
+        /// up to its last resumption when open at the end.
+        nanos: u64,
+    },
+    /// A blocking call, and its object: the object waited on, the thread joined, the
+    /// semaphore, 00000000 for a sleep.
+    Call {
+        /// Which call.
+        call: Call,
+        /// Its object.
+        object: Hash,
+    },
+    /// `Condition.await`: `ConditionAwait` to the thread's next `ConditionAwaited`, which
+    /// names the condition and its lock (the begin's, when open at the end).
+    Await {
+        /// The condition's lock.
+        lock: Hash,
+        /// The condition.
+        condition: Hash,
+    },
+    /// `LockSupport.park`: `ThreadPark` to the thread's next `ThreadParked`.
+    Park {
+        /// The park's blocker, as its begin names it (00000000: none).
+        blocker: Hash,
+    },
+}
+
+/// One paired span of one thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    /// The thread.
+    pub thread: Hash,
+    /// What happened.
+    pub kind: SpanKind,
+    /// Its begin line.
+    pub begin: Mark,
+    /// Its end line; `None` when it was still open at the end of the log.
+    pub end: Option<Mark>,
+    /// When it ended: its end line's time, else the log's end ([`Pairer::end`]).
+    pub end_ts: u64,
+}
+
+impl Span {
+    /// Its length, from its begin to its end (for a hold, [`SpanKind::Hold`]'s `nanos` leaves
+    /// out its pauses).
+    pub fn nanos(&self) -> u64 {
+        self.end_ts.saturating_sub(self.begin.ts)
+    }
+
+    /// Whether it was still open at the end of the log.
+    pub fn is_open(&self) -> bool {
+        self.end.is_none()
+    }
+}
+
+/// The open `Condition.await` or park of a thread (they share one slot, as one thread is in
+/// at most one).
+#[derive(Debug)]
+enum JucCall {
+    Await { lock: Hash, condition: Hash },
+    Park { blocker: Hash },
+}
+
+/// A hold being followed: what, the thread's count of it, since when it runs (its begin, or
+/// its last resumption), its begin, and its time before its last pause.
+#[derive(Debug)]
+struct Open {
+    held: Held,
+    count: u32,
+    since: u64,
+    begin: Mark,
+    before: u64,
+}
+
+/// What one thread has open.
+#[derive(Debug, Default)]
+struct Thread {
+    contended: Option<(Hash, Hash, Mark)>,
+    call: Option<(Call, Hash, Mark)>,
+    acquire: Option<(Hash, Hash, Mark)>,
+    juc_call: Option<(JucCall, Mark)>,
+    /// Monitor holds, then j.u.c. holds, each in the order taken (`swap_remove` on release).
+    monitors: Vec<Open>,
+    locks: Vec<Open>,
+}
+
+/// Pairs a log's events into [`Span`]s, one event at a time ([`Pairer::feed`]), and closes what
+/// is open at the end ([`Pairer::finish`]).
+#[derive(Debug, Default)]
+pub struct Pairer {
+    threads: FastMap<Hash, Thread>,
+    stacks: bool,
+    first: Option<u64>,
+    last: u64,
+}
+
+impl Pairer {
+    /// A pairer whose marks carry top frames only.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A pairer whose marks carry whole stacks too (`orca pprof`).
+    pub fn with_stacks() -> Self {
+        Pairer {
+            stacks: true,
+            ..Self::default()
+        }
+    }
+
+    /// The log's first event's time, if it has one (`RecordingStarted` and `RecordingEnded`
+    /// are not events: docs/FORMAT.md).
+    pub fn start(&self) -> Option<u64> {
+        self.first
+    }
+
+    /// The log's end: its last event's time (0 for a log without events). Spans still open
+    /// at the end end here.
+    pub fn end(&self) -> u64 {
+        self.last
+    }
+
+    fn mark(&self, ts: u64, ev: &Event<'_>) -> Mark {
+        let stack = ev.stack();
+        Mark {
+            ts,
+            top: stack.and_then(|s| s.top()),
+            stack: match stack {
+                Some(s) if self.stacks => s.raw().to_string(),
+                _ => String::new(),
+            },
+        }
+    }
+
+    /// Takes one event (in file order), and hands `out` the spans it ends.
+    pub fn feed(&mut self, ts: u64, ev: &Event<'_>, out: &mut impl FnMut(Span)) {
+        if matches!(
+            ev,
+            Event::RecordingStarted { .. } | Event::RecordingEnded { .. }
+        ) {
+            return;
+        }
+        self.first = Some(self.first.map_or(ts, |f| f.min(ts)));
+        self.last = self.last.max(ts);
+        let Some(thread) = ev.thread() else { return };
+        if ev.kind().is_summary() {
+            // Summary rows pair with nothing (a thread that writes only them has no state).
+            return;
+        }
+        let mark = self.mark(ts, ev);
+        let t = self.threads.entry(thread).or_default();
+        let span = |kind, begin, end: Mark| Span {
+            thread,
+            kind,
+            begin,
+            end_ts: end.ts,
+            end: Some(end),
+        };
+        match *ev {
+            Event::MonitorContendedEnter { monitor, owner, .. } => {
+                t.contended = Some((monitor, owner, mark));
+            }
+            Event::MonitorContendedEntered { monitor, .. } => {
+                if let Some((m, owner, begin)) = t.contended.take() {
+                    if m == monitor {
+                        out(span(SpanKind::Blocked { monitor, owner }, begin, mark));
+                    }
+                }
+            }
+            Event::MonitorEntered { monitor, .. } => {
+                take(&mut t.monitors, Held::Monitor(monitor), mark);
+            }
+            Event::MonitorExit { monitor, .. } => {
+                if let Some((held, nanos, begin)) =
+                    release(&mut t.monitors, Held::Monitor(monitor), ts)
+                {
+                    out(span(SpanKind::Hold { held, nanos }, begin, mark));
+                }
+            }
+            Event::ObjectWait { object, .. } => {
+                // Object.wait releases the monitor until it returns: its hold pauses.
+                for h in t
+                    .monitors
+                    .iter_mut()
+                    .filter(|h| h.held == Held::Monitor(object))
+                {
+                    h.before += ts.saturating_sub(h.since);
+                    h.since = ts;
+                }
+                t.call = Some((Call::Wait, object, mark));
+            }
+            Event::ObjectWaited { object, .. } => {
+                for h in t
+                    .monitors
+                    .iter_mut()
+                    .filter(|h| h.held == Held::Monitor(object))
+                {
+                    h.since = ts;
+                }
+                if let Some((call, object, begin)) = t.call.take() {
+                    out(span(SpanKind::Call { call, object }, begin, mark));
+                }
+            }
+            Event::ThreadJoin { joined, .. } => t.call = Some((Call::Join, joined, mark)),
+            Event::ThreadSleep { .. } => t.call = Some((Call::Sleep, Hash(0), mark)),
+            Event::SemaphoreAcquire { semaphore, .. } => {
+                t.call = Some((Call::Semaphore, semaphore, mark))
+            }
+            Event::ThreadJoined { .. }
+            | Event::ThreadSlept { .. }
+            | Event::SemaphoreAcquired { .. } => {
+                if let Some((call, object, begin)) = t.call.take() {
+                    out(span(SpanKind::Call { call, object }, begin, mark));
+                }
+            }
+            Event::LockAcquire { lock, owner, .. } => t.acquire = Some((lock, owner, mark)),
+            Event::Lock { op, lock, mode, .. } => {
+                if op != LockOp::Release {
+                    if let Some((_, owner, begin)) = t.acquire.take() {
+                        let kind = SpanKind::Acquire {
+                            lock,
+                            owner,
+                            outcome: Some(op),
+                        };
+                        out(span(kind, begin, mark.clone()));
+                    }
+                }
+                match op {
+                    LockOp::Acquired => take(&mut t.locks, Held::Lock(lock, mode), mark),
+                    LockOp::Release => {
+                        if let Some((held, nanos, begin)) =
+                            release(&mut t.locks, Held::Lock(lock, mode), ts)
+                        {
+                            out(span(SpanKind::Hold { held, nanos }, begin, mark));
+                        }
+                    }
+                    LockOp::Failed | LockOp::TimedOut | LockOp::Interrupted => {}
+                }
+            }
+            Event::Condition {
+                op,
+                lock,
+                condition,
+                ..
+            } => match op {
+                ConditionOp::Await => {
+                    // await releases the lock, in every mode, until it returns.
+                    for h in t
+                        .locks
+                        .iter_mut()
+                        .filter(|h| matches!(h.held, Held::Lock(l, _) if l == lock))
+                    {
+                        h.before += ts.saturating_sub(h.since);
+                        h.since = ts;
+                    }
+                    t.juc_call = Some((JucCall::Await { lock, condition }, mark));
+                }
+                ConditionOp::Awaited => {
+                    for h in t
+                        .locks
+                        .iter_mut()
+                        .filter(|h| matches!(h.held, Held::Lock(l, _) if l == lock))
+                    {
+                        h.since = ts;
+                    }
+                    if let Some((_, begin)) = t.juc_call.take() {
+                        out(span(SpanKind::Await { lock, condition }, begin, mark));
+                    }
+                }
+                ConditionOp::Signal | ConditionOp::SignalAll => {}
+            },
+            Event::ThreadPark { blocker, .. } => {
+                t.juc_call = Some((JucCall::Park { blocker }, mark));
+            }
+            Event::ThreadParked { .. } => {
+                if let Some((call, begin)) = t.juc_call.take() {
+                    let blocker = match call {
+                        JucCall::Park { blocker } => blocker,
+                        JucCall::Await { lock, .. } => lock,
+                    };
+                    out(span(SpanKind::Park { blocker }, begin, mark));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Hands `out` every span still open at the end of the log, ending at [`Pairer::end`]: per
+    /// thread, its contention, its call, its monitor holds, its acquisition, its await or
+    /// park, its j.u.c. holds.
+    pub fn finish(self, out: &mut impl FnMut(Span)) {
+        let end = self.last;
+        for (thread, t) in self.threads {
+            let open = |kind, begin| Span {
+                thread,
+                kind,
+                begin,
+                end: None,
+                end_ts: end,
+            };
+            if let Some((monitor, owner, begin)) = t.contended {
+                out(open(SpanKind::Blocked { monitor, owner }, begin));
+            }
+            if let Some((call, object, begin)) = t.call {
+                out(open(SpanKind::Call { call, object }, begin));
+            }
+            for h in t.monitors {
+                out(open(
+                    SpanKind::Hold {
+                        held: h.held,
+                        nanos: h.before + end.saturating_sub(h.since),
+                    },
+                    h.begin,
+                ));
+            }
+            if let Some((lock, owner, begin)) = t.acquire {
+                let kind = SpanKind::Acquire {
+                    lock,
+                    owner,
+                    outcome: None,
+                };
+                out(open(kind, begin));
+            }
+            if let Some((call, begin)) = t.juc_call {
+                let kind = match call {
+                    JucCall::Await { lock, condition } => SpanKind::Await { lock, condition },
+                    JucCall::Park { blocker } => SpanKind::Park { blocker },
+                };
+                out(open(kind, begin));
+            }
+            for h in t.locks {
+                out(open(
+                    SpanKind::Hold {
+                        held: h.held,
+                        nanos: h.before + end.saturating_sub(h.since),
+                    },
+                    h.begin,
+                ));
+            }
+        }
+    }
+}
+
+/// One more of `held` on the thread: a hold begins at its first.
+fn take(holds: &mut Vec<Open>, held: Held, begin: Mark) {
+    match holds.iter_mut().find(|h| h.held == held) {
+        Some(h) => h.count += 1,
+        None => holds.push(Open {
+            held,
+            count: 1,
+            since: begin.ts,
+            begin,
+            before: 0,
+        }),
+    }
+}
+
+/// One less of `held` at `ts`: the hold, its time net of its pauses and its begin, when this
+/// balanced the count; `None` while it is still held, or when it was not held at all.
+fn release(holds: &mut Vec<Open>, held: Held, ts: u64) -> Option<(Held, u64, Mark)> {
+    let i = holds.iter().position(|h| h.held == held)?;
+    holds[i].count -= 1;
+    if holds[i].count > 0 {
+        return None;
+    }
+    let h = holds.swap_remove(i);
+    Some((h.held, h.before + ts.saturating_sub(h.since), h.begin))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_event_line;
+
+    fn spans(log: &str) -> Vec<Span> {
+        let mut p = Pairer::new();
+        let mut v = Vec::new();
+        for line in log.lines() {
+            let rec = parse_event_line(line.as_bytes()).unwrap();
+            p.feed(rec.timestamp.nanos(), &rec.event, &mut |s| v.push(s));
+        }
+        p.finish(&mut |s| v.push(s));
+        v
+    }
+
+    #[test]
+    fn a_hold_is_its_outermost_enter_to_its_balancing_exit_less_its_wait() {
+        let v = spans(
+            "1.000000000,MonitorEntered,00000001,0000000A,0\n\
+             2.000000000,MonitorEntered,00000001,0000000A,0\n\
+             3.000000000,ObjectWait,00000001,0000000A,0\n\
+             7.000000000,ObjectWaited,00000001,0000000A,0\n\
+             8.000000000,MonitorExit,00000001,0000000A,0\n\
+             9.000000000,MonitorExit,00000001,0000000A,0\n",
+        );
+        let kinds: Vec<_> = v.iter().map(|s| (s.kind, s.begin.ts, s.end_ts)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (
+                    SpanKind::Call {
+                        call: Call::Wait,
+                        object: Hash(10)
+                    },
+                    3_000_000_000,
+                    7_000_000_000
+                ),
+                (
+                    SpanKind::Hold {
+                        held: Held::Monitor(Hash(10)),
+                        nanos: 4_000_000_000
+                    },
+                    1_000_000_000,
+                    9_000_000_000
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn what_is_open_at_the_end_ends_at_the_last_event() {
+        let v = spans(
+            "1.000000000,MonitorContendedEnter,00000002,0000000A,00000001,0\n\
+             2.000000000,LockAcquired,00000001,0000000B,W,0\n\
+             5.000000000,ThreadSleep,00000003,0\n\
+             6.000000000,RecordingEnded,vmdeath\n",
+        );
+        assert!(v.iter().all(|s| s.is_open() && s.end_ts == 5_000_000_000));
+        assert_eq!(v.len(), 3);
+    }
+
+    #[test]
+    fn a_contention_ended_by_another_monitor_is_no_span() {
+        let v = spans(
+            "1.000000000,MonitorContendedEnter,00000002,0000000A,00000001,0\n\
+             2.000000000,MonitorContendedEntered,00000002,0000000B,0\n",
+        );
+        assert!(v.is_empty(), "{v:?}");
+    }
+}
