@@ -202,13 +202,13 @@ impl Pairer {
         self.last
     }
 
-    fn mark(&self, ts: u64, ev: &Event<'_>) -> Mark {
+    fn mark(stacks: bool, ts: u64, ev: &Event<'_>) -> Mark {
         let stack = ev.stack();
         Mark {
             ts,
             top: stack.and_then(|s| s.top()),
             stack: match stack {
-                Some(s) if self.stacks => s.raw().to_string(),
+                Some(s) if stacks => s.raw().to_string(),
                 _ => String::new(),
             },
         }
@@ -229,7 +229,9 @@ impl Pairer {
             // Summary rows pair with nothing (a thread that writes only them has no state).
             return;
         }
-        let mark = self.mark(ts, ev);
+        // Made only for a line that begins or ends a span (a whole stack is an allocation).
+        let stacks = self.stacks;
+        let mark = || Self::mark(stacks, ts, ev);
         let t = self.threads.entry(thread).or_default();
         let span = |kind, begin, end: Mark| Span {
             thread,
@@ -240,12 +242,12 @@ impl Pairer {
         };
         match *ev {
             Event::MonitorContendedEnter { monitor, owner, .. } => {
-                t.contended = Some((monitor, owner, mark));
+                t.contended = Some((monitor, owner, mark()));
             }
             Event::MonitorContendedEntered { monitor, .. } => {
                 if let Some((m, owner, begin)) = t.contended.take() {
                     if m == monitor {
-                        out(span(SpanKind::Blocked { monitor, owner }, begin, mark));
+                        out(span(SpanKind::Blocked { monitor, owner }, begin, mark()));
                     }
                 }
             }
@@ -256,7 +258,7 @@ impl Pairer {
                 if let Some((held, nanos, begin)) =
                     release(&mut t.monitors, Held::Monitor(monitor), ts)
                 {
-                    out(span(SpanKind::Hold { held, nanos }, begin, mark));
+                    out(span(SpanKind::Hold { held, nanos }, begin, mark()));
                 }
             }
             Event::ObjectWait { object, .. } => {
@@ -269,7 +271,7 @@ impl Pairer {
                     h.before += ts.saturating_sub(h.since);
                     h.since = ts;
                 }
-                t.call = Some((Call::Wait, object, mark));
+                t.call = Some((Call::Wait, object, mark()));
             }
             Event::ObjectWaited { object, .. } => {
                 for h in t
@@ -280,22 +282,22 @@ impl Pairer {
                     h.since = ts;
                 }
                 if let Some((call, object, begin)) = t.call.take() {
-                    out(span(SpanKind::Call { call, object }, begin, mark));
+                    out(span(SpanKind::Call { call, object }, begin, mark()));
                 }
             }
-            Event::ThreadJoin { joined, .. } => t.call = Some((Call::Join, joined, mark)),
-            Event::ThreadSleep { .. } => t.call = Some((Call::Sleep, Hash(0), mark)),
+            Event::ThreadJoin { joined, .. } => t.call = Some((Call::Join, joined, mark())),
+            Event::ThreadSleep { .. } => t.call = Some((Call::Sleep, Hash(0), mark())),
             Event::SemaphoreAcquire { semaphore, .. } => {
-                t.call = Some((Call::Semaphore, semaphore, mark))
+                t.call = Some((Call::Semaphore, semaphore, mark()))
             }
             Event::ThreadJoined { .. }
             | Event::ThreadSlept { .. }
             | Event::SemaphoreAcquired { .. } => {
                 if let Some((call, object, begin)) = t.call.take() {
-                    out(span(SpanKind::Call { call, object }, begin, mark));
+                    out(span(SpanKind::Call { call, object }, begin, mark()));
                 }
             }
-            Event::LockAcquire { lock, owner, .. } => t.acquire = Some((lock, owner, mark)),
+            Event::LockAcquire { lock, owner, .. } => t.acquire = Some((lock, owner, mark())),
             Event::Lock { op, lock, mode, .. } => {
                 if op != LockOp::Release {
                     if let Some((_, owner, begin)) = t.acquire.take() {
@@ -304,7 +306,7 @@ impl Pairer {
                             owner,
                             outcome: Some(op),
                         };
-                        out(span(kind, begin, mark.clone()));
+                        out(span(kind, begin, mark()));
                     }
                 }
                 match op {
@@ -313,7 +315,7 @@ impl Pairer {
                         if let Some((held, nanos, begin)) =
                             release(&mut t.locks, Held::Lock(lock, mode), ts)
                         {
-                            out(span(SpanKind::Hold { held, nanos }, begin, mark));
+                            out(span(SpanKind::Hold { held, nanos }, begin, mark()));
                         }
                     }
                     LockOp::Failed | LockOp::TimedOut | LockOp::Interrupted => {}
@@ -335,7 +337,7 @@ impl Pairer {
                         h.before += ts.saturating_sub(h.since);
                         h.since = ts;
                     }
-                    t.juc_call = Some((JucCall::Await { lock, condition }, mark));
+                    t.juc_call = Some((JucCall::Await { lock, condition }, mark()));
                 }
                 ConditionOp::Awaited => {
                     for h in t
@@ -346,13 +348,13 @@ impl Pairer {
                         h.since = ts;
                     }
                     if let Some((_, begin)) = t.juc_call.take() {
-                        out(span(SpanKind::Await { lock, condition }, begin, mark));
+                        out(span(SpanKind::Await { lock, condition }, begin, mark()));
                     }
                 }
                 ConditionOp::Signal | ConditionOp::SignalAll => {}
             },
             Event::ThreadPark { blocker, .. } => {
-                t.juc_call = Some((JucCall::Park { blocker }, mark));
+                t.juc_call = Some((JucCall::Park { blocker }, mark()));
             }
             Event::ThreadParked { .. } => {
                 if let Some((call, begin)) = t.juc_call.take() {
@@ -360,7 +362,7 @@ impl Pairer {
                         JucCall::Park { blocker } => blocker,
                         JucCall::Await { lock, .. } => lock,
                     };
-                    out(span(SpanKind::Park { blocker }, begin, mark));
+                    out(span(SpanKind::Park { blocker }, begin, mark()));
                 }
             }
             _ => {}
@@ -424,16 +426,19 @@ impl Pairer {
 }
 
 /// One more of `held` on the thread: a hold begins at its first.
-fn take(holds: &mut Vec<Open>, held: Held, begin: Mark) {
+fn take(holds: &mut Vec<Open>, held: Held, begin: impl FnOnce() -> Mark) {
     match holds.iter_mut().find(|h| h.held == held) {
         Some(h) => h.count += 1,
-        None => holds.push(Open {
-            held,
-            count: 1,
-            since: begin.ts,
-            begin,
-            before: 0,
-        }),
+        None => {
+            let begin = begin();
+            holds.push(Open {
+                held,
+                count: 1,
+                since: begin.ts,
+                begin,
+                before: 0,
+            })
+        }
     }
 }
 
