@@ -1122,7 +1122,12 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             );
             let est = if o.holds.is_estimate() { "~" } else { "" };
             for (f, c, ns) in top_sites(&o.hold_sites, 3) {
-                let _ = writeln!(s, "      held from {} x{c} {est}{}", site(md, f), dur(ns));
+                let _ = writeln!(
+                    s,
+                    "      held from {} x{c} {}",
+                    site(md, f),
+                    site_time(est, ns)
+                );
             }
         }
     }
@@ -1350,7 +1355,12 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
         let est = l.write_holds.is_estimate() || l.read_holds.is_estimate();
         let est = if est { "~" } else { "" };
         for (f, c, ns) in top_sites(&l.hold_sites, 3) {
-            let _ = writeln!(s, "      held from {} x{c} {est}{}", site(md, f), dur(ns));
+            let _ = writeln!(
+                s,
+                "      held from {} x{c} {}",
+                site(md, f),
+                site_time(est, ns)
+            );
         }
         if l.awaits + l.signals + l.signal_alls > 0 {
             let _ = writeln!(
@@ -1481,6 +1491,18 @@ fn owners_text(a: &Analysis, owners: &HashMap<Hash, u64>, top: usize) -> String 
         .map(|(h, c)| format!("{} x{c}", a.thread_label(**h)))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A hold site's total time: `~` when it is an estimate, and "not timed" for a site of which
+/// no hold was timed (its estimate is 0 for want of a timed hold there, and "~0 ns" would read
+/// as a measurement: issue 46). A timed hold lasts a few nanoseconds at least, so a site whose
+/// estimated total is 0 had none timed.
+fn site_time(est: &str, ns: u64) -> String {
+    if !est.is_empty() && ns == 0 {
+        "not timed".to_string()
+    } else {
+        format!("{est}{}", dur(ns))
+    }
 }
 
 /// "held N times, total T, p50 .., p99 .., max M" of a lock's (or a mode's) holds. Figures
@@ -2001,6 +2023,11 @@ mod tests {
         assert!(
             out.contains("write/exclusive held 8 times, total ~12.000 µs")
                 && out.contains("(estimated from 2 timed)"),
+            "{out}"
+        );
+        // The read holds' site had none timed: not "~0 ns".
+        assert!(
+            out.contains(" x3 not timed") && !out.contains("~0 ns"),
             "{out}"
         );
         let j = json(&a, &md, "t", 10, true);
