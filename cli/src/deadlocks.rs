@@ -29,6 +29,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 
+use orca_format::spans::{Held, Pairer};
 use orca_format::{parse_stack, Event, EventReader, Hash, LineError, LockMode, LockOp, Metadata};
 
 /// The first time an edge `from -> to` was seen, with both code paths.
@@ -48,15 +49,9 @@ struct Edge {
 /// Monitor, owner, stack, line of a MonitorContendedEnter.
 type Blocked = (Hash, Hash, String, u64);
 
-/// A hold: the monitor (mode `None`) or j.u.c. lock and mode, its count, the stack of its
-/// outermost acquisition.
-type Held = (Hash, Option<LockMode>, u32, String);
-
 #[derive(Default)]
 struct ThreadState {
     name: Option<String>,
-    /// In the order the holds began.
-    held: Vec<Held>,
     /// Last event was MonitorContendedEnter: (monitor, owner, stack, line).
     blocked: Option<Blocked>,
     /// A `LockAcquire` with another thread's owner that no end line has ended yet: (lock,
@@ -142,180 +137,171 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     let mut juc: HashSet<Hash> = HashSet::new();
     let mut classes: HashMap<Hash, String> = HashMap::new();
     let mut sampled_tracking = false;
+    // The one pairing of lines (orca_format::spans): what each thread holds, in the order it
+    // took it, with the stack of its outermost acquisition. An event's orders are read from
+    // what was held before it, so the pairer takes each event after this pass has.
+    let mut pairer = Pairer::with_stacks();
     while let Some((line, rec)) = r.next_event()? {
         let rec = match rec {
             Ok(rec) => rec,
             Err(LineError::Torn) | Err(_) => continue,
         };
-        if let Event::RecordingStarted { settings } = rec.event {
-            sampled_tracking = settings.sampled_tracking();
-        }
-        let Some(thread) = rec.event.thread() else {
-            if let Event::ObjectClass { object, class } = rec.event {
-                // the first: a second line names another object with the same ID (the report says so)
-                classes
-                    .entry(object)
-                    .or_insert_with(|| orca_format::java_class_name(&class.decode()));
+        'ev: {
+            if let Event::RecordingStarted { settings } = rec.event {
+                sampled_tracking = settings.sampled_tracking();
             }
-            continue;
-        };
-        let t = threads.entry(thread).or_default();
-        // Summary lines and MonitorHold change no thread state: a thread's
-        // summaries may come while it is blocked or entering (at JVM exit).
-        match rec.event {
-            Event::LockOrder {
-                held,
-                acquired,
-                count,
-                guards,
-                held_site,
-                acquired_site,
-                ..
-            } => {
-                summary_lines += 1;
-                if held == Hash(0) {
-                    // Occurrences between other monitors (FORMAT.md): counted, no edge of the
-                    // instance graph.
-                    continue;
+            let Some(thread) = rec.event.thread() else {
+                if let Event::ObjectClass { object, class } = rec.event {
+                    // the first: a second line names another object with the same ID (the report says so)
+                    classes
+                        .entry(object)
+                        .or_insert_with(|| orca_format::java_class_name(&class.decode()));
                 }
-                lock_order_ids.insert(held);
-                lock_order_ids.insert(acquired);
-                let guards: Vec<Hash> = guards.iter().collect();
-                let site = (held_site.raw(), acquired_site.raw());
-                for map in [&mut summary_edges, &mut lock_order_edges] {
-                    add_edge(
-                        map,
-                        (thread, line),
-                        (held, acquired),
-                        site,
-                        guards.clone(),
-                        count,
-                    );
-                }
-                continue;
-            }
-            Event::MonitorHolds { .. } | Event::MonitorHoldsUntimed { .. } => {
-                summary_lines += 1;
-                continue;
-            }
-            Event::LockHolds { lock, .. } | Event::LockHoldsUntimed { lock, .. } => {
-                summary_lines += 1;
-                juc_summaries = true;
-                juc.insert(lock);
-                continue;
-            }
-            Event::LockHold { lock, .. } => {
-                juc_summaries = true;
-                juc.insert(lock);
-                continue;
-            }
-            Event::MonitorHold { .. } => continue,
-            Event::Condition { lock, .. } => {
-                juc.insert(lock);
-            }
-            _ => {}
-        }
-        t.blocked = None;
-        let entering = t.entering.take();
-        match rec.event {
-            Event::ThreadStarted { name, .. } => t.name = Some(name.decode().into_owned()),
-            Event::MonitorContendedEnter {
-                monitor,
-                owner,
-                stack,
-                ..
-            } => {
-                // Without a MonitorEnter before it (JVMTI mode, summaries) the contention is
-                // the only sight of this acquisition: its order after the j.u.c. locks held.
-                if entering != Some(monitor) && !holds(t, monitor, None) {
-                    for map in [&mut edges, &mut summary_edges] {
-                        add_edges(map, t, thread, monitor, stack.raw(), line);
+                break 'ev;
+            };
+            let t = threads.entry(thread).or_default();
+            // Summary lines and MonitorHold change no thread state: a thread's
+            // summaries may come while it is blocked or entering (at JVM exit).
+            match rec.event {
+                Event::LockOrder {
+                    held,
+                    acquired,
+                    count,
+                    guards,
+                    held_site,
+                    acquired_site,
+                    ..
+                } => {
+                    summary_lines += 1;
+                    if held == Hash(0) {
+                        // Occurrences between other monitors (FORMAT.md): counted, no edge of the
+                        // instance graph.
+                        break 'ev;
                     }
-                }
-                t.blocked = Some((monitor, owner, stack.raw().to_string(), line));
-                t.entering = entering;
-            }
-            Event::LockAcquire {
-                lock,
-                mode,
-                owner,
-                stack,
-                ..
-            } => {
-                entered_events += 1;
-                juc.insert(lock);
-                // The two views of a read-write lock are one node: taking one while holding
-                // the other is no edge from it (add_edges leaves the acquired ID out).
-                if !holds(t, lock, Some(mode)) {
-                    for map in [&mut edges, &mut summary_edges] {
-                        add_edges(map, t, thread, lock, stack.raw(), line);
+                    lock_order_ids.insert(held);
+                    lock_order_ids.insert(acquired);
+                    let guards: Vec<Hash> = guards.iter().collect();
+                    let site = (held_site.raw(), acquired_site.raw());
+                    for map in [&mut summary_edges, &mut lock_order_edges] {
+                        add_edge(
+                            map,
+                            (thread, line),
+                            (held, acquired),
+                            site,
+                            guards.clone(),
+                            count,
+                        );
                     }
+                    break 'ev;
                 }
-                // (blocked at the end: `blocked`, else this)
-                t.acquiring = (owner != Hash::UNKNOWN && owner != thread)
-                    .then(|| (lock, owner, stack.raw().to_string(), line));
-            }
-            Event::Lock {
-                op: LockOp::Acquired,
-                lock,
-                mode,
-                stack,
-                ..
-            } => {
-                juc.insert(lock);
-                t.acquiring = None;
-                match t.held.iter_mut().find(|h| h.0 == lock && h.1 == Some(mode)) {
-                    Some(h) => h.2 += 1,
-                    None => t.held.push((lock, Some(mode), 1, stack.raw().to_string())),
+                Event::MonitorHolds { .. } | Event::MonitorHoldsUntimed { .. } => {
+                    summary_lines += 1;
+                    break 'ev;
                 }
+                Event::LockHolds { lock, .. } | Event::LockHoldsUntimed { lock, .. } => {
+                    summary_lines += 1;
+                    juc_summaries = true;
+                    juc.insert(lock);
+                    break 'ev;
+                }
+                Event::LockHold { lock, .. } => {
+                    juc_summaries = true;
+                    juc.insert(lock);
+                    break 'ev;
+                }
+                Event::MonitorHold { .. } => break 'ev,
+                Event::Condition { lock, .. } => {
+                    juc.insert(lock);
+                }
+                _ => {}
             }
-            Event::Lock {
-                op: LockOp::Release,
-                lock,
-                mode,
-                ..
-            } => {
-                juc.insert(lock);
-                release(t, lock, Some(mode));
-            }
-            Event::Lock { lock, .. } => {
-                // failed, timed out, interrupted: the acquisition is over
-                juc.insert(lock);
-                t.acquiring = None;
-            }
-            Event::ThreadEnded { .. } => t.acquiring = None,
-            Event::MonitorContendedEntered { .. } => t.entering = entering,
-            Event::MonitorEnter { monitor, stack, .. }
-            | Event::MonitorEntered { monitor, stack, .. } => {
-                let is_enter = rec.event.kind() == orca_format::EventKind::MonitorEnter;
-                if is_enter {
-                    // The order is what the thread tries: record it before it
-                    // blocks, so that a run that really deadlocks shows it too.
-                    t.entering = Some(monitor);
-                } else {
+            t.blocked = None;
+            let entering = t.entering.take();
+            match rec.event {
+                Event::ThreadStarted { name, .. } => t.name = Some(name.decode().into_owned()),
+                Event::MonitorContendedEnter {
+                    monitor,
+                    owner,
+                    stack,
+                    ..
+                } => {
+                    // Without a MonitorEnter before it (JVMTI mode, summaries) the contention is
+                    // the only sight of this acquisition: its order after the j.u.c. locks held.
+                    if entering != Some(monitor) && !holds(&pairer, thread, monitor, None) {
+                        for map in [&mut edges, &mut summary_edges] {
+                            add_edges(map, &pairer, thread, monitor, stack.raw(), line);
+                        }
+                    }
+                    t.blocked = Some((monitor, owner, stack.raw().to_string(), line));
+                    t.entering = entering;
+                }
+                Event::LockAcquire {
+                    lock,
+                    mode,
+                    owner,
+                    stack,
+                    ..
+                } => {
                     entered_events += 1;
-                    if let Some(h) = t.held.iter_mut().find(|h| h.0 == monitor && h.1.is_none()) {
-                        h.2 += 1; // reentrant: no new order
-                        continue;
+                    juc.insert(lock);
+                    // The two views of a read-write lock are one node: taking one while holding
+                    // the other is no edge from it (add_edges leaves the acquired ID out).
+                    if !holds(&pairer, thread, lock, Some(mode)) {
+                        for map in [&mut edges, &mut summary_edges] {
+                            add_edges(map, &pairer, thread, lock, stack.raw(), line);
+                        }
+                    }
+                    // (blocked at the end: `blocked`, else this)
+                    t.acquiring = (owner != Hash::UNKNOWN && owner != thread)
+                        .then(|| (lock, owner, stack.raw().to_string(), line));
+                }
+                Event::Lock {
+                    op: LockOp::Acquired,
+                    lock,
+                    ..
+                } => {
+                    juc.insert(lock);
+                    t.acquiring = None;
+                }
+                Event::Lock {
+                    op: LockOp::Release,
+                    lock,
+                    ..
+                } => {
+                    juc.insert(lock);
+                }
+                Event::Lock { lock, .. } => {
+                    // failed, timed out, interrupted: the acquisition is over
+                    juc.insert(lock);
+                    t.acquiring = None;
+                }
+                Event::ThreadEnded { .. } => t.acquiring = None,
+                Event::MonitorContendedEntered { .. } => t.entering = entering,
+                Event::MonitorEnter { monitor, stack, .. }
+                | Event::MonitorEntered { monitor, stack, .. } => {
+                    let is_enter = rec.event.kind() == orca_format::EventKind::MonitorEnter;
+                    if is_enter {
+                        // The order is what the thread tries: record it before it
+                        // blocks, so that a run that really deadlocks shows it too.
+                        t.entering = Some(monitor);
+                    } else {
+                        entered_events += 1;
+                    }
+                    if holds(&pairer, thread, monitor, None) {
+                        break 'ev; // reentrant: no new order
+                    }
+                    if entering != Some(monitor) || is_enter {
+                        add_edges(&mut edges, &pairer, thread, monitor, stack.raw(), line);
+                        // LockOrder lines have monitors only: the orders after held j.u.c.
+                        // locks count for the summaries' graph from the events.
+                        let site = stack.raw();
+                        add_juc_edges(&mut summary_edges, &pairer, thread, monitor, site, line);
                     }
                 }
-                if holds(t, monitor, None) {
-                    continue; // reentrant MonitorEnter
-                }
-                if entering != Some(monitor) || is_enter {
-                    add_edges(&mut edges, t, thread, monitor, stack.raw(), line);
-                    // LockOrder lines have monitors only: the orders after held j.u.c.
-                    // locks count for the summaries' graph from the events.
-                    let site = stack.raw();
-                    add_juc_edges(&mut summary_edges, t, thread, monitor, site, line);
-                }
-                if !is_enter {
-                    t.held.push((monitor, None, 1, stack.raw().to_string()));
-                }
+                _ => {}
             }
-            Event::MonitorExit { monitor, .. } => release(t, monitor, None),
-            _ => {}
         }
+        pairer.feed(rec.timestamp.nanos(), &rec.event, &mut |_| {});
     }
     let from_summaries = summary_lines > 0 && !from_events;
     // LockOrder lines cover j.u.c. locks when the log has j.u.c. hold summaries or one of
@@ -340,70 +326,68 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     ))
 }
 
-/// Whether the thread holds `id` (a monitor when `mode` is `None`, else the j.u.c. lock
-/// in that mode).
-fn holds(t: &ThreadState, id: Hash, mode: Option<LockMode>) -> bool {
-    t.held.iter().any(|h| h.0 == id && h.1 == mode)
+/// Whether `thread` holds `id` (a monitor when `mode` is `None`, else the j.u.c. lock in that
+/// mode).
+fn holds(pairer: &Pairer, thread: Hash, id: Hash, mode: Option<LockMode>) -> bool {
+    let held = match mode {
+        None => Held::Monitor(id),
+        Some(mode) => Held::Lock(id, mode),
+    };
+    pairer.holds(thread).any(|(h, _)| h == held)
 }
 
-/// One release of `id` in `mode` (`None`: a monitor).
-fn release(t: &mut ThreadState, id: Hash, mode: Option<LockMode>) {
-    if let Some(i) = t.held.iter().position(|h| h.0 == id && h.1 == mode) {
-        t.held[i].2 -= 1;
-        if t.held[i].2 == 0 {
-            t.held.remove(i);
-        }
-    }
-}
-
-/// The distinct IDs held other than `acquired`, in the order of their earliest still-open
-/// hold, with that hold's stack and whether it is a j.u.c. lock's.
-fn held_ids(t: &ThreadState, acquired: Hash) -> Vec<(Hash, &str, bool)> {
+/// The distinct IDs `thread` holds other than `acquired`, in the order of their earliest
+/// still-open hold, with that hold's stack and whether it is a j.u.c. lock's.
+fn held_ids(pairer: &Pairer, thread: Hash, acquired: Hash) -> Vec<(Hash, &str, bool)> {
     let mut ids: Vec<(Hash, &str, bool)> = Vec::new();
-    for (id, mode, _, stack) in &t.held {
-        if *id != acquired && !ids.iter().any(|x| x.0 == *id) {
-            ids.push((*id, stack, mode.is_some()));
+    for (held, begin) in pairer.holds(thread) {
+        let (id, juc) = match held {
+            Held::Monitor(id) => (id, false),
+            Held::Lock(id, _) => (id, true),
+        };
+        if id != acquired && !ids.iter().any(|x| x.0 == id) {
+            ids.push((id, &begin.stack, juc));
         }
     }
     ids
 }
 
-/// One acquisition of `acquired` at `site` while holding `t.held`: one edge occurrence per
+/// One acquisition of `acquired` at `site` while `thread` holds what it holds: one edge occurrence per
 /// distinct ID held other than `acquired`, the other such IDs being its guards. (A
 /// `LockOrder` line is `count` such occurrences of one held ID.)
 fn add_edges(
     edges: &mut HashMap<(Hash, Hash), Edge>,
-    t: &ThreadState,
+    pairer: &Pairer,
     thread: Hash,
     acquired: Hash,
     site: &str,
     line: u64,
 ) {
-    add_edges_if(edges, t, thread, acquired, site, line, |_| true)
+    add_edges_if(edges, pairer, thread, acquired, site, line, |_| true)
 }
 
 /// [`add_edges`] for the held j.u.c. locks only.
 fn add_juc_edges(
     edges: &mut HashMap<(Hash, Hash), Edge>,
-    t: &ThreadState,
+    pairer: &Pairer,
     thread: Hash,
     acquired: Hash,
     site: &str,
     line: u64,
 ) {
-    add_edges_if(edges, t, thread, acquired, site, line, |juc| juc)
+    add_edges_if(edges, pairer, thread, acquired, site, line, |juc| juc)
 }
 
 fn add_edges_if(
     edges: &mut HashMap<(Hash, Hash), Edge>,
-    t: &ThreadState,
+    pairer: &Pairer,
     thread: Hash,
     acquired: Hash,
     site: &str,
     line: u64,
     from: impl Fn(bool) -> bool,
 ) {
-    let ids = held_ids(t, acquired);
+    let ids = held_ids(pairer, thread, acquired);
     for &(held, held_site, juc) in &ids {
         if !from(juc) {
             continue;

@@ -161,9 +161,8 @@ struct Thread {
     call: Option<(Call, Hash, Mark)>,
     acquire: Option<(Hash, Hash, Mark)>,
     juc_call: Option<(JucCall, Mark)>,
-    /// Monitor holds, then j.u.c. holds, each in the order taken (`swap_remove` on release).
-    monitors: Vec<Open>,
-    locks: Vec<Open>,
+    /// Monitors and j.u.c. locks held, in the order taken (`orca deadlocks` reads the order).
+    holds: Vec<Open>,
 }
 
 /// Pairs a log's events into [`Span`]s, one event at a time ([`Pairer::feed`]), and closes what
@@ -214,6 +213,14 @@ impl Pairer {
         }
     }
 
+    /// What `thread` holds now, in the order it took them (each monitor, and each j.u.c. lock
+    /// in a mode, once however often it holds it), with the begin of its outermost hold.
+    pub fn holds(&self, thread: Hash) -> impl Iterator<Item = (Held, &Mark)> + '_ {
+        let t = self.threads.get(&thread);
+        t.into_iter()
+            .flat_map(|t| t.holds.iter().map(|h| (h.held, &h.begin)))
+    }
+
     /// Takes one event (in file order), and hands `out` the spans it ends.
     pub fn feed(&mut self, ts: u64, ev: &Event<'_>, out: &mut impl FnMut(Span)) {
         if matches!(
@@ -252,11 +259,11 @@ impl Pairer {
                 }
             }
             Event::MonitorEntered { monitor, .. } => {
-                take(&mut t.monitors, Held::Monitor(monitor), mark);
+                take(&mut t.holds, Held::Monitor(monitor), mark);
             }
             Event::MonitorExit { monitor, .. } => {
                 if let Some((held, nanos, begin)) =
-                    release(&mut t.monitors, Held::Monitor(monitor), ts)
+                    release(&mut t.holds, Held::Monitor(monitor), ts)
                 {
                     out(span(SpanKind::Hold { held, nanos }, begin, mark()));
                 }
@@ -264,7 +271,7 @@ impl Pairer {
             Event::ObjectWait { object, .. } => {
                 // Object.wait releases the monitor until it returns: its hold pauses.
                 for h in t
-                    .monitors
+                    .holds
                     .iter_mut()
                     .filter(|h| h.held == Held::Monitor(object))
                 {
@@ -275,7 +282,7 @@ impl Pairer {
             }
             Event::ObjectWaited { object, .. } => {
                 for h in t
-                    .monitors
+                    .holds
                     .iter_mut()
                     .filter(|h| h.held == Held::Monitor(object))
                 {
@@ -310,10 +317,10 @@ impl Pairer {
                     }
                 }
                 match op {
-                    LockOp::Acquired => take(&mut t.locks, Held::Lock(lock, mode), mark),
+                    LockOp::Acquired => take(&mut t.holds, Held::Lock(lock, mode), mark),
                     LockOp::Release => {
                         if let Some((held, nanos, begin)) =
-                            release(&mut t.locks, Held::Lock(lock, mode), ts)
+                            release(&mut t.holds, Held::Lock(lock, mode), ts)
                         {
                             out(span(SpanKind::Hold { held, nanos }, begin, mark()));
                         }
@@ -330,7 +337,7 @@ impl Pairer {
                 ConditionOp::Await => {
                     // await releases the lock, in every mode, until it returns.
                     for h in t
-                        .locks
+                        .holds
                         .iter_mut()
                         .filter(|h| matches!(h.held, Held::Lock(l, _) if l == lock))
                     {
@@ -341,7 +348,7 @@ impl Pairer {
                 }
                 ConditionOp::Awaited => {
                     for h in t
-                        .locks
+                        .holds
                         .iter_mut()
                         .filter(|h| matches!(h.held, Held::Lock(l, _) if l == lock))
                     {
@@ -370,8 +377,8 @@ impl Pairer {
     }
 
     /// Hands `out` every span still open at the end of the log, ending at [`Pairer::end`]: per
-    /// thread, its contention, its call, its monitor holds, its acquisition, its await or
-    /// park, its j.u.c. holds.
+    /// thread, its contention, its call, its acquisition, its await or park, its holds (in
+    /// the order taken).
     pub fn finish(self, out: &mut impl FnMut(Span)) {
         let end = self.last;
         for (thread, t) in self.threads {
@@ -388,15 +395,6 @@ impl Pairer {
             if let Some((call, object, begin)) = t.call {
                 out(open(SpanKind::Call { call, object }, begin));
             }
-            for h in t.monitors {
-                out(open(
-                    SpanKind::Hold {
-                        held: h.held,
-                        nanos: h.before + end.saturating_sub(h.since),
-                    },
-                    h.begin,
-                ));
-            }
             if let Some((lock, owner, begin)) = t.acquire {
                 let kind = SpanKind::Acquire {
                     lock,
@@ -412,7 +410,7 @@ impl Pairer {
                 };
                 out(open(kind, begin));
             }
-            for h in t.locks {
+            for h in t.holds {
                 out(open(
                     SpanKind::Hold {
                         held: h.held,
@@ -450,7 +448,7 @@ fn release(holds: &mut Vec<Open>, held: Held, ts: u64) -> Option<(Held, u64, Mar
     if holds[i].count > 0 {
         return None;
     }
-    let h = holds.swap_remove(i);
+    let h = holds.remove(i);
     Some((h.held, h.before + ts.saturating_sub(h.since), h.begin))
 }
 
