@@ -1497,7 +1497,7 @@ fn owners_text(a: &Analysis, owners: &HashMap<Hash, u64>, top: usize) -> String 
 /// no hold was timed (its estimate is 0 for want of a timed hold there, and "~0 ns" would read
 /// as a measurement: issue 46). A timed hold lasts a few nanoseconds at least, so a site whose
 /// estimated total is 0 had none timed.
-fn site_time(est: &str, ns: u64) -> String {
+pub(crate) fn site_time(est: &str, ns: u64) -> String {
     if !est.is_empty() && ns == 0 {
         "not timed".to_string()
     } else {

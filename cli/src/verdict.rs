@@ -67,6 +67,8 @@ struct Hot<'a> {
     owners: &'a HashMap<Hash, u64>,
     sites: &'a HashMap<Option<Frame>, (u64, u64)>,
     hold_sites: &'a HashMap<Option<Frame>, (u64, u64)>,
+    /// Its hold times are estimates from a sample (holdtiming=sampled).
+    estimated: bool,
 }
 
 /// Builds the verdict; `all` keeps what is folded by default.
@@ -159,6 +161,7 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
             owners: &o.owners,
             sites: &o.sites,
             hold_sites: &o.hold_sites,
+            estimated: o.holds.is_estimate(),
         });
     }
     for (h, l) in &a.locks {
@@ -171,6 +174,7 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
             owners: &l.owners,
             sites: &l.sites,
             hold_sites: &l.hold_sites,
+            estimated: l.write_holds.is_estimate() || l.read_holds.is_estimate(),
         });
     }
     hot.sort_by(|x, y| y.blocked.cmp(&x.blocked).then(x.id.cmp(&y.id)));
@@ -207,18 +211,18 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
                             ""
                         };
                         format!(
-                            "; it took the lock at {} (held from there {least}x{c}, {} in all)",
+                            "; it took the lock at {} (held from there {least}x{c}, {})",
                             site(md, *f),
-                            dur(*ns)
+                            hold_time(l.estimated, *ns)
                         )
                     })
                 })
                 .or_else(|| {
                     top_sites(l.hold_sites, 1).first().map(|(f, _, ns)| {
                         format!(
-                            "; the lock was held longest from {} ({} in all)",
+                            "; the lock was held longest from {} ({})",
                             site(md, *f),
-                            dur(*ns)
+                            hold_time(l.estimated, *ns)
                         )
                     })
                 })
@@ -542,6 +546,16 @@ pub fn json(v: &Verdict) -> String {
     )
 }
 
+/// A site's hold time "in all", as the report writes it: `~` when the lock's hold times are
+/// estimated from a sample, "not timed" when none of the site's holds was (issue 46: the
+/// verdict said "0 ns in all" of holds that no clock had read).
+fn hold_time(estimated: bool, ns: u64) -> String {
+    match crate::report::site_time(if estimated { "~" } else { "" }, ns) {
+        t if t == "not timed" => t,
+        t => format!("{t} in all"),
+    }
+}
+
 /// `s` quoted for a POSIX shell when it needs it.
 fn shell(s: &str) -> String {
     if !s.is_empty()
@@ -579,9 +593,12 @@ mod tests {
 ";
         let sampled = format!("0.500000000,RecordingStarted,mode=instrument;trace=summary;holdtiming=sampled;tracking=sampled;stackdepth=8\n{rows}");
         let v = verdict_of(&sampled);
-        assert!(v.contains("(held from there at least x4, "), "{v}");
+        assert!(
+            v.contains("(held from there at least x4, not timed)"),
+            "{v}"
+        );
         let v = verdict_of(rows);
-        assert!(v.contains("(held from there x4, "), "{v}");
+        assert!(v.contains("(held from there x4, not timed)"), "{v}");
     }
 
     /// A notify while nobody waited, then a wait that no notify ended: a missed-wakeup
