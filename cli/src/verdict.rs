@@ -185,6 +185,11 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
             folded += 1;
             continue;
         }
+        if l.contentions == 0 {
+            // `--all` shows it in the tables; the verdict is about what happened (issue 46:
+            // "Blocked on ExtensionManager@...: 0 ns in 0 contentions", three times).
+            continue;
+        }
         if shown == SHOWN {
             continue;
         }
@@ -599,6 +604,20 @@ mod tests {
         );
         let v = verdict_of(rows);
         assert!(v.contains("(held from there x4, not timed)"), "{v}");
+    }
+
+    /// `--all` shows every lock in the tables, but a verdict item only for what happened: no
+    /// "Blocked on ...: 0 ns in 0 contentions" for a lock nobody waited for.
+    #[test]
+    fn all_adds_no_verdict_item_for_a_lock_without_contention() {
+        let log = "\
+1.000000000,MonitorEntered,0000AAAA,00001111,1;00000001;00000010
+1.000100000,MonitorExit,0000AAAA,00001111,1;00000001;00000011
+";
+        let a = Analysis::run(EventReader::new(log.as_bytes())).unwrap();
+        let f = crate::deadlocks::analyze(EventReader::new(log.as_bytes())).unwrap();
+        let v = text(&verdict(&a, &f, &Metadata::default(), "t", true));
+        assert!(!v.contains("0 contentions"), "{v}");
     }
 
     /// A notify while nobody waited, then a wait that no notify ended: a missed-wakeup
