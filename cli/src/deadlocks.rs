@@ -29,7 +29,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 
-use orca_format::spans::{Held, Pairer};
+use orca_format::spans::{Held, Pairer, Stacks};
 use orca_format::{parse_stack, Event, EventReader, Hash, LineError, LockMode, LockOp, Metadata};
 
 /// The first time an edge `from -> to` was seen, with both code paths.
@@ -140,7 +140,10 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     // The one pairing of lines (orca_format::spans): what each thread holds, in the order it
     // took it, with the stack of its outermost acquisition. An event's orders are read from
     // what was held before it, so the pairer takes each event after this pass has.
-    let mut pairer = Pairer::with_stacks();
+    let mut pairer = Pairer::with_stacks_for(Stacks {
+        holds: true,
+        ..Stacks::default()
+    });
     while let Some((line, rec)) = r.next_event()? {
         let rec = match rec {
             Ok(rec) => rec,

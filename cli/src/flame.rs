@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use orca_format::spans::{Call, Held, Pairer, SpanKind};
+use orca_format::spans::{Call, Held, Pairer, Span, SpanKind, Stacks};
 use orca_format::{parse_stack, Durations, Event, EventReader, Hash, Metadata, WaitCall};
 
 use crate::FlameWeight;
@@ -25,6 +25,57 @@ pub struct Collapsed {
     pub frames: Vec<String>,
     pub monitor: Hash,
     pub ns: u64,
+}
+
+/// The weights of one graph: per (stack, monitor), and per (stack, j.u.c. object, kind).
+#[derive(Default)]
+struct Weights {
+    monitors: HashMap<(String, Hash), u64>,
+    juc: HashMap<(String, Hash, &'static str), u64>,
+}
+
+impl Weights {
+    fn add(&mut self, raw: String, m: Hash, ns: u64) {
+        *self.monitors.entry((raw, m)).or_default() += ns;
+    }
+
+    /// What one span of the pairing adds to the graph of `w`, as it ends (so that memory
+    /// grows with the stacks, not with the spans).
+    fn fold(&mut self, w: FlameWeight, s: Span) {
+        let ns = s.nanos();
+        let open = s.is_open();
+        let stack = s.begin.stack;
+        match (w, s.kind) {
+            (FlameWeight::Blocked, SpanKind::Blocked { monitor, .. }) => {
+                self.add(stack, monitor, ns)
+            }
+            (FlameWeight::Blocked, SpanKind::Acquire { lock, owner, .. })
+                if owner != Hash::UNKNOWN && owner != s.thread =>
+            {
+                *self.juc.entry((stack, lock, "lock")).or_default() += ns;
+            }
+            (
+                FlameWeight::Waiting,
+                SpanKind::Call {
+                    call: Call::Wait,
+                    object,
+                },
+            ) => self.add(stack, object, ns),
+            (FlameWeight::Waiting, SpanKind::Await { condition, .. }) => {
+                *self.juc.entry((stack, condition, "condition")).or_default() += ns;
+            }
+            (FlameWeight::Waiting, SpanKind::Park { blocker }) => {
+                *self.juc.entry((stack, blocker, "park")).or_default() += ns;
+            }
+            (FlameWeight::Held, SpanKind::Hold { held, nanos }) if !open => match held {
+                Held::Monitor(m) => self.add(stack, m, nanos),
+                Held::Lock(lock, _) => {
+                    *self.juc.entry((stack, lock, "lock")).or_default() += nanos;
+                }
+            },
+            _ => {}
+        }
+    }
 }
 
 /// Builds the collapsed-stack text.
@@ -71,25 +122,24 @@ pub fn collapse_with<R: std::io::Read>(
     from_events: bool,
 ) -> std::io::Result<Vec<Collapsed>> {
     // The one pairing of lines into spans (orca_format::spans), with whole stacks.
-    let mut pairer = Pairer::with_stacks();
-    let mut spans = Vec::new();
-    let mut weights: HashMap<(String, Hash), u64> = HashMap::new();
+    let mut pairer = Pairer::with_stacks_for(Stacks {
+        blocked: w == FlameWeight::Blocked,
+        holds: w == FlameWeight::Held,
+        waits: w == FlameWeight::Waiting,
+    });
+    let mut acc = Weights::default();
     let mut summary_weights: HashMap<(String, Hash), u64> = HashMap::new();
     // (timed, untimed) holds per key: holdtiming=sampled's totals are a sample's, scaled.
     let mut summary_counts: HashMap<(String, Hash), (u64, u64)> = HashMap::new();
     let mut summary_lines = 0u64;
     // j.u.c. spans, labelled by kind, kept apart from both; and the holds of LockHolds lines.
-    let mut juc_weights: HashMap<(String, Hash, &'static str), u64> = HashMap::new();
     let mut juc_summary_weights: HashMap<(String, Hash, &'static str), u64> = HashMap::new();
     let mut juc_summary_counts: HashMap<(String, Hash, &'static str), (u64, u64)> = HashMap::new();
     let mut lock_summary_lines = 0u64;
-    let mut add = |raw: String, m: Hash, ns: u64| {
-        *weights.entry((raw, m)).or_default() += ns;
-    };
     let mut classes: HashMap<Hash, String> = HashMap::new();
     while let Some((_, rec)) = r.next_event()? {
         let Ok(rec) = rec else { continue };
-        pairer.feed(rec.timestamp.nanos(), &rec.event, &mut |s| spans.push(s));
+        pairer.feed(rec.timestamp.nanos(), &rec.event, &mut |s| acc.fold(w, s));
         let Some(_thread) = rec.event.thread() else {
             if let Event::ObjectClass { object, class } = rec.event {
                 // the first: a second line names another object with the same ID (the report says so)
@@ -166,7 +216,7 @@ pub fn collapse_with<R: std::io::Read>(
                     durations: Durations { total, .. },
                     ..
                 },
-            ) => add(site.raw().to_string(), monitor, total),
+            ) => acc.add(site.raw().to_string(), monitor, total),
             (
                 FlameWeight::Blocked,
                 Event::LockContentions {
@@ -176,7 +226,7 @@ pub fn collapse_with<R: std::io::Read>(
                     ..
                 },
             ) => {
-                *juc_weights
+                *acc.juc
                     .entry((site.raw().to_string(), lock, "lock"))
                     .or_default() += total;
             }
@@ -191,14 +241,14 @@ pub fn collapse_with<R: std::io::Read>(
                     ..
                 },
             ) => match call {
-                WaitCall::Wait => add(site.raw().to_string(), object, total),
+                WaitCall::Wait => acc.add(site.raw().to_string(), object, total),
                 WaitCall::Await | WaitCall::Park | WaitCall::Acquire => {
                     let what = match call {
                         WaitCall::Await => "condition",
                         WaitCall::Park => "park",
                         _ => "semaphore",
                     };
-                    *juc_weights
+                    *acc.juc
                         .entry((site.raw().to_string(), object, what))
                         .or_default() += total;
                 }
@@ -211,49 +261,14 @@ pub fn collapse_with<R: std::io::Read>(
     // Contentions, waits and parks still open when the log ends (a deadlock, a thread
     // waiting for good) count up to its last timestamp, as in `orca report`. Open holds do
     // not: the report counts them apart ("still held at end").
-    pairer.finish(&mut |s| spans.push(s));
-    for s in spans {
-        let ns = s.nanos();
-        let open = s.is_open();
-        let stack = s.begin.stack;
-        match (w, s.kind) {
-            (FlameWeight::Blocked, SpanKind::Blocked { monitor, .. }) => add(stack, monitor, ns),
-            (FlameWeight::Blocked, SpanKind::Acquire { lock, owner, .. })
-                if owner != Hash::UNKNOWN && owner != s.thread =>
-            {
-                *juc_weights.entry((stack, lock, "lock")).or_default() += ns;
-            }
-            (
-                FlameWeight::Waiting,
-                SpanKind::Call {
-                    call: Call::Wait,
-                    object,
-                },
-            ) => add(stack, object, ns),
-            (FlameWeight::Waiting, SpanKind::Await { condition, .. }) => {
-                *juc_weights
-                    .entry((stack, condition, "condition"))
-                    .or_default() += ns;
-            }
-            (FlameWeight::Waiting, SpanKind::Park { blocker }) => {
-                *juc_weights.entry((stack, blocker, "park")).or_default() += ns;
-            }
-            (FlameWeight::Held, SpanKind::Hold { held, nanos }) if !open => match held {
-                Held::Monitor(m) => add(stack, m, nanos),
-                Held::Lock(lock, _) => {
-                    *juc_weights.entry((stack, lock, "lock")).or_default() += nanos;
-                }
-            },
-            _ => {}
-        }
-    }
+    pairer.finish(&mut |s| acc.fold(w, s));
     if w == FlameWeight::Held && summary_lines > 0 && !from_events {
         for (k, (timed, untimed)) in summary_counts {
             if let Some(ns) = summary_weights.get_mut(&k) {
                 *ns = crate::util::estimate(*ns, timed, untimed);
             }
         }
-        weights = summary_weights;
+        acc.monitors = summary_weights;
     }
     if w == FlameWeight::Held && lock_summary_lines > 0 && !from_events {
         for (k, (timed, untimed)) in juc_summary_counts {
@@ -261,12 +276,13 @@ pub fn collapse_with<R: std::io::Read>(
                 *ns = crate::util::estimate(*ns, timed, untimed);
             }
         }
-        juc_weights = juc_summary_weights;
+        acc.juc = juc_summary_weights;
     }
-    let mut lines: Vec<(String, Hash, Vec<String>, u64)> = weights
+    let mut lines: Vec<(String, Hash, Vec<String>, u64)> = acc
+        .monitors
         .into_iter()
         .map(|((raw, m), ns)| ((raw, m, "monitor"), ns))
-        .chain(juc_weights)
+        .chain(acc.juc)
         .filter(|(_, ns)| *ns > 0)
         .map(|((raw, m, what), ns)| {
             let mut frames: Vec<String> = match parse_stack(raw.as_bytes(), 0) {

@@ -31,6 +31,17 @@ pub struct Mark {
     pub stack: String,
 }
 
+/// Which spans' marks carry whole stacks ([`Pairer::with_stacks_for`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stacks {
+    /// [`SpanKind::Blocked`] and [`SpanKind::Acquire`].
+    pub blocked: bool,
+    /// [`SpanKind::Hold`].
+    pub holds: bool,
+    /// [`SpanKind::Call`], [`SpanKind::Await`] and [`SpanKind::Park`].
+    pub waits: bool,
+}
+
 /// What a hold holds: a monitor, or a j.u.c. lock in one mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Held {
@@ -170,7 +181,7 @@ struct Thread {
 #[derive(Debug, Default)]
 pub struct Pairer {
     threads: FastMap<Hash, Thread>,
-    stacks: bool,
+    stacks: Stacks,
     first: Option<u64>,
     last: u64,
 }
@@ -183,8 +194,19 @@ impl Pairer {
 
     /// A pairer whose marks carry whole stacks too (`orca pprof`).
     pub fn with_stacks() -> Self {
+        Self::with_stacks_for(Stacks {
+            blocked: true,
+            holds: true,
+            waits: true,
+        })
+    }
+
+    /// A pairer whose marks carry whole stacks for the spans `which` names only: a whole
+    /// stack is an allocation per span, and `orca flame --weight held` needs the holds' only
+    /// (with every kind's, it read a 240 MB log in 0.55 s of CPU instead of 0.37).
+    pub fn with_stacks_for(which: Stacks) -> Self {
         Pairer {
-            stacks: true,
+            stacks: which,
             ..Self::default()
         }
     }
@@ -237,8 +259,8 @@ impl Pairer {
             return;
         }
         // Made only for a line that begins or ends a span (a whole stack is an allocation).
-        let stacks = self.stacks;
-        let mark = || Self::mark(stacks, ts, ev);
+        let keep = self.stacks;
+        let mark = |stack: bool| Self::mark(stack, ts, ev);
         let t = self.threads.entry(thread).or_default();
         let span = |kind, begin, end: Mark| Span {
             thread,
@@ -249,23 +271,31 @@ impl Pairer {
         };
         match *ev {
             Event::MonitorContendedEnter { monitor, owner, .. } => {
-                t.contended = Some((monitor, owner, mark()));
+                t.contended = Some((monitor, owner, mark(keep.blocked)));
             }
             Event::MonitorContendedEntered { monitor, .. } => {
                 if let Some((m, owner, begin)) = t.contended.take() {
                     if m == monitor {
-                        out(span(SpanKind::Blocked { monitor, owner }, begin, mark()));
+                        out(span(
+                            SpanKind::Blocked { monitor, owner },
+                            begin,
+                            mark(keep.blocked),
+                        ));
                     }
                 }
             }
             Event::MonitorEntered { monitor, .. } => {
-                take(&mut t.holds, Held::Monitor(monitor), mark);
+                take(&mut t.holds, Held::Monitor(monitor), || mark(keep.holds));
             }
             Event::MonitorExit { monitor, .. } => {
                 if let Some((held, nanos, begin)) =
                     release(&mut t.holds, Held::Monitor(monitor), ts)
                 {
-                    out(span(SpanKind::Hold { held, nanos }, begin, mark()));
+                    out(span(
+                        SpanKind::Hold { held, nanos },
+                        begin,
+                        mark(keep.holds),
+                    ));
                 }
             }
             Event::ObjectWait { object, .. } => {
@@ -278,7 +308,7 @@ impl Pairer {
                     h.before += ts.saturating_sub(h.since);
                     h.since = ts;
                 }
-                t.call = Some((Call::Wait, object, mark()));
+                t.call = Some((Call::Wait, object, mark(keep.waits)));
             }
             Event::ObjectWaited { object, .. } => {
                 for h in t
@@ -289,22 +319,34 @@ impl Pairer {
                     h.since = ts;
                 }
                 if let Some((call, object, begin)) = t.call.take() {
-                    out(span(SpanKind::Call { call, object }, begin, mark()));
+                    out(span(
+                        SpanKind::Call { call, object },
+                        begin,
+                        mark(keep.waits),
+                    ));
                 }
             }
-            Event::ThreadJoin { joined, .. } => t.call = Some((Call::Join, joined, mark())),
-            Event::ThreadSleep { .. } => t.call = Some((Call::Sleep, Hash(0), mark())),
+            Event::ThreadJoin { joined, .. } => {
+                t.call = Some((Call::Join, joined, mark(keep.waits)))
+            }
+            Event::ThreadSleep { .. } => t.call = Some((Call::Sleep, Hash(0), mark(keep.waits))),
             Event::SemaphoreAcquire { semaphore, .. } => {
-                t.call = Some((Call::Semaphore, semaphore, mark()))
+                t.call = Some((Call::Semaphore, semaphore, mark(keep.waits)))
             }
             Event::ThreadJoined { .. }
             | Event::ThreadSlept { .. }
             | Event::SemaphoreAcquired { .. } => {
                 if let Some((call, object, begin)) = t.call.take() {
-                    out(span(SpanKind::Call { call, object }, begin, mark()));
+                    out(span(
+                        SpanKind::Call { call, object },
+                        begin,
+                        mark(keep.waits),
+                    ));
                 }
             }
-            Event::LockAcquire { lock, owner, .. } => t.acquire = Some((lock, owner, mark())),
+            Event::LockAcquire { lock, owner, .. } => {
+                t.acquire = Some((lock, owner, mark(keep.blocked)))
+            }
             Event::Lock { op, lock, mode, .. } => {
                 if op != LockOp::Release {
                     if let Some((_, owner, begin)) = t.acquire.take() {
@@ -313,16 +355,22 @@ impl Pairer {
                             owner,
                             outcome: Some(op),
                         };
-                        out(span(kind, begin, mark()));
+                        out(span(kind, begin, mark(keep.blocked)));
                     }
                 }
                 match op {
-                    LockOp::Acquired => take(&mut t.holds, Held::Lock(lock, mode), mark),
+                    LockOp::Acquired => {
+                        take(&mut t.holds, Held::Lock(lock, mode), || mark(keep.holds))
+                    }
                     LockOp::Release => {
                         if let Some((held, nanos, begin)) =
                             release(&mut t.holds, Held::Lock(lock, mode), ts)
                         {
-                            out(span(SpanKind::Hold { held, nanos }, begin, mark()));
+                            out(span(
+                                SpanKind::Hold { held, nanos },
+                                begin,
+                                mark(keep.holds),
+                            ));
                         }
                     }
                     LockOp::Failed | LockOp::TimedOut | LockOp::Interrupted => {}
@@ -344,7 +392,7 @@ impl Pairer {
                         h.before += ts.saturating_sub(h.since);
                         h.since = ts;
                     }
-                    t.juc_call = Some((JucCall::Await { lock, condition }, mark()));
+                    t.juc_call = Some((JucCall::Await { lock, condition }, mark(keep.waits)));
                 }
                 ConditionOp::Awaited => {
                     for h in t
@@ -355,13 +403,17 @@ impl Pairer {
                         h.since = ts;
                     }
                     if let Some((_, begin)) = t.juc_call.take() {
-                        out(span(SpanKind::Await { lock, condition }, begin, mark()));
+                        out(span(
+                            SpanKind::Await { lock, condition },
+                            begin,
+                            mark(keep.waits),
+                        ));
                     }
                 }
                 ConditionOp::Signal | ConditionOp::SignalAll => {}
             },
             Event::ThreadPark { blocker, .. } => {
-                t.juc_call = Some((JucCall::Park { blocker }, mark()));
+                t.juc_call = Some((JucCall::Park { blocker }, mark(keep.waits)));
             }
             Event::ThreadParked { .. } => {
                 if let Some((call, begin)) = t.juc_call.take() {
@@ -369,7 +421,7 @@ impl Pairer {
                         JucCall::Park { blocker } => blocker,
                         JucCall::Await { lock, .. } => lock,
                     };
-                    out(span(SpanKind::Park { blocker }, begin, mark()));
+                    out(span(SpanKind::Park { blocker }, begin, mark(keep.waits)));
                 }
             }
             _ => {}
