@@ -123,6 +123,19 @@ struct Key {
     mode: Option<LockMode>,
 }
 
+impl Key {
+    /// A sample of `thread` at `stack`, without an owner or a mode.
+    fn of(leaf: Leaf, stack: String, thread: Hash) -> Key {
+        Key {
+            leaf,
+            stack,
+            thread,
+            owner: None,
+            mode: None,
+        }
+    }
+}
+
 type Sums = HashMap<Key, (u64, u64)>;
 
 fn add(m: &mut Sums, k: Key, count: u64, ns: u64) {
@@ -175,36 +188,23 @@ impl Profiles {
             if let Ok(rec) = rec {
                 let ts = rec.timestamp.nanos();
                 pairer.feed(ts, &rec.event, &mut |s| ended.push(s));
-                p.event(ts, &rec.event);
+                p.event(&rec.event);
                 for s in ended.drain(..) {
                     p.span(s);
                 }
             }
         }
         p.finish();
+        // The log's span is the pairer's (its first and last events, as in `orca report`).
+        (p.first_ts, p.last_ts) = (pairer.start(), pairer.end());
         // What is still open ends at the log's last event, as in `orca report`.
         pairer.finish(&mut |s| p.span(s));
         Ok(p)
     }
 
-    fn event(&mut self, ts: u64, ev: &Event<'_>) {
-        if matches!(
-            ev,
-            Event::RecordingStarted { .. } | Event::RecordingEnded { .. }
-        ) {
-            // Not an event: the log's end is its last event's time, as in `report`.
-            return;
-        }
-        self.first_ts = Some(self.first_ts.map_or(ts, |f| f.min(ts)));
-        self.last_ts = self.last_ts.max(ts);
+    fn event(&mut self, ev: &Event<'_>) {
         let Some(thread) = ev.thread() else { return };
-        let key = |leaf, stack| Key {
-            leaf,
-            stack,
-            thread,
-            owner: None,
-            mode: None,
-        };
+        let key = |leaf, stack| Key::of(leaf, stack, thread);
         match *ev {
             Event::ThreadStarted { name, .. } => {
                 self.names.insert(thread, name.decode().into_owned());
@@ -319,13 +319,7 @@ impl Profiles {
     fn span(&mut self, s: Span) {
         let ns = s.nanos();
         let thread = s.thread;
-        let key = |leaf, stack| Key {
-            leaf,
-            stack,
-            thread,
-            owner: None,
-            mode: None,
-        };
+        let key = |leaf, stack| Key::of(leaf, stack, thread);
         match s.kind {
             SpanKind::Blocked { monitor, owner } => {
                 let k = Key {

@@ -319,8 +319,6 @@ impl Analysis {
             return;
         }
         self.events += 1;
-        self.first_ts = Some(self.first_ts.map_or(ts, |f| f.min(ts)));
-        self.last_ts = self.last_ts.max(ts);
         let Some(thread) = ev.thread() else {
             match ev {
                 Event::EventsDropped { count } => self.dropped += *count,
@@ -801,7 +799,10 @@ impl Analysis {
         }
         // What is still open ends at the log's last event.
         let mut open = Vec::new();
-        std::mem::take(&mut self.pairer).finish(&mut |s| open.push(s));
+        let pairer = std::mem::take(&mut self.pairer);
+        // The log's span: its first and last events, as the pairer ends what is open.
+        (self.first_ts, self.last_ts) = (pairer.start(), pairer.end());
+        pairer.finish(&mut |s| open.push(s));
         for s in open {
             self.span(s);
         }

@@ -1,7 +1,6 @@
 //! Throughput benchmarks (ignored by default; run them in release mode), and one test that
 //! runs by default: the streaming readers' memory stays flat as the log grows.
 //!
-//!
 //! `cargo test --release -p orca-cli --test throughput -- --ignored --nocapture`
 //!
 //! `throughput` generates a valid ~200 MB synthetic log (16 threads, contention, holds,
