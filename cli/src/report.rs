@@ -726,6 +726,8 @@ impl Analysis {
                 l.awaited += ns;
             }
             SpanKind::Park { blocker } => Self::parked(t, &mut self.parks, blocker, ns),
+            // Its Hold has its time (this pairer hands out no stretches).
+            SpanKind::Stretch { .. } => {}
         }
     }
 

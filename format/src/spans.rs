@@ -116,6 +116,19 @@ pub enum SpanKind {
         /// The park's blocker, as its begin names it (00000000: none).
         blocker: Hash,
     },
+    /// A stretch of an outermost hold while the thread held it: from the hold's begin (or the
+    /// `ObjectWaited`/`ConditionAwaited` that gave it back) to the wait that released it (or
+    /// the release). Only a [`Pairer::with_stretches`] makes them, for the readers that draw
+    /// holds (`orca timeline`, the page), each just before the pause or the [`SpanKind::Hold`]
+    /// that ends it; its begin mark is the hold's (a resumption has its time, the hold's site).
+    Stretch {
+        /// The monitor, or the lock and mode.
+        held: Held,
+        /// How many holds the thread had taken before this one and still held (0: its first).
+        depth: u32,
+        /// Whether it began at a resumption, after a wait, rather than at the hold's begin.
+        resumed: bool,
+    },
 }
 
 /// One paired span of one thread.
@@ -146,6 +159,43 @@ impl Span {
     }
 }
 
+/// What kinds of line a log has, which decide how its holds are read (docs/FORMAT.md,
+/// "Summary lines"). Each reader used to work these out itself, and not alike: the page and
+/// `orca timeline` took a log with `LockHoldsUntimed` lines only for one with every hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// Some `MonitorEntered` line: monitor holds can be followed from the events.
+    pub monitor_entered: bool,
+    /// Some `LockHolds`, `LockHoldsUntimed` or `LockHold` line.
+    pub lock_summaries: bool,
+    /// Some `LockRelease` line.
+    pub lock_releases: bool,
+}
+
+impl Shape {
+    /// Notes one line.
+    pub fn observe(&mut self, ev: &Event<'_>) {
+        match ev {
+            Event::MonitorEntered { .. } => self.monitor_entered = true,
+            Event::LockHolds { .. } | Event::LockHoldsUntimed { .. } | Event::LockHold { .. } => {
+                self.lock_summaries = true
+            }
+            Event::Lock {
+                op: LockOp::Release,
+                ..
+            } => self.lock_releases = true,
+            _ => {}
+        }
+    }
+
+    /// Whether the log is summarised for j.u.c. locks: summary lines of them and no
+    /// `LockRelease`, so its `LockAcquired` lines are the contended acquisitions only, their
+    /// releases are not written, and a j.u.c. hold the pairer has open is not one.
+    pub fn juc_summarised(&self) -> bool {
+        self.lock_summaries && !self.lock_releases
+    }
+}
+
 /// The open `Condition.await` or park of a thread (they share one slot, as one thread is in
 /// at most one).
 #[derive(Debug)]
@@ -163,6 +213,44 @@ struct Open {
     since: u64,
     begin: Mark,
     before: u64,
+    /// Released by a wait that has not returned.
+    paused: bool,
+    /// Given back by a wait since its begin.
+    resumed: bool,
+}
+
+impl Open {
+    /// Its time held up to `ts`, less its pauses.
+    fn nanos(&self, ts: u64) -> u64 {
+        if self.paused {
+            self.before
+        } else {
+            self.before + ts.saturating_sub(self.since)
+        }
+    }
+
+    /// The stretch that ends at `ts` (a pause or the release), if it is running.
+    fn stretch(&self, thread: Hash, depth: usize, ts: u64) -> Option<Span> {
+        (!self.paused).then(|| Span {
+            thread,
+            kind: SpanKind::Stretch {
+                held: self.held,
+                depth: depth as u32,
+                resumed: self.resumed,
+            },
+            begin: Mark {
+                ts: self.since,
+                top: self.begin.top,
+                stack: String::new(),
+            },
+            end: Some(Mark {
+                ts,
+                top: None,
+                stack: String::new(),
+            }),
+            end_ts: ts,
+        })
+    }
 }
 
 /// What one thread has open.
@@ -181,7 +269,9 @@ struct Thread {
 #[derive(Debug, Default)]
 pub struct Pairer {
     threads: FastMap<Hash, Thread>,
+    shape: Shape,
     stacks: Stacks,
+    stretches: bool,
     first: Option<u64>,
     last: u64,
 }
@@ -209,6 +299,17 @@ impl Pairer {
             stacks: which,
             ..Self::default()
         }
+    }
+
+    /// The same pairer, also handing out the [`SpanKind::Stretch`]es of every hold.
+    pub fn with_stretches(mut self) -> Self {
+        self.stretches = true;
+        self
+    }
+
+    /// What kinds of line the log has had so far.
+    pub fn shape(&self) -> Shape {
+        self.shape
     }
 
     /// The log's first event's time, if it has one (`RecordingStarted` and `RecordingEnded`
@@ -251,6 +352,7 @@ impl Pairer {
         ) {
             return;
         }
+        self.shape.observe(ev);
         self.first = Some(self.first.map_or(ts, |f| f.min(ts)));
         self.last = self.last.max(ts);
         let Some(thread) = ev.thread() else { return };
@@ -269,6 +371,8 @@ impl Pairer {
             end_ts: end.ts,
             end: Some(end),
         };
+        // Which thread's stretches a pause or a release hands out, if any are asked for.
+        let stretch = self.stretches.then_some(thread);
         match *ev {
             Event::MonitorContendedEnter { monitor, owner, .. } => {
                 t.contended = Some((monitor, owner, mark(keep.blocked)));
@@ -289,7 +393,7 @@ impl Pairer {
             }
             Event::MonitorExit { monitor, .. } => {
                 if let Some((held, nanos, begin)) =
-                    release(&mut t.holds, Held::Monitor(monitor), ts)
+                    release(&mut t.holds, Held::Monitor(monitor), ts, stretch, out)
                 {
                     out(span(
                         SpanKind::Hold { held, nanos },
@@ -300,24 +404,17 @@ impl Pairer {
             }
             Event::ObjectWait { object, .. } => {
                 // Object.wait releases the monitor until it returns: its hold pauses.
-                for h in t
-                    .holds
-                    .iter_mut()
-                    .filter(|h| h.held == Held::Monitor(object))
-                {
-                    h.before += ts.saturating_sub(h.since);
-                    h.since = ts;
-                }
+                pause(
+                    &mut t.holds,
+                    |h| h == Held::Monitor(object),
+                    ts,
+                    stretch,
+                    out,
+                );
                 t.call = Some((Call::Wait, object, mark(keep.waits)));
             }
             Event::ObjectWaited { object, .. } => {
-                for h in t
-                    .holds
-                    .iter_mut()
-                    .filter(|h| h.held == Held::Monitor(object))
-                {
-                    h.since = ts;
-                }
+                resume(&mut t.holds, |h| h == Held::Monitor(object), ts);
                 if let Some((call, object, begin)) = t.call.take() {
                     out(span(
                         SpanKind::Call { call, object },
@@ -364,7 +461,7 @@ impl Pairer {
                     }
                     LockOp::Release => {
                         if let Some((held, nanos, begin)) =
-                            release(&mut t.holds, Held::Lock(lock, mode), ts)
+                            release(&mut t.holds, Held::Lock(lock, mode), ts, stretch, out)
                         {
                             out(span(
                                 SpanKind::Hold { held, nanos },
@@ -384,24 +481,16 @@ impl Pairer {
             } => match op {
                 ConditionOp::Await => {
                     // await releases the lock, in every mode, until it returns.
-                    for h in t
-                        .holds
-                        .iter_mut()
-                        .filter(|h| matches!(h.held, Held::Lock(l, _) if l == lock))
-                    {
-                        h.before += ts.saturating_sub(h.since);
-                        h.since = ts;
-                    }
+                    let of_lock = |h| matches!(h, Held::Lock(l, _) if l == lock);
+                    pause(&mut t.holds, of_lock, ts, stretch, out);
                     t.juc_call = Some((JucCall::Await { lock, condition }, mark(keep.waits)));
                 }
                 ConditionOp::Awaited => {
-                    for h in t
-                        .holds
-                        .iter_mut()
-                        .filter(|h| matches!(h.held, Held::Lock(l, _) if l == lock))
-                    {
-                        h.since = ts;
-                    }
+                    resume(
+                        &mut t.holds,
+                        |h| matches!(h, Held::Lock(l, _) if l == lock),
+                        ts,
+                    );
                     if let Some((_, begin)) = t.juc_call.take() {
                         out(span(
                             SpanKind::Await { lock, condition },
@@ -462,11 +551,18 @@ impl Pairer {
                 };
                 out(open(kind, begin));
             }
-            for h in t.holds {
+            for (depth, h) in t.holds.into_iter().enumerate() {
+                if self.stretches {
+                    if let Some(mut s) = h.stretch(thread, depth, end) {
+                        s.end = None;
+                        out(s);
+                    }
+                }
+                let nanos = h.nanos(end);
                 out(open(
                     SpanKind::Hold {
                         held: h.held,
-                        nanos: h.before + end.saturating_sub(h.since),
+                        nanos,
                     },
                     h.begin,
                 ));
@@ -487,21 +583,63 @@ fn take(holds: &mut Vec<Open>, held: Held, begin: impl FnOnce() -> Mark) {
                 since: begin.ts,
                 begin,
                 before: 0,
+                paused: false,
+                resumed: false,
             })
         }
     }
 }
 
 /// One less of `held` at `ts`: the hold, its time net of its pauses and its begin, when this
-/// balanced the count; `None` while it is still held, or when it was not held at all.
-fn release(holds: &mut Vec<Open>, held: Held, ts: u64) -> Option<(Held, u64, Mark)> {
+/// balanced the count; `None` while it is still held, or when it was not held at all. Its last
+/// stretch goes to `out` first when `stretch` names the thread.
+fn release(
+    holds: &mut Vec<Open>,
+    held: Held,
+    ts: u64,
+    stretch: Option<Hash>,
+    out: &mut impl FnMut(Span),
+) -> Option<(Held, u64, Mark)> {
     let i = holds.iter().position(|h| h.held == held)?;
     holds[i].count -= 1;
     if holds[i].count > 0 {
         return None;
     }
     let h = holds.remove(i);
-    Some((h.held, h.before + ts.saturating_sub(h.since), h.begin))
+    if let Some(s) = stretch.and_then(|thread| h.stretch(thread, i, ts)) {
+        out(s);
+    }
+    Some((h.held, h.nanos(ts), h.begin))
+}
+
+/// A wait released the holds `which` picks at `ts`: each pauses, and its stretch so far goes to
+/// `out` when `stretch` names the thread.
+fn pause(
+    holds: &mut [Open],
+    which: impl Fn(Held) -> bool,
+    ts: u64,
+    stretch: Option<Hash>,
+    out: &mut impl FnMut(Span),
+) {
+    for (i, h) in holds.iter_mut().enumerate().filter(|(_, h)| which(h.held)) {
+        if let Some(s) = stretch.and_then(|thread| h.stretch(thread, i, ts)) {
+            out(s);
+        }
+        h.before = h.nanos(ts);
+        h.since = ts;
+        h.paused = true;
+    }
+}
+
+/// The wait returned at `ts`: the holds `which` picks run again (each one, paused or not, from
+/// `ts`, as a wait's return takes the monitor back).
+fn resume(holds: &mut [Open], which: impl Fn(Held) -> bool, ts: u64) {
+    for h in holds.iter_mut().filter(|h| which(h.held)) {
+        h.before = h.nanos(ts);
+        h.since = ts;
+        h.resumed |= h.paused;
+        h.paused = false;
+    }
 }
 
 #[cfg(test)]
@@ -550,6 +688,60 @@ mod tests {
                     1_000_000_000,
                     9_000_000_000
                 ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_hold_paused_by_a_wait_has_two_stretches_and_its_open_wait_is_not_held() {
+        let log = "1.000000000,MonitorEntered,00000001,0000000A,0\n\
+             2.000000000,LockAcquired,00000001,0000000B,W,0\n\
+             3.000000000,ObjectWait,00000001,0000000A,0\n\
+             5.000000000,ObjectWaited,00000001,0000000A,0\n\
+             6.000000000,ConditionAwait,00000001,0000000C,0000000B,0\n\
+             8.000000000,ThreadSleep,00000002,0\n";
+        let mut p = Pairer::new().with_stretches();
+        let mut v = Vec::new();
+        for line in log.lines() {
+            let rec = parse_event_line(line.as_bytes()).unwrap();
+            p.feed(rec.timestamp.nanos(), &rec.event, &mut |s| v.push(s));
+        }
+        p.finish(&mut |s| v.push(s));
+        let got: Vec<_> = v
+            .iter()
+            .filter_map(|s| match s.kind {
+                SpanKind::Stretch {
+                    held,
+                    depth,
+                    resumed,
+                } => Some((
+                    held,
+                    depth,
+                    resumed,
+                    s.begin.ts / 1_000_000_000,
+                    s.end_ts / 1_000_000_000,
+                    s.is_open(),
+                )),
+                SpanKind::Hold { held, nanos } => {
+                    Some((held, 9, false, nanos / 1_000_000_000, 0, s.is_open()))
+                }
+                _ => None,
+            })
+            .collect();
+        let (m, l) = (
+            Held::Monitor(Hash(10)),
+            Held::Lock(Hash(11), LockMode::Write),
+        );
+        assert_eq!(
+            got,
+            [
+                (m, 0, false, 1, 3, false),
+                (l, 1, false, 2, 6, false),
+                // open at the end (8 s): the monitor's last stretch runs to it, the lock's
+                // await has not returned, so the lock's hold is its 4 s before the await
+                (m, 0, true, 5, 8, true),
+                (m, 9, false, 5, 0, true),
+                (l, 9, false, 4, 0, true),
             ]
         );
     }
