@@ -1557,6 +1557,19 @@ pub enum LockOp {
     Release,
 }
 
+impl LockOp {
+    /// The kind of line that writes it.
+    pub fn kind(self) -> EventKind {
+        match self {
+            LockOp::Acquired => EventKind::LockAcquired,
+            LockOp::Failed => EventKind::LockFailed,
+            LockOp::TimedOut => EventKind::LockTimedOut,
+            LockOp::Interrupted => EventKind::LockInterrupted,
+            LockOp::Release => EventKind::LockRelease,
+        }
+    }
+}
+
 /// Which `Condition*` line an [`Event::Condition`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ConditionOp {
@@ -1995,13 +2008,7 @@ impl<'a> Event<'a> {
             Event::MonitorContentions { .. } => EventKind::MonitorContentions,
             Event::LockContentions { .. } => EventKind::LockContentions,
             Event::LockAcquire { .. } => EventKind::LockAcquire,
-            Event::Lock { op, .. } => match op {
-                LockOp::Acquired => EventKind::LockAcquired,
-                LockOp::Failed => EventKind::LockFailed,
-                LockOp::TimedOut => EventKind::LockTimedOut,
-                LockOp::Interrupted => EventKind::LockInterrupted,
-                LockOp::Release => EventKind::LockRelease,
-            },
+            Event::Lock { op, .. } => op.kind(),
             Event::Condition { op, .. } => match op {
                 ConditionOp::Await => EventKind::ConditionAwait,
                 ConditionOp::Awaited => EventKind::ConditionAwaited,

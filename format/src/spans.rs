@@ -81,6 +81,8 @@ pub enum SpanKind {
     Acquire {
         /// The lock the end line names (the begin's, when open at the end).
         lock: Hash,
+        /// The mode the end line names (the begin's, when open at the end).
+        mode: LockMode,
         /// The owner when the acquisition began (00000000: none, or not known).
         owner: Hash,
         /// How it ended; `None` when it was still open at the end.
@@ -258,7 +260,7 @@ impl Open {
 struct Thread {
     contended: Option<(Hash, Hash, Mark)>,
     call: Option<(Call, Hash, Mark)>,
-    acquire: Option<(Hash, Hash, Mark)>,
+    acquire: Option<(Hash, LockMode, Hash, Mark)>,
     juc_call: Option<(JucCall, Mark)>,
     /// Monitors and j.u.c. locks held, in the order taken (`orca deadlocks` reads the order).
     holds: Vec<Open>,
@@ -441,14 +443,15 @@ impl Pairer {
                     ));
                 }
             }
-            Event::LockAcquire { lock, owner, .. } => {
-                t.acquire = Some((lock, owner, mark(keep.blocked)))
-            }
+            Event::LockAcquire {
+                lock, mode, owner, ..
+            } => t.acquire = Some((lock, mode, owner, mark(keep.blocked))),
             Event::Lock { op, lock, mode, .. } => {
                 if op != LockOp::Release {
-                    if let Some((_, owner, begin)) = t.acquire.take() {
+                    if let Some((_, _, owner, begin)) = t.acquire.take() {
                         let kind = SpanKind::Acquire {
                             lock,
+                            mode,
                             owner,
                             outcome: Some(op),
                         };
@@ -536,9 +539,10 @@ impl Pairer {
             if let Some((call, object, begin)) = t.call {
                 out(open(SpanKind::Call { call, object }, begin));
             }
-            if let Some((lock, owner, begin)) = t.acquire {
+            if let Some((lock, mode, owner, begin)) = t.acquire {
                 let kind = SpanKind::Acquire {
                     lock,
+                    mode,
                     owner,
                     outcome: None,
                 };
