@@ -3,7 +3,8 @@
 //!
 //! The page is built from the same analyses as the text commands (`report::Analysis`,
 //! `flame::collapse`, `deadlocks::analyze`), so it says what they say. Only the lanes of the
-//! threads-over-time view are computed here. Whatever the log's length, the page stays
+//! threads-over-time view are computed here, from the pairer's spans (`orca_format::spans`),
+//! so that a lane's blocked, waiting and held time is the report's. Whatever the log's length, the page stays
 //! small and responsive because everything is bounded at generation time: at most
 //! [`MAX_LANES`] lanes, at most [`MAX_SPANS`] spans in all (runs of spans shorter than a
 //! lane's resolution are merged into one, the resolution doubling until the lane fits), at
@@ -21,10 +22,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use orca_format::{
-    parse_stack, ConditionOp, Event, EventReader, Frame, Hash, LockMode, LockOp, Metadata,
-    OrcaError,
-};
+use orca_format::spans::{Call, Held, Pairer, SpanKind};
+use orca_format::{parse_stack, Event, EventReader, Frame, Hash, Metadata, OrcaError};
 
 use crate::report::{self, Analysis};
 use crate::util::{json_str, Hist};
@@ -173,6 +172,16 @@ impl Row {
         }
     }
 
+    /// Adds the spans of `other`, drawn at its resolution.
+    fn append(&mut self, other: Row) {
+        self.original += other.original;
+        self.resolution = self.resolution.max(other.resolution);
+        self.spans.extend(other.spans);
+        if self.spans.len() > ROW_SOFT_CAP {
+            self.coarsen(self.resolution);
+        }
+    }
+
     /// Merges runs of spans shorter than `res` into aggregates at most `res` long: one per
     /// pixel when `res` is a pixel's time.
     pub fn coarsen(&mut self, res: u64) {
@@ -235,32 +244,20 @@ impl Lane {
         }
     }
 
-    /// Draws a hold in the row it belongs to: `jdk[site]` says whether its site is in a JDK
-    /// class (a span with no site, or several, is the program's).
+    /// Draws a hold in the row it belongs to ([`row_for`]).
     fn hold(&mut self, sp: Span, jdk: &[bool]) {
-        if sp.site != NONE && jdk.get(sp.site as usize).copied().unwrap_or(false) {
-            self.jdk_holds.push(sp);
-        } else {
-            self.holds.push(sp);
-        }
+        row_for(&mut self.holds, &mut self.jdk_holds, &sp, jdk).push(sp);
     }
 }
 
-struct LaneState {
-    lane: Lane,
-    state: Option<(Kind, u64, u32, u32, u32)>,
-    contended: Option<(u64, u32, u32, u32)>,
-    /// (monitor, count, since, site, paused by Object.wait)
-    held: Vec<(Hash, u32, u64, u32, bool)>,
-    /// `MonitorHold` events (holds over the agent's threshold): drawn as holds when the log
-    /// has no per-hold events (the agent's default, summary lines), so the long ones show.
-    long_holds: Vec<Span>,
-    /// j.u.c. locks held: (lock, mode, count, since, site, paused by an await).
-    juc_held: Vec<(Hash, LockMode, u32, u64, u32, bool)>,
-    /// The open contended `LockAcquire`: (since, lock, owner, site).
-    juc_contended: Option<(u64, u32, u32, u32)>,
-    /// `LockHold` events, drawn as holds when the log has no `LockRelease` (the default).
-    long_lock_holds: Vec<Span>,
+/// The row of a hold: `jdk[site]` says whether its site is in a JDK class (a span with no
+/// site, or several, is the program's).
+fn row_for<'a>(holds: &'a mut Row, jdk_holds: &'a mut Row, sp: &Span, jdk: &[bool]) -> &'a mut Row {
+    if sp.site != NONE && jdk.get(sp.site as usize).copied().unwrap_or(false) {
+        jdk_holds
+    } else {
+        holds
+    }
 }
 
 /// Interns strings (frames, IDs) so the page names each once.
@@ -311,273 +308,121 @@ fn span(kind: Kind, start: u64, end: u64, lock: u32, owner: u32, site: u32) -> S
     }
 }
 
-/// Reads the log into lanes, bounded as the module's comment says.
+/// A thread's lane being drawn, and its long-hold lines.
+struct LaneState {
+    lane: Lane,
+    /// `MonitorHold` events (holds over the agent's threshold): drawn as holds when the log
+    /// has no per-hold events (the agent's default, summary lines), so the long ones show.
+    long_holds: Vec<Span>,
+    /// `LockHold` events, drawn as holds in a log summarised for j.u.c. locks (the default).
+    long_lock_holds: Vec<Span>,
+    /// The stretches of j.u.c. holds (the program's, the JDK's), drawn unless the log turns
+    /// out to be summarised for j.u.c. locks, which only its end tells.
+    juc_holds: [Row; 2],
+}
+
+/// Reads the log into lanes, bounded as the module's comment says. The spans are the pairer's
+/// (`orca_format::spans`), as every reader's.
 pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io::Result<Lanes> {
     let mut threads: HashMap<Hash, LaneState> = HashMap::new();
     let mut order: Vec<Hash> = Vec::new();
-    let mut objs = Strings::default();
-    let mut sites = Strings::default();
-    let mut site_ids: HashMap<Frame, u32> = HashMap::new();
-    // Per site ID: whether its frame is in a JDK class (holds there are folded by default).
-    let jdk_sites: std::cell::RefCell<Vec<bool>> = Default::default();
-    let site_id = |f: Frame, site_ids: &mut HashMap<Frame, u32>, sites: &mut Strings| {
-        *site_ids.entry(f).or_insert_with(|| {
-            let id = sites.id(&md.frame_to_string(f));
-            let mut jdk = jdk_sites.borrow_mut();
-            if id as usize == jdk.len() {
-                jdk.push(crate::util::is_jdk_frame(md, f));
-            }
-            id
-        })
+    let mut ids = Ids {
+        objs: Strings::default(),
+        sites: Strings::default(),
+        site_ids: HashMap::new(),
+        obj_ids: HashMap::new(),
+        jdk: Vec::new(),
+        md,
     };
-    let mut obj_ids: HashMap<Hash, u32> = HashMap::new();
-    let (mut first, mut last) = (u64::MAX, 0u64);
-    let mut per_hold_events = false;
-    let (mut lock_releases, mut lock_summaries) = (false, false);
+    let mut pairer = Pairer::new().with_stretches();
     while let Some((_, rec)) = r.next_event()? {
         let Ok(rec) = rec else { continue };
         let ts = rec.timestamp.nanos();
-        first = first.min(ts);
-        last = last.max(ts);
-        let Some(thread) = rec.event.thread() else {
-            continue;
-        };
-        let t = threads.entry(thread).or_insert_with(|| {
-            order.push(thread);
-            LaneState {
-                lane: Lane::new(thread),
-                state: None,
-                contended: None,
-                held: Vec::new(),
-                long_holds: Vec::new(),
-                juc_held: Vec::new(),
-                juc_contended: None,
-                long_lock_holds: Vec::new(),
-            }
-        });
-        let mut site = || match rec.event.stack().and_then(|s| s.top()) {
-            Some(f) => site_id(f, &mut site_ids, &mut sites),
-            None => NONE,
-        };
-        let mut obj = |h: Hash| *obj_ids.entry(h).or_insert_with(|| objs.id(&h.to_string()));
+        if let Some(thread) = rec.event.thread() {
+            threads.entry(thread).or_insert_with(|| {
+                order.push(thread);
+                LaneState {
+                    lane: Lane::new(thread),
+                    long_holds: Vec::new(),
+                    long_lock_holds: Vec::new(),
+                    juc_holds: Default::default(),
+                }
+            });
+        }
+        pairer.feed(ts, &rec.event, &mut |sp| draw(&mut threads, &mut ids, &sp));
         match rec.event {
-            Event::MonitorContendedEnter { monitor, owner, .. } => {
-                t.contended = Some((ts, obj(monitor), obj(owner), site()));
-            }
-            Event::MonitorContendedEntered { .. } => {
-                if let Some((since, m, o, s)) = t.contended.take() {
-                    t.lane.activity += ts - since.min(ts);
-                    t.lane.states.push(span(Kind::Blocked, since, ts, m, o, s));
-                }
-            }
-            Event::ObjectWait { object, .. } => {
-                let o = obj(object);
-                // Object.wait releases the monitor: the hold pauses.
-                let depth = t.held.len();
-                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object && !h.4) {
-                    let mut s = span(Kind::Holding, h.2, ts, o, NONE, h.3);
-                    s.depth = depth.saturating_sub(1).min(3) as u8;
-                    t.lane.activity += ts - h.2.min(ts);
-                    t.lane.hold(s, &jdk_sites.borrow());
-                    h.4 = true;
-                }
-                t.state = Some((Kind::Waiting, ts, o, NONE, site()));
-            }
-            Event::ThreadJoin { joined, .. } => {
-                t.state = Some((Kind::Joining, ts, NONE, obj(joined), site()))
-            }
-            Event::ThreadSleep { .. } => t.state = Some((Kind::Sleeping, ts, NONE, NONE, site())),
-            Event::SemaphoreAcquire { semaphore, .. } => {
-                t.state = Some((Kind::Acquiring, ts, obj(semaphore), NONE, site()))
-            }
-            Event::ObjectWaited { object, .. } => {
-                if let Some(h) = t.held.iter_mut().find(|h| h.0 == object && h.4) {
-                    h.2 = ts;
-                    h.4 = false;
-                }
-                close_state(t, ts);
-            }
-            Event::ThreadJoined { .. }
-            | Event::ThreadSlept { .. }
-            | Event::SemaphoreAcquired { .. } => close_state(t, ts),
-            Event::MonitorHold { monitor, nanos, .. } => {
-                let since = ts.saturating_sub(nanos);
-                let sp = span(Kind::Holding, since, ts, obj(monitor), NONE, site());
-                t.long_holds.push(sp);
-            }
-            // j.u.c. locks: a contended acquisition is blocked time, an await or a park
-            // waiting time, a hold (paused by an await on the lock's condition) a hold.
-            Event::LockAcquire { lock, owner, .. } if owner != Hash::UNKNOWN && owner != thread => {
-                t.juc_contended = Some((ts, obj(lock), obj(owner), site()));
-            }
-            Event::Lock { op, lock, mode, .. } => {
-                if op != LockOp::Release {
-                    if let Some((since, l, o, s)) = t.juc_contended.take() {
-                        t.lane.activity += ts - since.min(ts);
-                        t.lane.states.push(span(Kind::Blocked, since, ts, l, o, s));
-                    }
-                }
-                let at = t.juc_held.iter().position(|h| h.0 == lock && h.1 == mode);
-                match (op, at) {
-                    (LockOp::Acquired, Some(i)) => t.juc_held[i].2 += 1,
-                    (LockOp::Acquired, None) => {
-                        let s = site();
-                        t.juc_held.push((lock, mode, 1, ts, s, false));
-                    }
-                    (LockOp::Release, Some(i)) => {
-                        lock_releases = true;
-                        t.juc_held[i].2 -= 1;
-                        if t.juc_held[i].2 == 0 {
-                            let (l, _, _, since, s, paused) = t.juc_held.remove(i);
-                            if !paused {
-                                let mut sp = span(Kind::Holding, since, ts, obj(l), NONE, s);
-                                sp.depth = (t.held.len() + i).min(3) as u8;
-                                t.lane.activity += ts - since.min(ts);
-                                t.lane.hold(sp, &jdk_sites.borrow());
-                            }
-                        }
-                    }
-                    (LockOp::Release, None) => lock_releases = true,
-                    _ => {}
-                }
-            }
-            Event::Condition {
-                op: ConditionOp::Await,
-                condition,
-                lock,
+            Event::MonitorHold {
+                thread,
+                monitor,
+                nanos,
+                ref stack,
                 ..
             } => {
-                let depth = t.held.len();
-                for (i, h) in t.juc_held.iter_mut().enumerate() {
-                    if h.0 == lock && !h.5 {
-                        let mut sp = span(Kind::Holding, h.3, ts, obj(lock), NONE, h.4);
-                        sp.depth = (depth + i).min(3) as u8;
-                        t.lane.activity += ts - h.3.min(ts);
-                        t.lane.hold(sp, &jdk_sites.borrow());
-                        h.5 = true;
-                    }
+                let site = ids.site(stack.top());
+                let sp = span(
+                    Kind::Holding,
+                    ts.saturating_sub(nanos),
+                    ts,
+                    ids.obj(monitor),
+                    NONE,
+                    site,
+                );
+                if let Some(t) = threads.get_mut(&thread) {
+                    t.long_holds.push(sp);
                 }
-                t.state = Some((Kind::Waiting, ts, obj(condition), NONE, site()));
             }
-            Event::Condition {
-                op: ConditionOp::Awaited,
-                lock,
-                ..
-            } => {
-                for h in t.juc_held.iter_mut().filter(|h| h.0 == lock && h.5) {
-                    h.3 = ts;
-                    h.5 = false;
-                }
-                close_state(t, ts);
-            }
-            Event::ThreadPark { blocker, .. } => {
-                let b = if blocker == Hash::UNKNOWN {
-                    NONE
-                } else {
-                    obj(blocker)
-                };
-                t.state = Some((Kind::Waiting, ts, b, NONE, site()));
-            }
-            Event::ThreadParked { .. } => close_state(t, ts),
-            Event::LockHolds { .. } => lock_summaries = true,
             Event::LockHold {
+                thread,
                 lock,
                 nanos,
-                site: at,
+                site: ref at,
                 ..
             } => {
-                lock_summaries = true;
-                let s = match at.top() {
-                    Some(f) => site_id(f, &mut site_ids, &mut sites),
-                    None => NONE,
-                };
-                let since = ts.saturating_sub(nanos);
-                let sp = span(Kind::Holding, since, ts, obj(lock), NONE, s);
-                t.long_lock_holds.push(sp);
-            }
-            Event::MonitorEntered { monitor, .. } => {
-                per_hold_events = true;
-                match t.held.iter_mut().find(|h| h.0 == monitor) {
-                    Some(h) => h.1 += 1,
-                    None => {
-                        let s = site();
-                        t.held.push((monitor, 1, ts, s, false));
-                    }
-                }
-            }
-            Event::MonitorExit { monitor, .. } => {
-                if let Some(i) = t.held.iter().position(|h| h.0 == monitor) {
-                    t.held[i].1 -= 1;
-                    if t.held[i].1 == 0 {
-                        let (m, _, since, s, paused) = t.held.remove(i);
-                        if !paused {
-                            let mut sp = span(Kind::Holding, since, ts, obj(m), NONE, s);
-                            sp.depth = i.min(3) as u8;
-                            t.lane.activity += ts - since.min(ts);
-                            t.lane.hold(sp, &jdk_sites.borrow());
-                        }
-                    }
+                let site = ids.site(at.top());
+                let sp = span(
+                    Kind::Holding,
+                    ts.saturating_sub(nanos),
+                    ts,
+                    ids.obj(lock),
+                    NONE,
+                    site,
+                );
+                if let Some(t) = threads.get_mut(&thread) {
+                    t.long_lock_holds.push(sp);
                 }
             }
             _ => {}
         }
     }
-    // In a log summarised for j.u.c. locks the releases are not written: its LockAcquired
-    // holds are not known to be open at the end.
-    let juc_summarised = lock_summaries && !lock_releases;
+    let shape = pairer.shape();
+    let (first, last) = (pairer.start().unwrap_or(0), pairer.end());
     // Close what is open at the end.
+    pairer.finish(&mut |sp| draw(&mut threads, &mut ids, &sp));
     for t in threads.values_mut() {
-        for (since, m, o, s) in [t.contended.take(), t.juc_contended.take()]
-            .into_iter()
-            .flatten()
-        {
-            let mut sp = span(Kind::Blocked, since, last, m, o, s);
-            sp.open = true;
-            t.lane.activity += last - since.min(last);
-            t.lane.states.push(sp);
-        }
-        if let Some((k, since, m, o, s)) = t.state.take() {
-            let mut sp = span(k, since, last, m, o, s);
-            sp.open = true;
-            t.lane.activity += last - since.min(last);
-            t.lane.states.push(sp);
+        let [juc, juc_jdk] = std::mem::take(&mut t.juc_holds);
+        if !shape.juc_summarised() {
+            // Its LockAcquired lines are every hold's and its releases are written
+            // (docs/FORMAT.md), so the pairer's j.u.c. holds are holds.
+            t.lane.holds.append(juc);
+            t.lane.jdk_holds.append(juc_jdk);
         }
         let mut long = Vec::new();
-        if !per_hold_events {
+        if !shape.monitor_entered {
             long.append(&mut t.long_holds);
         }
-        if !lock_releases {
+        if shape.juc_summarised() {
             long.append(&mut t.long_lock_holds);
         }
         if !long.is_empty() {
             for sp in long {
                 t.lane.activity += sp.end - sp.start;
-                t.lane.hold(sp, &jdk_sites.borrow());
+                t.lane.hold(sp, &ids.jdk);
             }
             t.lane.holds.spans.sort_by_key(|sp| sp.start);
             t.lane.jdk_holds.spans.sort_by_key(|sp| sp.start);
         }
-        let depth0 = t.held.len();
-        for (i, (l, _, _, since, s, paused)) in
-            std::mem::take(&mut t.juc_held).into_iter().enumerate()
-        {
-            if !paused && !juc_summarised {
-                let id = *obj_ids.entry(l).or_insert_with(|| objs.id(&l.to_string()));
-                let mut sp = span(Kind::Holding, since, last, id, NONE, s);
-                sp.open = true;
-                sp.depth = (depth0 + i).min(3) as u8;
-                t.lane.hold(sp, &jdk_sites.borrow());
-            }
-        }
-        for (i, (m, _, since, s, paused)) in std::mem::take(&mut t.held).into_iter().enumerate() {
-            if !paused {
-                let mut sp = span(Kind::Holding, since, last, objs.id(&m.to_string()), NONE, s);
-                sp.open = true;
-                sp.depth = i.min(3) as u8;
-                t.lane.hold(sp, &jdk_sites.borrow());
-            }
-        }
     }
+    let Ids { objs, sites, .. } = ids;
     let jdk_locks = threads
         .values()
         .flat_map(|t| t.lane.jdk_holds.spans.iter().map(|sp| sp.lock))
@@ -623,11 +468,97 @@ pub fn lanes<R: std::io::Read>(mut r: EventReader<R>, md: &Metadata) -> std::io:
     })
 }
 
-fn close_state(t: &mut LaneState, ts: u64) {
-    if let Some((k, since, m, o, s)) = t.state.take() {
-        t.lane.activity += ts - since.min(ts);
-        t.lane.states.push(span(k, since, ts, m, o, s));
+/// The page's names for objects and sites, each interned once.
+struct Ids<'a> {
+    objs: Strings,
+    sites: Strings,
+    site_ids: HashMap<Frame, u32>,
+    obj_ids: HashMap<Hash, u32>,
+    /// Per site ID: whether its frame is in a JDK class (holds there are folded by default).
+    jdk: Vec<bool>,
+    md: &'a Metadata,
+}
+
+impl Ids<'_> {
+    fn site(&mut self, f: Option<Frame>) -> u32 {
+        let Some(f) = f else { return NONE };
+        let (md, sites, jdk) = (self.md, &mut self.sites, &mut self.jdk);
+        *self.site_ids.entry(f).or_insert_with(|| {
+            let id = sites.id(&md.frame_to_string(f));
+            if id as usize == jdk.len() {
+                jdk.push(crate::util::is_jdk_frame(md, f));
+            }
+            id
+        })
     }
+
+    fn obj(&mut self, h: Hash) -> u32 {
+        let objs = &mut self.objs;
+        *self
+            .obj_ids
+            .entry(h)
+            .or_insert_with(|| objs.id(&h.to_string()))
+    }
+}
+
+/// Draws one span of the pairer in its thread's lane (a [`SpanKind::Hold`] is drawn by its
+/// stretches).
+fn draw(threads: &mut HashMap<Hash, LaneState>, ids: &mut Ids<'_>, s: &orca_format::spans::Span) {
+    let Some(t) = threads.get_mut(&s.thread) else {
+        return;
+    };
+    let (since, ts) = (s.begin.ts, s.end_ts);
+    let site = ids.site(s.begin.top);
+    let state = |kind, lock, owner| {
+        let mut sp = span(kind, since, ts, lock, owner, site);
+        sp.open = s.is_open();
+        sp
+    };
+    let sp = match s.kind {
+        SpanKind::Blocked { monitor, owner } => {
+            state(Kind::Blocked, ids.obj(monitor), ids.obj(owner))
+        }
+        // A contended acquisition (another thread owned the lock as it began) is blocked time.
+        SpanKind::Acquire { lock, owner, .. } if owner != Hash::UNKNOWN && owner != s.thread => {
+            state(Kind::Blocked, ids.obj(lock), ids.obj(owner))
+        }
+        SpanKind::Acquire { .. } | SpanKind::Hold { .. } => return,
+        SpanKind::Call { call, object } => match call {
+            Call::Wait => state(Kind::Waiting, ids.obj(object), NONE),
+            Call::Join => state(Kind::Joining, NONE, ids.obj(object)),
+            Call::Sleep => state(Kind::Sleeping, NONE, NONE),
+            Call::Semaphore => state(Kind::Acquiring, ids.obj(object), NONE),
+        },
+        SpanKind::Await { condition, .. } => state(Kind::Waiting, ids.obj(condition), NONE),
+        SpanKind::Park { blocker } => {
+            let b = if blocker == Hash::UNKNOWN {
+                NONE
+            } else {
+                ids.obj(blocker)
+            };
+            state(Kind::Waiting, b, NONE)
+        }
+        SpanKind::Stretch { held, depth, .. } => {
+            let (h, juc) = match held {
+                Held::Monitor(m) => (m, false),
+                Held::Lock(l, _) => (l, true),
+            };
+            let mut sp = state(Kind::Holding, ids.obj(h), NONE);
+            sp.depth = depth.min(3) as u8;
+            if !sp.open {
+                t.lane.activity += ts - since.min(ts);
+            }
+            if juc {
+                let [holds, jdk_holds] = &mut t.juc_holds;
+                row_for(holds, jdk_holds, &sp, &ids.jdk).push(sp);
+            } else {
+                t.lane.hold(sp, &ids.jdk);
+            }
+            return;
+        }
+    };
+    t.lane.activity += ts - since.min(ts);
+    t.lane.states.push(sp);
 }
 
 /// Merges spans shorter than `min_res` everywhere, then coarsens the fullest rows until all
