@@ -61,6 +61,16 @@ impl Weights {
                     object,
                 },
             ) => self.add(stack, object, ns),
+            (
+                FlameWeight::Waiting,
+                SpanKind::Call {
+                    call: Call::Semaphore,
+                    object,
+                },
+            ) => {
+                // as the short acquires counted in Waits lines are
+                *self.juc.entry((stack, object, "semaphore")).or_default() += ns;
+            }
             (FlameWeight::Waiting, SpanKind::Await { condition, .. }) => {
                 *self.juc.entry((stack, condition, "condition")).or_default() += ns;
             }

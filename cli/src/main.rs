@@ -232,7 +232,8 @@ pub enum FlameWeight {
     /// (from MonitorHolds and LockHolds summary lines when the log has any:
     /// one-frame stacks).
     Held,
-    /// ns between ObjectWait and ObjectWaited.
+    /// ns waiting: in Object.wait, Condition.await, LockSupport.park and Semaphore.acquire
+    /// (the waits written one by one, and those counted per site in Waits lines).
     Waiting,
 }
 

@@ -451,6 +451,130 @@ fn id(j: &Json) -> String {
     str_of(j, "id").to_string()
 }
 
+/// nanoseconds per leaf of `orca flame --weight WEIGHT`, the leaf keyed as the report keys it
+/// (`monitor Object@077DC686` is `monitor 077DC686`).
+fn flame_leaves(prefix: &str, weight: &str) -> BTreeMap<String, u64> {
+    let (code, out) = orca(&["flame", "--weight", weight, prefix]);
+    assert_eq!(code, Some(0), "{out}");
+    let mut m = BTreeMap::new();
+    for l in out.lines() {
+        let (stack, ns) = l.rsplit_once(' ').unwrap_or_else(|| panic!("{l:?}"));
+        let leaf = stack.rsplit(';').next().unwrap();
+        let key = match leaf.split_once(' ') {
+            Some((kind, obj)) => match obj.rsplit_once('@') {
+                Some((_, id)) => format!("{kind} {id}"),
+                None => leaf.to_string(),
+            },
+            None => leaf.to_string(),
+        };
+        *m.entry(key).or_default() += ns.parse::<u64>().unwrap();
+    }
+    m
+}
+
+/// The page's data (the JSON `orca html` embeds).
+fn page(prefix: &str, dir: &Path) -> Json {
+    let file = dir.join("page.html");
+    let (code, out) = orca(&["html", prefix, "-o", file.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}");
+    let html = std::fs::read_to_string(&file).unwrap();
+    let start = "id=\"orca-data\" type=\"application/json\">";
+    let data = html.split(start).nth(1).expect("the page's data");
+    Json::parse(&data[..data.find("</script>").expect("its end")])
+}
+
+/// Every output of one log gives each lock, each thread and each kind of time the report's
+/// figure (issue 46: outputs folded over one pairing agree by construction, and this keeps
+/// them so): `orca flame`'s weights per leaf, and the page's locks table and thread states.
+/// The profiles are checked against the report by [`check_profile`].
+fn check_flame_and_page(prefix: &str, dir: &Path, report: &Json, ctx: &str) {
+    let ns = |t: Totals| -> BTreeMap<String, u64> {
+        t.into_iter()
+            .filter(|(_, (_, ns))| *ns > 0)
+            .map(|(k, (_, ns))| (k, ns))
+            .collect()
+    };
+    let nonzero = |m: BTreeMap<String, u64>| -> BTreeMap<String, u64> {
+        m.into_iter().filter(|(_, v)| *v > 0).collect()
+    };
+    for (weight, kind) in [("blocked", "blocked"), ("held", "held")] {
+        let want = ns(expected(report, kind).1);
+        let got = nonzero(flame_leaves(prefix, weight));
+        assert_eq!(got, want, "{ctx}: flame --weight {weight} per lock");
+    }
+    // Waiting: waits per monitor and parks per blocker as the report keys them; awaits by
+    // condition in the graph and by lock in the report, so their sums; acquires per semaphore.
+    let mut want = ns(expected(report, "waited").1);
+    let mut got = nonzero(flame_leaves(prefix, "waiting"));
+    let conditions: u64 = got
+        .iter()
+        .filter(|(k, _)| k.starts_with("condition "))
+        .map(|(_, v)| v)
+        .sum();
+    got.retain(|k, _| !k.starts_with("condition "));
+    let awaits: u64 = want
+        .iter()
+        .filter(|(k, _)| k.starts_with("lock "))
+        .map(|(_, v)| v)
+        .sum();
+    want.retain(|k, _| !k.starts_with("lock "));
+    want.extend(ns(expected(report, "semaphores").1));
+    assert_eq!(got, want, "{ctx}: flame --weight waiting per object");
+    assert_eq!(conditions, awaits, "{ctx}: flame --weight waiting, awaits");
+
+    let data = page(prefix, dir);
+    let rows = arr(data.get("locks").expect("locks"), "rows");
+    let mut locks: BTreeMap<String, &Json> = BTreeMap::new();
+    for l in arr(report, "monitors")
+        .iter()
+        .chain(arr(report, "juc_locks"))
+    {
+        locks.insert(id(l), l);
+    }
+    for row in rows {
+        let l = id(row);
+        let Some(r) = locks.get(&l) else {
+            // a semaphore's or a waited-on object's row only
+            assert_eq!(
+                row.num("contentions") + row.num("holds"),
+                0,
+                "{ctx}: page row {l}"
+            );
+            continue;
+        };
+        let c = format!("{ctx}: page row {l}");
+        assert_eq!(row.num("blocked"), r.num("blocked_ns"), "{c}");
+        assert_eq!(row.num("contentions"), r.num("contentions"), "{c}");
+        let (mut holds, mut held) = (0, 0);
+        for key in ["holds", "write_holds", "read_holds"] {
+            if let Some(h @ Json::Obj(_)) = r.get(key) {
+                holds += h.num("count");
+                held += h.num("total_ns");
+            }
+        }
+        assert_eq!((row.num("holds"), row.num("held")), (holds, held), "{c}");
+    }
+    let threads = arr(&data, "threads");
+    assert_eq!(
+        threads.len(),
+        arr(report, "threads").len(),
+        "{ctx}: page threads"
+    );
+    for (p, r) in threads.iter().zip(arr(report, "threads")) {
+        let c = format!("{ctx}: page thread {}", id(p));
+        assert_eq!(id(p), id(r), "{c}");
+        for (page_key, report_key) in [
+            ("blocked", "blocked_ns"),
+            ("waiting", "waiting_ns"),
+            ("sleeping", "sleeping_ns"),
+            ("joining", "joining_ns"),
+            ("acquiring", "acquiring_ns"),
+        ] {
+            assert_eq!(p.num(page_key), r.num(report_key), "{c}: {page_key}");
+        }
+    }
+}
+
 fn report(prefix: &str, extra: &[&str]) -> Json {
     // --all: the figures of every lock, the uncontended ones too (folded by default).
     let mut args = vec!["report", prefix, "--json", "--top", "1000000", "--all"];
@@ -509,6 +633,7 @@ fn profiles_of_real_runs_have_the_reports_figures() {
                 let (prefix, dir) = record(&test, jdk, &["--trace", trace], main, args);
                 let ctx = format!("{} {main} trace={trace}", jdk.label());
                 let rep = report(&prefix, &[]);
+                check_flame_and_page(&prefix, &dir, &rep, &ctx);
                 let untimed = std::fs::read_to_string(format!("{prefix}.orca"))
                     .unwrap()
                     .lines()
