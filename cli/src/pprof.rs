@@ -87,15 +87,20 @@ enum Leaf {
 }
 
 impl Leaf {
-    /// The leaf frame's name, as `orca flame` names it.
-    fn name(self) -> String {
+    /// The leaf frame's name, as `orca flame` names it: `monitor HashMap@6404CC3C` when the log
+    /// names the object's class (`ObjectClass`), else `monitor 6404CC3C`.
+    fn name(self, classes: &HashMap<Hash, String>) -> String {
+        let obj = |h: Hash| match classes.get(&h) {
+            Some(c) => format!("{}@{h}", crate::report::simple_name(c)),
+            None => h.to_string(),
+        };
         match self {
-            Leaf::Monitor(h) => format!("monitor {h}"),
-            Leaf::Lock(h) => format!("lock {h}"),
-            Leaf::Condition(c, l) => format!("condition {c} of lock {l}"),
+            Leaf::Monitor(h) => format!("monitor {}", obj(h)),
+            Leaf::Lock(h) => format!("lock {}", obj(h)),
+            Leaf::Condition(c, l) => format!("condition {} of lock {}", obj(c), obj(l)),
             Leaf::Park(h) if h == Hash::UNKNOWN => "park".into(),
-            Leaf::Park(h) => format!("park {h}"),
-            Leaf::Semaphore(h) => format!("semaphore {h}"),
+            Leaf::Park(h) => format!("park {}", obj(h)),
+            Leaf::Semaphore(h) => format!("semaphore {}", obj(h)),
         }
     }
 
@@ -160,6 +165,12 @@ pub struct Profiles {
     /// The same for j.u.c. holds (`LockHoldsUntimed`), added to `lock_held_summaries`.
     lock_held_untimed: HashMap<Key, u64>,
     names: HashMap<Hash, String>,
+    /// The objects' classes (`ObjectClass` lines; the first of an ID), for the leaves' names.
+    classes: HashMap<Hash, String>,
+    /// Per [`Kind`] (in its order): whether the log counted some of its samples per
+    /// one-frame site (short contentions and waits, holds from summary lines) instead of
+    /// writing them with their stacks.
+    counted: [bool; 4],
     first_ts: Option<u64>,
     last_ts: u64,
     has_summaries: bool,
@@ -203,6 +214,12 @@ impl Profiles {
     }
 
     fn event(&mut self, ev: &Event<'_>) {
+        if let Event::ObjectClass { object, class } = *ev {
+            // the first: a second line names another object with the same ID (the report says so)
+            self.classes
+                .entry(object)
+                .or_insert_with(|| orca_format::java_class_name(&class.decode()));
+        }
         let Some(thread) = ev.thread() else { return };
         let key = |leaf, stack| Key::of(leaf, stack, thread);
         match *ev {
@@ -217,6 +234,7 @@ impl Profiles {
                 durations: Durations { count, total, .. },
                 ..
             } => {
+                self.counted[Kind::Blocked as usize] = true;
                 let k = key(Leaf::Monitor(monitor), site.raw().to_string());
                 add(&mut self.blocked, k, count, total);
             }
@@ -226,6 +244,7 @@ impl Profiles {
                 durations: Durations { count, total, .. },
                 ..
             } => {
+                self.counted[Kind::Blocked as usize] = true;
                 let k = key(Leaf::Lock(lock), site.raw().to_string());
                 add(&mut self.blocked, k, count, total);
             }
@@ -296,6 +315,7 @@ impl Profiles {
                     WaitCall::Await => Leaf::Condition(Hash::UNKNOWN, object),
                     WaitCall::Park => Leaf::Park(object),
                     WaitCall::Acquire => {
+                        self.counted[Kind::Semaphores as usize] = true;
                         let k = key(Leaf::Semaphore(object), site.raw().to_string());
                         add(&mut self.semaphores, k, count, total);
                         return;
@@ -303,6 +323,7 @@ impl Profiles {
                     // As their events (`close_call`): joins and sleeps wait for no lock.
                     WaitCall::Join | WaitCall::Sleep => return,
                 };
+                self.counted[Kind::Waited as usize] = true;
                 add(
                     &mut self.waited,
                     key(leaf, site.raw().to_string()),
@@ -457,7 +478,10 @@ impl Profiles {
             .flat_map(|m| m.iter().map(|(k, v)| (k, *v)))
             .collect();
         // Stable output: the same log gives the same bytes.
-        v.sort_by_cached_key(|(k, _)| (k.leaf.name(), k.stack.clone(), k.thread, k.owner, k.mode));
+        v.sort_by_cached_key(|(k, _)| {
+            let name = k.leaf.name(&self.classes);
+            (name, k.stack.clone(), k.thread, k.owner, k.mode)
+        });
         v
     }
 
@@ -475,6 +499,17 @@ impl Profiles {
         let pick = |on: bool, x: (u64, u64)| if on { x } else { (0, 0) };
         let (a, b) = (pick(mon, m), pick(juc, j));
         (a.0 + b.0, a.1 + b.1)
+    }
+
+    /// Whether some samples of `kind` were counted per one-frame site rather than written.
+    fn counted(&self, kind: Kind) -> bool {
+        match kind {
+            Kind::Held => {
+                let (mon, juc) = self.holds_from_summaries();
+                mon || juc
+            }
+            k => self.counted[k as usize],
+        }
     }
 
     fn sample_weight(&self) -> u64 {
@@ -519,6 +554,7 @@ impl Profiles {
             ),
             match self.estimated(kind) {
                 _ if weight != 1 => format!("sampled: each recorded event counts {weight} times, so totals estimate the true totals"),
+                (0, 0) if self.counted(kind) => "values are the true totals; those the agent counted per site (short ones, and hold times from summary lines: docs/FORMAT.md) have their site's frame only, not their whole stack".into(),
                 (0, 0) => "every event recorded: values are the true totals".into(),
                 (scaled, unsampled) => format!(
                     "hold counts are the true totals; hold times are estimates: {scaled} holds were not timed and count their site's mean timed hold, {unsampled} were not timed at a site with no timed hold and count 0 ns (see `orca report`)"
@@ -543,7 +579,7 @@ impl Profiles {
             if count == 0 {
                 continue;
             }
-            let mut location_id = vec![b.leaf(k.leaf)];
+            let mut location_id = vec![b.leaf(&k.leaf.name(&self.classes))];
             if let Ok(st) = parse_stack(k.stack.as_bytes(), 0) {
                 location_id.extend(st.frames().map(|f| b.frame(md, f)));
             }
@@ -555,7 +591,7 @@ impl Profiles {
             let mut labels = vec![
                 ("thread", thread_name),
                 ("thread id", k.thread.to_string()),
-                ("lock", k.leaf.name()),
+                ("lock", k.leaf.name(&self.classes)),
                 ("lock kind", k.leaf.class().to_string()),
             ];
             if let Some(o) = k.owner {
@@ -682,9 +718,8 @@ impl Builder {
         id
     }
 
-    fn leaf(&mut self, leaf: Leaf) -> u64 {
-        let name = leaf.name();
-        let f = self.function(&name, &name, "");
+    fn leaf(&mut self, name: &str) -> u64 {
+        let f = self.function(name, name, "");
         self.location(f, 0)
     }
 
