@@ -1376,11 +1376,8 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
             );
         }
     }
-    if folded > 0 {
-        let _ = writeln!(
-            s,
-            "  ({folded} uncontended or JDK-internal locks folded; --all shows them)"
-        );
+    if let Some(note) = folded.note() {
+        let _ = writeln!(s, "  {note}");
     }
     let long_lock_holds: Vec<_> = a
         .long_lock_holds
@@ -1449,24 +1446,74 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
     }
 }
 
-/// The j.u.c. locks the tables show, and how many they fold: without `all`, a lock nobody
-/// contended, or whose every known site is in the JDK's own code, is left out.
+/// What the text and the page leave out by default (`--all` shows it; the JSON has it all).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Folded {
+    /// Locks left out.
+    pub locks: usize,
+    /// The time threads were blocked on them.
+    pub blocked: u64,
+}
+
+impl Folded {
+    /// `(3 uncontended or JDK-internal locks folded, 1.2 ms blocked on them; --all shows
+    /// them)`, or nothing when nothing was.
+    pub fn note(&self) -> Option<String> {
+        (self.locks > 0).then(|| {
+            let blocked = if self.blocked > 0 {
+                format!(", {} blocked on them", dur(self.blocked))
+            } else {
+                String::new()
+            };
+            format!(
+                "({} uncontended or JDK-internal locks folded{blocked}; --all shows them)",
+                self.locks
+            )
+        })
+    }
+}
+
+impl Analysis {
+    /// Time blocked on every monitor and j.u.c. lock, by the contentions the log has.
+    pub fn blocked_total(&self) -> u64 {
+        let m: u64 = self.objects.values().map(|o| o.blocked).sum();
+        m + self.locks.values().map(|l| l.blocked).sum::<u64>()
+    }
+}
+
+/// Whether a lock is folded away by default: nobody contended it (nor failed to get it), or
+/// every site known of it is in the JDK's own code, unless it has more than 5% of the time
+/// threads were blocked on any lock (issue 46: a JDK pool's queue lock with 18% of it was
+/// folded, and the fold gave no time). The one rule of the report's tables and its verdict.
+pub fn folds<'a>(
+    md: &Metadata,
+    contentions: u64,
+    blocked: u64,
+    blocked_total: u64,
+    sites: impl IntoIterator<Item = &'a Option<Frame>>,
+) -> bool {
+    let mut sites = sites.into_iter().peekable();
+    let internal = sites.peek().is_some() && sites.all(|f| f.is_some_and(|f| is_jdk_frame(md, f)));
+    contentions == 0 || internal && blocked.saturating_mul(20) <= blocked_total
+}
+
+/// The j.u.c. locks the tables show, and what they fold ([`folds`]; nothing with `all`).
 fn shown_locks<'a>(
     a: &'a Analysis,
     md: &Metadata,
     all: bool,
-) -> (Vec<(Hash, &'a LockStats)>, usize) {
-    let mut folded = 0;
+) -> (Vec<(Hash, &'a LockStats)>, Folded) {
+    let mut folded = Folded::default();
     let mut v = Vec::new();
+    let total = a.blocked_total();
     for (h, l) in &a.locks {
-        let mut sites = l.sites.keys().chain(l.hold_sites.keys()).peekable();
-        let internal =
-            sites.peek().is_some() && sites.all(|f| f.is_some_and(|f| is_jdk_frame(md, f)));
         let failed = l.failed + l.timed_out + l.interrupted;
-        if all || (l.contentions + failed > 0 && !internal) {
+        let sites = l.sites.keys().chain(l.hold_sites.keys());
+        if all || !folds(md, l.contentions + failed, l.blocked, total, sites) {
             v.push((*h, l));
         } else {
-            folded += 1;
+            folded.locks += 1;
+            folded.blocked += l.blocked;
         }
     }
     (v, folded)
@@ -1727,7 +1774,11 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     s.push_str("],\"juc_locks\":[");
     let (juc, juc_folded) = juc_json(a, md, top, all);
     s.push_str(&juc);
-    let _ = write!(s, "],\"juc_locks_folded\":{juc_folded}");
+    let _ = write!(
+        s,
+        "],\"juc_locks_folded\":{},\"juc_locks_folded_blocked_ns\":{}",
+        juc_folded.locks, juc_folded.blocked
+    );
     s.push_str(",\"parks\":[");
     let mut parks: Vec<(Hash, (u64, u64))> = a.parks.iter().map(|(h, p)| (*h, *p)).collect();
     parks.sort_by(|x, y| y.1 .1.cmp(&x.1 .1).then(x.0.cmp(&y.0)));
@@ -1780,8 +1831,16 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
 
 /// The j.u.c. locks as JSON objects (without the brackets), ranked as in the text.
 /// `acquisitions` is `null` in a log summarised for j.u.c. locks (not known).
-fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, usize) {
-    let (mut locks, folded) = shown_locks(a, md, all);
+fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, Folded) {
+    // Every lock: folding belongs to the text and the page (issue 46: the JSON left out every
+    // folded lock); each says whether the text folds it by default.
+    let (mut locks, _) = shown_locks(a, md, true);
+    let folded = shown_locks(a, md, all).1;
+    let by_default: std::collections::HashSet<Hash> = shown_locks(a, md, false)
+        .0
+        .iter()
+        .map(|(h, _)| *h)
+        .collect();
     let held = |l: &LockStats| l.write_holds.total() + l.read_holds.total();
     locks.sort_by(|x, y| {
         (y.1.blocked, held(y.1))
@@ -1812,8 +1871,9 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, usiz
                 })
                 .collect();
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"holds_lower_bound\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"holds_lower_bound\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
                 json_str(&a.lock_name(*h, true)),
+                !by_default.contains(h),
                 l.blocked,
                 l.contentions,
                 l.blocked_max,
@@ -2079,6 +2139,52 @@ mod tests {
     /// An instrumentation-mode log says where each monitor's contention owners came from: the
     /// tracker for a monitor instrumented code takes (it has holds), the JVM for one it does
     /// not; a log without holds (JVMTI mode) says nothing of it.
+    /// A JDK-internal lock is folded only while it has at most 5% of the blocked time, and the
+    /// fold note gives the time it hides; the JSON has every lock, folded or not (issue 46: a
+    /// pool's queue lock with 18% of the blocked time was folded with "(499 ... locks
+    /// folded)", and the JSON left out every folded lock).
+    #[test]
+    fn a_jdk_lock_with_much_blocked_time_is_shown_and_the_fold_says_what_it_hides() {
+        // method 1: the program's; 2: LinkedBlockingQueue's (the JDK's)
+        let md = Metadata::from_readers(
+            "1.000000000,15DB9742,LT;,T.java\n\
+             1.000000000,25DB9742,Ljava/util/concurrent/LinkedBlockingQueue;,LinkedBlockingQueue.java\n"
+                .as_bytes(),
+            "1.000000000,00000001,a,()V,15DB9742,0\n\
+             1.000000000,00000002,take,()V,25DB9742,0\n"
+                .as_bytes(),
+        )
+        .unwrap();
+        // the program's monitor: 10 ms; the queue's lock: 5 ms (33%); another JDK lock: 100 µs
+        let b = orca_format::hist::bucket;
+        let log = format!(
+            "\
+1.000000000,MonitorContentions,0000BBBB,00001111,1,10000000,10000000,1;{};1,1;00000001;00000010
+1.000000000,LockContentions,0000BBBB,00002222,W,1,5000000,5000000,1;{};1,1;00000002;00000010
+1.000000000,LockContentions,0000BBBB,00003333,W,1,100000,100000,1;{};1,1;00000002;00000010
+",
+            b(10_000_000),
+            b(5_000_000),
+            b(100_000)
+        );
+        let a = analyse(&log, false);
+        let out = text(&a, &md, "t", 10, false);
+        assert!(out.contains("00002222"), "{out}");
+        assert!(!out.contains("00003333"), "{out}");
+        assert!(
+            out.contains(
+                "(1 uncontended or JDK-internal locks folded, 100.000 µs blocked on them; --all shows them)"
+            ),
+            "{out}"
+        );
+        let json = json(&a, &md, "t", 10, false);
+        assert!(json.contains("\"id\":\"00003333\",\"name\":"), "{json}");
+        assert!(
+            json.contains("\"juc_locks_folded\":1,\"juc_locks_folded_blocked_ns\":100000"),
+            "{json}"
+        );
+    }
+
     #[test]
     fn owners_source_is_named_in_instrumentation_mode() {
         let contended = "\

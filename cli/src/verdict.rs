@@ -31,22 +31,10 @@ pub struct Item {
 /// What the verdict block says.
 pub struct Verdict {
     pub items: Vec<Item>,
-    /// Locks folded away (uncontended or JDK-internal); 0 with `--all`.
-    pub folded: usize,
+    /// Locks folded away (uncontended or JDK-internal: `report::folds`); none with `--all`.
+    pub folded: crate::report::Folded,
     /// Missed-wakeup suspects not sought: too many wait/notify events.
     pub wakes_skipped: bool,
-}
-
-/// Whether every site known of a lock is in the JDK's own code (and at least one is known).
-fn jdk_internal<'a>(md: &Metadata, sites: impl IntoIterator<Item = &'a Option<Frame>>) -> bool {
-    let mut any = false;
-    for f in sites {
-        match f {
-            Some(f) if is_jdk_frame(md, *f) => any = true,
-            _ => return false,
-        }
-    }
-    any
 }
 
 /// The top frame of a raw stack as text.
@@ -75,7 +63,7 @@ struct Hot<'a> {
 pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: bool) -> Verdict {
     let p = shell(prefix);
     let mut items = Vec::new();
-    let mut folded = 0;
+    let mut folded = crate::report::Folded::default();
     let name = |h: Hash, juc: bool| a.lock_name(h, juc);
 
     // Actual deadlocks: threads blocked at the end waiting for each other.
@@ -179,10 +167,12 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
     }
     hot.sort_by(|x, y| y.blocked.cmp(&x.blocked).then(x.id.cmp(&y.id)));
     let mut shown = 0;
+    let total = a.blocked_total();
     for l in &hot {
-        let internal = jdk_internal(md, l.sites.keys().chain(l.hold_sites.keys()));
-        if !all && (l.contentions == 0 || internal) {
-            folded += 1;
+        let sites = l.sites.keys().chain(l.hold_sites.keys());
+        if !all && crate::report::folds(md, l.contentions, l.blocked, total, sites) {
+            folded.locks += 1;
+            folded.blocked += l.blocked;
             continue;
         }
         if l.contentions == 0 {
@@ -511,12 +501,8 @@ pub fn text(v: &Verdict) -> String {
             it.more.clone()
         };
     }
-    if v.folded > 0 {
-        let _ = writeln!(
-            s,
-            "  ({} uncontended or JDK-internal locks folded; --all shows them)",
-            v.folded
-        );
+    if let Some(note) = v.folded.note() {
+        let _ = writeln!(s, "  {note}");
     }
     if v.wakes_skipped {
         let _ = writeln!(
@@ -545,9 +531,10 @@ pub fn json(v: &Verdict) -> String {
         })
         .collect();
     format!(
-        "{{\"items\":[{}],\"folded\":{}}}",
+        "{{\"items\":[{}],\"folded\":{},\"folded_blocked_ns\":{}}}",
         items.join(","),
-        v.folded
+        v.folded.locks,
+        v.folded.blocked
     )
 }
 
