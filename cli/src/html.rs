@@ -231,6 +231,10 @@ pub struct Lane {
     pub jdk_holds: Row,
     /// Time spent in spans (blocked, waiting, ... holding): which lanes to keep.
     activity: u64,
+    /// Time drawn per state (blocked, waiting, sleeping, joining, acquiring): the spans
+    /// written one by one. The page compares it with the thread's totals, which count the
+    /// short ones the agent counted per site too, and says what the lanes leave out.
+    pub drawn: [u64; 5],
 }
 
 impl Lane {
@@ -241,6 +245,7 @@ impl Lane {
             holds: Row::default(),
             jdk_holds: Row::default(),
             activity: 0,
+            drawn: [0; 5],
         }
     }
 
@@ -558,6 +563,7 @@ fn draw(threads: &mut HashMap<Hash, LaneState>, ids: &mut Ids<'_>, s: &orca_form
         }
     };
     t.lane.activity += ts - since.min(ts);
+    t.lane.drawn[sp.kind()] += ts - since.min(ts);
     t.lane.states.push(sp);
 }
 
@@ -761,11 +767,12 @@ pub fn data_json(inp: &Inputs<'_>) -> String {
             )
         };
         format!(
-            "{{\"id\":\"{}\",\"start\":{},\"end\":{},\"alive\":{},\"states\":{},\"holds\":{},\"jdkHolds\":{}}}",
+            "{{\"id\":\"{}\",\"start\":{},\"end\":{},\"alive\":{},\"drawn\":[{}],\"states\":{},\"holds\":{},\"jdkHolds\":{}}}",
             l.thread,
             t.map_or(0, |t| t.started.unwrap_or(t.first).saturating_sub(t0)),
             t.map_or(span, |t| t.ended.unwrap_or(a.last_ts).saturating_sub(t0)),
             t.and_then(|t| t.ended).is_none(),
+            l.drawn.map(|d| d.to_string()).join(","),
             row(&l.states),
             row(&l.holds),
             row(&l.jdk_holds)

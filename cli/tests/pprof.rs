@@ -569,6 +569,34 @@ fn check_flame_and_page(prefix: &str, dir: &Path, report: &Json, ctx: &str) {
         }
         assert_eq!((row.num("holds"), row.num("held")), (holds, held), "{c}");
     }
+    // The lanes draw what was written one by one, never more than the thread's totals, and
+    // all of them when nothing was counted per site instead (the page says what is left out).
+    let log = std::fs::read_to_string(format!("{prefix}.orca")).unwrap();
+    let counted = log.lines().any(|l| {
+        [",Waits,", ",MonitorContentions,", ",LockContentions,"]
+            .iter()
+            .any(|k| l.contains(k))
+    });
+    let totals = data.get("totals").expect("totals");
+    for lane in arr(&data, "lanes") {
+        let drawn = arr(lane, "drawn");
+        let tot = match totals.get(&id(lane)) {
+            Some(Json::Arr(v)) => v.clone(),
+            t => panic!("{ctx}: totals of {}: {t:?}", id(lane)),
+        };
+        for k in 0..5 {
+            let num = |j: &Json| match j {
+                Json::Num(n) => n.parse::<u64>().unwrap(),
+                j => panic!("{j:?}"),
+            };
+            let (d, t) = (num(&drawn[k]), num(&tot[k]));
+            let c = format!("{ctx}: lane {} state {k}: drawn {d}, total {t}", id(lane));
+            assert!(d <= t, "{c}");
+            if !counted {
+                assert_eq!(d, t, "{c}");
+            }
+        }
+    }
     let threads = arr(&data, "threads");
     assert_eq!(
         threads.len(),
