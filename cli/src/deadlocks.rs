@@ -29,8 +29,8 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 
-use orca_format::spans::{Held, Pairer, Stacks};
-use orca_format::{parse_stack, Event, EventReader, Hash, LineError, LockMode, LockOp, Metadata};
+use orca_format::spans::{Held, Pairer, SpanKind, Stacks};
+use orca_format::{parse_stack, Event, EventReader, Hash, LineError, LockMode, Metadata};
 
 /// The first time an edge `from -> to` was seen, with both code paths.
 struct Edge {
@@ -52,16 +52,11 @@ type Blocked = (Hash, Hash, String, u64);
 #[derive(Default)]
 struct ThreadState {
     name: Option<String>,
-    /// Last event was MonitorContendedEnter: (monitor, owner, stack, line).
+    /// Blocked at the end of the log: in a contention (the pairer's `MonitorContendedEnter`
+    /// without its Entered), else in a `LockAcquire` that another thread owned and no end line
+    /// has ended (a contention inside it, for the class initialiser of `LockSupport` that a
+    /// ReentrantLock's first park on JDK 17 can wait for, leaves it blocked in the lock).
     blocked: Option<Blocked>,
-    /// A `LockAcquire` with another thread's owner that no end line has ended yet: (lock,
-    /// owner, stack, line). Not ended by other events: the acquisition may run code that
-    /// contends for a monitor first (the class initialiser of `LockSupport`, which a
-    /// ReentrantLock's first park on JDK 17 can wait for), and the thread is then blocked in
-    /// the lock again.
-    acquiring: Option<Blocked>,
-    /// MonitorEnter seen, MonitorEntered not yet: its edges are already in.
-    entering: Option<Hash>,
 }
 
 const MAX_THREADS_PER_EDGE: usize = 8;
@@ -142,6 +137,7 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
     // what was held before it, so the pairer takes each event after this pass has.
     let mut pairer = Pairer::with_stacks_for(Stacks {
         holds: true,
+        blocked: true,
         ..Stacks::default()
     });
     while let Some((line, rec)) = r.next_event()? {
@@ -218,32 +214,21 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 }
                 _ => {}
             }
-            t.blocked = None;
-            let entering = t.entering.take();
+            // A MonitorEnter seen and its MonitorEntered not yet: its edges are already in.
+            let entering = pairer.entering(thread).map(|(m, _)| m);
             match rec.event {
                 Event::ThreadStarted { name, .. } => t.name = Some(name.decode().into_owned()),
-                Event::MonitorContendedEnter {
-                    monitor,
-                    owner,
-                    stack,
-                    ..
-                } => {
-                    // Without a MonitorEnter before it (JVMTI mode, summaries) the contention is
-                    // the only sight of this acquisition: its order after the j.u.c. locks held.
-                    if entering != Some(monitor) && !holds(&pairer, thread, monitor, None) {
-                        for map in [&mut edges, &mut summary_edges] {
-                            add_edges(map, &pairer, thread, monitor, stack.raw(), line);
-                        }
+                // Without a MonitorEnter before it (JVMTI mode, summaries) the contention is
+                // the only sight of this acquisition: its order after the j.u.c. locks held.
+                Event::MonitorContendedEnter { monitor, stack, .. }
+                    if entering != Some(monitor) && !holds(&pairer, thread, monitor, None) =>
+                {
+                    for map in [&mut edges, &mut summary_edges] {
+                        add_edges(map, &pairer, thread, monitor, stack.raw(), line);
                     }
-                    t.blocked = Some((monitor, owner, stack.raw().to_string(), line));
-                    t.entering = entering;
                 }
                 Event::LockAcquire {
-                    lock,
-                    mode,
-                    owner,
-                    stack,
-                    ..
+                    lock, mode, stack, ..
                 } => {
                     entered_events += 1;
                     juc.insert(lock);
@@ -254,40 +239,16 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                             add_edges(map, &pairer, thread, lock, stack.raw(), line);
                         }
                     }
-                    // (blocked at the end: `blocked`, else this)
-                    t.acquiring = (owner != Hash::UNKNOWN && owner != thread)
-                        .then(|| (lock, owner, stack.raw().to_string(), line));
-                }
-                Event::Lock {
-                    op: LockOp::Acquired,
-                    lock,
-                    ..
-                } => {
-                    juc.insert(lock);
-                    t.acquiring = None;
-                }
-                Event::Lock {
-                    op: LockOp::Release,
-                    lock,
-                    ..
-                } => {
-                    juc.insert(lock);
                 }
                 Event::Lock { lock, .. } => {
-                    // failed, timed out, interrupted: the acquisition is over
                     juc.insert(lock);
-                    t.acquiring = None;
                 }
-                Event::ThreadEnded { .. } => t.acquiring = None,
-                Event::MonitorContendedEntered { .. } => t.entering = entering,
                 Event::MonitorEnter { monitor, stack, .. }
                 | Event::MonitorEntered { monitor, stack, .. } => {
                     let is_enter = rec.event.kind() == orca_format::EventKind::MonitorEnter;
-                    if is_enter {
-                        // The order is what the thread tries: record it before it
-                        // blocks, so that a run that really deadlocks shows it too.
-                        t.entering = Some(monitor);
-                    } else {
+                    // A MonitorEnter's order is what the thread tries: recorded before it
+                    // blocks, so that a run that really deadlocks shows it too.
+                    if !is_enter {
                         entered_events += 1;
                     }
                     if holds(&pairer, thread, monitor, None) {
@@ -304,7 +265,20 @@ fn scan<R: std::io::Read>(mut r: EventReader<R>, from_events: bool) -> std::io::
                 _ => {}
             }
         }
-        pairer.feed(rec.timestamp.nanos(), &rec.event, &mut |_| {});
+        let ts = rec.timestamp.nanos();
+        pairer.feed_checked(line, ts, &rec.event, &mut |_| {}, &mut |_| {});
+    }
+    for (&thread, t) in &mut threads {
+        let contended = pairer.contended(thread);
+        let acquiring = pairer.open_call(thread).and_then(|c| match c.kind {
+            SpanKind::Acquire { lock, owner, .. } if owner != Hash::UNKNOWN && owner != thread => {
+                Some((lock, owner, &c.begin))
+            }
+            _ => None,
+        });
+        t.blocked = contended
+            .or(acquiring)
+            .map(|(m, owner, b)| (m, owner, b.stack.clone(), b.line));
     }
     let from_summaries = summary_lines > 0 && !from_events;
     // LockOrder lines cover j.u.c. locks when the log has j.u.c. hold summaries or one of
@@ -336,15 +310,16 @@ fn holds(pairer: &Pairer, thread: Hash, id: Hash, mode: Option<LockMode>) -> boo
         None => Held::Monitor(id),
         Some(mode) => Held::Lock(id, mode),
     };
-    pairer.holds(thread).any(|(h, _)| h == held)
+    pairer.holds(thread).any(|h| h.held == held)
 }
 
 /// The distinct IDs `thread` holds other than `acquired`, in the order of their earliest
 /// still-open hold, with that hold's stack and whether it is a j.u.c. lock's.
 fn held_ids(pairer: &Pairer, thread: Hash, acquired: Hash) -> Vec<(Hash, &str, bool)> {
     let mut ids: Vec<(Hash, &str, bool)> = Vec::new();
-    for (held, begin) in pairer.holds(thread) {
-        let (id, juc) = match held {
+    for h in pairer.holds(thread) {
+        let begin = h.begin;
+        let (id, juc) = match h.held {
             Held::Monitor(id) => (id, false),
             Held::Lock(id, _) => (id, true),
         };
@@ -646,7 +621,6 @@ fn findings(
         .filter_map(|(h, t)| {
             t.blocked
                 .as_ref()
-                .or(t.acquiring.as_ref())
                 .map(|(m, owner, stack, line)| BlockedThread {
                     thread: *h,
                     monitor: *m,

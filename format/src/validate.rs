@@ -9,10 +9,11 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::parse::{
-    parse_class_line, parse_event_line, parse_method_line, ConditionOp, Durations, Event,
-    EventKind, Frame, Hash, LockMode, LockOp, RecordingEnd, Timestamp,
+    parse_class_line, parse_event_line, parse_method_line, Durations, Event, EventKind, Frame,
+    Hash, LockMode, RecordingEnd, Timestamp,
 };
 use crate::reader::{Line, LineReader};
+use crate::spans::{Held, Pairer, Span, SpanKind, Unpaired};
 use crate::{paths, OrcaError};
 
 /// Which of the three files a violation is in.
@@ -232,18 +233,6 @@ struct ThreadState {
     last_ts: Timestamp,
     last_line: u64,
     ended: Option<u64>,
-    /// Open method-call pair: entry kind, object, call site, line.
-    call: Option<(EventKind, Option<Hash>, Option<Frame>, u64)>,
-    /// MonitorContendedEnter waiting for its Entered: monitor, line.
-    contended: Option<(Hash, u64)>,
-    /// MonitorEnter waiting for its MonitorEntered: monitor, line.
-    enter: Option<(Hash, u64)>,
-    /// Monitors held: (monitor, count, line of the outermost MonitorEntered).
-    held: Vec<(Hash, u32, u64)>,
-    /// The mode of the open `LockAcquire` (in `call`), which its exit event must repeat.
-    call_mode: Option<LockMode>,
-    /// j.u.c. locks held: (lock, mode, count, line of the first `LockAcquired`).
-    locks: Vec<(Hash, LockMode, u32, u64)>,
     /// `LockHold` lines not yet counted in a `LockHolds` (or `LockHoldsUntimed`) line of
     /// their key: (lock, mode, site, nanos, line, unfit). `unfit`: a `LockHolds` line of the
     /// key could not count it, and a `LockHoldsUntimed` line of that flush must.
@@ -251,16 +240,6 @@ struct ThreadState {
     /// The timestamp of the thread's latest hold summaries and their keys (kind, monitor or
     /// lock, mode, site) with their lines: a flush writes one line per key (FORMAT.md).
     summary_keys: Option<(Timestamp, SummaryKeys)>,
-    /// Open stretches of exclusive ownership (a monitor, or a j.u.c. lock in mode `W`):
-    /// (what, since, line). A stretch ends at the outermost release, or at an `ObjectWait`
-    /// (`ConditionAwait`) that releases it, and a new one begins at its `ObjectWaited`
-    /// (`ConditionAwaited`).
-    owning: Vec<(Owned, Timestamp, u64)>,
-    /// The thread whose `Thread.join` this thread is in (its `ThreadJoin` without its
-    /// `ThreadJoined` yet): `join` waits on that thread's object, releasing its monitor with
-    /// no event of its own (a nested tracked call), so an ownership of that monitor is not
-    /// followed from the `ThreadJoin` to the `ThreadJoined`.
-    joining: Option<Hash>,
 }
 
 /// The keys of one flush of a thread's hold summaries, with their lines.
@@ -271,6 +250,41 @@ type SummaryKeys = crate::FastMap<(EventKind, Hash, Option<LockMode>, Frame), u6
 enum Owned {
     Monitor(Hash),
     Lock(Hash),
+}
+
+impl Owned {
+    /// What a hold owns exclusively, if anything: a monitor, a j.u.c. lock in mode `W` when
+    /// the log has `LockRelease` lines (`lock_releases`).
+    fn of(held: Held, lock_releases: bool) -> Option<Owned> {
+        match held {
+            Held::Monitor(m) => Some(Owned::Monitor(m)),
+            Held::Lock(l, LockMode::Write) if lock_releases => Some(Owned::Lock(l)),
+            Held::Lock(..) => None,
+        }
+    }
+}
+
+/// The message for a line that pairs with nothing: `kind` is the line's, `ev` the line.
+fn unpaired(u: Unpaired, kind: EventKind, thread: Hash, ev: &Event<'_>) -> String {
+    match u {
+        Unpaired::Contention { monitor, line } => format!("{kind} on thread {thread} while its MonitorContendedEnter of {monitor} at line {line} has no MonitorContendedEntered"),
+        Unpaired::Uncontended { monitor } => format!("MonitorContendedEntered of {monitor} on thread {thread} without a MonitorContendedEnter"),
+        Unpaired::Entering { monitor, line } => format!("{kind} on thread {thread} while its MonitorEnter of {monitor} at line {line} has no MonitorEntered"),
+        Unpaired::Unbalanced(Held::Monitor(m)) => format!("unbalanced MonitorExit: thread {thread} does not hold monitor {m} (no matching MonitorEntered)"),
+        Unpaired::Unbalanced(Held::Lock(lock, mode)) => format!("unbalanced LockRelease: thread {thread} does not hold lock {lock} in mode {mode} (no matching LockAcquired)"),
+        Unpaired::Nested { open, line } => format!("{kind} on thread {thread} inside its open {open} of line {line} (tracked calls never nest)"),
+        Unpaired::Unbegun { expected } => format!("{kind} on thread {thread} without its {expected}"),
+        Unpaired::OtherCall { open, line, expected } => format!("{kind} on thread {thread} closes a {open} (line {line}), expected {expected}"),
+        Unpaired::OtherObject { open, line, was } => format!(
+            "{kind} of {} on thread {thread} but its {open} at line {line} was of {}",
+            ev.object().map(|h| h.to_string()).unwrap_or_default(),
+            was.map(|h| h.to_string()).unwrap_or_default()
+        ),
+        Unpaired::OtherMode { open, line } => format!("{kind} on thread {thread}: mode differs from its {open} at line {line}"),
+        Unpaired::OtherSite { open, line } => format!("{kind} on thread {thread}: call site differs from its {open} at line {line}"),
+        Unpaired::EndedInCall { open, line } => format!("thread {thread} ended inside its {open} of line {line}"),
+        Unpaired::EndedBlocked { monitor, line } => format!("thread {thread} ended while blocked on {monitor} (MonitorContendedEnter at line {line})"),
+    }
 }
 
 impl fmt::Display for Owned {
@@ -348,10 +362,10 @@ pub struct Validator {
     start_calls: crate::FastMap<Hash, (Timestamp, u64)>,
     /// `ThreadStarted` events by thread: (timestamp, line).
     started: crate::FastMap<Hash, (Timestamp, u64)>,
-    /// Whether `.orca` has a `LockHolds` or `LockHold` line so far.
-    juc_summaries: bool,
-    /// Whether `.orca` has a `LockRelease` line so far.
-    juc_releases: bool,
+    /// The pairing of the events (spans.rs), whose lines that pair with nothing are errors.
+    pairer: Pairer,
+    /// The stretches of ownership one line ended (kept for its allocation).
+    stretches: Vec<Span>,
     /// Notes on j.u.c. locks held at a `ThreadEnded`: (line, message). Kept until
     /// [`Validator::finish`], which drops them if the log is summarised for j.u.c.
     /// locks (`LockHolds`/`LockHold` lines and no `LockRelease`: the releases of the
@@ -383,8 +397,8 @@ impl Validator {
             last_orca_line: 0,
             start_calls: Default::default(),
             started: Default::default(),
-            juc_summaries: false,
-            juc_releases: false,
+            pairer: Pairer::new().with_stretches(),
+            stretches: Vec::new(),
             juc_notes: Vec::new(),
             ownerships: Default::default(),
             method_keys: HashMap::new(),
@@ -745,105 +759,28 @@ impl Validator {
             st.last_ts = ts;
         }
         st.last_line = n;
-        let obj = ev.object();
-        // MonitorContendedEnter must be followed by its Entered before any
-        // other monitor event of the thread (FORMAT.md: contention pairs and
-        // method-call pairs are matched apart, so other events may come between).
-        // Summary lines and MonitorHold are not monitor events here: the agent
-        // writes a thread's summaries also while it is blocked (at JVM exit).
-        let is_monitor = matches!(
-            kind,
-            K::MonitorContendedEnter
-                | K::MonitorContendedEntered
-                | K::MonitorEnter
-                | K::MonitorEntered
-                | K::MonitorExit
+        // Pairing (spans.rs): what pairs with nothing is an error of this line; the holds'
+        // stretches of exclusive ownership that this line ends are checked below.
+        let mut stretches = std::mem::take(&mut self.stretches);
+        let mut contention_lost = false;
+        self.pairer.feed_checked(
+            n,
+            ts.nanos(),
+            ev,
+            &mut |s| {
+                if matches!(s.kind, SpanKind::Stretch { .. }) {
+                    stretches.push(s)
+                }
+            },
+            &mut |u| {
+                contention_lost |=
+                    matches!(u, Unpaired::Contention { .. }) && kind == K::MonitorContendedEntered;
+                msgs.push((ViolationKind::Pairing, unpaired(u, kind, thread, ev)));
+            },
         );
-        if let Some((m, l)) = st.contended {
-            if kind == K::MonitorContendedEntered && obj == Some(m) {
-                st.contended = None;
-            } else if is_monitor {
-                st.contended = None;
-                msgs.push((
-                    ViolationKind::Pairing,
-                    format!("{kind} on thread {thread} while its MonitorContendedEnter of {m} at line {l} has no MonitorContendedEntered"),
-                ));
-                if kind == K::MonitorContendedEntered {
-                    // Mismatched monitor: already reported.
-                    return self.flush(file, n, msgs);
-                }
-            }
-        } else if kind == K::MonitorContendedEntered {
-            msgs.push((
-                ViolationKind::Pairing,
-                format!("MonitorContendedEntered of {} on thread {thread} without a MonitorContendedEnter", obj.unwrap_or(Hash(0))),
-            ));
-        }
-        // MonitorEnter must be followed by MonitorEntered before any other monitor
-        // event (its own contention pair may come between).
-        if let Some((m, l)) = st.enter {
-            let contention = matches!(kind, K::MonitorContendedEnter | K::MonitorContendedEntered)
-                && obj == Some(m);
-            if kind == K::MonitorEntered && obj == Some(m) {
-                st.enter = None;
-            } else if is_monitor && !contention {
-                st.enter = None;
-                msgs.push((
-                    ViolationKind::Pairing,
-                    format!("{kind} on thread {thread} while its MonitorEnter of {m} at line {l} has no MonitorEntered"),
-                ));
-            }
-        }
-        match kind {
-            K::MonitorContendedEnter => st.contended = Some((obj.unwrap(), n)),
-            K::MonitorEnter => st.enter = Some((obj.unwrap(), n)),
-            K::MonitorEntered => {
-                let m = obj.unwrap();
-                match st.held.iter_mut().find(|h| h.0 == m) {
-                    Some(h) => h.1 += 1,
-                    None => st.held.push((m, 1, n)),
-                }
-            }
-            K::MonitorExit => {
-                let m = obj.unwrap();
-                match st.held.iter().position(|h| h.0 == m) {
-                    Some(i) => {
-                        st.held[i].1 -= 1;
-                        if st.held[i].1 == 0 {
-                            st.held.swap_remove(i);
-                        }
-                    }
-                    None => msgs.push((
-                        ViolationKind::Pairing,
-                        format!("unbalanced MonitorExit: thread {thread} does not hold monitor {m} (no matching MonitorEntered)"),
-                    )),
-                }
-            }
-            _ => {}
-        }
-        // j.u.c. lock holds, counted per (lock, mode) like monitors.
-        if let Event::Lock {
-            op: op @ (LockOp::Acquired | LockOp::Release),
-            lock,
-            mode,
-            ..
-        } = *ev
-        {
-            let at = st.locks.iter().position(|h| h.0 == lock && h.1 == mode);
-            match (op, at) {
-                (LockOp::Acquired, Some(i)) => st.locks[i].2 += 1,
-                (LockOp::Acquired, None) => st.locks.push((lock, mode, 1, n)),
-                (_, Some(i)) => {
-                    st.locks[i].2 -= 1;
-                    if st.locks[i].2 == 0 {
-                        st.locks.swap_remove(i);
-                    }
-                }
-                (_, None) => msgs.push((
-                    ViolationKind::Pairing,
-                    format!("unbalanced LockRelease: thread {thread} does not hold lock {lock} in mode {mode} (no matching LockAcquired)"),
-                )),
-            }
+        if contention_lost {
+            // Another monitor's Entered: already reported.
+            return self.flush(file, n, msgs);
         }
         // One line per key in a flush of the summaries (one timestamp).
         let summary_key = match *ev {
@@ -892,10 +829,6 @@ impl Validator {
             }
         }
         match *ev {
-            Event::Lock {
-                op: LockOp::Release,
-                ..
-            } => self.juc_releases = true,
             Event::LockHold {
                 lock,
                 mode,
@@ -903,7 +836,6 @@ impl Validator {
                 site,
                 ..
             } => {
-                self.juc_summaries = true;
                 if let Some(f) = site.top() {
                     st.long_holds.push((lock, mode, f, nanos, n, None));
                 }
@@ -915,7 +847,6 @@ impl Validator {
                 site,
                 ..
             } => {
-                self.juc_summaries = true;
                 // Every `LockHold` of the key since its previous `LockHolds` is counted here:
                 // each within maxNanos, and no bucket with fewer holds than LockHold lines;
                 // with sampled timing, those it cannot count by a LockHoldsUntimed line of
@@ -964,7 +895,6 @@ impl Validator {
                 site,
                 ..
             } => {
-                self.juc_summaries = true;
                 // Up to `count` LockHold lines of the key still uncounted are holds that were
                 // not timed: those its LockHolds line could not count first.
                 let f = site.top();
@@ -985,203 +915,45 @@ impl Validator {
             }
             _ => {}
         }
-        // Stretches of exclusive ownership (FORMAT.md, "Exclusion"), after the counts above:
-        // `Some(true)` opens one, `Some(false)` closes it.
-        let monitor_count = |m: Hash| st.held.iter().find(|h| h.0 == m).map_or(0, |h| h.1);
-        let write_count = |l: Hash| {
-            st.locks
-                .iter()
-                .find(|h| h.0 == l && h.1 == LockMode::Write)
-                .map_or(0, |h| h.2)
-        };
-        let joining = st.joining;
-        let change = match *ev {
-            Event::MonitorEntered { monitor: m, .. } if joining == Some(m) => None,
-            Event::MonitorEntered { monitor: m, .. } => {
-                (monitor_count(m) == 1).then_some((Owned::Monitor(m), true))
-            }
-            Event::ThreadJoin { joined: m, .. } => Some((Owned::Monitor(m), false)),
-            Event::ThreadJoined { joined: m, .. } => {
-                (monitor_count(m) > 0).then_some((Owned::Monitor(m), true))
-            }
-            Event::MonitorExit { monitor: m, .. } => {
-                (monitor_count(m) == 0).then_some((Owned::Monitor(m), false))
-            }
-            Event::ObjectWait { object: m, .. } => Some((Owned::Monitor(m), false)),
-            Event::ObjectWaited { object: m, .. } => {
-                (monitor_count(m) > 0).then_some((Owned::Monitor(m), true))
-            }
-            Event::Lock {
-                op,
-                lock,
-                mode: LockMode::Write,
-                ..
-            } => match op {
-                LockOp::Acquired => (write_count(lock) == 1).then_some((Owned::Lock(lock), true)),
-                LockOp::Release => (write_count(lock) == 0).then_some((Owned::Lock(lock), false)),
-                _ => None,
-            },
-            Event::Condition { op, lock, .. } => match op {
-                ConditionOp::Await => Some((Owned::Lock(lock), false)),
-                ConditionOp::Awaited => {
-                    (write_count(lock) > 0).then_some((Owned::Lock(lock), true))
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        match *ev {
-            Event::ThreadJoin { joined, .. } => st.joining = Some(joined),
-            Event::ThreadJoined { .. } => st.joining = None,
-            _ => {}
-        }
-        let mut closed: Vec<(Owned, Timestamp, u64)> = Vec::new();
-        let at = st
-            .owning
-            .iter()
-            .position(|o| Some(o.0) == change.map(|c| c.0));
-        match (change, at) {
-            (Some((what, true)), None) => st.owning.push((what, ts, n)),
-            (Some((_, false)), Some(i)) => closed.push(st.owning.swap_remove(i)),
-            _ => {}
-        }
-        // Whatever a thread still owns when it ends (System.exit) is not checked.
         if kind == K::ThreadEnded {
-            st.owning.clear();
+            // Not an error: a thread that calls System.exit ends inside the JDK's own
+            // `synchronized` shutdown code (java.lang.Shutdown), whose exits never run.
+            for h in self.pairer.holds(thread) {
+                let (c, l) = (h.count, h.begin.line);
+                match h.held {
+                    Held::Monitor(m) => notes.push(format!("thread {thread} ended holding monitor {m} ({c} MonitorEntered without MonitorExit, first at line {l}): normal only for a thread inside System.exit")),
+                    // A j.u.c. lock stays locked when its thread ends: legal Java, worth a
+                    // note (decided at the end: not in a log summarised for j.u.c. locks).
+                    Held::Lock(lock, mode) => self.juc_notes.push((n, format!("thread {thread} ended holding lock {lock} in mode {mode} ({c} LockAcquired without LockRelease, first at line {l})"))),
+                }
+            }
+            for (lock, mode, _, ns, l, _) in st.long_holds.drain(..) {
+                msgs.push((
+                    ViolationKind::Pairing,
+                    format!("thread {thread} ended with its {ns} ns LockHold of lock {lock} in mode {mode} at line {l} counted in no LockHolds line"),
+                ));
+            }
+            st.ended = Some(n);
         }
-        let mode = ev.mode();
-        // Method-call pairs.
-        let top = ev.stack().and_then(|s| s.top());
-        match kind {
-            K::ObjectWait
-            | K::ThreadJoin
-            | K::ThreadSleep
-            | K::SemaphoreAcquire
-            | K::LockAcquire
-            | K::ConditionAwait
-            | K::ThreadPark => {
-                if let Some((k, _, _, l)) = st.call {
-                    msgs.push((
-                        ViolationKind::Pairing,
-                        format!("{kind} on thread {thread} inside its open {k} of line {l} (tracked calls never nest)"),
-                    ));
-                }
-                st.call = Some((kind, obj, top, n));
-                st.call_mode = mode;
-            }
-            K::ObjectWaited
-            | K::ThreadJoined
-            | K::ThreadSlept
-            | K::SemaphoreAcquired
-            | K::LockAcquired
-            | K::LockFailed
-            | K::LockTimedOut
-            | K::LockInterrupted
-            | K::ConditionAwaited
-            | K::ThreadParked => {
-                let entry = match kind {
-                    K::ObjectWaited => K::ObjectWait,
-                    K::ThreadJoined => K::ThreadJoin,
-                    K::ThreadSlept => K::ThreadSleep,
-                    K::SemaphoreAcquired => K::SemaphoreAcquire,
-                    K::ConditionAwaited => K::ConditionAwait,
-                    K::ThreadParked => K::ThreadPark,
-                    _ => K::LockAcquire,
-                };
-                let open_mode = st.call_mode.take();
-                match st.call.take() {
-                    None => msgs.push((
-                        ViolationKind::Pairing,
-                        format!("{kind} on thread {thread} without its {entry}"),
-                    )),
-                    Some((k, o, t, l)) => {
-                        if k != entry {
-                            msgs.push((
-                                ViolationKind::Pairing,
-                                format!("{kind} on thread {thread} closes a {k} (line {l}), expected {entry}"),
-                            ));
-                        } else if o != obj {
-                            msgs.push((
-                                ViolationKind::Pairing,
-                                format!(
-                                    "{kind} of {} on thread {thread} but its {k} at line {l} was of {}",
-                                    obj.map(|h| h.to_string()).unwrap_or_default(),
-                                    o.map(|h| h.to_string()).unwrap_or_default()
-                                ),
-                            ));
-                        } else if open_mode != mode {
-                            msgs.push((
-                                ViolationKind::Pairing,
-                                format!("{kind} on thread {thread}: mode differs from its {k} at line {l}"),
-                            ));
-                        } else if t.is_some() && top.is_some() && t != top {
-                            msgs.push((
-                                ViolationKind::Pairing,
-                                format!("{kind} on thread {thread}: call site differs from its {k} at line {l}"),
-                            ));
-                        }
-                    }
-                }
-            }
-            K::ObjectNotify
-            | K::ObjectNotifyAll
-            | K::ThreadStart
-            | K::SemaphoreRelease
-            | K::LockRelease
-            | K::LockHeldAtStart
-            | K::ConditionSignal
-            | K::ConditionSignalAll
-            | K::ThreadUnpark => {
-                if let Some((k, _, _, l)) = st.call {
-                    msgs.push((
-                        ViolationKind::Pairing,
-                        format!("{kind} on thread {thread} inside its open {k} of line {l} (tracked calls never nest)"),
-                    ));
-                }
-            }
-            K::ThreadEnded => {
-                if let Some((k, _, _, l)) = st.call.take() {
-                    msgs.push((
-                        ViolationKind::Pairing,
-                        format!("thread {thread} ended inside its {k} of line {l}"),
-                    ));
-                }
-                if let Some((m, l)) = st.contended.take() {
-                    msgs.push((
-                        ViolationKind::Pairing,
-                        format!("thread {thread} ended while blocked on {m} (MonitorContendedEnter at line {l})"),
-                    ));
-                }
-                // Not an error: a thread that calls System.exit ends inside the JDK's own
-                // `synchronized` shutdown code (java.lang.Shutdown), whose exits never run.
-                for (m, c, l) in st.held.drain(..) {
-                    notes.push(format!("thread {thread} ended holding monitor {m} ({c} MonitorEntered without MonitorExit, first at line {l}): normal only for a thread inside System.exit"));
-                }
-                // A j.u.c. lock stays locked when its thread ends: legal Java, worth a note
-                // (decided at the end: not in a log summarised for j.u.c. locks).
-                for (lock, mode, c, l) in st.locks.drain(..) {
-                    self.juc_notes.push((n, format!("thread {thread} ended holding lock {lock} in mode {mode} ({c} LockAcquired without LockRelease, first at line {l})")));
-                }
-                for (lock, mode, _, ns, l, _) in st.long_holds.drain(..) {
-                    msgs.push((
-                        ViolationKind::Pairing,
-                        format!("thread {thread} ended with its {ns} ns LockHold of lock {lock} in mode {mode} at line {l} counted in no LockHolds line"),
-                    ));
-                }
-                st.ended = Some(n);
-            }
-            _ => {}
-        }
-        for (what, since, at) in closed {
-            // A log summarised for j.u.c. locks writes no `LockRelease` (nor uncontended
-            // acquisitions): its stretches of a lock are not known.
-            if matches!(what, Owned::Lock(_)) && !self.juc_releases {
+        // Stretches of exclusive ownership (FORMAT.md, "Exclusion"): a monitor, or a j.u.c.
+        // lock in mode W, from its outermost acquisition (or the return of the wait that
+        // released it) to its release (or that wait). A log summarised for j.u.c. locks writes
+        // no `LockRelease` (nor uncontended acquisitions): its stretches of a lock are not
+        // known.
+        let lock_releases = self.pairer.shape().lock_releases;
+        for s in stretches.drain(..) {
+            let (SpanKind::Stretch { held, .. }, Some(end)) = (s.kind, &s.end) else {
                 continue;
-            }
-            if let Some(m) = self.owned(what, thread, since, at, ts, n) {
+            };
+            let Some(what) = Owned::of(held, lock_releases) else {
+                continue;
+            };
+            let (since, from) = (Timestamp(s.begin.ts), s.begin.line);
+            if let Some(m) = self.owned(what, thread, since, from, Timestamp(end.ts), end.line) {
                 msgs.push((ViolationKind::Exclusion, m));
             }
         }
+        self.stretches = stretches;
         self.seen_events += 1;
         if self.seen_events.is_multiple_of(PRUNE_EVERY) {
             self.prune_ownerships();
@@ -1264,7 +1036,8 @@ impl Validator {
         // A log summarised for j.u.c. locks (FORMAT.md: `LockHolds`/`LockHold` lines and no
         // `LockRelease`) writes the `LockAcquired` of contended acquisitions only, never
         // their release: its j.u.c. holds cannot be followed, so they get no notes.
-        let juc_summarised = self.juc_summaries && !self.juc_releases;
+        let juc_summarised = self.pairer.shape().juc_summarised();
+        let lock_releases = self.pairer.shape().lock_releases;
         if !juc_summarised {
             for (n, msg) in std::mem::take(&mut self.juc_notes) {
                 self.push(
@@ -1279,12 +1052,17 @@ impl Validator {
         }
         // A stretch still open at the end runs to the end: no other thread may own the same
         // thing after it began.
+        let pairer = &self.pairer;
         let mut open: Vec<(Hash, Owned, Timestamp, u64)> = self
             .threads
             .iter()
             .filter(|(_, s)| s.ended.is_none())
-            .flat_map(|(t, s)| s.owning.iter().map(move |&(w, since, l)| (*t, w, since, l)))
-            .filter(|o| matches!(o.1, Owned::Monitor(_)) || self.juc_releases)
+            .flat_map(|(t, _)| {
+                pairer.holds(*t).filter_map(move |h| {
+                    let (since, l) = h.running?;
+                    Some((*t, Owned::of(h.held, lock_releases)?, Timestamp(since), l))
+                })
+            })
             .collect();
         open.sort_by_key(|o| o.3);
         for (thread, what, since, from) in open {
@@ -1331,25 +1109,35 @@ impl Validator {
             if s.ended.is_some() {
                 continue;
             }
-            if let Some((k, _, _, l)) = s.call {
+            let p = &self.pairer;
+            if let Some(c) = p.open_call(*t) {
+                let (k, l) = (c.begin_kind, c.begin.line);
                 notes.push(format!(
                     "thread {t}: {k} of line {l} still open at the end of the log"
                 ));
             }
-            if let Some((m, l)) = s.contended {
+            if let Some((m, _, b)) = p.contended(*t) {
+                let l = b.line;
                 notes.push(format!("thread {t}: still blocked on monitor {m} at the end of the log (MonitorContendedEnter at line {l})"));
             }
-            if let Some((m, l)) = s.enter {
+            if let Some((m, b)) = p.entering(*t) {
+                let l = b.line;
                 notes.push(format!("thread {t}: MonitorEnter of {m} at line {l} not yet entered at the end of the log"));
             }
-            for (lock, mode, c, l) in s.locks.iter().filter(|_| !juc_summarised) {
-                notes.push(format!("thread {t}: still holds lock {lock} in mode {mode} at the end of the log ({c} open LockAcquired, first at line {l})"));
+            for h in p.holds(*t).filter(|_| !juc_summarised) {
+                let (c, l) = (h.count, h.begin.line);
+                if let Held::Lock(lock, mode) = h.held {
+                    notes.push(format!("thread {t}: still holds lock {lock} in mode {mode} at the end of the log ({c} open LockAcquired, first at line {l})"));
+                }
             }
             for (lock, mode, _, ns, l, _) in &s.long_holds {
                 notes.push(format!("thread {t}: its {ns} ns LockHold of lock {lock} in mode {mode} at line {l} is counted in no LockHolds line by the end of the log"));
             }
-            for (m, c, l) in &s.held {
-                notes.push(format!("thread {t}: still holds monitor {m} at the end of the log ({c} open MonitorEntered, first at line {l})"));
+            for h in p.holds(*t) {
+                let (c, l) = (h.count, h.begin.line);
+                if let Held::Monitor(m) = h.held {
+                    notes.push(format!("thread {t}: still holds monitor {m} at the end of the log ({c} open MonitorEntered, first at line {l})"));
+                }
             }
         }
         for msg in notes {
