@@ -216,29 +216,30 @@ pub fn collapse_with<R: std::io::Read>(
                 let c = juc_summary_counts.entry((site.raw().to_string(), lock, "lock"));
                 c.or_default().1 += count;
             }
-            // Contentions the agent counted per one-frame site (short ones, and long ones
-            // beyond their site's budget).
+            // Contentions the agent counted per stack (short ones, and long ones beyond their
+            // site's budget; an older agent's per one-frame site).
             (
                 FlameWeight::Blocked,
                 Event::MonitorContentions {
                     monitor,
                     site,
+                    stack,
                     durations: Durations { total, .. },
                     ..
                 },
-            ) => acc.add(site.raw().to_string(), monitor, total),
+            ) => acc.add(stack.or_site(site).raw().to_string(), monitor, total),
             (
                 FlameWeight::Blocked,
                 Event::LockContentions {
                     lock,
                     site,
+                    stack,
                     durations: Durations { total, .. },
                     ..
                 },
             ) => {
-                *acc.juc
-                    .entry((site.raw().to_string(), lock, "lock"))
-                    .or_default() += total;
+                let stack = stack.or_site(site).raw().to_string();
+                *acc.juc.entry((stack, lock, "lock")).or_default() += total;
             }
             // Waits shorter than the agent's threshold, counted per one-frame site.
             (

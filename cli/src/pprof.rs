@@ -226,26 +226,31 @@ impl Profiles {
             Event::ThreadStarted { name, .. } => {
                 self.names.insert(thread, name.decode().into_owned());
             }
-            // Contentions counted per site (short ones, and long ones beyond the budget):
-            // one-frame stacks, no owner.
+            // Contentions counted per stack (short ones, and long ones beyond the budget; an
+            // older agent's per one-frame site), no owner.
             Event::MonitorContentions {
                 monitor,
                 site,
+                stack,
                 durations: Durations { count, total, .. },
                 ..
             } => {
                 self.counted[Kind::Blocked as usize] = true;
-                let k = key(Leaf::Monitor(monitor), site.raw().to_string());
+                let k = key(
+                    Leaf::Monitor(monitor),
+                    stack.or_site(site).raw().to_string(),
+                );
                 add(&mut self.blocked, k, count, total);
             }
             Event::LockContentions {
                 lock,
                 site,
+                stack,
                 durations: Durations { count, total, .. },
                 ..
             } => {
                 self.counted[Kind::Blocked as usize] = true;
-                let k = key(Leaf::Lock(lock), site.raw().to_string());
+                let k = key(Leaf::Lock(lock), stack.or_site(site).raw().to_string());
                 add(&mut self.blocked, k, count, total);
             }
             Event::MonitorHolds {

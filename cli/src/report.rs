@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use orca_format::spans::{Call, Held, Pairer, Span, SpanKind};
+use orca_format::spans::{Call, Held, Pairer, Span, SpanKind, Stacks};
 use orca_format::{
     parse_stack, ConditionOp, Event, EventReader, FastMap, Frame, Hash, LineError, LockMode,
     LockOp, Metadata, WaitCall, WakeCall,
@@ -81,6 +81,8 @@ pub struct LockStats {
     pub still_blocked: u64,
     pub owners: HashMap<Hash, u64>,
     pub sites: HashMap<Option<Frame>, (u64, u64)>,
+    /// Blocked (count, ns) per whole stack, bounded ([`BLOCKED_STACKS`]).
+    pub blocked_stacks: HashMap<String, (u64, u64)>,
     pub write_holds: Hist,
     pub read_holds: Hist,
     pub open_holds: u64,
@@ -107,6 +109,8 @@ pub struct ObjectStats {
     pub still_blocked: u64,
     pub owners: HashMap<Hash, u64>,
     pub sites: HashMap<Option<Frame>, (u64, u64)>,
+    /// Blocked (count, ns) per whole stack, bounded ([`BLOCKED_STACKS`]).
+    pub blocked_stacks: HashMap<String, (u64, u64)>,
     pub holds: Hist,
     pub open_holds: u64,
     pub hold_sites: HashMap<Option<Frame>, (u64, u64)>,
@@ -252,6 +256,23 @@ fn add_site(m: &mut HashMap<Option<Frame>, (u64, u64)>, f: Option<Frame>, ns: u6
     add_sites(m, f, 1, ns);
 }
 
+/// Blocked stacks a lock keeps (for the verdict's caller of its site): the figures are its
+/// sites', these only name where the program called from.
+const BLOCKED_STACKS: usize = 256;
+
+/// Adds `count` contentions blocked `ns` in all at `stack` to a lock's stacks.
+fn add_stack(m: &mut HashMap<String, (u64, u64)>, stack: &str, count: u64, ns: u64) {
+    if stack.is_empty() {
+        return;
+    }
+    if let Some(e) = m.get_mut(stack) {
+        e.0 += count;
+        e.1 += ns;
+    } else if m.len() < BLOCKED_STACKS {
+        m.insert(stack.to_string(), (count, ns));
+    }
+}
+
 fn add_sites(m: &mut HashMap<Option<Frame>, (u64, u64)>, f: Option<Frame>, count: u64, ns: u64) {
     let e = m.entry(f).or_default();
     e.0 += count;
@@ -283,6 +304,11 @@ impl Analysis {
     ) -> std::io::Result<Analysis> {
         let mut a = Analysis {
             from_events,
+            // The contentions' stacks name the program's line that called a library's lock.
+            pairer: Pairer::with_stacks_for(Stacks {
+                blocked: true,
+                ..Stacks::default()
+            }),
             ..Default::default()
         };
         while let Some((_, rec)) = r.next_event()? {
@@ -380,12 +406,13 @@ impl Analysis {
                 t.started = Some(ts);
             }
             Event::ThreadEnded { .. } => t.ended = Some(ts),
-            // Contentions the agent counted per site instead of writing them (shorter than its
-            // contention threshold, or beyond its site's budget): no owner, no stack.
+            // Contentions the agent counted per stack instead of writing them (shorter than
+            // its contention threshold, or beyond its site's budget): no owner.
             Event::MonitorContentions {
                 monitor,
                 durations: d,
                 ref site,
+                stack,
                 ..
             } => {
                 self.has_summaries = true;
@@ -396,11 +423,14 @@ impl Analysis {
                 o.blocked += d.total;
                 o.blocked_max = o.blocked_max.max(d.max);
                 add_sites(&mut o.sites, site.top(), d.count, d.total);
+                let stack = stack.or_site(*site).raw();
+                add_stack(&mut o.blocked_stacks, stack, d.count, d.total);
             }
             Event::LockContentions {
                 lock,
                 durations: d,
                 ref site,
+                stack,
                 ..
             } => {
                 self.has_summaries = true;
@@ -412,6 +442,8 @@ impl Analysis {
                 l.blocked += d.total;
                 l.blocked_max = l.blocked_max.max(d.max);
                 add_sites(&mut l.sites, site.top(), d.count, d.total);
+                let stack = stack.or_site(*site).raw();
+                add_stack(&mut l.blocked_stacks, stack, d.count, d.total);
             }
             Event::MonitorHolds {
                 monitor,
@@ -625,7 +657,7 @@ impl Analysis {
         thread: Hash,
         owner: Hash,
         ns: u64,
-        site: Option<Frame>,
+        (site, stack): (Option<Frame>, &str),
     ) {
         l.acquisitions += 1;
         if owner != Hash::UNKNOWN && owner != thread {
@@ -636,6 +668,7 @@ impl Analysis {
             l.blocked_max = l.blocked_max.max(ns);
             *l.owners.entry(owner).or_default() += 1;
             add_site(&mut l.sites, site, ns);
+            add_stack(&mut l.blocked_stacks, stack, 1, ns);
         }
     }
 
@@ -667,6 +700,7 @@ impl Analysis {
                 o.blocked_max = o.blocked_max.max(ns);
                 *o.owners.entry(owner).or_default() += 1;
                 add_site(&mut o.sites, site, ns);
+                add_stack(&mut o.blocked_stacks, &s.begin.stack, 1, ns);
             }
             SpanKind::Call { call, object } => {
                 // A semaphore's site is where it was acquired: its end's (none when open).
@@ -716,7 +750,7 @@ impl Analysis {
                 if open && owner != Hash::UNKNOWN && owner != thread {
                     l.still_blocked += 1;
                 }
-                Self::acquired(t, l, thread, owner, ns, site);
+                Self::acquired(t, l, thread, owner, ns, (site, &s.begin.stack));
             }
             SpanKind::Await { lock, .. } => {
                 t.awaiting.0 += 1;

@@ -54,6 +54,8 @@ struct Hot<'a> {
     still: u64,
     owners: &'a HashMap<Hash, u64>,
     sites: &'a HashMap<Option<Frame>, (u64, u64)>,
+    /// Blocked (count, ns) per whole stack.
+    stacks: &'a HashMap<String, (u64, u64)>,
     hold_sites: &'a HashMap<Option<Frame>, (u64, u64)>,
     /// Its hold times are estimates from a sample (holdtiming=sampled).
     estimated: bool,
@@ -148,6 +150,7 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
             still: o.still_blocked,
             owners: &o.owners,
             sites: &o.sites,
+            stacks: &o.blocked_stacks,
             hold_sites: &o.hold_sites,
             estimated: o.holds.is_estimate(),
         });
@@ -161,6 +164,7 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
             still: l.still_blocked,
             owners: &l.owners,
             sites: &l.sites,
+            stacks: &l.blocked_stacks,
             hold_sites: &l.hold_sites,
             estimated: l.write_holds.is_estimate() || l.read_holds.is_estimate(),
         });
@@ -186,7 +190,14 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
         shown += 1;
         let at = top_sites(l.sites, 1)
             .first()
-            .map(|(f, c, ns)| format!(", most at {} (x{c}, {})", site(md, *f), dur(*ns)))
+            .map(|(f, c, ns)| {
+                let from = caller(md, l.stacks, *f)
+                    .map(|(g, c, ns)| {
+                        format!(", called from {} (x{c}, {})", site(md, Some(g)), dur(ns))
+                    })
+                    .unwrap_or_default();
+                format!(", most at {} (x{c}, {}){from}", site(md, *f), dur(*ns))
+            })
             .unwrap_or_default();
         let mut details = Vec::new();
         let mut owners: Vec<(&Hash, &u64)> = l.owners.iter().collect();
@@ -295,6 +306,56 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
         folded,
         wakes_skipped: a.wakes_overflow,
     }
+}
+
+/// Where the program called the lock's `site` from, when the site is not the program's own
+/// line (a library's or the JDK's): of the contentions at the site, the frame below it that
+/// blocked longest in all, first outside the site's package and the JDK, with its count and
+/// time (issue 46: log4j's blocked time was all at `Category.callAppenders`, and the program's
+/// logging call nowhere).
+fn caller(
+    md: &Metadata,
+    stacks: &HashMap<String, (u64, u64)>,
+    site: Option<Frame>,
+) -> Option<(Frame, u64, u64)> {
+    let site = site?;
+    // A frame's class's package, and whether the class is hidden (a lambda's, whose frame
+    // is no line of the program: `Main$$Lambda$1/0x00007f...`).
+    let package = |f: Frame| {
+        let class = md
+            .methods
+            .get(&f.method)
+            .and_then(|m| md.classes.get(&m.class))?;
+        let name = orca_format::java_class_name(&class.signature);
+        let (rest, last) = name.rsplit_once('.').unwrap_or(("", &name));
+        let hidden = last.starts_with("0x");
+        let rest = if hidden { rest } else { &name };
+        let package = rest.rsplit_once('.').map_or("", |(p, _)| p).to_string();
+        Some((package, hidden))
+    };
+    let home = package(site).map(|(p, _)| p);
+    let mut by: HashMap<Frame, (u64, u64)> = HashMap::new();
+    for (raw, &(c, ns)) in stacks {
+        let Ok(st) = parse_stack(raw.as_bytes(), 0) else {
+            continue;
+        };
+        let mut frames = st.frames();
+        if frames.next() != Some(site) {
+            continue;
+        }
+        let outside = |f: &Frame| match package(*f) {
+            Some((p, hidden)) => !hidden && Some(p) != home && !is_jdk_frame(md, *f),
+            None => false,
+        };
+        if let Some(f) = frames.find(outside) {
+            let e = by.entry(f).or_default();
+            e.0 += c;
+            e.1 += ns;
+        }
+    }
+    by.into_iter()
+        .max_by_key(|(f, (c, ns))| (*ns, *c, std::cmp::Reverse((f.method.0, f.location))))
+        .map(|(f, (c, ns))| (f, c, ns))
 }
 
 /// Where `owner` took `lock`: its open hold at the end of the log (a complete trace), else

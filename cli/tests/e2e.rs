@@ -1447,3 +1447,62 @@ fn estimated_hold_totals_fit_in_the_recording() {
         assert!(estimated > 0, "{ctx}: no estimate to check:\n{out}");
     }
 }
+
+/// Issue 46: log4j's blocked time, in short contentions the agent counted, had the one-frame
+/// stack `Category.callAppenders(Category.java:204)`, and the program's logging call was in
+/// neither the report nor the flame graph. tests/java/CalledFrom.java forces 40 contentions
+/// inside the JDK's `StringBuffer.append`, called from the program's `log` (`@call`): whether
+/// they are counted (all of them, under `contentionthreshold=10s`; some, by default) or
+/// written, the verdict names the program's line below the JDK's site, with all 40, and the
+/// flame graph has every one of them under that line.
+#[test]
+fn the_verdict_and_the_flame_graph_reach_the_programs_line_below_a_jdk_lock() {
+    let call = marker_line("CalledFrom.java", "call");
+    for jdk in jdks() {
+        for (name, opts) in [
+            ("counted", "mode=instrument,contentionthreshold=10s"),
+            ("default", "mode=instrument"),
+            ("trace", "mode=instrument,trace=all"),
+            ("jvmti", "mode=jvmti"),
+        ] {
+            let r = run(
+                &format!("cli-called-from-{name}"),
+                jdk,
+                opts,
+                "CalledFrom",
+                &[],
+            );
+            let ctx = format!("{} {opts}", jdk.label());
+            assert_eq!(r.code, Some(0), "{ctx}: {r:?}");
+            let (code, out, err) = orca(&["report", &prefix(&r)]);
+            assert_eq!(code, Some(0), "{ctx}: {err}");
+            let line = out
+                .lines()
+                .find(|l| l.contains("Blocked on StringBuffer@"))
+                .unwrap_or_else(|| panic!("{ctx}: no StringBuffer in the verdict:\n{out}"));
+            assert!(
+                line.contains("in 40 contentions, most at java.lang.StringBuffer.append(")
+                    && line.contains(&format!(
+                        ", called from CalledFrom.log(CalledFrom.java:{call}) (x40, "
+                    )),
+                "{ctx}: {line}"
+            );
+            let (code, out, err) = orca(&["flame", &prefix(&r)]);
+            assert_eq!(code, Some(0), "{ctx}: {err}");
+            let weight = |l: &str| -> u64 { l.rsplit(' ').next().unwrap().parse().unwrap() };
+            let buffer: Vec<&str> = out
+                .lines()
+                .filter(|l| l.contains(";monitor StringBuffer@"))
+                .collect();
+            let total: u64 = buffer.iter().map(|l| weight(l)).sum();
+            let through =
+                format!("CalledFrom.log(CalledFrom.java:{call});java.lang.StringBuffer.append(");
+            let below: u64 = buffer
+                .iter()
+                .filter(|l| l.contains(&through))
+                .map(|l| weight(l))
+                .sum();
+            assert!(total > 0 && below == total, "{ctx}:\n{out}");
+        }
+    }
+}

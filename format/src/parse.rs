@@ -140,6 +140,23 @@ impl<'a> StackTrace<'a> {
     pub fn depth(&self) -> u32 {
         self.depth
     }
+    /// No stack: a field the line leaves out (a `MonitorContentions` line of an older agent).
+    pub const NONE: StackTrace<'static> = StackTrace {
+        depth: 0,
+        pairs: b"",
+        raw: b"",
+    };
+
+    /// This stack, or `site` when it is [`StackTrace::NONE`] (a contentions line's stack,
+    /// which an older agent's log leaves out).
+    pub fn or_site(self, site: StackTrace<'a>) -> StackTrace<'a> {
+        if self.is_empty() {
+            site
+        } else {
+            self
+        }
+    }
+
     /// Whether the trace is `0` (empty or missing).
     pub fn is_empty(&self) -> bool {
         self.depth == 0
@@ -891,6 +908,27 @@ fn parse_text<'a>(
 }
 
 /// Splits a line into at most `N` fields, or reports the field count.
+/// `N` fields and an optional one after them.
+type Fields<'a, const N: usize> = ([&'a [u8]; N], Option<&'a [u8]>);
+
+/// [`split`] for a record whose `N` fields may be followed by one more, optional.
+fn split_opt<'a, const N: usize>(
+    line: &'a [u8],
+    record: &str,
+) -> Result<Fields<'a, N>, SyntaxError> {
+    let err = match split::<N>(line, record) {
+        Ok(f) => return Ok((f, None)),
+        Err(e) => e,
+    };
+    let Some(p) = memchr::memrchr(b',', line) else {
+        return Err(err);
+    };
+    match split::<N>(&line[..p], record) {
+        Ok(f) => Ok((f, Some(&line[p + 1..]))),
+        Err(_) => Err(err),
+    }
+}
+
 fn split<'a, const N: usize>(line: &'a [u8], record: &str) -> Result<[&'a [u8]; N], SyntaxError> {
     let mut out: [&[u8]; N] = [&[]; N];
     let mut rest = line;
@@ -1726,12 +1764,15 @@ pub enum Event<'a> {
     },
     /// Summary: `durations.count` contended entries of `monitor` at `site` (one frame) that
     /// were counted instead of written (shorter than the agent's `contentionthreshold`, or
-    /// long beyond their site's budget), their waits in `durations`.
+    /// long beyond their site's budget), their waits in `durations`, all with `stack` (its
+    /// top frame is `site`; [`StackTrace::NONE`] in an older agent's log, or for the site's
+    /// contentions beyond the stacks it keeps apart).
     MonitorContentions {
         thread: Hash,
         monitor: Hash,
         durations: Durations<'a>,
         site: StackTrace<'a>,
+        stack: StackTrace<'a>,
     },
     /// Summary: the same for contended acquisitions of j.u.c. lock `lock` in `mode`.
     LockContentions {
@@ -1740,6 +1781,7 @@ pub enum Event<'a> {
         mode: LockMode,
         durations: Durations<'a>,
         site: StackTrace<'a>,
+        stack: StackTrace<'a>,
     },
     /// Summary (`holdtiming=sampled`): `count` further outermost holds of j.u.c. lock `lock`
     /// in `mode` acquired at `site` (one frame) that were counted but not timed, as
@@ -2194,6 +2236,9 @@ impl<'a> Event<'a> {
         let held = match self {
             Event::LockOrder { held_site, .. } => Some(held_site),
             Event::LockHold { site, .. } => Some(site),
+            Event::MonitorContentions { stack, .. } | Event::LockContentions { stack, .. } => {
+                Some(stack)
+            }
             _ => None,
         };
         held.into_iter().chain(self.stack())
@@ -2316,7 +2361,11 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             }
         }
         K::MonitorHolds | K::MonitorContentions => {
-            let [_, _, t, m, c, tot, mx, h, site] = split::<9>(line, name)?;
+            let ([_, _, t, m, c, tot, mx, h, site], stack) = if kind == K::MonitorHolds {
+                (split::<9>(line, name)?, None)
+            } else {
+                split_opt::<9>(line, name)?
+            };
             let thread = parse_hash(t, 3, "thread", false)?;
             // 0: the holds (contentions) of other monitors at this site (FORMAT.md).
             let monitor = parse_hash(m, 4, "monitor", true)?;
@@ -2335,6 +2384,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                     monitor,
                     durations,
                     site,
+                    stack: stack.map_or(Ok(StackTrace::NONE), |s| parse_stack(s, 10))?,
                 }
             }
         }
@@ -2349,7 +2399,11 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             }
         }
         K::LockHolds | K::LockContentions => {
-            let [_, _, t, l, m, c, tot, mx, h, site] = split::<10>(line, name)?;
+            let ([_, _, t, l, m, c, tot, mx, h, site], stack) = if kind == K::LockHolds {
+                (split::<10>(line, name)?, None)
+            } else {
+                split_opt::<10>(line, name)?
+            };
             let thread = parse_hash(t, 3, "thread", false)?;
             // 0: the holds (contentions) of other locks in this mode at this site (FORMAT.md).
             let lock = parse_hash(l, 4, "lock", true)?;
@@ -2371,6 +2425,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                     mode,
                     durations,
                     site,
+                    stack: stack.map_or(Ok(StackTrace::NONE), |s| parse_stack(s, 11))?,
                 }
             }
         }

@@ -243,7 +243,8 @@ struct ThreadState {
 }
 
 /// The keys of one flush of a thread's hold summaries, with their lines.
-type SummaryKeys = crate::FastMap<(EventKind, Hash, Option<LockMode>, Frame), u64>;
+/// (A contentions line's key has its stack too: a hash of it.)
+type SummaryKeys = crate::FastMap<(EventKind, Hash, Option<LockMode>, Frame, u64), u64>;
 
 /// What a thread can own exclusively.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -783,6 +784,19 @@ impl Validator {
             return self.flush(file, n, msgs);
         }
         // One line per key in a flush of the summaries (one timestamp).
+        // A contentions line's stack begins at its site (docs/FORMAT.md).
+        if let Event::MonitorContentions { site, stack, .. }
+        | Event::LockContentions { site, stack, .. } = ev
+        {
+            if !stack.is_empty() && stack.top() != site.top() {
+                let msg = format!(
+                    "{kind} of thread {thread}: its stack {} does not begin at its site {}",
+                    stack.raw(),
+                    site.raw()
+                );
+                msgs.push((ViolationKind::Pairing, msg));
+            }
+        }
         let summary_key = match *ev {
             Event::MonitorHolds { monitor, site, .. }
             | Event::MonitorHoldsUntimed { monitor, site, .. }
@@ -821,7 +835,16 @@ impl Validator {
                 Some((at, keys)) if *at == ts => keys,
                 slot => &mut slot.insert((ts, Default::default())).1,
             };
-            if let Some(first) = keys.insert((kind, object, mode, f), n) {
+            let stack = match ev {
+                Event::MonitorContentions { stack, .. } | Event::LockContentions { stack, .. } => {
+                    use std::hash::{Hash as _, Hasher as _};
+                    let mut h = std::collections::hash_map::DefaultHasher::new();
+                    stack.raw().hash(&mut h);
+                    h.finish()
+                }
+                _ => 0,
+            };
+            if let Some(first) = keys.insert((kind, object, mode, f, stack), n) {
                 msgs.push((
                     ViolationKind::Pairing,
                     format!("{kind} of thread {thread} for {object}{} at {}:{} a second time in one flush of its summaries (first at line {first}): a key has one line per interval", mode.map(|m| format!(" in mode {m}")).unwrap_or_default(), f.method, f.location),

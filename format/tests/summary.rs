@@ -486,3 +486,62 @@ fn contention_summaries_are_checked_like_hold_summaries() {
         "5087.201000000,LockContentions,0000AAAA,00002222,X,1,700,700,1;279;1,1;00000001;00000014";
     assert_eq!(errors(&run(&log(&[mode]))).len(), 1);
 }
+
+/// A contentions line's stack (issue 46): counted per stack, so two stacks at one site are two
+/// keys; the stack begins at the site, and its frames resolve; a line without one (an older
+/// agent's) reads its site as its stack.
+#[test]
+fn contention_summaries_carry_their_stack() {
+    let at = |stack: &str| {
+        format!("5087.201000000,MonitorContentions,0000AAAA,00001111,1,90,90,1;90;1,1;00000001;00000010,{stack}")
+    };
+    let one = at("2;00000001;00000010;00000002;00000000");
+    let two = at("2;00000001;00000010;00000001;00000008");
+    let log = |extra: &[&str]| {
+        let mut s = String::new();
+        for (i, l) in EVENTS.lines().enumerate() {
+            s.push_str(l);
+            s.push('\n');
+            if i == 5 {
+                for e in extra {
+                    s.push_str(e);
+                    s.push('\n');
+                }
+            }
+        }
+        s
+    };
+    let r = run(&log(&[&one, &two]));
+    assert!(r.is_valid(), "{:#?}", r.violations);
+    match parse_event_line(one.as_bytes()).unwrap().event {
+        Event::MonitorContentions { site, stack, .. } => {
+            assert_eq!(stack.depth(), 2);
+            assert_eq!(stack.top(), site.top());
+            assert_eq!(
+                stack.or_site(site).raw(),
+                "2;00000001;00000010;00000002;00000000"
+            );
+        }
+        ref e => panic!("{e:?}"),
+    }
+    let old =
+        "5087.201000000,MonitorContentions,0000AAAA,00001111,1,90,90,1;90;1,1;00000001;00000010";
+    match parse_event_line(old.as_bytes()).unwrap().event {
+        Event::MonitorContentions { site, stack, .. } => {
+            assert!(stack.is_empty());
+            assert_eq!(stack.or_site(site).raw(), "1;00000001;00000010");
+        }
+        ref e => panic!("{e:?}"),
+    }
+    assert_eq!(
+        errors(&run(&log(&[&one, &one]))),
+        ["t.orca:8: MonitorContentions of thread 0000AAAA for 00001111 at 00000001:16 a second time in one flush of its summaries (first at line 7): a key has one line per interval"]
+    );
+    let elsewhere = at("2;00000002;00000000;00000001;00000010");
+    assert_eq!(
+        errors(&run(&log(&[&elsewhere]))),
+        ["t.orca:7: MonitorContentions of thread 0000AAAA: its stack 2;00000002;00000000;00000001;00000010 does not begin at its site 1;00000001;00000010"]
+    );
+    let unknown = at("2;00000001;00000010;0000000F;00000000");
+    assert_eq!(errors(&run(&log(&[&unknown]))).len(), 1);
+}

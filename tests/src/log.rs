@@ -245,14 +245,15 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.frames = stack(f[8])?;
         }
         "MonitorContentions" => {
-            // numbers: count, total, max (as MonitorHolds).
-            need(9)?;
+            // numbers: count, total, max (as MonitorHolds); frames: the site (the stack after
+            // it, which an older agent left out, is not read).
+            need(9).or_else(|_| need(10))?;
             e.object = Some(hex(f[3])?);
             e.numbers = vec![num(f[4])?, num(f[5])?, num(f[6])?];
             e.frames = stack(f[8])?;
         }
         "LockContentions" => {
-            need(10)?;
+            need(10).or_else(|_| need(11))?;
             e.object = Some(hex(f[3])?);
             e.mode = Some(mode(f[4])?);
             e.numbers = vec![num(f[5])?, num(f[6])?, num(f[7])?];

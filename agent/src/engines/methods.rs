@@ -1188,18 +1188,18 @@ pub fn juc_contended(
             .first()
             .copied();
         if let Some(site) = site {
-            if rec.juc_contention_counted(state, (lock, class.mode()), site, (waited, nanos)) {
+            // (one frame: the short path walks no further)
+            if rec.juc_contention_counted(state, (lock, class.mode()), &[site], (waited, nanos)) {
                 return;
             }
         }
     }
     let frames = rec.stack(jni, state, skip, false);
-    if acquired && waited >= rec.contention_threshold {
-        if let Some(&site) = frames.first() {
-            if rec.juc_contention_counted(state, (lock, class.mode()), site, (waited, nanos)) {
-                return;
-            }
-        }
+    if acquired
+        && waited >= rec.contention_threshold
+        && rec.juc_contention_counted(state, (lock, class.mode()), &frames, (waited, nanos))
+    {
+        return;
     }
     let mode = OpenExtra::Mode(class.mode());
     let line = |nanos, kind, owner| JucLine {

@@ -771,7 +771,7 @@ impl Recorder {
         let mut lines = Vec::with_capacity(
             holds.len() + edges.len() + notifies.len() + waits.len() + contentions.len(),
         );
-        for ((mode, site, object), c) in contentions {
+        for ((mode, site, stack, object), c) in contentions {
             lines.push(EventRecord {
                 nanos: now,
                 kind: match mode {
@@ -789,7 +789,8 @@ impl Recorder {
                     site,
                     mode,
                 })),
-                frames: Frames::new(),
+                // The contentions' stack, after the site (docs/FORMAT.md).
+                frames: stack,
             });
         }
         for ((call, site, object), w) in waits {
@@ -1248,7 +1249,7 @@ impl Recorder {
                     && !r.closed
                     && (waited < self.contention_threshold || !budget::take(site, nanos)) =>
             {
-                r.summary.contended(None, monitor, site, waited);
+                r.summary.contended(None, monitor, &enter.frames, waited);
                 None
             }
             _ => {
@@ -1291,7 +1292,8 @@ impl Recorder {
                     && !r.closed
                     && (waited < self.contention_threshold || !budget::take(site, nanos)) =>
             {
-                r.summary.contended(Some(mode), lock_hash, site, waited);
+                r.summary
+                    .contended(Some(mode), lock_hash, &enter.frames, waited);
                 true
             }
             _ => {
@@ -1302,16 +1304,19 @@ impl Recorder {
         }
     }
 
-    /// A contended j.u.c. acquisition of `lock` in `mode` at `site` that took the lock after
-    /// waiting `waited` ns: `true` when it is counted (shorter than `contentionthreshold`, or
-    /// long beyond its site's budget), its lines not written.
+    /// A contended j.u.c. acquisition of `lock` in `mode` at `stack` (its first frame is the
+    /// site) that took the lock after waiting `waited` ns: `true` when it is counted (shorter
+    /// than `contentionthreshold`, or long beyond its site's budget), its lines not written.
     pub fn juc_contention_counted(
         &self,
         state: &ThreadState,
         (lock_hash, mode): (u32, u8),
-        site: Frame,
+        stack: &[Frame],
         (waited, nanos): (u64, u64),
     ) -> bool {
+        let Some(&site) = stack.first() else {
+            return false;
+        };
         if self.contention_threshold == 0 {
             return false;
         }
@@ -1322,7 +1327,7 @@ impl Recorder {
         if r.closed || (waited >= self.contention_threshold && budget::take(site, nanos)) {
             return false;
         }
-        r.summary.contended(Some(mode), lock_hash, site, waited);
+        r.summary.contended(Some(mode), lock_hash, stack, waited);
         true
     }
 

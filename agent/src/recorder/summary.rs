@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::events::{SiteBits, Sizes};
-use crate::recorder::writer::Frame;
+use crate::recorder::writer::{Frame, Frames};
 use orca_format::{WaitCall, WakeCall};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
@@ -18,13 +18,23 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 /// rows): a database that waits on a fresh latch per page must not get a line per page.
 pub const WAIT_ROWS: usize = 4;
 
-/// The counted contentions of one site (and lock mode): (monitor or lock, 0: the others;
+/// The counted contentions of one stack (and lock mode): (monitor or lock, 0: the others;
 /// their waits, timed as holds are).
 pub type ContentionRows = Vec<(u32, HoldStat)>;
 
-/// A `MonitorContentions` (mode `None`) or `LockContentions` line's key: (mode, site, monitor
-/// or lock).
-pub type ContentionKey = (Option<u8>, Frame, u32);
+/// The counted contentions of one site (and mode): per stack, in the order they came.
+pub type SiteContentions = Vec<(Frames, ContentionRows)>;
+
+/// A `MonitorContentions` (mode `None`) or `LockContentions` line's key: (mode, site, stack
+/// whose top frame is the site, monitor or lock).
+pub type ContentionKey = (Option<u8>, Frame, Frames, u32);
+
+/// Stacks a site's counted contentions keep apart in an interval (per mode); the contentions of
+/// further stacks are counted under the site's frame alone. A stack is what names the user's
+/// line when the site is a library's (issue 46: log4j's blocked time was all at
+/// `Category.callAppenders`, the program's logging call nowhere), and stacks are few per site,
+/// so a few keep nearly every contention's, and a site called from everywhere stays bounded.
+pub const CONTENTION_STACKS: usize = 8;
 
 /// Short waits of one row: how many, their total and longest (nanoseconds).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -372,7 +382,7 @@ pub struct Summary {
     /// Contended acquisitions counted (shorter than `contentionthreshold`, or long beyond
     /// their site's budget), per lock mode (`None`: a monitor) and site: at most
     /// [`WAIT_ROWS`] monitors (locks) with a row of their own, then the row of others (0).
-    contentions: FastMap<(Option<u8>, Frame), ContentionRows>,
+    contentions: FastMap<(Option<u8>, Frame), SiteContentions>,
     /// Lines the next [`Summary::take`] and [`Summary::take_notifies`] give.
     lines: usize,
     /// Long holds already written (`MonitorHold`, `LockHold`) whose records are not drained
@@ -681,27 +691,57 @@ impl Summary {
         stat.max = stat.max.max(nanos);
     }
 
-    /// A contended acquisition of `object` at `site` (`mode`: of a j.u.c. lock; `None`: a
-    /// monitor) that waited `nanos` and is counted instead of written.
-    pub fn contended(&mut self, mode: Option<u8>, object: u32, site: Frame, nanos: u64) {
-        let rows = self.contentions.entry((mode, site)).or_default();
-        let at = object_row(rows, object, &mut self.lines);
-        rows[at].1.add(nanos);
+    /// A contended acquisition of `object` at `stack` (its first frame is the site; `mode`: of
+    /// a j.u.c. lock; `None`: a monitor) that waited `nanos` and is counted instead of written.
+    /// An empty stack is counted nowhere (a contention with no frame has no site).
+    pub fn contended(&mut self, mode: Option<u8>, object: u32, stack: &[Frame], nanos: u64) {
+        let Some(&site) = stack.first() else { return };
+        let stacks = self.contentions.entry((mode, site)).or_default();
+        let site_only = [site];
+        let at = match stacks.iter().position(|(s, _)| **s == *stack) {
+            Some(i) => i,
+            None => {
+                let stack = if stacks.len() < CONTENTION_STACKS {
+                    stack
+                } else {
+                    &site_only[..]
+                };
+                match stacks.iter().position(|(s, _)| **s == *stack) {
+                    Some(i) => i,
+                    None => {
+                        let mut frames = Frames::with_capacity(stack.len());
+                        stack.iter().for_each(|&f| frames.push(f));
+                        stacks.push((frames, ContentionRows::new()));
+                        stacks.len() - 1
+                    }
+                }
+            }
+        };
+        let rows = &mut stacks[at].1;
+        let row = object_row(rows, object, &mut self.lines);
+        rows[row].1.add(nanos);
     }
 
     /// The interval's counted contentions, sorted (monitors first, then j.u.c. locks by
-    /// mode), each site's row of others (0) last; the table starts over.
+    /// mode; per site its stacks in the order they came, each one's row of others (0) last);
+    /// the table starts over.
     pub fn take_contentions(&mut self) -> Vec<(ContentionKey, HoldStat)> {
         let mut v: Vec<_> = self
             .contentions
             .drain()
-            .flat_map(|((mode, site), rows)| {
-                rows.into_iter().map(move |(o, c)| ((mode, site, o), c))
+            .flat_map(|((mode, site), stacks)| {
+                stacks
+                    .into_iter()
+                    .enumerate()
+                    .flat_map(move |(i, (st, rows))| {
+                        rows.into_iter()
+                            .map(move |(o, c)| (i, (mode, site, st.clone(), o), c))
+                    })
             })
             .collect();
         self.lines -= v.len().min(self.lines);
-        v.sort_by_key(|&((mode, f, o), _)| (mode, f.method, f.location, o == 0, o));
-        v
+        v.sort_by_key(|&(i, (mode, f, _, o), _)| (mode, f.method, f.location, i, o == 0, o));
+        v.into_iter().map(|(_, k, c)| (k, c)).collect()
     }
 
     /// The interval's short waits, sorted, each site's row of other objects (0) last; the
@@ -739,7 +779,11 @@ impl Summary {
     pub fn take(&mut self) -> (Vec<((u32, u32), HoldStat)>, Vec<(EdgeKey, u64)>) {
         self.lines = self.notifies.len()
             + self.waits.values().map(Vec::len).sum::<usize>()
-            + self.contentions.values().map(Vec::len).sum::<usize>();
+            + self
+                .contentions
+                .values()
+                .flat_map(|stacks| stacks.iter().map(|(_, rows)| rows.len()))
+                .sum::<usize>();
         let mut holds = Vec::new();
         self.holds.retain(|&site, e| {
             let held = |s: &HoldStat| s.count + s.untimed;
@@ -1667,15 +1711,15 @@ mod tests {
         };
         let mut s = Summary::starting(0);
         for m in 1..=6u32 {
-            s.contended(None, m, site, 1000 * m as u64);
+            s.contended(None, m, &[site], 1000 * m as u64);
         }
-        s.contended(None, 2, site, 70);
-        s.contended(Some(b'W'), 1, site, 5);
+        s.contended(None, 2, &[site], 70);
+        s.contended(Some(b'W'), 1, &[site], 5);
         assert_eq!(s.pending_lines(), WAIT_ROWS + 1 + 1);
         let v = s.take_contentions();
         let rows: Vec<(Option<u8>, u32, u64, u64, u64)> = v
             .iter()
-            .map(|((mode, _, m), c)| (*mode, *m, c.count, c.total, c.max))
+            .map(|((mode, _, _, m), c)| (*mode, *m, c.count, c.total, c.max))
             .collect();
         assert_eq!(
             rows,
@@ -1691,5 +1735,36 @@ mod tests {
         assert_eq!(v[1].1.histogram(), vec![(70, 1), (bucket(2000), 1)]);
         assert_eq!(s.pending_lines(), 0);
         assert!(s.take_contentions().is_empty());
+    }
+
+    /// Counted contentions keep their stacks apart, up to [`CONTENTION_STACKS`] per site; the
+    /// contentions of further stacks are counted under the site's frame alone, none lost.
+    #[test]
+    fn contentions_keep_a_few_stacks_per_site_and_count_the_rest_at_the_site() {
+        let f = |method, location| Frame { method, location };
+        let site = f(9, 4);
+        let mut s = Summary::starting(0);
+        let stacks: Vec<Vec<Frame>> = (0..CONTENTION_STACKS as u32 + 3)
+            .map(|c| vec![site, f(100 + c, 7)])
+            .collect();
+        for (i, st) in stacks.iter().enumerate() {
+            s.contended(None, 1, st, 10 + i as u64);
+        }
+        s.contended(None, 1, &stacks[0], 5);
+        let v = s.take_contentions();
+        let got: Vec<(Vec<Frame>, u64, u64)> = v
+            .iter()
+            .map(|((_, at, st, _), c)| {
+                assert_eq!(*at, site);
+                (st.to_vec(), c.count, c.total)
+            })
+            .collect();
+        let mut want: Vec<(Vec<Frame>, u64, u64)> = (0..CONTENTION_STACKS)
+            .map(|i| (stacks[i].clone(), 1, 10 + i as u64))
+            .collect();
+        want[0] = (stacks[0].clone(), 2, 15);
+        let n = CONTENTION_STACKS as u64;
+        want.push((vec![site], 3, (10 + n) + (11 + n) + (12 + n)));
+        assert_eq!(got, want);
     }
 }

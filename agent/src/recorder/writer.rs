@@ -1388,6 +1388,10 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             push_histogram_steps(out, &h.histogram);
             out.push(b',');
             push_site(out, &h.site);
+            // A contentions line's stack (only theirs have frames here).
+            if !e.frames.is_empty() {
+                push_stack(out, &e.frames);
+            }
             out.push(b'\n');
             return;
         }
