@@ -1367,7 +1367,7 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
                 String::new()
             }
         );
-        if !l.owners.is_empty() {
+        if l.contentions > 0 {
             let _ = writeln!(
                 s,
                 "      owners at contention: {}",
@@ -1569,6 +1569,12 @@ fn by_count(owners: &HashMap<Hash, u64>) -> Vec<(&Hash, &u64)> {
 
 /// The `top` most frequent owners at contention, as the text report names them.
 fn owners_text(a: &Analysis, owners: &HashMap<Hash, u64>, top: usize) -> String {
+    if owners.is_empty() {
+        // Every contention was counted (issue 46: the line was empty).
+        return "not recorded (each contention was counted, not written with its owner: \
+                shorter than contentionthreshold, or past its site's budget)"
+            .to_string();
+    }
     by_count(owners)
         .iter()
         .take(top)
@@ -2392,6 +2398,25 @@ mod tests {
         assert_eq!(l.sites[&site(1, 0x10)], (4, 15700));
         let t = &a.threads[&Hash(0xBBBB)];
         assert_eq!(t.states()[0], 3_037_000 + 15700);
+        // A lock whose contentions were all counted has no owner recorded, and says so (issue
+        // 46: its owners line was empty).
+        let md = Metadata::from_readers(
+            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
+            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
+                .as_bytes(),
+        )
+        .unwrap();
+        let out = text(&a, &md, "t", 10, true);
+        let owners: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains("owners at contention:"))
+            .collect();
+        assert_eq!(owners.len(), 2, "{out}");
+        assert!(owners[0].ends_with("[0000AAAA] x1"), "{out}");
+        assert!(
+            owners[1].contains("not recorded (each contention was counted"),
+            "{out}"
+        );
     }
 
     /// j.u.c. hold summaries: LockHolds lines summed per lock and mode across intervals and
