@@ -866,11 +866,9 @@ fn tracker_index(slots: usize, k: usize, i: usize) -> usize {
     }
 }
 
-/// The slot of a pair of raw site IDs (held, acquired), before the table's mask;
-/// `Rec.orderSlot` in the tracker computes the same.
-pub fn order_slot(held_site: u32, site: u32) -> usize {
-    ((held_site.wrapping_mul(0x9E37_79B1) ^ site).wrapping_mul(0x85EB_CA6B) >> 20) as usize
-}
+/// The slot of a pair of raw site IDs (held, acquired), before the table's mask: one
+/// definition with the tracker's constants (`Rec.orderSlot`).
+pub use crate::events::order_slot;
 
 /// What the agent tells a thread's tracker of its lock-order rows, so that the tracker counts
 /// the common nested acquisition itself (`Rec.orderCounted` in java-tracker/): per pair of raw
