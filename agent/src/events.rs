@@ -97,7 +97,7 @@ shared_codes! {
 }
 
 shared_codes! {
-    /// The kind of a monitor record in a tracker buffer (`OrcaProfilerTracker.Rec`): the low
+    /// The kind of a monitor record in a tracker buffer (`OrcaRec`): the low
     /// [`Sizes::KindBits`] bits of the record's second word (0 is none: a torn record).
     pub enum RecordKind {
         /// About to run monitorenter (`trace=all` only).
@@ -215,7 +215,7 @@ shared_constants! {
     pub const CLOCK_RING_OFFSET: usize = 8 => "CLOCK_RING" as "long";
     /// The offset of the word the tracker sets when it uses the clock (bytes; Coarse::used): after the clock's own word and its ring.
     pub const CLOCK_USED_OFFSET: usize = CLOCK_RING_OFFSET + 8 * TICK_RING => "CLOCK_USED" as "long";
-    /// The lock-order slot of a pair of sites (held, acquired), before the table's mask: ((held * ORD_MUL_HELD) ^ acquired) * ORD_MUL >>> ORD_SHIFT, in 32-bit arithmetic (order_slot; Rec.orderSlot).
+    /// The lock-order slot of a pair of sites (held, acquired), before the table's mask: ((held * ORD_MUL_HELD) ^ acquired) * ORD_MUL >>> ORD_SHIFT, in 32-bit arithmetic (order_slot; OrcaOrderSlots.orderSlot).
     pub const ORD_MUL_HELD: u32 = 0x9E37_79B1 => "ORD_MUL_HELD" as "int";
     /// See ORD_MUL_HELD.
     pub const ORD_MUL: u32 = 0x85EB_CA6B => "ORD_MUL" as "int";
@@ -230,7 +230,8 @@ shared_constants! {
 }
 
 /// The slot of a pair of raw site IDs (held, acquired) in a thread's lock-order slots, before
-/// the table's mask ([`ORD_MUL_HELD`]); the tracker's `Rec.orderSlot` computes the same.
+/// the table's mask ([`ORD_MUL_HELD`]); the tracker's `OrcaOrderSlots.orderSlot` computes the
+/// same from the same constants (pinned by rewriter/tests/tracker.rs, which runs it).
 pub fn order_slot(held_site: u32, site: u32) -> usize {
     ((held_site.wrapping_mul(ORD_MUL_HELD) ^ site).wrapping_mul(ORD_MUL) >> ORD_SHIFT) as usize
 }
@@ -292,7 +293,7 @@ pub fn java_source() -> String {
         )
         .chain(std::iter::once((
             "HELD_WORDS",
-            "Longs per held entry in Rec.held (site << 32 | hash, start, time waited).",
+            "Longs per held entry in OrcaHeld.held (site << 32 | hash, start, time waited).",
             HELD_WORDS as i32,
         )));
     for (name, doc, value) in constants {

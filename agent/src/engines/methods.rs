@@ -1085,7 +1085,7 @@ pub fn juc_entry(
     }
 }
 
-/// How a hooked lock method ended, as the tracker saw it (`OrcaProfilerTracker.lockDone`):
+/// How a hooked lock method ended, as the tracker saw it (`OrcaLockCalls.lockDone`):
 /// returned normally (void), returned true, returned false, threw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
