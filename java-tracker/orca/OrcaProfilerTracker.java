@@ -166,7 +166,6 @@ public final class OrcaProfilerTracker {
      */
     static boolean sampleTracking;
 
-
     /** A hold's reentrant entry (OrcaHeld.INNER). */
     private static final int INNER = OrcaHeld.INNER;
 
