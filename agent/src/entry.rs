@@ -392,22 +392,14 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 26] {
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
             c"register",
-            c"(Ljava/lang/OrcaProfilerTracker$Rec;)Ljava/lang/OrcaProfilerTracker$Rec;",
+            c"(Ljava/lang/OrcaRec;)Ljava/lang/OrcaRec;",
             register as *mut c_void,
         ),
-        (
-            c"flush",
-            c"(Ljava/lang/OrcaProfilerTracker$Rec;)V",
-            flush as *mut c_void,
-        ),
-        (
-            c"stack",
-            c"(Ljava/lang/OrcaProfilerTracker$Rec;I)I",
-            stack as *mut c_void,
-        ),
+        (c"flush", c"(Ljava/lang/OrcaRec;)V", flush as *mut c_void),
+        (c"stack", c"(Ljava/lang/OrcaRec;I)I", stack as *mut c_void),
         (
             c"longHold",
-            c"(Ljava/lang/OrcaProfilerTracker$Rec;IIJJJ)V",
+            c"(Ljava/lang/OrcaRec;IIJJJ)V",
             long_hold as *mut c_void,
         ),
         (

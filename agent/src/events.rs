@@ -1,6 +1,8 @@
 //! The codes the agent shares with the Java tracker, defined once: the codes of the tracker's
 //! call reports ([`ReportCode`], `OrcaEvents.K_*`) and the kinds of its buffered monitor
-//! records ([`RecordKind`], `OrcaEvents.R_*`). The kinds of `.orca` lines are the format
+//! records ([`RecordKind`], `OrcaEvents.R_*`), and the numbers and layouts both sides read
+//! (the coarse clock's, the lock-order slots' hash, the lock calls' numbers and outcomes:
+//! [`shared_constants!`], [`LockOutcome`]). The kinds of `.orca` lines are the format
 //! crate's (`orca_format::EventKind`), which the writer and every reader share.
 //!
 //! The Java side does not repeat the numbers: `build.rs` includes this file
@@ -95,7 +97,7 @@ shared_codes! {
 }
 
 shared_codes! {
-    /// The kind of a monitor record in a tracker buffer (`OrcaProfilerTracker.Rec`): the low
+    /// The kind of a monitor record in a tracker buffer (`OrcaRec`): the low
     /// [`Sizes::KindBits`] bits of the record's second word (0 is none: a torn record).
     pub enum RecordKind {
         /// About to run monitorenter (`trace=all` only).
@@ -186,6 +188,69 @@ shared_codes! {
 /// [`Sizes`]: its values are distinct.)
 pub const HELD_WORDS: usize = 3;
 
+/// Declares numbers and layouts shared with the Java tracker whose values may repeat (unlike
+/// the codes of [`shared_codes!`]): each is a Rust `pub const` and, in [`java_source`], a
+/// constant of `OrcaEvents` of the Java type given (`int`: the value's low 32 bits).
+macro_rules! shared_constants {
+    (
+        $list:ident;
+        $( #[doc = $doc:literal] pub const $name:ident: $ty:ty = $value:expr => $java:literal as $jty:literal; )*
+    ) => {
+        $( #[doc = $doc] pub const $name: $ty = $value; )*
+
+        /// (Java name, doc, Java type, value) of each constant.
+        const $list: &[(&str, &str, &str, i64)] = &[ $( ($java, $doc, $jty, $name as i64), )* ];
+    };
+}
+
+shared_constants! {
+    LAYOUTS;
+    /// How often the agent's ticker advances the coarse clock (ns; recorder/clock.rs, Ticker).
+    pub const TICK_NANOS: u64 = 1_000_000 => "CLOCK_TICK" as "long";
+    /// Ticks the coarse clock keeps after its current value (a power of two: the coarse time's low bits are its tick's number modulo this; recorder/clock.rs, Coarse::ring).
+    pub const TICK_RING: usize = 1024 => "CLOCK_TICKS" as "int";
+    /// The coarse clock while the ticker does not tick (recorder/clock.rs, STALE): later than any time.
+    pub const STALE: u64 = i64::MAX as u64 => "CLOCK_STALE" as "long";
+    /// The offset of the coarse clock's ring from its address (bytes; tick n at CLOCK_RING + 8 * n; Coarse::ring).
+    pub const CLOCK_RING_OFFSET: usize = 8 => "CLOCK_RING" as "long";
+    /// The offset of the word the tracker sets when it uses the clock (bytes; Coarse::used): after the clock's own word and its ring.
+    pub const CLOCK_USED_OFFSET: usize = CLOCK_RING_OFFSET + 8 * TICK_RING => "CLOCK_USED" as "long";
+    /// The lock-order slot of a pair of sites (held, acquired), before the table's mask: ((held * ORD_MUL_HELD) ^ acquired) * ORD_MUL >>> ORD_SHIFT, in 32-bit arithmetic (order_slot; OrcaOrderSlots.orderSlot).
+    pub const ORD_MUL_HELD: u32 = 0x9E37_79B1 => "ORD_MUL_HELD" as "int";
+    /// See ORD_MUL_HELD.
+    pub const ORD_MUL: u32 = 0x85EB_CA6B => "ORD_MUL" as "int";
+    /// See ORD_MUL_HELD.
+    pub const ORD_SHIFT: u32 = 20 => "ORD_SHIFT" as "int";
+    /// A j.u.c. lock report's number less H_LOCK is its lock class << L_CALL_BITS | its call (engines/methods.rs: LockClass, LockCall).
+    pub const LOCK_CALL_BITS: u32 = 3 => "L_CALL_BITS" as "int";
+    /// Calls of this number and up are releases (LockCall::Unlock, LockCall::TryUnlock); those below, acquisitions.
+    pub const LOCK_CALL_UNLOCK: u32 = 3 => "L_UNLOCK" as "int";
+    /// LockCall::TryUnlock (StampedLock.tryUnlockWrite, tryUnlockRead): a release only when it returns true.
+    pub const LOCK_CALL_TRY_UNLOCK: u32 = 4 => "L_TRY_UNLOCK" as "int";
+}
+
+/// The slot of a pair of raw site IDs (held, acquired) in a thread's lock-order slots, before
+/// the table's mask ([`ORD_MUL_HELD`]); the tracker's `OrcaOrderSlots.orderSlot` computes the
+/// same from the same constants (pinned by rewriter/tests/tracker.rs, which runs it).
+pub fn order_slot(held_site: u32, site: u32) -> usize {
+    ((held_site.wrapping_mul(ORD_MUL_HELD) ^ site).wrapping_mul(ORD_MUL) >> ORD_SHIFT) as usize
+}
+
+shared_codes! {
+    /// How a hooked j.u.c. lock call ended, as the tracker passes it to the agent (`lockEnd`,
+    /// `lockContended`; engines/methods.rs, Outcome).
+    pub enum LockOutcome {
+        /// Returned normally (a void call).
+        Returned = 2 => "O_RETURNED",
+        /// Returned true (a stamp other than 0).
+        True = 1 => "O_TRUE",
+        /// Returned false (a stamp of 0).
+        False = 0 => "O_FALSE",
+        /// Threw.
+        Threw = -1 => "O_THREW",
+    }
+}
+
 /// The text of `orca/OrcaEvents.java`: every [`ReportCode`] and [`RecordKind`] as a Java
 /// compile-time constant.
 pub fn java_source() -> String {
@@ -221,14 +286,29 @@ pub fn java_source() -> String {
                 .iter()
                 .map(|r| (r.java_name(), r.java_doc(), *r as i32)),
         )
+        .chain(
+            LockOutcome::ALL
+                .iter()
+                .map(|r| (r.java_name(), r.java_doc(), *r as i32)),
+        )
         .chain(std::iter::once((
             "HELD_WORDS",
-            "Longs per held entry in Rec.held (site << 32 | hash, start, time waited).",
+            "Longs per held entry in OrcaHeld.held (site << 32 | hash, start, time waited).",
             HELD_WORDS as i32,
         )));
     for (name, doc, value) in constants {
         out.push_str(&format!(
             "\n    /** {} */\n    public static final int {name} = {value};\n",
+            doc.trim()
+        ));
+    }
+    for &(name, doc, ty, value) in LAYOUTS {
+        let value = match ty {
+            "int" => (value as i32).to_string(),
+            _ => format!("{value}L"),
+        };
+        out.push_str(&format!(
+            "\n    /** {} */\n    public static final {ty} {name} = {value};\n",
             doc.trim()
         ));
     }
@@ -255,6 +335,45 @@ mod tests {
         let kinds = 1..(1 << Sizes::KindBits as i32);
         assert!(RecordKind::ALL.iter().all(|&r| kinds.contains(&(r as i32))));
         assert_eq!(RecordKind::from_i32(0), None);
+    }
+
+    #[test]
+    fn the_java_source_declares_every_layout_once() {
+        let java = java_source();
+        for &(name, _, ty, value) in LAYOUTS {
+            assert!(ty == "int" || ty == "long", "{name}");
+            let value = if ty == "int" {
+                (value as i32).to_string()
+            } else {
+                format!("{value}L")
+            };
+            let line = format!("public static final {ty} {name} = {value};");
+            assert_eq!(java.matches(&line).count(), 1, "{line}");
+        }
+        assert!(java.contains("public static final long CLOCK_STALE = 9223372036854775807L;"));
+        assert!(java.contains("public static final int ORD_MUL_HELD = -1640531535;"));
+        for &o in LockOutcome::ALL {
+            assert_eq!(LockOutcome::from_i32(o as i32), Some(o));
+        }
+    }
+
+    #[test]
+    fn the_order_slot_hash_is_the_trackers() {
+        // Java's int arithmetic: ((h * M1) ^ s) * M2 >>> 20
+        let java = |h: i32, s: i32| {
+            (((h.wrapping_mul(ORD_MUL_HELD as i32)) ^ s).wrapping_mul(ORD_MUL as i32) as u32
+                >> ORD_SHIFT) as usize
+        };
+        for (h, s) in [
+            (0, 0),
+            (1, 2),
+            (77, 5),
+            (0x07FF_FFFF, 3),
+            (123_456, 654_321),
+        ] {
+            assert_eq!(order_slot(h as u32, s as u32), java(h, s), "{h} {s}");
+        }
+        assert_eq!(order_slot(1, 2), 2520);
     }
 
     #[test]

@@ -600,7 +600,7 @@ impl Jni {
         (!c.is_null()).then_some(c)
     }
 
-    /// Finds a class by its internal name (`orca/OrcaProfilerTracker$Rec`); `None` if absent.
+    /// Finds a class by its internal name (`java/lang/OrcaRec`); `None` if absent.
     pub fn find_class(&self, name: &CStr) -> Option<jclass> {
         // SAFETY: `raw` is this thread's JNIEnv.
         let c = unsafe { (**self.raw).FindClass?(self.raw, name.as_ptr()) };

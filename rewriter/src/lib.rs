@@ -168,9 +168,22 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Whether a class (internal name) passes the filters; the tracker never does.
+    /// Whether a class (internal name) passes the filters; the tracker never does, nor do the
+    /// classes beside it (its package's `Orca*`: its per-thread record and the record's
+    /// parts, java-tracker/orca/).
     pub fn accepts(&self, name: &[u8]) -> bool {
         if name == self.tracker_class.as_bytes() {
+            return false;
+        }
+        let tracker = self.tracker_class.as_bytes();
+        let package = tracker
+            .iter()
+            .rposition(|&b| b == b'/')
+            .map_or(0, |i| i + 1);
+        if name.starts_with(&tracker[..package])
+            && name[package..].starts_with(b"Orca")
+            && !name[package..].contains(&b'/')
+        {
             return false;
         }
         if self.exclude.iter().any(|p| name.starts_with(p.as_bytes())) {

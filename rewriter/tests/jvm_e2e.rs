@@ -101,14 +101,14 @@ fn demo_runs_identically_with_exact_event_counts() {
         ("static volatile boolean ready;", "static volatile boolean ready = true;"),
         ("static boolean traceAll;", "static boolean traceAll = true;"),
         (
-            "private static native Rec register(Rec r);",
-            "private static Rec register(Rec r) { return r; }",
+            "static native OrcaRec register(OrcaRec r);",
+            "static OrcaRec register(OrcaRec r) { return r; }",
         ),
-        ("static native void flush(Rec r);", "static void flush(Rec r) { r.pos = 0; }"),
-        ("private static native int stack(Rec r, int site);", "private static int stack(Rec r, int site) { return 0; }"),
+        ("static native void flush(OrcaRec r);", "static void flush(OrcaRec r) { r.pos = 0; }"),
+        ("private static native int stack(OrcaRec r, int site);", "private static int stack(OrcaRec r, int site) { return 0; }"),
         (
-            "private static native void longHold(Rec r, int site, int hash, long nanos, long end, long start);",
-            "private static void longHold(Rec r, int site, int hash, long nanos, long end, long start) {}",
+            "private static native void longHold(OrcaRec r, int site, int hash, long nanos, long end, long start);",
+            "private static void longHold(OrcaRec r, int site, int hash, long nanos, long end, long start) {}",
         ),
         (
             "static native boolean name(Object o, int hash);",
@@ -118,18 +118,34 @@ fn demo_runs_identically_with_exact_event_counts() {
             "private static native boolean stackRoom();",
             "private static boolean stackRoom() { return true; }",
         ),
-        (
-            "        int put(int kind, int site, int hash, long nanos, long third) {",
-            "        int put(int kind, int site, int hash, long nanos, long third) {\n            C.incrementAndGet(kind);",
-        ),
     ] {
         assert!(counting.contains(from), "the tracker no longer has {from:?}");
         counting = counting.replace(from, to);
     }
+    // ... and the records of the per-thread buffer, counted as they are put.
+    let rec_src = std::fs::read_to_string(here.join("../java-tracker/orca/OrcaRec.java")).unwrap();
+    let put = "    int put(int kind, int site, int hash, long nanos, long third) {";
+    assert!(rec_src.contains(put), "OrcaRec no longer has {put:?}");
+    let counting_rec = rec_src.replace(
+        put,
+        &format!("{put}\n        OrcaProfilerTracker.C.incrementAndGet(kind);"),
+    );
     let tsrc = base.join("tsrc/orca");
     std::fs::create_dir_all(&tsrc).unwrap();
+    // every other class of the tracker as it is
+    let mut sources = Vec::new();
+    for e in std::fs::read_dir(here.join("../java-tracker/orca")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".java") && name != "OrcaProfilerTracker.java" && name != "OrcaRec.java" {
+            std::fs::copy(&p, tsrc.join(&name)).unwrap();
+            sources.push(tsrc.join(&name));
+        }
+    }
     std::fs::write(tsrc.join("OrcaProfilerTracker.java"), counting).unwrap();
+    std::fs::write(tsrc.join("OrcaRec.java"), counting_rec).unwrap();
     std::fs::write(tsrc.join("OrcaEvents.java"), events::java_source()).unwrap();
+    sources.push(tsrc.join("OrcaRec.java"));
     for jdk in &jdks {
         let javac = jdk.join("bin/javac");
         let java = jdk.join("bin/java");
@@ -158,6 +174,7 @@ fn demo_runs_identically_with_exact_event_counts() {
                 .args(["--release", "8", "-nowarn", "-d"])
                 .arg(&trk)
                 .arg(tsrc.join("OrcaProfilerTracker.java"))
+                .args(&sources)
                 .arg(tsrc.join("OrcaEvents.java"))
                 .arg(here.join("../java-tracker/jdk/internal/vm/annotation/DontInline.java"))
                 .arg(here.join("../java-tracker/jdk/internal/vm/annotation/Hidden.java"))

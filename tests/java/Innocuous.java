@@ -7,7 +7,7 @@ import java.util.concurrent.ForkJoinPool;
  * `cleaner N M [collide]`: N cleanup actions of a Cleaner.create() cleaner (its own
  * InnocuousThread, which erases its ThreadLocals before each cleanup), each taking a monitor M
  * times; with `collide`, first a thread whose ID shares the cleaner thread's slot in the
- * tracker's table (OrcaProfilerTracker.BY_THREAD, 256 slots) takes the slot and keeps it to the
+ * tracker's table (OrcaRec.BY_THREAD, 256 slots) takes the slot and keeps it to the
  * end. `pool N M`: N tasks of ForkJoinPool.commonPool(), one at a time, each taking a monitor M
  * times (its workers are InnocuousForkJoinWorkerThreads on JDK 19 and later, which erase their
  * ThreadLocals when they go idle between tasks).

@@ -5,7 +5,7 @@
  * Two threads each make ROUNDS rounds; per round one acquisition at `f` (under a), one at `g`
  * (under a and f) and one at `h` (under a, f and g), of a long-lived monitor (b) every other
  * round, else of a fresh one; and first one at `q` of b under a, both long-lived, a pair with a
- * row of its own that the tracker counts in (Rec.edge's row index). Usage: NestedOrders ROUNDS
+ * row of its own that the tracker counts in (OrcaOrderSlots.edge's row index). Usage: NestedOrders ROUNDS
  */
 public class NestedOrders {
     static final Object a = new Object(), b = new Object();

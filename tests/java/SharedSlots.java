@@ -2,7 +2,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Threads whose IDs share the tracker's slots (OrcaProfilerTracker.BY_THREAD, 256 of them):
+ * Threads whose IDs share the tracker's slots (OrcaRec.BY_THREAD, 256 of them):
  * args[0] threads alive at once (more than the slots, so that live threads collide), then as
  * many again once those ended (their slots are taken over). Each worker, once all of its wave
  * have started, takes its own monitor around a synchronized method of its own cell (a nested

@@ -14,7 +14,7 @@ use std::ffi::CStr;
 use jni_sys::{jclass, jfieldID, jmethodID, jobject};
 
 use super::{report, LOCAL_FRAME};
-use crate::events::ReportCode;
+use crate::events::{LockOutcome, ReportCode};
 use crate::jvmti::{jthread, Event, Jni, Jvmti};
 use crate::recorder::clock::now_nanos;
 use crate::recorder::ids;
@@ -150,8 +150,9 @@ impl LockCall {
     }
 }
 
-/// Numbers per lock class in a lock call's number (`Call::to_u8`): room for [`LockCall::ALL`].
-const CALLS_PER_CLASS: usize = 8;
+/// Numbers per lock class in a lock call's number (`Call::to_u8`): room for [`LockCall::ALL`]
+/// (the tracker's `L_CALL_BITS`, as it decodes a lock report).
+const CALLS_PER_CLASS: usize = 1 << crate::events::LOCK_CALL_BITS;
 
 /// A tracked JDK call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1084,7 +1085,7 @@ pub fn juc_entry(
     }
 }
 
-/// How a hooked lock method ended, as the tracker saw it (`OrcaProfilerTracker.lockDone`):
+/// How a hooked lock method ended, as the tracker saw it (`OrcaLockCalls.lockDone`):
 /// returned normally (void), returned true, returned false, threw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -1095,13 +1096,13 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The tracker's number for it.
+    /// The tracker's number for it (`OrcaEvents.O_*`, [`LockOutcome`]); any other is a throw.
     pub fn from_i32(n: i32) -> Outcome {
-        match n {
-            2 => Outcome::Returned,
-            1 => Outcome::True,
-            0 => Outcome::False,
-            _ => Outcome::Threw,
+        match LockOutcome::from_i32(n) {
+            Some(LockOutcome::Returned) => Outcome::Returned,
+            Some(LockOutcome::True) => Outcome::True,
+            Some(LockOutcome::False) => Outcome::False,
+            Some(LockOutcome::Threw) | None => Outcome::Threw,
         }
     }
 
@@ -1526,11 +1527,22 @@ mod tests {
             assert_eq!(nesting, runs_own, "{c:?}");
             for (ki, k) in LockCall::ALL.iter().enumerate() {
                 let r = Call::Lock(*c, *k).hook_report();
-                assert_eq!(r, JucReport::Lock as i32 + (ci * 8 + ki) as i32);
-                assert_eq!(ki >= 3, k.is_release(), "{k:?}");
+                let bits = crate::events::LOCK_CALL_BITS;
+                assert_eq!(r, JucReport::Lock as i32 + ((ci << bits) + ki) as i32);
+                // the tracker's L_UNLOCK and L_TRY_UNLOCK
+                let unlock = crate::events::LOCK_CALL_UNLOCK as usize;
+                assert_eq!(ki >= unlock, k.is_release(), "{k:?}");
+                let try_unlock = crate::events::LOCK_CALL_TRY_UNLOCK as usize;
+                assert_eq!(ki == try_unlock, *k == LockCall::TryUnlock, "{k:?}");
             }
         }
         assert!(LockCall::ALL.len() <= CALLS_PER_CLASS);
+        // the tracker's outcome numbers
+        use crate::events::LockOutcome as O;
+        assert_eq!(Outcome::from_i32(O::Returned as i32), Outcome::Returned);
+        assert_eq!(Outcome::from_i32(O::True as i32), Outcome::True);
+        assert_eq!(Outcome::from_i32(O::False as i32), Outcome::False);
+        assert_eq!(Outcome::from_i32(O::Threw as i32), Outcome::Threw);
     }
 
     #[test]

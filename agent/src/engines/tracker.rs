@@ -1,7 +1,8 @@
 //! The bundled tracker class: compiled as `orca.OrcaProfilerTracker`, embedded at build time
-//! as `java.lang.OrcaProfilerTracker` (see [`CLASS_NAME`]), defined in the bootstrap class
-//! loader at VMInit; its static initializer binds its natives, through the one the agent
-//! exports by its JNI name (`bind`, in the entry module).
+//! as `java.lang.OrcaProfilerTracker` (see [`CLASS_NAME`]) with the classes of its per-thread
+//! record ([`CLASSES`]), defined in the bootstrap class loader at VMInit; its static
+//! initializer binds its natives, through the one the agent exports by its JNI name (`bind`,
+//! in the entry module).
 //!
 //! Rewritten code calls the tracker's public static methods; they do the real work in Java
 //! (so blocking happens in Java) and report through `event(int kind, Object subject)`, whose
@@ -31,11 +32,19 @@ pub static CLASS_BYTES: &[u8] = include_bytes!(concat!(
     env!("OUT_DIR"),
     "/java/lang/OrcaProfilerTracker.class"
 ));
-/// Its per-thread buffer class, `OrcaProfilerTracker.Rec`.
-pub static REC_BYTES: &[u8] = include_bytes!(concat!(
-    env!("OUT_DIR"),
-    "/java/lang/OrcaProfilerTracker$Rec.class"
-));
+
+/// Every class of the tracker (the tracker, its per-thread record `OrcaRec` and the classes
+/// of that record's parts: java-tracker/orca/), in the order they are defined: each
+/// superclass before its subclasses (the boot loader resolves a class's superclass when it is
+/// defined, and finds no class of the tracker by itself), the tracker last. Listed by
+/// build.rs, from every class javac made.
+mod classes {
+    include!(concat!(env!("OUT_DIR"), "/tracker_classes.rs"));
+}
+pub use classes::CLASSES;
+
+/// The per-thread record's class, which the natives name and whose fields the agent reads.
+const REC_NAME: &CStr = c"java/lang/OrcaRec";
 
 /// Its internal name, also given to the rewriter. The source is in package `orca`; build.rs
 /// moves the class files to `java.lang`, where every class of every loader and module can
@@ -142,7 +151,8 @@ pub const MIN_SAMPLED_THRESHOLD: u64 = 4 * TICK_NANOS;
 /// gets a precise end (and one that ends while it ticks does not).
 const NEAR_STALE: i64 = (STALE / 2) as i64;
 
-// The tracker finds `Coarse::used` after the clock's word and its ring (`Rec.USED`).
+// The tracker finds `Coarse::used` after the clock's word and its ring
+// (`OrcaEvents.CLOCK_USED`, generated from the same constant clock.rs checks).
 const _: () = assert!(USED_OFFSET == 8 + 8 * TICK_RING);
 
 impl TrackerSettings {
@@ -185,16 +195,8 @@ pub fn install(
     fields: &OnceLock<RecFields>,
     session: i32,
 ) -> Result<(), TrackerError> {
-    let name = c"java/lang/OrcaProfilerTracker";
-    let rec_name = c"java/lang/OrcaProfilerTracker$Rec";
-    let class = jni
-        .define_boot_class(name, CLASS_BYTES)
-        .or_else(|| jni.find_class(name))
-        .ok_or(TrackerError::Define)?;
-    let rec = jni
-        .define_boot_class(rec_name, REC_BYTES)
-        .or_else(|| jni.find_class(rec_name))
-        .ok_or(TrackerError::Define)?;
+    let class = define_classes(jni)?;
+    let rec = jni.find_class(REC_NAME).ok_or(TrackerError::Define)?;
     let field = |c, n: &CStr, s: &CStr, st| jni.field_id(c, n, s, st).ok_or(TrackerError::Field);
     // The first static field looked up initializes the class: the natives are bound now.
     let bound = field(class, c"bound", c"Z", true)?;
@@ -277,11 +279,7 @@ pub fn install(
 /// called by the tracker, as at start-up, so the JVM prints no warning on the program's
 /// output.
 pub fn bind_attached(jni: Jni, wait: std::time::Duration) -> Result<(), TrackerError> {
-    let name = c"java/lang/OrcaProfilerTracker";
-    let class = jni
-        .define_boot_class(name, CLASS_BYTES)
-        .or_else(|| jni.find_class(name))
-        .ok_or(TrackerError::Define)?;
+    let class = define_classes(jni)?;
     let bound_field = jni
         .field_id(class, c"bound", c"Z", true)
         .ok_or(TrackerError::Field)?;
@@ -301,6 +299,28 @@ pub fn bind_attached(jni: Jni, wait: std::time::Duration) -> Result<(), TrackerE
     } else {
         Err(TrackerError::Bind)
     }
+}
+
+/// Defines every class of the tracker ([`CLASSES`]) in the bootstrap loader, in order, unless
+/// defined already (an earlier recording's, or the attach's [`bind_attached`]); the tracker
+/// class (a local reference), not yet initialized. All are defined before the tracker is
+/// initialized (its first static field looked up, or `rebind` called), at start-up and at an
+/// attach alike: the tracker's code names the others, which the boot loader cannot find by
+/// itself (they are not on its path), and `-Xverify:all` verifies it against them.
+fn define_classes(jni: Jni) -> Result<jclass, TrackerError> {
+    let mut tracker = None;
+    for &(name, bytes) in CLASSES {
+        let class = jni
+            .define_boot_class(name, bytes)
+            .or_else(|| jni.find_class(name))
+            .ok_or(TrackerError::Define)?;
+        if name.to_bytes() == CLASS_NAME.as_bytes() {
+            tracker = Some(class);
+        } else {
+            jni.delete_local_ref(class);
+        }
+    }
+    tracker.ok_or(TrackerError::Define)
 }
 
 /// A detach: the tracker stops recording. Rewritten code still running (a method entered
@@ -950,8 +970,34 @@ mod tests {
         let text = String::from_utf8_lossy(CLASS_BYTES);
         assert!(text.contains(CLASS_NAME));
         // Moved to java.lang whole: no name of the source package is left.
-        for bytes in [CLASS_BYTES, REC_BYTES] {
-            assert!(!String::from_utf8_lossy(bytes).contains("orca/Orca"));
+        for &(name, bytes) in CLASSES {
+            assert!(
+                !String::from_utf8_lossy(bytes).contains("orca/Orca"),
+                "{name:?}"
+            );
+            assert_eq!(&bytes[..4], &[0xCA, 0xFE, 0xBA, 0xBE]);
+        }
+    }
+
+    #[test]
+    fn every_class_of_the_tracker_is_defined_after_its_superclass() {
+        let names: Vec<&str> = CLASSES.iter().map(|(n, _)| n.to_str().unwrap()).collect();
+        assert_eq!(names.last(), Some(&CLASS_NAME));
+        assert!(names.contains(&REC_NAME.to_str().unwrap()));
+        assert!(!names.iter().any(|n| n.contains("OrcaEvents")));
+        // the record's chain of parts, each class extending the one before it
+        let position = |n: &str| names.iter().position(|x| *x == format!("java/lang/{n}"));
+        let chain = [
+            "OrcaHeld",
+            "OrcaHashCache",
+            "OrcaSampler",
+            "OrcaOrderSlots",
+            "OrcaLockCalls",
+            "OrcaRec",
+        ];
+        assert!(chain.iter().all(|c| position(c).is_some()), "{names:?}");
+        for w in chain.windows(2) {
+            assert!(position(w[0]) < position(w[1]), "{w:?}");
         }
     }
 
@@ -961,7 +1007,6 @@ mod tests {
             assert!(Report::decode(code as i32).is_some(), "{code:?}");
         }
         assert_eq!(ReportCode::ALL.len(), 16);
-        assert_eq!(&REC_BYTES[..4], &[0xCA, 0xFE, 0xBA, 0xBE]);
         assert_eq!(Report::decode(99), None);
     }
 
@@ -973,7 +1018,7 @@ mod tests {
         let codes = ReportCode::ALL.iter().map(|c| c.java_name());
         let records = RecordKind::ALL.iter().map(|r| r.java_name());
         for name in codes.chain(records) {
-            for bytes in [CLASS_BYTES, REC_BYTES] {
+            for &(_, bytes) in CLASSES {
                 assert!(!String::from_utf8_lossy(bytes).contains(name), "{name}");
             }
         }

@@ -2,7 +2,7 @@
 //! the stacks interned for them.
 //!
 //! The tracker (java-tracker/) appends three `long`s per monitor report to a buffer of its
-//! thread (`OrcaProfilerTracker.Rec`) and calls in here only when the buffer is full, so a
+//! thread (`OrcaRec`) and calls in here only when the buffer is full, so a
 //! `synchronized` block costs no JNI call, no stack walk and no shared queue. Here, on the same
 //! thread, the records become per-site summaries ([`Summary`]) and, with `trace=all`, event
 //! lines. With `trace=all`, before any event the agent writes at once on a thread (a wait, a
@@ -183,7 +183,8 @@ impl KeptContention {
 /// there may be thousands of virtual threads).
 pub type Registry = Mutex<HashMap<usize, Arc<Mutex<Recording>>>>;
 
-/// Field IDs of `OrcaProfilerTracker.Rec`, read by the agent when it drains a buffer.
+/// Field IDs of the tracker's `OrcaRec` (some declared by its superclasses, which JNI finds
+/// on it), read by the agent when it drains a buffer.
 pub struct RecFields {
     pub buf: jni_sys::jfieldID,
     pub pos: jni_sys::jfieldID,

@@ -27,18 +27,19 @@ fn nanos(id: libc::clockid_t) -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// How often the [`Ticker`] advances the coarse clock.
-pub const TICK_NANOS: u64 = 1_000_000;
+/// How often the [`Ticker`] advances the coarse clock (shared with the tracker:
+/// `OrcaEvents.CLOCK_TICK`).
+pub use crate::events::TICK_NANOS;
 
 /// Ticks the coarse clock remembers ([`Coarse::ring`]): a power of two, whose bits the
-/// coarse time's low bits give up to the tick's number.
-pub const TICK_RING: usize = 1024;
+/// coarse time's low bits give up to the tick's number (`OrcaEvents.CLOCK_TICKS`).
+pub use crate::events::TICK_RING;
 
 /// The coarse time while the ticker does not tick ([`Coarse::now`]): later than any time, so
 /// that the tracker, whose sampling window it always ends, times every hold that begins then
 /// with the precise clock, and finds every hold that ends then possibly long (its end is then
-/// read precisely too). Never a hold's coarse start.
-pub const STALE: u64 = i64::MAX as u64;
+/// read precisely too). Never a hold's coarse start (`OrcaEvents.CLOCK_STALE`).
+pub use crate::events::STALE;
 
 /// Ticks without a sign of the tracker's use ([`Coarse::used`]) after which the ticker stops
 /// ticking. Why so many: a thread that locks all the time shows its use once per sampling
@@ -85,8 +86,12 @@ pub struct Coarse {
     pub used: AtomicU64,
 }
 
-/// The offset of [`Coarse::used`] from the clock's address, which the tracker adds.
+/// The offset of [`Coarse::used`] from the clock's address, which the tracker adds: the
+/// layout the tracker is compiled with (`OrcaEvents.CLOCK_USED`, `CLOCK_RING`).
 pub const USED_OFFSET: usize = std::mem::offset_of!(Coarse, used);
+const _: () = assert!(USED_OFFSET == crate::events::CLOCK_USED_OFFSET);
+const _: () = assert!(std::mem::offset_of!(Coarse, ring) == crate::events::CLOCK_RING_OFFSET);
+const _: () = assert!(std::mem::offset_of!(Coarse, now) == 0);
 
 static COARSE: Coarse = Coarse {
     now: AtomicU64::new(STALE),

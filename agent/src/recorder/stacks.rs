@@ -115,11 +115,12 @@ impl Recorder {
         from
     }
 
-    /// Whether the frame's method's class is the tracker or in `java.util.concurrent.locks`;
-    /// `None` when JVMTI cannot tell. Cached per method: a contended j.u.c. acquisition asks
-    /// it of every frame down to the lock's caller, and two JVMTI calls per frame (one
-    /// allocating the class's signature) were 0.24% of Derby's samples with four clients
-    /// (0.08% cached; the walk was the rest of `juc_caller_depth`'s 1.6%).
+    /// Whether the frame's method's class is the tracker's (`java.lang.Orca*`) or in
+    /// `java.util.concurrent.locks`; `None` when JVMTI cannot tell. Cached per method: a
+    /// contended j.u.c. acquisition asks it of every frame down to the lock's caller, and two
+    /// JVMTI calls per frame (one allocating the class's signature) were 0.24% of Derby's
+    /// samples with four clients (0.08% cached; the walk was the rest of `juc_caller_depth`'s
+    /// 1.6%).
     fn is_lock_frame(&self, jni: Jni, f: &jvmtiFrameInfo) -> Option<bool> {
         let key = f.method as usize;
         if key == 0 || key & 1 != 0 {
@@ -134,10 +135,10 @@ impl Recorder {
         let class = self.jvmti.method_declaring_class(f.method).ok()?;
         let sig = self.jvmti.class_signature(class).unwrap_or_default();
         jni.delete_local_ref(class);
-        let lock = sig.starts_with("Ljava/util/concurrent/locks/")
-            || sig.starts_with("Ljava/lang/OrcaProfilerTracker");
-        // A jmethodID names one method for the JVM's life: a slot another method overwrites
-        // is only asked again.
+        let lock =
+            sig.starts_with("Ljava/util/concurrent/locks/") || sig.starts_with("Ljava/lang/Orca"); // the tracker's classes (build.rs)
+                                                                                                   // A jmethodID names one method for the JVM's life: a slot another method overwrites
+                                                                                                   // is only asked again.
         slot.store(key | lock as usize, Ordering::Relaxed);
         Some(lock)
     }

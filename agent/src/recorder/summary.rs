@@ -901,7 +901,7 @@ const SLOT_HOT: usize = Sizes::OrderHot as usize;
 const _: () = assert!(SLOT_HOT == OTHER + 1);
 
 /// Where int `i` of slot `k` (in the order of [`KEY`]) is in the tracker's table of `slots`
-/// slots (`Rec.edge` in java-tracker/ computes the same).
+/// slots (`OrcaOrderSlots.edge` in java-tracker/ computes the same).
 fn tracker_index(slots: usize, k: usize, i: usize) -> usize {
     if i < SLOT_HOT {
         k * SLOT_HOT + i
@@ -910,14 +910,12 @@ fn tracker_index(slots: usize, k: usize, i: usize) -> usize {
     }
 }
 
-/// The slot of a pair of raw site IDs (held, acquired), before the table's mask;
-/// `Rec.orderSlot` in the tracker computes the same.
-pub fn order_slot(held_site: u32, site: u32) -> usize {
-    ((held_site.wrapping_mul(0x9E37_79B1) ^ site).wrapping_mul(0x85EB_CA6B) >> 20) as usize
-}
+/// The slot of a pair of raw site IDs (held, acquired), before the table's mask: one
+/// definition with the tracker's constants (`OrcaOrderSlots.orderSlot`).
+pub use crate::events::order_slot;
 
 /// What the agent tells a thread's tracker of its lock-order rows, so that the tracker counts
-/// the common nested acquisition itself (`Rec.orderCounted` in java-tracker/): per pair of raw
+/// the common nested acquisition itself (`OrcaOrderSlots.orderCounted` in java-tracker/): per pair of raw
 /// site IDs (held, acquired), direct-mapped, the (held, acquired, guards) keys with a row of
 /// their own and at most [`TRACKED_GUARDS`] guards, and whether the rows are full. Why: every
 /// nested acquisition was a record (one, then one per monitor held) that the agent drained
