@@ -970,6 +970,9 @@ pub fn settings_text(raw: &str) -> String {
 /// The report as text.
 pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) -> String {
     let mut s = String::new();
+    // `--all` shows every thread, monitor and lock, not only the first `top` (issue 46: a
+    // bundle's own monitor, 100 holds, was in neither `--all` nor the JSON, past the tenth).
+    let rows = if all { usize::MAX } else { top };
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = writeln!(
         s,
@@ -1024,7 +1027,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     if threads.iter().all(|(_, t)| busy(t) == 0) {
         threads.sort_by_key(|(_, t)| t.order);
     }
-    for (h, t) in threads.iter().take(top) {
+    for (h, t) in threads.iter().take(rows) {
         let life = t
             .ended
             .unwrap_or(a.last_ts)
@@ -1047,9 +1050,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             }
         );
     }
-    if threads.len() > top {
-        let _ = writeln!(s, "  ... {} more threads", threads.len() - top);
-    }
+    more(&mut s, threads.len(), rows, "threads");
     let _ = writeln!(
         s,
         "  (blocked: on a monitor or a j.u.c. lock; waiting: Object.wait, Condition.await, park; a state not over when the log ends counts up to its end)"
@@ -1060,7 +1061,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     if contended.is_empty() {
         let _ = writeln!(s, "  (no contention)");
     }
-    for (i, (h, o)) in contended.iter().take(top).enumerate() {
+    for (i, (h, o)) in contended.iter().take(rows).enumerate() {
         let _ = writeln!(
             s,
             "  #{} {}: {} blocked in {} contentions (max {}){}",
@@ -1101,6 +1102,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             let _ = writeln!(s, "      {}", holds_line(o, a.identified_only(*h)));
         }
     }
+    more(&mut s, contended.len(), rows, "monitors");
 
     if a.has_holds {
         let held = a.ranked(
@@ -1116,7 +1118,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 "events"
             }
         );
-        for (h, o) in held.iter().take(top) {
+        for (h, o) in held.iter().take(rows) {
             let _ = writeln!(
                 s,
                 "  {}: {}",
@@ -1133,6 +1135,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 );
             }
         }
+        more(&mut s, held.len(), rows, "monitors");
     }
 
     if !a.long_holds.is_empty() {
@@ -1167,7 +1170,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         } else {
             "releases"
         };
-        for (h, o) in sems.iter().take(top) {
+        for (h, o) in sems.iter().take(rows) {
             let _ = writeln!(
                 s,
                 "  {}: {} acquiring in {} acquires (max {}), {} {releases}",
@@ -1181,6 +1184,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 let _ = writeln!(s, "      acquired at {} x{c} {}", site(md, f), dur(ns));
             }
         }
+        more(&mut s, sems.len(), rows, "semaphores");
     }
 
     juc_text(&mut s, a, md, top, all);
@@ -1238,7 +1242,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         &[WakeCall::Notify, WakeCall::NotifyAll],
         "above name no object",
     );
-    for (h, o) in waits.iter().take(top) {
+    for (h, o) in waits.iter().take(rows) {
         let _ = writeln!(
             s,
             "  {}: {} waits ({}), {} notify, {} notifyAll{written}",
@@ -1249,7 +1253,15 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             o.notify_alls
         );
     }
+    more(&mut s, waits.len(), rows, "objects");
     s
+}
+
+/// `  ... 3 more monitors (--all shows them)` when a table of `len` rows shows `rows`.
+fn more(s: &mut String, len: usize, rows: usize, what: &str) {
+    if len > rows {
+        let _ = writeln!(s, "  ... {} more {what} (--all shows them)", len - rows);
+    }
 }
 
 /// What an object's (a condition's) wake-up figures add when some of `calls` were counted at
@@ -1305,7 +1317,8 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
     if locks.is_empty() {
         let _ = writeln!(s, "  (no contention)");
     }
-    for (i, (h, l)) in locks.iter().take(top).enumerate() {
+    let rows = if all { usize::MAX } else { top };
+    for (i, (h, l)) in locks.iter().take(rows).enumerate() {
         let _ = writeln!(
             s,
             "  #{} {}: {} blocked in {} contentions (max {}){}{}{}",
@@ -1376,6 +1389,7 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
             );
         }
     }
+    more(s, locks.len(), rows, "locks");
     if let Some(note) = folded.note() {
         let _ = writeln!(s, "  {note}");
     }
@@ -1593,8 +1607,8 @@ fn holds_line(o: &ObjectStats, identified_only: bool) -> String {
     )
 }
 
-fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>, top: usize) -> String {
-    let v: Vec<String> = top_sites(m, top)
+fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>) -> String {
+    let v: Vec<String> = top_sites(m, usize::MAX)
         .into_iter()
         .map(|(f, c, ns)| {
             format!(
@@ -1607,7 +1621,7 @@ fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>, top: usize)
 }
 
 /// The report as one JSON object (times in nanoseconds).
-pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) -> String {
+pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
     let mut s = String::new();
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = write!(
@@ -1675,10 +1689,10 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         .collect();
     s.push_str(&threads.join(","));
     s.push_str("],\"monitors\":[");
+    let blocked_total = a.blocked_total();
     let mons: Vec<String> = a
         .ranked(|o| o.blocked, |o| o.contentions > 0 || o.holds.count() > 0 || o.open_holds > 0)
         .iter()
-        .take(top)
         .map(|(h, o)| {
             // Most frequent owner first, as in the text (a stable order).
             let owners: Vec<String> = by_count(&o.owners)
@@ -1689,14 +1703,17 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 })
                 .collect();
             let hh = &o.holds;
+            let sites = o.sites.keys().chain(o.hold_sites.keys());
             format!(
-                "{{\"id\":\"{h}\",\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{}}},\"hold_sites\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{}}},\"hold_sites\":{}}}",
+                json_str(&a.lock_name(*h, false)),
+                folds(md, o.contentions, o.blocked, blocked_total, sites),
                 o.blocked,
                 o.contentions,
                 o.blocked_max,
                 o.still_blocked,
                 owners.join(","),
-                sites_json(md, &o.sites, top),
+                sites_json(md, &o.sites),
                 hh.count(),
                 hh.timed(),
                 hh.is_estimate(),
@@ -1706,7 +1723,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 hh.max(),
                 o.open_holds,
                 a.identified_only(*h),
-                sites_json(md, &o.hold_sites, top)
+                sites_json(md, &o.hold_sites)
             )
         })
         .collect();
@@ -1715,7 +1732,6 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     let sems: Vec<String> = a
         .ranked(|o| o.sem_time, |o| o.sem_acquires > 0 || o.sem_releases > 0)
         .iter()
-        .take(top)
         .map(|(h, o)| {
             format!(
                 "{{\"id\":\"{h}\",\"acquiring_ns\":{},\"acquires\":{},\"max_ns\":{},\"releases\":{},\"sites\":{}}}",
@@ -1723,7 +1739,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 o.sem_acquires,
                 o.sem_max,
                 o.sem_releases,
-                sites_json(md, &o.sem_sites, top)
+                sites_json(md, &o.sem_sites)
             )
         })
         .collect();
@@ -1732,7 +1748,6 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     let waits: Vec<String> = a
         .ranked(|o| o.waited, |o| o.waits + o.notifies + o.notify_alls > 0)
         .iter()
-        .take(top)
         .map(|(h, o)| {
             format!(
                 "{{\"id\":\"{h}\",\"waits\":{},\"waited_ns\":{},\"notify\":{},\"notify_all\":{}}}",
@@ -1746,7 +1761,6 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     short.sort_by_key(|((call, f), w)| (std::cmp::Reverse(w.1), *call, f.method.0, f.location));
     let short: Vec<String> = short
         .iter()
-        .take(top)
         .map(|((call, f), (n, ns, max))| {
             format!(
                 "{{\"call\":\"{}\",\"site\":{},\"count\":{n},\"waited_ns\":{ns},\"max_ns\":{max}}}",
@@ -1761,7 +1775,6 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     wakes.sort_by_key(|((call, f), n)| (std::cmp::Reverse(**n), *call, f.method.0, f.location));
     let wakes: Vec<String> = wakes
         .iter()
-        .take(top)
         .map(|((call, f), n)| {
             format!(
                 "{{\"call\":\"{}\",\"site\":{},\"count\":{n}}}",
@@ -1772,7 +1785,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         .collect();
     s.push_str(&wakes.join(","));
     s.push_str("],\"juc_locks\":[");
-    let (juc, juc_folded) = juc_json(a, md, top, all);
+    let (juc, juc_folded) = juc_json(a, md, all);
     s.push_str(&juc);
     let _ = write!(
         s,
@@ -1784,14 +1797,12 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     parks.sort_by(|x, y| y.1 .1.cmp(&x.1 .1).then(x.0.cmp(&y.0)));
     let parks: Vec<String> = parks
         .iter()
-        .take(top)
         .map(|(h, (c, ns))| format!("{{\"blocker\":\"{h}\",\"parks\":{c},\"parked_ns\":{ns}}}"))
         .collect();
     s.push_str(&parks.join(","));
     let long_locks: Vec<String> = a
         .long_lock_holds
         .iter()
-        .take(top)
         .map(|(ns, t, l, mode, end, at, raw)| {
             let frames: Vec<String> = parse_stack(raw.as_bytes(), 0)
                 .map(|st| st.frames().map(|f| json_str(&md.frame_to_string(f))).collect())
@@ -1806,7 +1817,6 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     let long: Vec<String> = a
         .long_holds
         .iter()
-        .take(top)
         .map(|(ns, t, m, end, raw)| {
             let frames: Vec<String> = parse_stack(raw.as_bytes(), 0)
                 .map(|st| st.frames().map(|f| json_str(&md.frame_to_string(f))).collect())
@@ -1831,7 +1841,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
 
 /// The j.u.c. locks as JSON objects (without the brackets), ranked as in the text.
 /// `acquisitions` is `null` in a log summarised for j.u.c. locks (not known).
-fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, Folded) {
+fn juc_json(a: &Analysis, md: &Metadata, all: bool) -> (String, Folded) {
     // Every lock: folding belongs to the text and the page (issue 46: the JSON left out every
     // folded lock); each says whether the text folds it by default.
     let (mut locks, _) = shown_locks(a, md, true);
@@ -1861,7 +1871,6 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, Fold
     };
     let v: Vec<String> = locks
         .iter()
-        .take(top)
         .map(|(h, l)| {
             let owners: Vec<String> = by_count(&l.owners)
                 .into_iter()
@@ -1887,12 +1896,12 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, Fold
                 l.timed_out,
                 l.interrupted,
                 owners.join(","),
-                sites_json(md, &l.sites, top),
+                sites_json(md, &l.sites),
                 hist(&l.write_holds),
                 hist(&l.read_holds),
                 l.open_holds,
                 a.identified_only(*h),
-                sites_json(md, &l.hold_sites, top),
+                sites_json(md, &l.hold_sites),
                 l.awaits,
                 l.awaited,
                 l.signals,
@@ -1932,6 +1941,46 @@ mod tests {
 
     fn analyse(orca: &str, from_events: bool) -> Analysis {
         Analysis::run_with(EventReader::new(orca.as_bytes()), from_events).unwrap()
+    }
+
+    /// A monitor known only from a `MonitorHolds` line (an OSGi bundle's own monitor, 100
+    /// holds at `Act.java:7`) is in `--all` and in the JSON however many monitors rank before
+    /// it (issue 46: both cut it at `--top`, 10 by default, and Felix has dozens); the default
+    /// text says how many it leaves out.
+    #[test]
+    fn a_monitor_known_only_from_a_monitor_holds_line_is_in_all_and_in_the_json() {
+        let b = orca_format::hist::bucket;
+        let log = format!(
+            "\
+1.000000000,ObjectClass,00001111,Lorg/apache/felix/framework/Felix;
+1.000000000,ObjectClass,00002222,Ljava/lang/Object;
+1.000000000,MonitorContendedEnter,0000BBBB,00001111,0000AAAA,1;00000001;00000010
+1.003000000,MonitorContendedEntered,0000BBBB,00001111,1;00000001;00000010
+2.000000000,MonitorHolds,0000AAAA,00001111,2,5000000,2500000,1;{}:2,1;00000001;00000010
+2.000000000,MonitorHolds,0000AAAA,00002222,100,40000,400,1;{}:100,1;00000002;0000000E
+",
+            b(2_500_000),
+            b(400)
+        );
+        let a = analyse(&log, false);
+        let md = Metadata::default();
+        let all = text(&a, &md, "t", 1, true);
+        assert!(
+            all.contains("  Object@00002222: held 100 times, total 40.000 µs"),
+            "{all}"
+        );
+        let default = text(&a, &md, "t", 1, false);
+        assert!(!default.contains("Object@00002222"), "{default}");
+        assert!(
+            default.contains("  ... 1 more monitors (--all shows them)\n"),
+            "{default}"
+        );
+        let j = json(&a, &md, "t", false);
+        assert!(
+            j.contains("{\"id\":\"00002222\",\"name\":\"Object@00002222\",\"folded\":true,\"blocked_ns\":0,\"contentions\":0,"),
+            "{j}"
+        );
+        assert!(j.contains("\"holds\":{\"count\":100,\"timed\":100,"), "{j}");
     }
 
     /// One key on three intervals' lines, another site of the same monitor, and another
@@ -2036,7 +2085,7 @@ mod tests {
         let out = text(&a, &md, "p", 10, true);
         assert!(out.contains(": held at least 4 times"), "{out}");
         assert!(out.contains(": held 5 times"), "{out}");
-        let j = json(&a, &md, "p", 10, true);
+        let j = json(&a, &md, "p", true);
         assert!(
             j.contains("\"open\":0,\"lower_bound\":true") && j.contains("\"lower_bound\":false"),
             "{j}"
@@ -2093,7 +2142,7 @@ mod tests {
             out.contains(" x3 not timed") && !out.contains("~0 ns"),
             "{out}"
         );
-        let j = json(&a, &md, "t", 10, true);
+        let j = json(&a, &md, "t", true);
         assert!(
             j.contains(
                 "\"write_holds\":{\"count\":8,\"timed\":2,\"estimated\":true,\"total_ns\":12000,"
@@ -2123,7 +2172,7 @@ mod tests {
             "{out}"
         );
         assert_eq!(a.lock_name(Hash(0x1111), false), "HashMap@00001111");
-        let j = json(&a, &md, "t", 10, true);
+        let j = json(&a, &md, "t", true);
         assert!(
             j.contains(r#""shared_ids":[{"id":"00001111","classes":["java.util.HashMap","java.lang.Object"]}]"#),
             "{j}"
@@ -2133,7 +2182,7 @@ mod tests {
             true,
         );
         assert!(!text(&one, &md, "t", 10, true).contains("names two objects"));
-        assert!(json(&one, &md, "t", 10, true).contains(r#""shared_ids":[]"#));
+        assert!(json(&one, &md, "t", true).contains(r#""shared_ids":[]"#));
     }
 
     /// An instrumentation-mode log says where each monitor's contention owners came from: the
@@ -2177,7 +2226,7 @@ mod tests {
             ),
             "{out}"
         );
-        let json = json(&a, &md, "t", 10, false);
+        let json = json(&a, &md, "t", false);
         assert!(json.contains("\"id\":\"00003333\",\"name\":"), "{json}");
         assert!(
             json.contains("\"juc_locks_folded\":1,\"juc_locks_folded_blocked_ns\":100000"),
@@ -2414,7 +2463,7 @@ mod tests {
             assert!(out.contains(want), "{want}\n{out}");
         }
         assert!(!out.contains("still open"), "{out}");
-        let j = json(&a, &md, "t", 10, true);
+        let j = json(&a, &md, "t", true);
         for want in [
             "\"acquisitions\":null",
             "\"write_holds\":{\"count\":4,\"timed\":4,\"estimated\":false,\"total_ns\":28000,",
