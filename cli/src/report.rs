@@ -1098,17 +1098,19 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         for (f, c, ns) in top_sites(&o.sites, top) {
             let _ = writeln!(s, "      blocked at {} x{c} {}", site(md, f), dur(ns));
         }
-        if o.holds.count() > 0 {
+        // Row 0's holds are shown at their sites (`unidentified_text`), never as one figure.
+        if o.holds.count() > 0 && *h != Hash(0) {
             let _ = writeln!(s, "      {}", holds_line(o, a.identified_only(*h)));
         }
     }
     more(&mut s, contended.len(), rows, "monitors");
 
     if a.has_holds {
-        let held = a.ranked(
+        let mut held = a.ranked(
             |o| o.holds.total(),
             |o| o.holds.count() > 0 || o.open_holds > 0,
         );
+        held.retain(|(h, _)| *h != Hash(0));
         let _ = writeln!(
             s,
             "\nMonitor hold times (MonitorEntered to MonitorExit, outermost holds; from {})",
@@ -1136,6 +1138,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             }
         }
         more(&mut s, held.len(), rows, "monitors");
+        unidentified_text(&mut s, a, md, false, rows);
     }
 
     if !a.long_holds.is_empty() {
@@ -1255,6 +1258,126 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     }
     more(&mut s, waits.len(), rows, "objects");
     s
+}
+
+/// The row of other monitors (`juc`: locks), `00000000`, at its sites: the holds (and
+/// contentions) of the monitors that had no row of their own at a site, which under
+/// `tracking=sampled` are mostly holds the tracker left unidentified, of whatever monitor
+/// (docs/FORMAT.md, "Rows of a site"). Each site is named with the class of the monitors
+/// identified there when they share one, and names them: a program with one
+/// `ReentrantLock` read "other locks (summarised together): held 13,206,743 times" as if
+/// it had others (issue 46). Its j.u.c. contentions are here too (the row is no lock of the
+/// table); its monitor contentions stay in the monitors' table, as counted there.
+fn unidentified_text(s: &mut String, a: &Analysis, md: &Metadata, juc: bool, rows: usize) {
+    let (contended, held, estimate) = if juc {
+        let Some(l) = a.locks.get(&Hash(0)) else {
+            return;
+        };
+        let est = l.write_holds.is_estimate() || l.read_holds.is_estimate();
+        (&l.sites, &l.hold_sites, est)
+    } else {
+        let Some(o) = a.objects.get(&Hash(0)) else {
+            return;
+        };
+        (&o.sites, &o.hold_sites, o.holds.is_estimate())
+    };
+    let contended = if juc { Some(contended) } else { None };
+    let mut sites: Vec<Option<Frame>> = held.keys().copied().collect();
+    for f in contended.into_iter().flat_map(|c| c.keys()) {
+        if !held.contains_key(f) {
+            sites.push(*f);
+        }
+    }
+    if sites.is_empty() {
+        return;
+    }
+    let at = |m: Option<&Sites>, f: &Option<Frame>| m.and_then(|m| m.get(f)).copied();
+    let key = |f: &Option<Frame>| {
+        let (b, h) = (at(contended, f), at(Some(held), f));
+        (
+            b.map_or(0, |b| b.1),
+            h.map_or(0, |h| h.0),
+            f.map(|f| (f.method, f.location)),
+        )
+    };
+    sites.sort_by(|x, y| {
+        let (kx, ky) = (key(x), key(y));
+        (ky.0, ky.1).cmp(&(kx.0, kx.1)).then(kx.2.cmp(&ky.2))
+    });
+    let what = if juc { "lock" } else { "monitor" };
+    let _ = writeln!(
+        s,
+        "  holds of {what}s without a row of their own, at their sites (tracking=sampled leaves most of a busy thread's holds unidentified, of whatever {what}; a site's {what}s past its first 4 share the row too):"
+    );
+    let est = if estimate { "~" } else { "" };
+    for f in sites.iter().take(rows) {
+        // The monitors (locks) with a row of their own at this site, and their class.
+        let mut there: Vec<Hash> = if juc {
+            a.locks
+                .iter()
+                .filter(|(h, l)| {
+                    **h != Hash(0) && (l.hold_sites.contains_key(f) || l.sites.contains_key(f))
+                })
+                .map(|(h, _)| *h)
+                .collect()
+        } else {
+            a.objects
+                .iter()
+                .filter(|(h, o)| {
+                    **h != Hash(0) && (o.hold_sites.contains_key(f) || o.sites.contains_key(f))
+                })
+                .map(|(h, _)| *h)
+                .collect()
+        };
+        there.sort();
+        let classes: std::collections::BTreeSet<&str> = there
+            .iter()
+            .map(|h| a.classes.get(h).map(|c| simple_name(c)))
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        let name = match (classes.len(), classes.iter().next()) {
+            (1, Some(c)) => c.to_string(),
+            _ => format!("{what}s"),
+        };
+        let mut figures = Vec::new();
+        if let Some((c, ns)) = at(contended, f) {
+            figures.push(format!("blocked {} {}", crate::util::times(c), dur(ns)));
+        }
+        if let Some((c, ns)) = at(Some(held), f) {
+            figures.push(format!(
+                "held {}, {}",
+                crate::util::times(c),
+                if est.is_empty() || ns > 0 {
+                    format!("total {}", site_time(est, ns))
+                } else {
+                    site_time(est, ns)
+                }
+            ));
+        }
+        let identified = match there.len() {
+            0 => format!("no {what} identified there"),
+            n => {
+                let names: Vec<String> =
+                    there.iter().take(3).map(|h| a.lock_name(*h, juc)).collect();
+                format!(
+                    "identified there: {}{}",
+                    names.join(", "),
+                    if n > 3 {
+                        format!(" and {} more", n - 3)
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+        };
+        let _ = writeln!(
+            s,
+            "      {name} at {}: {} ({identified})",
+            site(md, *f),
+            figures.join(", ")
+        );
+    }
+    more(s, sites.len(), rows, "sites");
 }
 
 /// `  ... 3 more monitors (--all shows them)` when a table of `len` rows shows `rows`.
@@ -1390,6 +1513,7 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
         }
     }
     more(s, locks.len(), rows, "locks");
+    unidentified_text(s, a, md, true, rows);
     if let Some(note) = folded.note() {
         let _ = writeln!(s, "  {note}");
     }
@@ -1521,6 +1645,11 @@ fn shown_locks<'a>(
     let mut v = Vec::new();
     let total = a.blocked_total();
     for (h, l) in &a.locks {
+        if *h == Hash(0) {
+            // Not a lock: the holds of locks without a row of their own, shown at their sites
+            // (`unidentified_text`), never as a lock of its own nor counted as a folded one.
+            continue;
+        }
         let failed = l.failed + l.timed_out + l.interrupted;
         let sites = l.sites.keys().chain(l.hold_sites.keys());
         if all || !folds(md, l.contentions + failed, l.blocked, total, sites) {
@@ -1705,9 +1834,11 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
             let hh = &o.holds;
             let sites = o.sites.keys().chain(o.hold_sites.keys());
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{}}},\"hold_sites\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{}}},\"hold_sites\":{}}}",
                 json_str(&a.lock_name(*h, false)),
-                folds(md, o.contentions, o.blocked, blocked_total, sites),
+                *h == Hash(0),
+                // The row of other monitors is shown at its sites, never folded.
+                *h != Hash(0) && folds(md, o.contentions, o.blocked, blocked_total, sites),
                 o.blocked,
                 o.contentions,
                 o.blocked_max,
@@ -1844,7 +1975,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
 fn juc_json(a: &Analysis, md: &Metadata, all: bool) -> (String, Folded) {
     // Every lock: folding belongs to the text and the page (issue 46: the JSON left out every
     // folded lock); each says whether the text folds it by default.
-    let (mut locks, _) = shown_locks(a, md, true);
+    let mut locks: Vec<(Hash, &LockStats)> = a.locks.iter().map(|(h, l)| (*h, l)).collect();
     let folded = shown_locks(a, md, all).1;
     let by_default: std::collections::HashSet<Hash> = shown_locks(a, md, false)
         .0
@@ -1880,9 +2011,10 @@ fn juc_json(a: &Analysis, md: &Metadata, all: bool) -> (String, Folded) {
                 })
                 .collect();
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"holds_lower_bound\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"holds_lower_bound\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
                 json_str(&a.lock_name(*h, true)),
-                !by_default.contains(h),
+                *h == Hash(0),
+                *h != Hash(0) && !by_default.contains(h),
                 l.blocked,
                 l.contentions,
                 l.blocked_max,
@@ -1977,10 +2109,65 @@ mod tests {
         );
         let j = json(&a, &md, "t", false);
         assert!(
-            j.contains("{\"id\":\"00002222\",\"name\":\"Object@00002222\",\"folded\":true,\"blocked_ns\":0,\"contentions\":0,"),
+            j.contains("{\"id\":\"00002222\",\"name\":\"Object@00002222\",\"summary_row\":false,\"folded\":true,\"blocked_ns\":0,\"contentions\":0,"),
             "{j}"
         );
         assert!(j.contains("\"holds\":{\"count\":100,\"timed\":100,"), "{j}");
+    }
+
+    /// A program with one monitor and one `ReentrantLock`, recorded with tracking=sampled:
+    /// the holds the tracker left unidentified (rows 00000000) are shown at their sites, named
+    /// by the class identified there, "not timed" when none was; never as a monitor or lock
+    /// of their own ("other locks (summarised together): held 13206743 times, total ~0 ns"),
+    /// nor counted as a folded lock (issue 46). The JSON has them, marked `summary_row`.
+    #[test]
+    fn unidentified_holds_are_shown_at_their_sites_never_as_a_lock_of_their_own() {
+        let b = orca_format::hist::bucket;
+        let log = format!(
+            "\
+0.500000000,RecordingStarted,mode=instrument;trace=summary;holdtiming=sampled;tracking=sampled;stackdepth=8
+1.000000000,ObjectClass,00001111,Ljava/lang/Object;
+1.000000000,ObjectClass,00002222,Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;
+2.000000000,MonitorContentions,0000AAAA,00001111,1,5000,5000,1;{b5},1;00000001;00000010
+2.000000000,MonitorHolds,0000AAAA,00001111,2,800,400,1;{b4}:2,1;00000001;00000010
+2.000000000,MonitorHoldsUntimed,0000AAAA,00000000,1670329,1;00000001;00000010
+2.000000000,LockContentions,0000AAAA,00002222,W,1,5000,5000,1;{b5},1;00000002;00000010
+2.000000000,LockHolds,0000AAAA,00002222,W,2,800,400,1;{b4}:2,1;00000002;00000010
+2.000000000,LockHoldsUntimed,0000AAAA,00000000,W,13206743,1;00000002;00000010
+",
+            b5 = b(5000),
+            b4 = b(400)
+        );
+        let a = analyse(&log, false);
+        let md = Metadata::from_readers(
+            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
+            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
+                .as_bytes(),
+        )
+        .unwrap();
+        let f = crate::deadlocks::analyze(EventReader::new(log.as_bytes())).unwrap();
+        for all in [false, true] {
+            let v = crate::verdict::text(&crate::verdict::verdict(&a, &f, &md, "t", all));
+            let out = format!("{v}{}", text(&a, &md, "t", 10, all));
+            for want in [
+                "      Object at T.a(T.java): held 1670329 times, not timed (identified there: Object@00001111)\n",
+                "      ReentrantLock$NonfairSync at T.b(T.java): held 13206743 times, not timed (identified there: ReentrantLock$NonfairSync@00002222)\n",
+            ] {
+                assert!(out.contains(want), "{want}\n{out}");
+            }
+            for phantom in ["summarised together", "~0 ns", "folded", "#2"] {
+                assert!(!out.contains(phantom), "{phantom}\n{out}");
+            }
+        }
+        let j = json(&a, &md, "t", false);
+        for want in [
+            "{\"id\":\"00000000\",\"name\":\"other monitors (summarised together)\",\"summary_row\":true,\"folded\":false,",
+            "{\"id\":\"00000000\",\"name\":\"other locks (summarised together)\",\"summary_row\":true,\"folded\":false,",
+            "{\"id\":\"00002222\",\"name\":\"ReentrantLock$NonfairSync@00002222\",\"summary_row\":false,\"folded\":false,",
+            "\"juc_locks_folded\":0,",
+        ] {
+            assert!(j.contains(want), "{want}\n{j}");
+        }
     }
 
     /// One key on three intervals' lines, another site of the same monitor, and another

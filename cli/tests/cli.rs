@@ -294,7 +294,7 @@ fn report_json_and_top() {
     );
     assert!(out.contains("\"name\":\"worker,1\""), "{out}");
     assert!(
-        out.contains("\"id\":\"00001111\",\"name\":\"monitor 00001111\",\"folded\":false,\"blocked_ns\":3000,\"contentions\":1"),
+        out.contains("\"id\":\"00001111\",\"name\":\"monitor 00001111\",\"summary_row\":false,\"folded\":false,\"blocked_ns\":3000,\"contentions\":1"),
         "{out}"
     );
     assert!(out.contains("\"holds\":{\"count\":3,\"timed\":3,\"estimated\":false,\"total_ns\":4500,\"p50_ns\":1007,\"p99_ns\":2500,\"max_ns\":2500"), "{out}");
