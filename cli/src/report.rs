@@ -85,6 +85,9 @@ pub struct LockStats {
     pub read_holds: Hist,
     pub open_holds: u64,
     pub hold_sites: HashMap<Option<Frame>, (u64, u64)>,
+    /// How many of each hold site's holds were timed (`hold_sites`' times are scaled from
+    /// them when fewer than all).
+    pub hold_sites_timed: HashMap<Option<Frame>, u64>,
     /// Holds from `LockHolds` lines (write, read, sites), moved into the fields above at the
     /// end when they are the source.
     sum_write_holds: Hist,
@@ -110,6 +113,8 @@ pub struct ObjectStats {
     pub holds: Hist,
     pub open_holds: u64,
     pub hold_sites: HashMap<Option<Frame>, (u64, u64)>,
+    /// How many of each hold site's holds were timed, as `LockStats`'.
+    pub hold_sites_timed: HashMap<Option<Frame>, u64>,
     /// Holds from `MonitorHolds` lines, moved into `holds`/`hold_sites` at the
     /// end when they are the source.
     sum_holds: Hist,
@@ -256,6 +261,11 @@ fn add_sites(m: &mut HashMap<Option<Frame>, (u64, u64)>, f: Option<Frame>, count
     let e = m.entry(f).or_default();
     e.0 += count;
     e.1 += ns;
+}
+
+/// The counts of `m`'s sites.
+fn timed_counts(m: &Sites) -> HashMap<Option<Frame>, u64> {
+    m.iter().map(|(f, (c, _))| (*f, *c)).collect()
 }
 
 /// Adds the holds counted but not timed at each site to its (count, ns), its time scaled
@@ -783,20 +793,29 @@ impl Analysis {
             let w = std::mem::take(&mut l.sum_write_holds);
             let r = std::mem::take(&mut l.sum_read_holds);
             let mut sites = std::mem::take(&mut l.sum_hold_sites);
+            let timed = timed_counts(&sites);
             add_untimed_sites(&mut sites, std::mem::take(&mut l.sum_untimed_sites));
             if self.lock_holds_from_summaries {
                 l.write_holds = w;
                 l.read_holds = r;
                 l.hold_sites = sites;
+                l.hold_sites_timed = timed;
+            } else {
+                // Events time every hold.
+                l.hold_sites_timed = timed_counts(&l.hold_sites);
             }
         }
         for o in self.objects.values_mut() {
             let sum_holds = std::mem::take(&mut o.sum_holds);
             let mut sum_sites = std::mem::take(&mut o.sum_hold_sites);
+            let timed = timed_counts(&sum_sites);
             add_untimed_sites(&mut sum_sites, std::mem::take(&mut o.sum_untimed_sites));
             if self.holds_from_summaries {
                 o.holds = sum_holds;
                 o.hold_sites = sum_sites;
+                o.hold_sites_timed = timed;
+            } else {
+                o.hold_sites_timed = timed_counts(&o.hold_sites);
             }
         }
         // What is still open ends at the log's last event.
@@ -1749,13 +1768,34 @@ fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>) -> String {
     format!("[{}]", v.join(","))
 }
 
-/// The report as one JSON object (times in nanoseconds).
+/// Hold sites as JSON, with how many of each site's holds were timed: its `ns` is scaled from
+/// those when fewer than all (an estimate), and is 0 when none was ("not timed").
+fn hold_sites_json(md: &Metadata, m: &Sites, timed: &HashMap<Option<Frame>, u64>) -> String {
+    let v: Vec<String> = top_sites(m, usize::MAX)
+        .into_iter()
+        .map(|(f, c, ns)| {
+            format!(
+                "{{\"site\":{},\"count\":{c},\"timed\":{},\"ns\":{ns}}}",
+                json_str(&site(md, f)),
+                timed.get(&f).copied().unwrap_or(0)
+            )
+        })
+        .collect();
+    format!("[{}]", v.join(","))
+}
+
+/// The version of the JSON's schema (docs/JSON.md): it changes when a field is removed or
+/// renamed or changes its meaning or unit; fields may be added within a version.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The report as one JSON object (times in nanoseconds), described field by field in
+/// docs/JSON.md.
 pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
     let mut s = String::new();
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = write!(
         s,
-        "{{\"prefix\":{},\"settings\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"held_at_start\":{},\"span_ns\":{span},\"shared_ids\":[{}],\"threads\":[",
+        "{{\"schema_version\":{SCHEMA_VERSION},\"prefix\":{},\"settings\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"held_at_start\":{},\"span_ns\":{span},\"shared_ids\":[{}],\"threads\":[",
         json_str(prefix),
         a.settings
             .as_deref()
@@ -1854,7 +1894,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
                 hh.max(),
                 o.open_holds,
                 a.identified_only(*h),
-                sites_json(md, &o.hold_sites)
+                hold_sites_json(md, &o.hold_sites, &o.hold_sites_timed)
             )
         })
         .collect();
@@ -2033,7 +2073,7 @@ fn juc_json(a: &Analysis, md: &Metadata, all: bool) -> (String, Folded) {
                 hist(&l.read_holds),
                 l.open_holds,
                 a.identified_only(*h),
-                sites_json(md, &l.hold_sites),
+                hold_sites_json(md, &l.hold_sites, &l.hold_sites_timed),
                 l.awaits,
                 l.awaited,
                 l.signals,
