@@ -158,7 +158,7 @@ fn hold_times_agree_with_the_programs_own_measurements() {
         let ctx = format!("{}: program: {}\n{json}{err}", jdk.label(), r.stdout.trim());
         assert_eq!(code, Some(0), "{ctx}");
         let at = json
-            .find(&format!("{{\"id\":\"{lock}\",\"blocked_ns\""))
+            .find(&format!("{{\"id\":\"{lock}\",\"name\":"))
             .unwrap_or_else(|| panic!("monitor {lock} not in the JSON report: {ctx}"));
         let h = json[at..].find("\"holds\":{").expect("holds") + at;
         let (n, agent_total, agent_max) = (
