@@ -130,10 +130,10 @@ enum Cmd {
         /// Dump prefix (`out/run` for out/run.orca, out/run.methods, out/run.classtable).
         #[arg(value_parser = parse_prefix)]
         prefix: PathBuf,
-        /// Rows per table.
+        /// Rows per table of the text (`--json` has every row).
         #[arg(long, default_value_t = 10)]
         top: usize,
-        /// Print JSON instead of text.
+        /// Print JSON instead of text: everything in the log, folded or not (docs/JSON.md).
         #[arg(long)]
         json: bool,
         /// Hold times from MonitorEntered/MonitorExit (and LockAcquired/LockRelease)
@@ -141,8 +141,8 @@ enum Cmd {
         /// `trace=all` log has both).
         #[arg(long)]
         from_events: bool,
-        /// Also show the locks folded by default: uncontended ones and those only the
-        /// JDK's own code takes.
+        /// Show every thread, monitor and lock (not only the first --top), and the locks
+        /// folded by default: uncontended ones and those only the JDK's own code takes.
         #[arg(long)]
         all: bool,
     },
@@ -402,7 +402,7 @@ fn report_text_with(
     let p = prefix.display().to_string();
     let v = verdict::verdict(&a, &f, &md, &p, all);
     Ok(if json {
-        let j = report::json(&a, &md, &p, top, all);
+        let j = report::json(&a, &md, &p, all);
         format!("{{\"verdict\":{},{}", verdict::json(&v), &j[1..])
     } else {
         format!(

@@ -87,6 +87,9 @@ pub struct LockStats {
     pub read_holds: Hist,
     pub open_holds: u64,
     pub hold_sites: HashMap<Option<Frame>, (u64, u64)>,
+    /// How many of each hold site's holds were timed (`hold_sites`' times are scaled from
+    /// them when fewer than all).
+    pub hold_sites_timed: HashMap<Option<Frame>, u64>,
     /// Holds from `LockHolds` lines (write, read, sites), moved into the fields above at the
     /// end when they are the source.
     sum_write_holds: Hist,
@@ -114,6 +117,8 @@ pub struct ObjectStats {
     pub holds: Hist,
     pub open_holds: u64,
     pub hold_sites: HashMap<Option<Frame>, (u64, u64)>,
+    /// How many of each hold site's holds were timed, as `LockStats`'.
+    pub hold_sites_timed: HashMap<Option<Frame>, u64>,
     /// Holds from `MonitorHolds` lines, moved into `holds`/`hold_sites` at the
     /// end when they are the source.
     sum_holds: Hist,
@@ -277,6 +282,11 @@ fn add_sites(m: &mut HashMap<Option<Frame>, (u64, u64)>, f: Option<Frame>, count
     let e = m.entry(f).or_default();
     e.0 += count;
     e.1 += ns;
+}
+
+/// The counts of `m`'s sites.
+fn timed_counts(m: &Sites) -> HashMap<Option<Frame>, u64> {
+    m.iter().map(|(f, (c, _))| (*f, *c)).collect()
 }
 
 /// Adds the holds counted but not timed at each site to its (count, ns), its time scaled
@@ -817,20 +827,29 @@ impl Analysis {
             let w = std::mem::take(&mut l.sum_write_holds);
             let r = std::mem::take(&mut l.sum_read_holds);
             let mut sites = std::mem::take(&mut l.sum_hold_sites);
+            let timed = timed_counts(&sites);
             add_untimed_sites(&mut sites, std::mem::take(&mut l.sum_untimed_sites));
             if self.lock_holds_from_summaries {
                 l.write_holds = w;
                 l.read_holds = r;
                 l.hold_sites = sites;
+                l.hold_sites_timed = timed;
+            } else {
+                // Events time every hold.
+                l.hold_sites_timed = timed_counts(&l.hold_sites);
             }
         }
         for o in self.objects.values_mut() {
             let sum_holds = std::mem::take(&mut o.sum_holds);
             let mut sum_sites = std::mem::take(&mut o.sum_hold_sites);
+            let timed = timed_counts(&sum_sites);
             add_untimed_sites(&mut sum_sites, std::mem::take(&mut o.sum_untimed_sites));
             if self.holds_from_summaries {
                 o.holds = sum_holds;
                 o.hold_sites = sum_sites;
+                o.hold_sites_timed = timed;
+            } else {
+                o.hold_sites_timed = timed_counts(&o.hold_sites);
             }
         }
         // What is still open ends at the log's last event.
@@ -1004,6 +1023,9 @@ pub fn settings_text(raw: &str) -> String {
 /// The report as text.
 pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) -> String {
     let mut s = String::new();
+    // `--all` shows every thread, monitor and lock, not only the first `top` (issue 46: a
+    // bundle's own monitor, 100 holds, was in neither `--all` nor the JSON, past the tenth).
+    let rows = if all { usize::MAX } else { top };
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = writeln!(
         s,
@@ -1058,7 +1080,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     if threads.iter().all(|(_, t)| busy(t) == 0) {
         threads.sort_by_key(|(_, t)| t.order);
     }
-    for (h, t) in threads.iter().take(top) {
+    for (h, t) in threads.iter().take(rows) {
         let life = t
             .ended
             .unwrap_or(a.last_ts)
@@ -1081,9 +1103,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             }
         );
     }
-    if threads.len() > top {
-        let _ = writeln!(s, "  ... {} more threads", threads.len() - top);
-    }
+    more(&mut s, threads.len(), rows, "threads");
     let _ = writeln!(
         s,
         "  (blocked: on a monitor or a j.u.c. lock; waiting: Object.wait, Condition.await, park; a state not over when the log ends counts up to its end)"
@@ -1094,7 +1114,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     if contended.is_empty() {
         let _ = writeln!(s, "  (no contention)");
     }
-    for (i, (h, o)) in contended.iter().take(top).enumerate() {
+    for (i, (h, o)) in contended.iter().take(rows).enumerate() {
         let _ = writeln!(
             s,
             "  #{} {}: {} blocked in {} contentions (max {}){}",
@@ -1131,16 +1151,19 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         for (f, c, ns) in top_sites(&o.sites, top) {
             let _ = writeln!(s, "      blocked at {} x{c} {}", site(md, f), dur(ns));
         }
-        if o.holds.count() > 0 {
+        // Row 0's holds are shown at their sites (`unidentified_text`), never as one figure.
+        if o.holds.count() > 0 && *h != Hash(0) {
             let _ = writeln!(s, "      {}", holds_line(o, a.identified_only(*h)));
         }
     }
+    more(&mut s, contended.len(), rows, "monitors");
 
     if a.has_holds {
-        let held = a.ranked(
+        let mut held = a.ranked(
             |o| o.holds.total(),
             |o| o.holds.count() > 0 || o.open_holds > 0,
         );
+        held.retain(|(h, _)| *h != Hash(0));
         let _ = writeln!(
             s,
             "\nMonitor hold times (MonitorEntered to MonitorExit, outermost holds; from {})",
@@ -1150,7 +1173,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 "events"
             }
         );
-        for (h, o) in held.iter().take(top) {
+        for (h, o) in held.iter().take(rows) {
             let _ = writeln!(
                 s,
                 "  {}: {}",
@@ -1167,6 +1190,8 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 );
             }
         }
+        more(&mut s, held.len(), rows, "monitors");
+        unidentified_text(&mut s, a, md, false, rows);
     }
 
     if !a.long_holds.is_empty() {
@@ -1201,7 +1226,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         } else {
             "releases"
         };
-        for (h, o) in sems.iter().take(top) {
+        for (h, o) in sems.iter().take(rows) {
             let _ = writeln!(
                 s,
                 "  {}: {} acquiring in {} acquires (max {}), {} {releases}",
@@ -1215,6 +1240,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 let _ = writeln!(s, "      acquired at {} x{c} {}", site(md, f), dur(ns));
             }
         }
+        more(&mut s, sems.len(), rows, "semaphores");
     }
 
     juc_text(&mut s, a, md, top, all);
@@ -1272,7 +1298,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         &[WakeCall::Notify, WakeCall::NotifyAll],
         "above name no object",
     );
-    for (h, o) in waits.iter().take(top) {
+    for (h, o) in waits.iter().take(rows) {
         let _ = writeln!(
             s,
             "  {}: {} waits ({}), {} notify, {} notifyAll{written}",
@@ -1283,7 +1309,135 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
             o.notify_alls
         );
     }
+    more(&mut s, waits.len(), rows, "objects");
     s
+}
+
+/// The row of other monitors (`juc`: locks), `00000000`, at its sites: the holds (and
+/// contentions) of the monitors that had no row of their own at a site, which under
+/// `tracking=sampled` are mostly holds the tracker left unidentified, of whatever monitor
+/// (docs/FORMAT.md, "Rows of a site"). Each site is named with the class of the monitors
+/// identified there when they share one, and names them: a program with one
+/// `ReentrantLock` read "other locks (summarised together): held 13,206,743 times" as if
+/// it had others (issue 46). Its j.u.c. contentions are here too (the row is no lock of the
+/// table); its monitor contentions stay in the monitors' table, as counted there.
+fn unidentified_text(s: &mut String, a: &Analysis, md: &Metadata, juc: bool, rows: usize) {
+    let (contended, held, estimate) = if juc {
+        let Some(l) = a.locks.get(&Hash(0)) else {
+            return;
+        };
+        let est = l.write_holds.is_estimate() || l.read_holds.is_estimate();
+        (&l.sites, &l.hold_sites, est)
+    } else {
+        let Some(o) = a.objects.get(&Hash(0)) else {
+            return;
+        };
+        (&o.sites, &o.hold_sites, o.holds.is_estimate())
+    };
+    let contended = if juc { Some(contended) } else { None };
+    let mut sites: Vec<Option<Frame>> = held.keys().copied().collect();
+    for f in contended.into_iter().flat_map(|c| c.keys()) {
+        if !held.contains_key(f) {
+            sites.push(*f);
+        }
+    }
+    if sites.is_empty() {
+        return;
+    }
+    let at = |m: Option<&Sites>, f: &Option<Frame>| m.and_then(|m| m.get(f)).copied();
+    let key = |f: &Option<Frame>| {
+        let (b, h) = (at(contended, f), at(Some(held), f));
+        (
+            b.map_or(0, |b| b.1),
+            h.map_or(0, |h| h.0),
+            f.map(|f| (f.method, f.location)),
+        )
+    };
+    sites.sort_by(|x, y| {
+        let (kx, ky) = (key(x), key(y));
+        (ky.0, ky.1).cmp(&(kx.0, kx.1)).then(kx.2.cmp(&ky.2))
+    });
+    let what = if juc { "lock" } else { "monitor" };
+    let _ = writeln!(
+        s,
+        "  holds of {what}s without a row of their own, at their sites (tracking=sampled leaves most of a busy thread's holds unidentified, of whatever {what}; a site's {what}s past its first 4 share the row too):"
+    );
+    let est = if estimate { "~" } else { "" };
+    for f in sites.iter().take(rows) {
+        // The monitors (locks) with a row of their own at this site, and their class.
+        let mut there: Vec<Hash> = if juc {
+            a.locks
+                .iter()
+                .filter(|(h, l)| {
+                    **h != Hash(0) && (l.hold_sites.contains_key(f) || l.sites.contains_key(f))
+                })
+                .map(|(h, _)| *h)
+                .collect()
+        } else {
+            a.objects
+                .iter()
+                .filter(|(h, o)| {
+                    **h != Hash(0) && (o.hold_sites.contains_key(f) || o.sites.contains_key(f))
+                })
+                .map(|(h, _)| *h)
+                .collect()
+        };
+        there.sort();
+        let classes: std::collections::BTreeSet<&str> = there
+            .iter()
+            .map(|h| a.classes.get(h).map(|c| simple_name(c)))
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        let name = match (classes.len(), classes.iter().next()) {
+            (1, Some(c)) => c.to_string(),
+            _ => format!("{what}s"),
+        };
+        let mut figures = Vec::new();
+        if let Some((c, ns)) = at(contended, f) {
+            figures.push(format!("blocked {} {}", crate::util::times(c), dur(ns)));
+        }
+        if let Some((c, ns)) = at(Some(held), f) {
+            figures.push(format!(
+                "held {}, {}",
+                crate::util::times(c),
+                if est.is_empty() || ns > 0 {
+                    format!("total {}", site_time(est, ns))
+                } else {
+                    site_time(est, ns)
+                }
+            ));
+        }
+        let identified = match there.len() {
+            0 => format!("no {what} identified there"),
+            n => {
+                let names: Vec<String> =
+                    there.iter().take(3).map(|h| a.lock_name(*h, juc)).collect();
+                format!(
+                    "identified there: {}{}",
+                    names.join(", "),
+                    if n > 3 {
+                        format!(" and {} more", n - 3)
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+        };
+        let _ = writeln!(
+            s,
+            "      {name} at {}: {} ({identified})",
+            site(md, *f),
+            figures.join(", ")
+        );
+    }
+    more(s, sites.len(), rows, "sites");
+}
+
+/// `  ... 3 more monitors (--all shows them)` when a table of `len` rows shows `rows`.
+fn more(s: &mut String, len: usize, rows: usize, what: &str) {
+    if len > rows {
+        let _ = writeln!(s, "  ... {} more {what} (--all shows them)", len - rows);
+    }
 }
 
 /// What an object's (a condition's) wake-up figures add when some of `calls` were counted at
@@ -1339,7 +1493,8 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
     if locks.is_empty() {
         let _ = writeln!(s, "  (no contention)");
     }
-    for (i, (h, l)) in locks.iter().take(top).enumerate() {
+    let rows = if all { usize::MAX } else { top };
+    for (i, (h, l)) in locks.iter().take(rows).enumerate() {
         let _ = writeln!(
             s,
             "  #{} {}: {} blocked in {} contentions (max {}){}{}{}",
@@ -1410,6 +1565,8 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
             );
         }
     }
+    more(s, locks.len(), rows, "locks");
+    unidentified_text(s, a, md, true, rows);
     if let Some(note) = folded.note() {
         let _ = writeln!(s, "  {note}");
     }
@@ -1541,6 +1698,11 @@ fn shown_locks<'a>(
     let mut v = Vec::new();
     let total = a.blocked_total();
     for (h, l) in &a.locks {
+        if *h == Hash(0) {
+            // Not a lock: the holds of locks without a row of their own, shown at their sites
+            // (`unidentified_text`), never as a lock of its own nor counted as a folded one.
+            continue;
+        }
         let failed = l.failed + l.timed_out + l.interrupted;
         let sites = l.sites.keys().chain(l.hold_sites.keys());
         if all || !folds(md, l.contentions + failed, l.blocked, total, sites) {
@@ -1633,8 +1795,8 @@ fn holds_line(o: &ObjectStats, identified_only: bool) -> String {
     )
 }
 
-fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>, top: usize) -> String {
-    let v: Vec<String> = top_sites(m, top)
+fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>) -> String {
+    let v: Vec<String> = top_sites(m, usize::MAX)
         .into_iter()
         .map(|(f, c, ns)| {
             format!(
@@ -1646,13 +1808,34 @@ fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>, top: usize)
     format!("[{}]", v.join(","))
 }
 
-/// The report as one JSON object (times in nanoseconds).
-pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) -> String {
+/// Hold sites as JSON, with how many of each site's holds were timed: its `ns` is scaled from
+/// those when fewer than all (an estimate), and is 0 when none was ("not timed").
+fn hold_sites_json(md: &Metadata, m: &Sites, timed: &HashMap<Option<Frame>, u64>) -> String {
+    let v: Vec<String> = top_sites(m, usize::MAX)
+        .into_iter()
+        .map(|(f, c, ns)| {
+            format!(
+                "{{\"site\":{},\"count\":{c},\"timed\":{},\"ns\":{ns}}}",
+                json_str(&site(md, f)),
+                timed.get(&f).copied().unwrap_or(0)
+            )
+        })
+        .collect();
+    format!("[{}]", v.join(","))
+}
+
+/// The version of the JSON's schema (docs/JSON.md): it changes when a field is removed or
+/// renamed or changes its meaning or unit; fields may be added within a version.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The report as one JSON object (times in nanoseconds), described field by field in
+/// docs/JSON.md.
+pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
     let mut s = String::new();
     let span = a.last_ts.saturating_sub(a.first_ts.unwrap_or(a.last_ts));
     let _ = write!(
         s,
-        "{{\"prefix\":{},\"settings\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"held_at_start\":{},\"span_ns\":{span},\"shared_ids\":[{}],\"threads\":[",
+        "{{\"schema_version\":{SCHEMA_VERSION},\"prefix\":{},\"settings\":{},\"events\":{},\"malformed\":{},\"torn\":{},\"dropped\":{},\"held_at_start\":{},\"span_ns\":{span},\"shared_ids\":[{}],\"threads\":[",
         json_str(prefix),
         a.settings
             .as_deref()
@@ -1715,10 +1898,10 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         .collect();
     s.push_str(&threads.join(","));
     s.push_str("],\"monitors\":[");
+    let blocked_total = a.blocked_total();
     let mons: Vec<String> = a
         .ranked(|o| o.blocked, |o| o.contentions > 0 || o.holds.count() > 0 || o.open_holds > 0)
         .iter()
-        .take(top)
         .map(|(h, o)| {
             // Most frequent owner first, as in the text (a stable order).
             let owners: Vec<String> = by_count(&o.owners)
@@ -1729,14 +1912,19 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 })
                 .collect();
             let hh = &o.holds;
+            let sites = o.sites.keys().chain(o.hold_sites.keys());
             format!(
-                "{{\"id\":\"{h}\",\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{}}},\"hold_sites\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{}}},\"hold_sites\":{}}}",
+                json_str(&a.lock_name(*h, false)),
+                *h == Hash(0),
+                // The row of other monitors is shown at its sites, never folded.
+                *h != Hash(0) && folds(md, o.contentions, o.blocked, blocked_total, sites),
                 o.blocked,
                 o.contentions,
                 o.blocked_max,
                 o.still_blocked,
                 owners.join(","),
-                sites_json(md, &o.sites, top),
+                sites_json(md, &o.sites),
                 hh.count(),
                 hh.timed(),
                 hh.is_estimate(),
@@ -1746,7 +1934,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 hh.max(),
                 o.open_holds,
                 a.identified_only(*h),
-                sites_json(md, &o.hold_sites, top)
+                hold_sites_json(md, &o.hold_sites, &o.hold_sites_timed)
             )
         })
         .collect();
@@ -1755,7 +1943,6 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     let sems: Vec<String> = a
         .ranked(|o| o.sem_time, |o| o.sem_acquires > 0 || o.sem_releases > 0)
         .iter()
-        .take(top)
         .map(|(h, o)| {
             format!(
                 "{{\"id\":\"{h}\",\"acquiring_ns\":{},\"acquires\":{},\"max_ns\":{},\"releases\":{},\"sites\":{}}}",
@@ -1763,7 +1950,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 o.sem_acquires,
                 o.sem_max,
                 o.sem_releases,
-                sites_json(md, &o.sem_sites, top)
+                sites_json(md, &o.sem_sites)
             )
         })
         .collect();
@@ -1772,7 +1959,6 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     let waits: Vec<String> = a
         .ranked(|o| o.waited, |o| o.waits + o.notifies + o.notify_alls > 0)
         .iter()
-        .take(top)
         .map(|(h, o)| {
             format!(
                 "{{\"id\":\"{h}\",\"waits\":{},\"waited_ns\":{},\"notify\":{},\"notify_all\":{}}}",
@@ -1786,7 +1972,6 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     short.sort_by_key(|((call, f), w)| (std::cmp::Reverse(w.1), *call, f.method.0, f.location));
     let short: Vec<String> = short
         .iter()
-        .take(top)
         .map(|((call, f), (n, ns, max))| {
             format!(
                 "{{\"call\":\"{}\",\"site\":{},\"count\":{n},\"waited_ns\":{ns},\"max_ns\":{max}}}",
@@ -1801,7 +1986,6 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     wakes.sort_by_key(|((call, f), n)| (std::cmp::Reverse(**n), *call, f.method.0, f.location));
     let wakes: Vec<String> = wakes
         .iter()
-        .take(top)
         .map(|((call, f), n)| {
             format!(
                 "{{\"call\":\"{}\",\"site\":{},\"count\":{n}}}",
@@ -1812,7 +1996,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         .collect();
     s.push_str(&wakes.join(","));
     s.push_str("],\"juc_locks\":[");
-    let (juc, juc_folded) = juc_json(a, md, top, all);
+    let (juc, juc_folded) = juc_json(a, md, all);
     s.push_str(&juc);
     let _ = write!(
         s,
@@ -1824,14 +2008,12 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     parks.sort_by(|x, y| y.1 .1.cmp(&x.1 .1).then(x.0.cmp(&y.0)));
     let parks: Vec<String> = parks
         .iter()
-        .take(top)
         .map(|(h, (c, ns))| format!("{{\"blocker\":\"{h}\",\"parks\":{c},\"parked_ns\":{ns}}}"))
         .collect();
     s.push_str(&parks.join(","));
     let long_locks: Vec<String> = a
         .long_lock_holds
         .iter()
-        .take(top)
         .map(|(ns, t, l, mode, end, at, raw)| {
             let frames: Vec<String> = parse_stack(raw.as_bytes(), 0)
                 .map(|st| st.frames().map(|f| json_str(&md.frame_to_string(f))).collect())
@@ -1846,7 +2028,6 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     let long: Vec<String> = a
         .long_holds
         .iter()
-        .take(top)
         .map(|(ns, t, m, end, raw)| {
             let frames: Vec<String> = parse_stack(raw.as_bytes(), 0)
                 .map(|st| st.frames().map(|f| json_str(&md.frame_to_string(f))).collect())
@@ -1871,10 +2052,10 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
 
 /// The j.u.c. locks as JSON objects (without the brackets), ranked as in the text.
 /// `acquisitions` is `null` in a log summarised for j.u.c. locks (not known).
-fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, Folded) {
+fn juc_json(a: &Analysis, md: &Metadata, all: bool) -> (String, Folded) {
     // Every lock: folding belongs to the text and the page (issue 46: the JSON left out every
     // folded lock); each says whether the text folds it by default.
-    let (mut locks, _) = shown_locks(a, md, true);
+    let mut locks: Vec<(Hash, &LockStats)> = a.locks.iter().map(|(h, l)| (*h, l)).collect();
     let folded = shown_locks(a, md, all).1;
     let by_default: std::collections::HashSet<Hash> = shown_locks(a, md, false)
         .0
@@ -1901,7 +2082,6 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, Fold
     };
     let v: Vec<String> = locks
         .iter()
-        .take(top)
         .map(|(h, l)| {
             let owners: Vec<String> = by_count(&l.owners)
                 .into_iter()
@@ -1911,9 +2091,10 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, Fold
                 })
                 .collect();
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"holds_lower_bound\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"holds_lower_bound\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
                 json_str(&a.lock_name(*h, true)),
-                !by_default.contains(h),
+                *h == Hash(0),
+                *h != Hash(0) && !by_default.contains(h),
                 l.blocked,
                 l.contentions,
                 l.blocked_max,
@@ -1927,12 +2108,12 @@ fn juc_json(a: &Analysis, md: &Metadata, top: usize, all: bool) -> (String, Fold
                 l.timed_out,
                 l.interrupted,
                 owners.join(","),
-                sites_json(md, &l.sites, top),
+                sites_json(md, &l.sites),
                 hist(&l.write_holds),
                 hist(&l.read_holds),
                 l.open_holds,
                 a.identified_only(*h),
-                sites_json(md, &l.hold_sites, top),
+                hold_sites_json(md, &l.hold_sites, &l.hold_sites_timed),
                 l.awaits,
                 l.awaited,
                 l.signals,
@@ -1972,6 +2153,101 @@ mod tests {
 
     fn analyse(orca: &str, from_events: bool) -> Analysis {
         Analysis::run_with(EventReader::new(orca.as_bytes()), from_events).unwrap()
+    }
+
+    /// A monitor known only from a `MonitorHolds` line (an OSGi bundle's own monitor, 100
+    /// holds at `Act.java:7`) is in `--all` and in the JSON however many monitors rank before
+    /// it (issue 46: both cut it at `--top`, 10 by default, and Felix has dozens); the default
+    /// text says how many it leaves out.
+    #[test]
+    fn a_monitor_known_only_from_a_monitor_holds_line_is_in_all_and_in_the_json() {
+        let b = orca_format::hist::bucket;
+        let log = format!(
+            "\
+1.000000000,ObjectClass,00001111,Lorg/apache/felix/framework/Felix;
+1.000000000,ObjectClass,00002222,Ljava/lang/Object;
+1.000000000,MonitorContendedEnter,0000BBBB,00001111,0000AAAA,1;00000001;00000010
+1.003000000,MonitorContendedEntered,0000BBBB,00001111,1;00000001;00000010
+2.000000000,MonitorHolds,0000AAAA,00001111,2,5000000,2500000,1;{}:2,1;00000001;00000010
+2.000000000,MonitorHolds,0000AAAA,00002222,100,40000,400,1;{}:100,1;00000002;0000000E
+",
+            b(2_500_000),
+            b(400)
+        );
+        let a = analyse(&log, false);
+        let md = Metadata::default();
+        let all = text(&a, &md, "t", 1, true);
+        assert!(
+            all.contains("  Object@00002222: held 100 times, total 40.000 µs"),
+            "{all}"
+        );
+        let default = text(&a, &md, "t", 1, false);
+        assert!(!default.contains("Object@00002222"), "{default}");
+        assert!(
+            default.contains("  ... 1 more monitors (--all shows them)\n"),
+            "{default}"
+        );
+        let j = json(&a, &md, "t", false);
+        assert!(
+            j.contains("{\"id\":\"00002222\",\"name\":\"Object@00002222\",\"summary_row\":false,\"folded\":true,\"blocked_ns\":0,\"contentions\":0,"),
+            "{j}"
+        );
+        assert!(j.contains("\"holds\":{\"count\":100,\"timed\":100,"), "{j}");
+    }
+
+    /// A program with one monitor and one `ReentrantLock`, recorded with tracking=sampled:
+    /// the holds the tracker left unidentified (rows 00000000) are shown at their sites, named
+    /// by the class identified there, "not timed" when none was; never as a monitor or lock
+    /// of their own ("other locks (summarised together): held 13206743 times, total ~0 ns"),
+    /// nor counted as a folded lock (issue 46). The JSON has them, marked `summary_row`.
+    #[test]
+    fn unidentified_holds_are_shown_at_their_sites_never_as_a_lock_of_their_own() {
+        let b = orca_format::hist::bucket;
+        let log = format!(
+            "\
+0.500000000,RecordingStarted,mode=instrument;trace=summary;holdtiming=sampled;tracking=sampled;stackdepth=8
+1.000000000,ObjectClass,00001111,Ljava/lang/Object;
+1.000000000,ObjectClass,00002222,Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;
+2.000000000,MonitorContentions,0000AAAA,00001111,1,5000,5000,1;{b5},1;00000001;00000010
+2.000000000,MonitorHolds,0000AAAA,00001111,2,800,400,1;{b4}:2,1;00000001;00000010
+2.000000000,MonitorHoldsUntimed,0000AAAA,00000000,1670329,1;00000001;00000010
+2.000000000,LockContentions,0000AAAA,00002222,W,1,5000,5000,1;{b5},1;00000002;00000010
+2.000000000,LockHolds,0000AAAA,00002222,W,2,800,400,1;{b4}:2,1;00000002;00000010
+2.000000000,LockHoldsUntimed,0000AAAA,00000000,W,13206743,1;00000002;00000010
+",
+            b5 = b(5000),
+            b4 = b(400)
+        );
+        let a = analyse(&log, false);
+        let md = Metadata::from_readers(
+            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
+            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
+                .as_bytes(),
+        )
+        .unwrap();
+        let f = crate::deadlocks::analyze(EventReader::new(log.as_bytes())).unwrap();
+        for all in [false, true] {
+            let v = crate::verdict::text(&crate::verdict::verdict(&a, &f, &md, "t", all));
+            let out = format!("{v}{}", text(&a, &md, "t", 10, all));
+            for want in [
+                "      Object at T.a(T.java): held 1670329 times, not timed (identified there: Object@00001111)\n",
+                "      ReentrantLock$NonfairSync at T.b(T.java): held 13206743 times, not timed (identified there: ReentrantLock$NonfairSync@00002222)\n",
+            ] {
+                assert!(out.contains(want), "{want}\n{out}");
+            }
+            for phantom in ["summarised together", "~0 ns", "folded", "#2"] {
+                assert!(!out.contains(phantom), "{phantom}\n{out}");
+            }
+        }
+        let j = json(&a, &md, "t", false);
+        for want in [
+            "{\"id\":\"00000000\",\"name\":\"other monitors (summarised together)\",\"summary_row\":true,\"folded\":false,",
+            "{\"id\":\"00000000\",\"name\":\"other locks (summarised together)\",\"summary_row\":true,\"folded\":false,",
+            "{\"id\":\"00002222\",\"name\":\"ReentrantLock$NonfairSync@00002222\",\"summary_row\":false,\"folded\":false,",
+            "\"juc_locks_folded\":0,",
+        ] {
+            assert!(j.contains(want), "{want}\n{j}");
+        }
     }
 
     /// One key on three intervals' lines, another site of the same monitor, and another
@@ -2076,7 +2352,7 @@ mod tests {
         let out = text(&a, &md, "p", 10, true);
         assert!(out.contains(": held at least 4 times"), "{out}");
         assert!(out.contains(": held 5 times"), "{out}");
-        let j = json(&a, &md, "p", 10, true);
+        let j = json(&a, &md, "p", true);
         assert!(
             j.contains("\"open\":0,\"lower_bound\":true") && j.contains("\"lower_bound\":false"),
             "{j}"
@@ -2133,7 +2409,7 @@ mod tests {
             out.contains(" x3 not timed") && !out.contains("~0 ns"),
             "{out}"
         );
-        let j = json(&a, &md, "t", 10, true);
+        let j = json(&a, &md, "t", true);
         assert!(
             j.contains(
                 "\"write_holds\":{\"count\":8,\"timed\":2,\"estimated\":true,\"total_ns\":12000,"
@@ -2163,7 +2439,7 @@ mod tests {
             "{out}"
         );
         assert_eq!(a.lock_name(Hash(0x1111), false), "HashMap@00001111");
-        let j = json(&a, &md, "t", 10, true);
+        let j = json(&a, &md, "t", true);
         assert!(
             j.contains(r#""shared_ids":[{"id":"00001111","classes":["java.util.HashMap","java.lang.Object"]}]"#),
             "{j}"
@@ -2173,7 +2449,7 @@ mod tests {
             true,
         );
         assert!(!text(&one, &md, "t", 10, true).contains("names two objects"));
-        assert!(json(&one, &md, "t", 10, true).contains(r#""shared_ids":[]"#));
+        assert!(json(&one, &md, "t", true).contains(r#""shared_ids":[]"#));
     }
 
     /// An instrumentation-mode log says where each monitor's contention owners came from: the
@@ -2217,7 +2493,7 @@ mod tests {
             ),
             "{out}"
         );
-        let json = json(&a, &md, "t", 10, false);
+        let json = json(&a, &md, "t", false);
         assert!(json.contains("\"id\":\"00003333\",\"name\":"), "{json}");
         assert!(
             json.contains("\"juc_locks_folded\":1,\"juc_locks_folded_blocked_ns\":100000"),
@@ -2473,7 +2749,7 @@ mod tests {
             assert!(out.contains(want), "{want}\n{out}");
         }
         assert!(!out.contains("still open"), "{out}");
-        let j = json(&a, &md, "t", 10, true);
+        let j = json(&a, &md, "t", true);
         for want in [
             "\"acquisitions\":null",
             "\"write_holds\":{\"count\":4,\"timed\":4,\"estimated\":false,\"total_ns\":28000,",

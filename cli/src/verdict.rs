@@ -173,6 +173,9 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
     let mut shown = 0;
     let total = a.blocked_total();
     for l in &hot {
+        if l.id == Hash(0) && l.contentions == 0 {
+            continue; // the row of other monitors' (locks') holds: no lock to fold (issue 46)
+        }
         let sites = l.sites.keys().chain(l.hold_sites.keys());
         if !all && crate::report::folds(md, l.contentions, l.blocked, total, sites) {
             folded.locks += 1;

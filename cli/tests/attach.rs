@@ -14,6 +14,8 @@ use std::time::Duration;
 use orca_tests::log::Log;
 use orca_tests::{agent_path, jdks, test_classes, work_dir, Jdk};
 
+mod json;
+
 /// The loop program, running; its standard error goes to a file.
 struct Program {
     child: Child,
@@ -402,6 +404,8 @@ fn twice(jdk: &Jdk, virtual_threads: bool) {
                 out.contains(&format!("\"held_at_start\":{every},")),
                 "{ctx}: {out}"
             );
+            // An attached recording's JSON is what docs/JSON.md describes too.
+            json::assert_documented(&json::Json::parse(&out), &ctx);
             if all {
                 let exits = log
                     .events

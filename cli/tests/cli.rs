@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod json;
+use json::{Json, Schema};
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -294,12 +297,86 @@ fn report_json_and_top() {
     );
     assert!(out.contains("\"name\":\"worker,1\""), "{out}");
     assert!(
-        out.contains("\"id\":\"00001111\",\"blocked_ns\":3000,\"contentions\":1"),
+        out.contains("\"id\":\"00001111\",\"name\":\"monitor 00001111\",\"summary_row\":false,\"folded\":false,\"blocked_ns\":3000,\"contentions\":1"),
         "{out}"
     );
     assert!(out.contains("\"holds\":{\"count\":3,\"timed\":3,\"estimated\":false,\"total_ns\":4500,\"p50_ns\":1007,\"p99_ns\":2500,\"max_ns\":2500"), "{out}");
-    // --top 1: only the first monitor.
-    assert!(!out.contains("\"id\":\"00002222\""), "{out}");
+    // --top cuts the text's tables, never the JSON: it has every monitor (issue 46).
+    assert!(out.contains("\"id\":\"00002222\""), "{out}");
+}
+
+/// `orca report --json` of every fixture, with and without `--all`, is exactly what
+/// docs/JSON.md describes (every field, of its type, none undocumented, none missing), with a
+/// `schema_version`; and the check fails on a field added or removed (issue 46).
+#[test]
+fn report_json_follows_its_documented_schema() {
+    let schema = Schema::documented();
+    let mut seen = std::collections::BTreeSet::new();
+    for name in [
+        "pingpong",
+        "juc",
+        "demo",
+        "demo-trace",
+        "ordered",
+        "stuck",
+        "twolocks",
+    ] {
+        for extra in [&[][..], &["--all"][..], &["--from-events"][..]] {
+            let p = fixture(name);
+            let mut args = vec!["report", "--json", p.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            let o = orca(&args);
+            let out = stdout(&o);
+            assert!(o.status.success(), "{name} {extra:?}: {out}");
+            let j = Json::parse(&out);
+            json::assert_documented(&j, &format!("{name} {extra:?}"));
+            assert_eq!(j.num("schema_version"), 1, "{name}");
+            collect_paths(&j, "report", &mut seen);
+        }
+    }
+    // The check has teeth: a field more, a field less.
+    let p = fixture("pingpong");
+    let mut j = Json::parse(&stdout(&orca(&["report", "--json", p.to_str().unwrap()])));
+    if let Json::Obj(f) = &mut j {
+        f.push(("undocumented".into(), Json::Num("1".into())));
+    }
+    let problems = schema.problems(&j);
+    assert!(
+        problems == ["report.undocumented: not described in docs/JSON.md"],
+        "{problems:?}"
+    );
+    j.remove("undocumented");
+    j.remove("span_ns");
+    let problems = schema.problems(&j);
+    assert!(
+        problems == ["report.span_ns: described in docs/JSON.md, missing"],
+        "{problems:?}"
+    );
+    // The fixtures reach most sections (the real runs of pprof.rs and e2e.rs the rest).
+    for path in [
+        "report.monitors[].hold_sites[]",
+        "report.juc_locks[].write_holds",
+    ] {
+        assert!(seen.contains(path), "{path} not reached: {seen:?}");
+    }
+}
+
+/// The paths of the objects in `v`, as docs/JSON.md names them.
+fn collect_paths(v: &Json, path: &str, seen: &mut std::collections::BTreeSet<String>) {
+    match v {
+        Json::Obj(f) => {
+            seen.insert(path.to_string());
+            for (k, x) in f {
+                collect_paths(x, &format!("{path}.{k}"), seen);
+            }
+        }
+        Json::Arr(items) => {
+            for x in items {
+                collect_paths(x, &format!("{path}[]"), seen);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[test]

@@ -158,7 +158,7 @@ fn hold_times_agree_with_the_programs_own_measurements() {
         let ctx = format!("{}: program: {}\n{json}{err}", jdk.label(), r.stdout.trim());
         assert_eq!(code, Some(0), "{ctx}");
         let at = json
-            .find(&format!("{{\"id\":\"{lock}\",\"blocked_ns\""))
+            .find(&format!("{{\"id\":\"{lock}\",\"name\":"))
             .unwrap_or_else(|| panic!("monitor {lock} not in the JSON report: {ctx}"));
         let h = json[at..].find("\"holds\":{").expect("holds") + at;
         let (n, agent_total, agent_max) = (
@@ -943,6 +943,7 @@ fn thread_state_totals_agree_in_report_json_flame_and_page() {
             let p = prefix(&r);
             let (code, json, err) = orca(&["report", "--json", "--top", "1000", &p]);
             assert_eq!(code, Some(0), "{ctx0}: {err}");
+            json::assert_documented(&json::Json::parse(&json), &ctx0);
             let states = json_states(&json);
             assert!(states.len() >= 2, "{ctx0}: {json}");
             let (_, text, _) = orca(&["report", "--top", "1000", &p]);
@@ -1417,6 +1418,7 @@ fn estimated_hold_totals_fit_in_the_recording() {
         let (code, out, err) = orca(&["report", "--json", "--all", &prefix(&r)]);
         assert_eq!(code, Some(0), "{ctx}: {err}");
         let rep = json::Json::parse(&out);
+        json::assert_documented(&rep, &ctx);
         let span = rep.num("span_ns");
         let mut estimated = 0;
         let items = |key: &str| match rep.get(key) {

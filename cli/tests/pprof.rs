@@ -624,7 +624,10 @@ fn report(prefix: &str, extra: &[&str]) -> Json {
     args.extend_from_slice(extra);
     let (code, out) = orca(&args);
     assert_eq!(code, Some(0), "{out}");
-    Json::parse(&out)
+    let j = Json::parse(&out);
+    // Every real run's JSON is what docs/JSON.md describes (issue 46).
+    json::assert_documented(&j, &format!("{prefix} {extra:?}"));
+    j
 }
 
 /// `orca record --pprof DIR` of `main`, then `orca check`: the prefix and DIR.

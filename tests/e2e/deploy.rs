@@ -463,6 +463,39 @@ fn osgi_bundles_run_instrumented_without_boot_delegation() {
         args.extend(["-cp", &cp, "FelixHost", &cache, &jar]);
         assert_runs_unchanged_and_recorded("osgi", jdk, &args, "work.");
     }
+    // The default recording has the bundle's `bump` monitor only in MonitorHolds lines, and
+    // dozens of Felix's monitors rank before it: `--all` and the JSON still have it (issue
+    // 46: both cut every table at --top, 10).
+    let jdk = jdk17();
+    let cache = dir.join("cache-summary").display().to_string();
+    let jar = jar.display().to_string();
+    let opens =
+        ["java.net", "java.security", "java.lang"].map(|p| format!("java.base/{p}=ALL-UNNAMED"));
+    let mut args = vec![];
+    for o in &opens {
+        args.extend(["--add-opens", o]);
+    }
+    args.extend(["-cp", &cp, "FelixHost", &cache, &jar]);
+    let r = run_java("osgi-summary", jdk, "", &[], &args, 120);
+    assert_eq!(r.code, Some(0), "osgi summary: {}", r.stderr);
+    let report = |extra: &[&str]| {
+        let o = Command::new(root().join("target/release/orca"))
+            .arg("report")
+            .arg(&r.prefix)
+            .args(extra)
+            .output()
+            .expect("run orca report");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let bump = "held from work.Worker.bump(Worker.java:";
+    let all = report(&["--all"]);
+    assert!(all.contains(bump), "osgi summary --all: {all}");
+    let json = report(&["--json"]);
+    assert!(
+        json.contains("\"site\":\"work.Worker.bump(Worker.java:"),
+        "osgi summary --json: {json}"
+    );
 }
 
 /// Compiles `sources` into `out` with JDK 17's javac (`--release 11`, debug info), with
