@@ -217,6 +217,8 @@ pub struct Wake {
     pub object: Hash,
     pub what: WakeKind,
     pub site: Option<Frame>,
+    /// A j.u.c. condition's (`await`/`signal`), not a monitor's (`wait`/`notify`).
+    pub condition: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -369,6 +371,7 @@ impl Analysis {
                     object,
                     what,
                     site: top,
+                    condition: matches!(ev, Event::Condition { .. }),
                 });
             } else {
                 self.wakes_overflow = true;
@@ -1204,7 +1207,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     for ((call, f), (n, ns, max)) in short.iter().take(top) {
         let _ = writeln!(
             s,
-            "  {} at {} x{n} {} (max {}), counted (short, or past the examples written)",
+            "  {} at {} x{n} {} (max {}), counted (short, woken by a counted call, or past the examples written)",
             call.name(),
             site(md, Some(*f)),
             dur(*ns),
@@ -1225,7 +1228,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     for ((call, f), n) in unwaited.iter().take(top) {
         let _ = writeln!(
             s,
-            "  {} at {} x{n} counted (woke no long wait, or past the examples written)",
+            "  {} at {} x{n} counted (found no long wait, or past the examples written)",
             call.name(),
             site(md, Some(*f))
         );

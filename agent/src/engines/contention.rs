@@ -82,6 +82,9 @@ impl Contention {
             if tracked.is_none() {
                 line.owner = owner_now(&rec.jvmti, jni, object);
             }
+            // A contention inside a wait (a timed `wait` taking its monitor back): the
+            // wait's entry line, kept back, comes first.
+            rec.flush_wait(state);
             rec.log.push(line);
         }
     }
@@ -101,6 +104,7 @@ impl Contention {
             Some(Some(frames)) => frames,
             Some(None) => rec.stack(jni, state, 0, true),
         };
+        rec.flush_wait(state);
         rec.push(
             nanos,
             EventKind::MonitorContendedEntered,
@@ -126,10 +130,9 @@ fn arrival(
     // tracker's records of what the call did since, drained next).
     rec.release_before_contention(state);
     if state.recording.is_some() {
+        // (A wait under way has its entry line written first only if the contention's line
+        // is written: a counted one writes none, and the wait may be counted still.)
         rec.before_event(jni, state, nanos);
-        // A contention inside a wait (a timed `wait` taking its monitor back): the wait's
-        // entry line, kept back, comes first.
-        rec.flush_wait(state);
     }
     let monitor = rec.jvmti.object_hash(object).unwrap_or(0);
     names::name_object(rec, jni, object, monitor);
