@@ -359,14 +359,14 @@ impl Suspect {
             .iter()
             .filter(|((call, _), _)| calls.contains(call))
             .max_by_key(|((call, f), n)| (**n, std::cmp::Reverse((*call, f.method.0, f.location))));
-        let mut came = "and no notify came";
+        let (mut head, mut came) = ("Wait with no notify", ", and no notify came");
         if let Some((_, at)) = self.lonely {
             details.push(format!(
                 "a {notify} at {} came while nobody waited on it, before this wait began: a missed wakeup?",
                 site(md, at)
             ));
         } else if let Some(((call, f), n)) = counted {
-            came = "and no notify on it was written";
+            (head, came) = ("Wait with no notify written", "");
             details.push(format!(
                 "no {notify} on it was written during the wait: a timeout (or interrupt) ended it, or a \
                  {notify} counted at its site, which the log does not name"
@@ -389,7 +389,7 @@ impl Suspect {
         Item {
             kind: "missed-wakeup",
             headline: format!(
-                "Wait with no notify: {} {how} {obj} at {}, {came}",
+                "{head}: {} {how} {obj} at {}{came}",
                 a.thread_label(self.thread),
                 site(md, self.wait_site)
             ),
