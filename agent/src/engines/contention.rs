@@ -130,9 +130,11 @@ fn arrival(
     // tracker's records of what the call did since, drained next).
     rec.release_before_contention(state);
     if state.recording.is_some() {
-        // (A wait under way has its entry line written first only if the contention's line
-        // is written: a counted one writes none, and the wait may be counted still.)
         rec.before_event(jni, state, nanos);
+        // A wait under way has its entry line written first only if the contention's line
+        // is written (a counted one writes none, and the wait may be counted still), but its
+        // wake-up is written from now on, in case.
+        rec.wait_may_be_written(state);
     }
     let monitor = rec.jvmti.object_hash(object).unwrap_or(0);
     names::name_object(rec, jni, object, monitor);

@@ -1351,6 +1351,28 @@ impl Recorder {
         }
     }
 
+    /// The thread begins something during its wait whose line may be written before the wait
+    /// ends (a contention, whose line is kept back until it is known to have lasted): the
+    /// wait counts as an old waiter from now on ([`Waiters::written_early`]), so that a call
+    /// that wakes it meanwhile is written, and the wait, if its entry line has to be written
+    /// early, has its waker in the log. (Marking it only when its line is written was too
+    /// late: ProdCons's first awaits, blocked on a class initialisation, were signalled by a
+    /// counted call meanwhile, and written with no waker.)
+    ///
+    /// [`Waiters::written_early`]: crate::recorder::waiters::Waiters::written_early
+    pub fn wait_may_be_written(&self, state: &ThreadState) {
+        if let Some(recording) = &state.recording {
+            if let Some(line) = lock(recording).deferred.as_ref() {
+                if matches!(
+                    line.kind,
+                    EventKind::ObjectWait | EventKind::ConditionAwait | EventKind::SemaphoreAcquire
+                ) {
+                    self.waiters.written_early(line.object, state.wait_epoch);
+                }
+            }
+        }
+    }
+
     /// The outermost wait `call` whose exit line is `open`'s ended at `nanos`, having left the
     /// table of waiters as `left`: `true` when it is counted (no line): it was shorter than
     /// `waitthreshold`, or long and woken by a call the agent counted (over its object's

@@ -400,9 +400,9 @@ impl Waiters {
         Left::Other
     }
 
-    /// The wait on `monitor` that began with `token` had its entry line written before it
-    /// ended (its thread wrote another line meanwhile): it counts as an old waiter from now
-    /// on, so that the call that wakes it is written and the wait, written in full, has its
+    /// The wait on `monitor` that began with `token` has (or may have) its entry line
+    /// written before it ends (its thread writes another line meanwhile, or began what may
+    /// write one): it counts as an old waiter from now on, so that the call that wakes it is written and the wait, written in full, has its
     /// waker in the log (a wait written while it was short, woken by a call counted as
     /// finding only short waits, had none, and `orca report` said no notify came).
     pub fn written_early(&self, monitor: u32, token: u32) {
