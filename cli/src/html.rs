@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use orca_format::spans::{Call, Held, Pairer, SpanKind};
-use orca_format::{parse_stack, Event, EventReader, Frame, Hash, Metadata, OrcaError};
+use orca_format::{parse_stack, Event, EventReader, Frame, Hash, Metadata, OrcaError, WakeCall};
 
 use crate::report::{self, Analysis};
 use crate::util::{json_str, Hist};
@@ -1054,10 +1054,14 @@ fn locks_json(inp: &Inputs<'_>) -> String {
         bytes <= inp.budget.lock_bytes
     };
     let empty = HashMap::new();
+    let notifies_counted =
+        crate::report::counted_calls(a, &[WakeCall::Notify, WakeCall::NotifyAll]);
+    let signals_counted = crate::report::counted_calls(a, &[WakeCall::Signal, WakeCall::SignalAll]);
     let row = |r: &LockRow<'_>| {
         let hh = &r.holds;
         let mut owners: Vec<(&Hash, &u64)> = r.owners.iter().collect();
         owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+        let juc = r.kind == "j.u.c. lock";
         let (sem_acquires, sem_time, sem_max, sem_releases, sem_sites) = match r.sem {
             Some(o) => (
                 o.sem_acquires,
@@ -1069,7 +1073,7 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             None => (0, 0, 0, 0, &empty),
         };
         format!(
-            "{{\"id\":\"{}\",\"kind\":\"{}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"stillText\":{},\"holds\":{},\"timed\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"atLeast\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{}}}",
+            "{{\"id\":\"{}\",\"kind\":\"{}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"stillText\":{},\"holds\":{},\"timed\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"atLeast\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{},\"juc\":{juc},\"countedCalls\":{}}}",
             r.id,
             r.kind,
             r.blocked,
@@ -1100,7 +1104,10 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             r.waits.0,
             r.waits.1,
             r.waits.2,
-            r.waits.3
+            r.waits.3,
+            // The notifies (signals) counted at their sites, which name no object: the row's
+            // figures are the ones written one by one, and the page says so.
+            if juc { signals_counted } else { notifies_counted }
         )
     };
     // The first row always, then rows while they fit.

@@ -226,6 +226,8 @@ pub struct Wake {
     pub object: Hash,
     pub what: WakeKind,
     pub site: Option<Frame>,
+    /// A j.u.c. condition's (`await`/`signal`), not a monitor's (`wait`/`notify`).
+    pub condition: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -405,6 +407,7 @@ impl Analysis {
                     object,
                     what,
                     site: top,
+                    condition: matches!(ev, Event::Condition { .. }),
                 });
             } else {
                 self.wakes_overflow = true;
@@ -1264,7 +1267,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     for ((call, f), (n, ns, max)) in short.iter().take(top) {
         let _ = writeln!(
             s,
-            "  {} at {} x{n} {} (max {}), counted (short, or past the examples written)",
+            "  {} at {} x{n} {} (max {}), counted (short, woken by a counted call, or past the examples written)",
             call.name(),
             site(md, Some(*f)),
             dur(*ns),
@@ -1285,7 +1288,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     for ((call, f), n) in unwaited.iter().take(top) {
         let _ = writeln!(
             s,
-            "  {} at {} x{n} counted (woke no long wait, or past the examples written)",
+            "  {} at {} x{n} counted (found no long wait, or past the examples written)",
             call.name(),
             site(md, Some(*f))
         );
@@ -1440,16 +1443,21 @@ fn more(s: &mut String, len: usize, rows: usize, what: &str) {
     }
 }
 
+/// The calls among `calls` counted at their sites (`Notifies` lines, which name no object):
+/// none of them is in an object's (a lock's) notify or signal figures.
+pub fn counted_calls(a: &Analysis, calls: &[WakeCall]) -> u64 {
+    a.unwaited_notifies
+        .iter()
+        .filter(|((call, _), _)| calls.contains(call))
+        .map(|(_, n)| *n)
+        .sum()
+}
+
 /// What an object's (a condition's) wake-up figures add when some of `calls` were counted at
 /// their sites instead (`Notifies` lines name no object): that the figures are the written
 /// ones, and how many were counted; nothing when none was.
 fn written_only(a: &Analysis, calls: &[WakeCall], why: &str) -> String {
-    let counted: u64 = a
-        .unwaited_notifies
-        .iter()
-        .filter(|((call, _), _)| calls.contains(call))
-        .map(|(_, n)| *n)
-        .sum();
+    let counted = counted_calls(a, calls);
     if counted > 0 {
         format!(" written one by one (the {counted} counted at their sites {why})")
     } else {
@@ -1956,13 +1964,16 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
         .collect();
     s.push_str(&sems.join(","));
     s.push_str("],\"wait_notify\":[");
+    // `notify` and `notify_all` are the calls written one by one: those counted at their
+    // sites name no object (`counted_wakeups`), and `counted_at_sites` says how many there are.
+    let counted = counted_calls(a, &[WakeCall::Notify, WakeCall::NotifyAll]);
     let waits: Vec<String> = a
         .ranked(|o| o.waited, |o| o.waits + o.notifies + o.notify_alls > 0)
         .iter()
         .map(|(h, o)| {
             format!(
-                "{{\"id\":\"{h}\",\"waits\":{},\"waited_ns\":{},\"notify\":{},\"notify_all\":{}}}",
-                o.waits, o.waited, o.notifies, o.notify_alls
+                "{{\"id\":\"{h}\",\"waits\":{},\"waited_ns\":{},\"notify\":{},\"notify_all\":{},\"written_only\":{},\"counted_at_sites\":{counted}}}",
+                o.waits, o.waited, o.notifies, o.notify_alls, counted > 0
             )
         })
         .collect();
@@ -2068,6 +2079,9 @@ fn juc_json(a: &Analysis, md: &Metadata, all: bool) -> (String, Folded) {
             .cmp(&(x.1.blocked, held(x.1)))
             .then(x.0.cmp(&y.0))
     });
+    // `signals` and `signal_alls` are the calls written one by one: those counted at their
+    // sites name no condition (`counted_wakeups`).
+    let signals_counted = counted_calls(a, &[WakeCall::Signal, WakeCall::SignalAll]);
     let hist = |h: &Hist| {
         format!(
             "{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{}}}",
@@ -2091,7 +2105,7 @@ fn juc_json(a: &Analysis, md: &Metadata, all: bool) -> (String, Folded) {
                 })
                 .collect();
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"holds_lower_bound\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"holds_lower_bound\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{},\"signals_written_only\":{},\"signals_counted_at_sites\":{signals_counted}}}",
                 json_str(&a.lock_name(*h, true)),
                 *h == Hash(0),
                 *h != Hash(0) && !by_default.contains(h),
@@ -2117,7 +2131,8 @@ fn juc_json(a: &Analysis, md: &Metadata, all: bool) -> (String, Folded) {
                 l.awaits,
                 l.awaited,
                 l.signals,
-                l.signal_alls
+                l.signal_alls,
+                signals_counted > 0
             )
         })
         .collect();
@@ -2543,6 +2558,74 @@ mod tests {
         );
         let out = text(&analyse(contended, false), &md, "t", 10, true);
         assert!(!out.contains("owners from:"), "{out}");
+    }
+
+    /// A monitor's notify and a lock's signal figures are the calls written one by one; the
+    /// ones counted at their sites (`Notifies`, which name no object) are in no object's, and
+    /// the text and the JSON say so beside the figures, with how many were counted (the demo
+    /// read "125 waits, 0 notify, 0 notifyAll" beside "notifyAll at PingPong.play(...) x200
+    /// counted", ProdCons "0 signal, 0 signalAll" beside "signal at ... x553090").
+    #[test]
+    fn notify_and_signal_figures_say_they_leave_the_counted_calls_out() {
+        let log = "\
+1.000000000,ObjectWait,0000AAAA,00001111,1;00000001;00000010
+1.020000000,ObjectWaited,0000AAAA,00001111,1;00000001;00000010
+1.000000000,LockAcquire,0000BBBB,00002222,W,0000AAAA,1;00000002;00000010
+1.000000100,LockAcquired,0000BBBB,00002222,W,1;00000002;00000010
+1.000001000,ConditionAwait,0000BBBB,00003333,00002222,1;00000002;00000030
+1.030000000,ConditionAwaited,0000BBBB,00003333,00002222,1;00000002;00000030
+2.000000000,Waits,0000AAAA,wait,00001111,124,3000000,40000,1;00000001;00000010
+2.000000000,Notifies,0000CCCC,notifyAll,200,1;00000001;00000020
+2.000000000,Notifies,0000CCCC,signal,553,1;00000002;00000020
+";
+        let a = analyse(log, false);
+        let md = Metadata::from_readers(
+            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
+            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
+                .as_bytes(),
+        )
+        .unwrap();
+        let out = text(&a, &md, "t", 10, true);
+        assert!(
+            out.contains("  notifyAll at T.a(T.java) x200 counted"),
+            "{out}"
+        );
+        assert!(
+            out.contains(": 125 waits (23.000 ms), 0 notify, 0 notifyAll written one by one (the 200 counted at their sites above name no object)\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("      conditions: 1 awaits (29.999 ms), 0 signal, 0 signalAll written one by one (the 553 counted at their sites name no condition)\n"),
+            "{out}"
+        );
+        let j = json(&a, &md, "t", true);
+        assert!(
+            j.contains("\"waits\":125,\"waited_ns\":23000000,\"notify\":0,\"notify_all\":0,\"written_only\":true,\"counted_at_sites\":200}"),
+            "{j}"
+        );
+        assert!(
+            j.contains("\"signals\":0,\"signal_alls\":0,\"signals_written_only\":true,\"signals_counted_at_sites\":553}"),
+            "{j}"
+        );
+        // With every call written, the figures stand alone.
+        let written = "\
+1.000000000,ObjectWait,0000AAAA,00001111,1;00000001;00000010
+1.000000500,ObjectNotify,0000CCCC,00001111,1;00000001;00000020
+1.020000000,ObjectWaited,0000AAAA,00001111,1;00000001;00000010
+";
+        let a = analyse(written, false);
+        let out = text(&a, &md, "t", 10, true);
+        assert!(
+            out.contains(": 1 waits (20.000 ms), 1 notify, 0 notifyAll\n"),
+            "{out}"
+        );
+        let j = json(&a, &md, "t", true);
+        assert!(
+            j.contains(
+                "\"notify\":1,\"notify_all\":0,\"written_only\":false,\"counted_at_sites\":0}"
+            ),
+            "{j}"
+        );
     }
 
     /// j.u.c. locks: a contention names its owner and site, holds are outermost per lock and

@@ -395,6 +395,8 @@ struct Suspect {
     lonely: Option<(u64, Option<Frame>)>,
     /// Waits like it (same object and site) that also got no notify.
     like: u64,
+    /// A condition's await (woken by `signal`/`signalAll`), not a monitor's wait.
+    condition: bool,
 }
 
 impl Suspect {
@@ -406,32 +408,44 @@ impl Suspect {
             format!("waited {} on", dur(self.waited))
         };
         let mut details = Vec::new();
+        let (calls, notify) = if self.condition {
+            ([WakeCall::Signal, WakeCall::SignalAll], "signal")
+        } else {
+            ([WakeCall::Notify, WakeCall::NotifyAll], "notify")
+        };
+        // The default recording counts a call that found nobody waiting, or only waits
+        // shorter than the agent's threshold, per site, without its object (FORMAT.md,
+        // `Notifies`): one of them may have been meant for this wait, or have woken it while
+        // it was short (a wait the agent wrote in full early, as its thread wrote another
+        // line, may lack its waker). Then the log cannot say that none came.
+        let counted = a
+            .unwaited_notifies
+            .iter()
+            .filter(|((call, _), _)| calls.contains(call))
+            .max_by_key(|((call, f), n)| (**n, std::cmp::Reverse((*call, f.method.0, f.location))));
+        let (mut head, mut came) = ("Wait with no notify", ", and no notify came");
         if let Some((_, at)) = self.lonely {
             details.push(format!(
-                "a notify at {} came while nobody waited on it, before this wait began: a missed wakeup?",
+                "a {notify} at {} came while nobody waited on it, before this wait began: a missed wakeup?",
                 site(md, at)
             ));
+        } else if let Some(((call, f), n)) = counted {
+            (head, came) = ("Wait with no notify written", "");
+            details.push(format!(
+                "no {notify} on it was written during the wait: a timeout (or interrupt) ended it, or a \
+                 {notify} counted at its site, which the log does not name"
+            ));
+            details.push(format!(
+                "{n} {} at {} counted, not recorded one by one (each found nobody waiting, or only \
+                 waits shorter than the agent's threshold): one may have been meant for this wait, \
+                 or have woken it; `notifies=events` records each with its object",
+                call.name(),
+                site(md, Some(*f))
+            ));
         } else {
-            details.push(
-                "no notify on it during the wait: a timeout (or interrupt) ended it".to_string(),
-            );
-            // The default recording counts a notify that found nobody waiting per site,
-            // without its object (FORMAT.md, `Notifies`): one of them may be this wait's.
-            let lonely = a
-                .unwaited_notifies
-                .iter()
-                .filter(|((call, _), _)| matches!(call, WakeCall::Notify | WakeCall::NotifyAll))
-                .max_by_key(|((call, f), n)| {
-                    (**n, std::cmp::Reverse((*call, f.method.0, f.location)))
-                });
-            if let Some(((call, f), n)) = lonely {
-                details.push(format!(
-                    "{n} {} at {} found nobody waiting (counted, not recorded one by one): one may \
-                     have been meant for this wait; `notifies=events` records each with its object",
-                    call.name(),
-                    site(md, Some(*f))
-                ));
-            }
+            details.push(format!(
+                "no {notify} on it during the wait: a timeout (or interrupt) ended it"
+            ));
         }
         if self.like > 1 {
             details.push(format!("{} waits at that site got no notify", self.like));
@@ -439,7 +453,7 @@ impl Suspect {
         Item {
             kind: "missed-wakeup",
             headline: format!(
-                "Wait with no notify: {} {how} {obj} at {}, and no notify came",
+                "{head}: {} {how} {obj} at {}{came}",
                 a.thread_label(self.thread),
                 site(md, self.wait_site)
             ),
@@ -461,12 +475,15 @@ fn suspects(a: &Analysis, md: &Metadata, all: bool) -> Vec<Suspect> {
     struct Obj {
         /// Waiting threads: (since, site, notified, lonely notify before it).
         waiting: HashMap<Hash, (u64, Option<Frame>, bool, Lonely)>,
+        /// A condition's (its waits are woken by signals).
+        condition: bool,
         lonely: Lonely,
     }
     let mut objs: HashMap<Hash, Obj> = HashMap::new();
     let mut found: Vec<Suspect> = Vec::new();
     for w in &wakes {
         let o = objs.entry(w.object).or_default();
+        o.condition |= w.condition;
         match w.what {
             WakeKind::Wait => {
                 let lonely = o.lonely.take();
@@ -492,6 +509,7 @@ fn suspects(a: &Analysis, md: &Metadata, all: bool) -> Vec<Suspect> {
                             still: false,
                             lonely,
                             like: 1,
+                            condition: w.condition,
                         });
                     }
                 }
@@ -509,6 +527,7 @@ fn suspects(a: &Analysis, md: &Metadata, all: bool) -> Vec<Suspect> {
                     still: true,
                     lonely,
                     like: 1,
+                    condition: o.condition,
                 });
             }
         }

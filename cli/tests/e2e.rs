@@ -660,8 +660,9 @@ fn record_forwards_sigterm_to_the_jvm_and_still_writes_the_report_and_the_page()
         // Its notify wakes nobody: counted per site, not an event (FORMAT.md, `Notifies`).
         assert!(
             rest.contains("\n  notify at Exits.notifies(Exits.java:")
-                && rest
-                    .contains(" x2000 counted (woke no long wait, or past the examples written)\n"),
+                && rest.contains(
+                    " x2000 counted (found no long wait, or past the examples written)\n"
+                ),
             "{ctx}"
         );
         let (code, check, _) = orca(&["check", dir.join("term").to_str().unwrap()]);
@@ -1036,13 +1037,77 @@ fn the_verdict_names_a_notify_that_came_before_the_wait() {
         let ctx = format!("{} default:\n{out}{err}", jdk.label());
         assert_eq!(code, Some(0), "{ctx}");
         let verdict = out.split("\nOrca report for ").next().unwrap();
+        // Calls counted per site name no object: the log cannot say none came.
+        assert!(
+            verdict.contains("\n  Wait with no notify written: waiter ["),
+            "{ctx}"
+        );
         assert!(
             verdict.contains(&format!(
-                "      1 notify at MissedWakeup.main(MissedWakeup.java:{}) found nobody waiting (counted, not recorded one by one): one may have been meant for this wait",
+                " on Object@{} at MissedWakeup.lambda$main$0(MissedWakeup.java:{})\n",
+                field(&r.stdout, "signal"),
+                line("wait")
+            )),
+            "{ctx}"
+        );
+        assert!(
+            verdict.contains(&format!(
+                "      1 notify at MissedWakeup.main(MissedWakeup.java:{}) counted, not recorded one by one (each found nobody waiting, or only waits shorter than the agent's threshold): one may have been meant for this wait",
                 line("notify")
             )),
             "{ctx}"
         );
+    }
+}
+
+/// A wait that a call woke while it was short, and that became long while its thread took
+/// the lock (monitor) back (tests/java/CountedWakeups.java: a plain `await()` and `wait()`,
+/// each signalled at once by a thread that then keeps the lock 60 ms), is no missed-wakeup
+/// suspect: the agent counted the call (it found only a short wait) and wrote the wait in
+/// full with no waker, and the verdict said "no notify on it during the wait: a timeout (or
+/// interrupt) ended it" (ProdCons on JDK 17 and 25). Now the wait is counted with the call
+/// that woke it, long as it is, and the counted rows say so.
+#[test]
+fn a_wait_woken_by_a_counted_call_is_no_missed_wakeup() {
+    let line = |m: &str| marker_line("CountedWakeups.java", m);
+    for jdk in jdks() {
+        let r = run(
+            "cli-counted-wakeups",
+            jdk,
+            "",
+            "CountedWakeups",
+            &["3", "60"],
+        );
+        assert_eq!(r.code, Some(0), "{}: {r:?}", jdk.label());
+        let (code, out, err) = orca(&["report", &prefix(&r)]);
+        let ctx = format!("{}:\n{out}{err}", jdk.label());
+        assert_eq!(code, Some(0), "{ctx}");
+        let (code, check, err) = orca(&["check", &prefix(&r)]);
+        assert_eq!(code, Some(0), "{ctx}\n{check}{err}");
+        let verdict = out.split("\nOrca report for ").next().unwrap();
+        assert!(!verdict.contains("Wait with no notify"), "{ctx}");
+        assert!(
+            !verdict.contains("a timeout (or interrupt) ended it"),
+            "{ctx}"
+        );
+        // The three long waits of each kind are counted at their sites, with their length.
+        for (call, m) in [("await", "await"), ("wait", "wait")] {
+            let row = out
+                .lines()
+                .find(|l| {
+                    l.starts_with(&format!(
+                        "  {call} at CountedWakeups.lambda$main$0(CountedWakeups.java:{}) x3 ",
+                        line(m)
+                    ))
+                })
+                .unwrap_or_else(|| panic!("no counted {call} row: {ctx}"));
+            assert!(
+                row.ends_with(
+                    ", counted (short, woken by a counted call, or past the examples written)"
+                ),
+                "{row}: {ctx}"
+            );
+        }
     }
 }
 

@@ -226,6 +226,22 @@ fn ping_pong_page_works_in_chromium() {
     // The referee's holds and the players' contention are in the locks table.
     assert!(dom.contains("<tr class=\"lock"), "{dom}");
     assert!(dom.contains("PingPong.java"), "{dom}");
+    // The table's notify figures are the calls written one by one, and say so beside the
+    // notifyAlls counted at their sites (the page read "0 notify" where the report counted
+    // x200), with how many were counted.
+    let (_, json) = orca(&["report", "--json", r.prefix.to_str().unwrap()]);
+    let counted = json
+        .split("\"call\":\"notifyAll\",\"site\":")
+        .nth(1)
+        .and_then(|s| s.split("\"count\":").nth(1))
+        .and_then(|s| s.split('}').next())
+        .unwrap_or_else(|| panic!("no counted notifyAll in {json}"));
+    assert!(
+        dom.contains(&format!(
+            " notifyAll written one by one (the {counted} counted at their sites name no object)"
+        )),
+        "{dom}"
+    );
 }
 
 #[test]

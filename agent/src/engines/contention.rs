@@ -82,6 +82,9 @@ impl Contention {
             if tracked.is_none() {
                 line.owner = owner_now(&rec.jvmti, jni, object);
             }
+            // A contention inside a wait (a timed `wait` taking its monitor back): the
+            // wait's entry line, kept back, comes first.
+            rec.flush_wait(state);
             rec.log.push(line);
         }
     }
@@ -101,6 +104,7 @@ impl Contention {
             Some(Some(frames)) => frames,
             Some(None) => rec.stack(jni, state, 0, true),
         };
+        rec.flush_wait(state);
         rec.push(
             nanos,
             EventKind::MonitorContendedEntered,
@@ -127,9 +131,10 @@ fn arrival(
     rec.release_before_contention(state);
     if state.recording.is_some() {
         rec.before_event(jni, state, nanos);
-        // A contention inside a wait (a timed `wait` taking its monitor back): the wait's
-        // entry line, kept back, comes first.
-        rec.flush_wait(state);
+        // A wait under way has its entry line written first only if the contention's line
+        // is written (a counted one writes none, and the wait may be counted still), but its
+        // wake-up is written from now on, in case.
+        rec.wait_may_be_written(state);
     }
     let monitor = rec.jvmti.object_hash(object).unwrap_or(0);
     names::name_object(rec, jni, object, monitor);

@@ -1206,6 +1206,8 @@ impl Recorder {
             .deferred_contention
             .replace(KeptContention { line, owner })
         {
+            drop(r);
+            self.flush_wait(state);
             self.log.push(old.line());
         }
         None
@@ -1258,6 +1260,8 @@ impl Recorder {
                 let same =
                     enter.object == monitor && enter.kind == EventKind::MonitorContendedEnter;
                 let frames = enter.frames.clone();
+                // A wait under way (a timed `wait` taking its monitor back): its entry first.
+                self.flush_wait(state);
                 self.log.push(enter);
                 Some(same.then_some(frames))
             }
@@ -1335,18 +1339,51 @@ impl Recorder {
     /// Writes the thread's kept-back wait entry now (its wait is then written in full): the
     /// thread writes another line during the wait (a contention as `wait` takes the monitor
     /// back), and its lines must stay in time order.
+    /// The wait is then an old waiter in the table of waiters ([`Waiters::written_early`]),
+    /// so that the call that wakes it is written too: a wait written in full has its waker.
+    ///
+    /// [`Waiters::written_early`]: crate::recorder::waiters::Waiters::written_early
     pub fn flush_wait(&self, state: &ThreadState) {
         if let Some(recording) = &state.recording {
             if let Some(line) = lock(recording).deferred.take() {
+                if matches!(
+                    line.kind,
+                    EventKind::ObjectWait | EventKind::ConditionAwait | EventKind::SemaphoreAcquire
+                ) {
+                    self.waiters.written_early(line.object, state.wait_epoch);
+                }
                 self.log.push(line);
+            }
+        }
+    }
+
+    /// The thread begins something during its wait whose line may be written before the wait
+    /// ends (a contention, whose line is kept back until it is known to have lasted): the
+    /// wait counts as an old waiter from now on ([`Waiters::written_early`]), so that a call
+    /// that wakes it meanwhile is written, and the wait, if its entry line has to be written
+    /// early, has its waker in the log. (Marking it only when its line is written was too
+    /// late: ProdCons's first awaits, blocked on a class initialisation, were signalled by a
+    /// counted call meanwhile, and written with no waker.)
+    ///
+    /// [`Waiters::written_early`]: crate::recorder::waiters::Waiters::written_early
+    pub fn wait_may_be_written(&self, state: &ThreadState) {
+        if let Some(recording) = &state.recording {
+            if let Some(line) = lock(recording).deferred.as_ref() {
+                if matches!(
+                    line.kind,
+                    EventKind::ObjectWait | EventKind::ConditionAwait | EventKind::SemaphoreAcquire
+                ) {
+                    self.waiters.written_early(line.object, state.wait_epoch);
+                }
             }
         }
     }
 
     /// The outermost wait `call` whose exit line is `open`'s ended at `nanos`, having left the
     /// table of waiters as `left`: `true` when it is counted (no line): it was shorter than
-    /// `waitthreshold`, or long and woken by a call counted over its object's budget, or long,
-    /// woken by no call the agent wrote and over the budget
+    /// `waitthreshold`, or long and woken by a call the agent counted (over its object's
+    /// budget, or one that found only shorter waits: the wait became long as it took its
+    /// monitor or lock back), or long, woken by no call the agent wrote and over the budget
     /// ([`WRITTEN_PER_SECOND`](crate::recorder::waiters::WRITTEN_PER_SECOND)). Else its
     /// kept-back entry line, if any, is written and the caller writes the exit line.
     pub fn wait_ended(

@@ -51,11 +51,13 @@ pub enum Left {
     /// Woken by a call written as an event (or by a `notifyAll`/`signalAll`, which are
     /// written whenever they may end a long wait): written in full, connected with its waker.
     Woken,
-    /// Woken by a call counted over its object's budget: counted too.
+    /// Woken by a call the agent counted: over its object's budget, or one that found only
+    /// recent waiters (the wait may have become long since, taking its monitor back): counted
+    /// too, so that no wait written in full lacks the waker that ended it.
     Counted,
-    /// Not woken by a call the agent took for a long wait's (a timeout, an interrupt, a
-    /// spurious wake-up, a wake-up that found only recent waiters): written in full while its
-    /// object's budget lasts ([`Waiters::take_budget`]), else counted.
+    /// Not woken by a call the agent counted or wrote (a timeout, an interrupt, a spurious
+    /// wake-up): written in full while its object's budget lasts ([`Waiters::take_budget`]),
+    /// else counted.
     Other,
 }
 
@@ -107,9 +109,19 @@ pub struct Waiters {
     /// found an old waiter and was written (Jetty on JDK 25: 203,000 `ConditionSignal` lines
     /// in 2 minutes for 14,600 long waits). The call takes it out of the old waiters at once,
     /// and the next old waiter to return takes it out of here instead.
-    /// Low half: taken out by calls written ([`Left::Woken`]); high half: by calls counted
-    /// over the budget ([`Left::Counted`]).
+    /// Three counts of [`WOKEN_BITS`] bits, by the call that took the waiter out: written
+    /// ([`Left::Woken`]), counted over the budget, and counted because it found only recent
+    /// waiters (both [`Left::Counted`]). Why the last: a `notify`/`signal` that finds only
+    /// waits shorter than the threshold is counted, and the wait it woke can still become
+    /// long while its thread takes the monitor (lock) back; written then, it had no waker in
+    /// the log, and `orca report` said no notify had come (ProdCons: "a timeout ended it" of a
+    /// plain `await()`). The call takes the oldest recent waiter out, so that the wait, long
+    /// or not, is counted with the call that woke it.
     woken: Box<[AtomicU64]>,
+    /// Per slot: bit `e % 64` set when the `notifyAll`/`signalAll` (or `release`) that moved
+    /// the slot's epoch to `e` was counted (it found only recent waiters): the waits it woke
+    /// are counted with it, long or not ([`Left::Counted`]), as a `notify`'s are.
+    bumps: Box<[AtomicU64]>,
     /// Per slot: the second of the monotonic clock (bits 32..64) and the long waits written in
     /// it (bits 0..32), against [`WRITTEN_PER_SECOND`].
     budget: Box<[AtomicU64]>,
@@ -131,6 +143,14 @@ pub struct Waiters {
 
 /// [`Waiters::owners`]: the threads of more than one monitor have waited in the slot.
 const MIXED: u64 = u64::MAX;
+
+/// Bits of each count in [`Waiters::woken`]: written, counted over the budget, counted short.
+const WOKEN_BITS: u32 = 21;
+const WOKEN_MASK: u64 = (1 << WOKEN_BITS) - 1;
+/// The counts' units in [`Waiters::woken`].
+const WOKEN_WRITTEN: u64 = 1;
+const WOKEN_OVER: u64 = 1 << WOKEN_BITS;
+const WOKEN_SHORT: u64 = 1 << (2 * WOKEN_BITS);
 
 impl Default for Waiters {
     fn default() -> Self {
@@ -275,6 +295,7 @@ impl Waiters {
         Waiters {
             slots: zeroed_atomics::<u64, AtomicU64>(SLOTS),
             woken: zeroed_atomics::<u64, AtomicU64>(SLOTS),
+            bumps: zeroed_atomics::<u64, AtomicU64>(SLOTS),
             budget: zeroed_atomics::<u64, AtomicU64>(SLOTS),
             parked: zeroed_atomics::<u64, AtomicU64>(PARK_SLOTS),
             owners: zeroed_atomics::<u64, AtomicU64>(SLOTS),
@@ -328,32 +349,46 @@ impl Waiters {
     /// before the agent counted none).
     pub fn leave(&self, monitor: u32, token: u32) -> Left {
         let (epoch, gen) = ((token >> 18) as u64, token as u64 & GEN_MASK);
+        let at = monitor as usize & (SLOTS - 1);
         let slot = self.slot(monitor);
         let s = Slot::of(slot.load(Ordering::Acquire));
         if s.epoch != epoch {
-            return Left::Woken;
+            // A `notifyAll` woke it: the first after it began, whether written or counted.
+            let bump = (epoch + 1) & EPOCH_MASK;
+            let since = s.epoch.wrapping_sub(epoch) & EPOCH_MASK;
+            let counted =
+                since <= 64 && self.bumps[at].load(Ordering::Acquire) >> (bump % 64) & 1 != 0;
+            return if counted { Left::Counted } else { Left::Woken };
         }
         let a = s.age(gen);
-        if a >= RECENT as u64 || s.recent[a as usize] == 0 {
-            // An old waiter: one that a call already took out of the old ones, if any (the
-            // oldest waiter is woken first, and is the first to return, as far as the agent
-            // can tell).
-            let woken = &self.woken[monitor as usize & (SLOTS - 1)];
-            let mut left = Left::Other;
-            let taken = woken.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
-                if w & 0xFFFF_FFFF != 0 {
-                    left = Left::Woken;
-                    Some(w - 1)
-                } else if w >> 32 != 0 {
-                    left = Left::Counted;
-                    Some(w - (1 << 32))
-                } else {
-                    None
-                }
-            });
-            if taken.is_ok() {
-                return left;
-            }
+        let woken = &self.woken[at];
+        // Which calls' woken waiters this one takes for itself, in order: a recent waiter is
+        // one a call that found only recent waiters may have woken; an old one, a call
+        // written (or counted over the budget), which took an old waiter out.
+        let recent = a < RECENT as u64 && s.recent[a as usize] > 0;
+        let order: &[(u64, Left)] = if recent {
+            &[(WOKEN_SHORT, Left::Counted)]
+        } else {
+            &[
+                (WOKEN_WRITTEN, Left::Woken),
+                (WOKEN_OVER, Left::Counted),
+                (WOKEN_SHORT, Left::Counted),
+            ]
+        };
+        // The oldest waiter is woken first, and is the first to return, as far as the agent
+        // can tell.
+        let mut left = Left::Other;
+        let taken = woken.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+            order
+                .iter()
+                .find(|(unit, _)| (w / unit) & WOKEN_MASK != 0)
+                .map(|&(unit, l)| {
+                    left = l;
+                    w - unit
+                })
+        });
+        if taken.is_ok() {
+            return left;
         }
         let _ = slot.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
             let mut s = Slot::of(v);
@@ -363,6 +398,27 @@ impl Waiters {
             Some(s.pack())
         });
         Left::Other
+    }
+
+    /// The wait on `monitor` that began with `token` has (or may have) its entry line
+    /// written before it ends (its thread writes another line meanwhile, or began what may
+    /// write one): it counts as an old waiter from now on, so that the call that wakes it is written and the wait, written in full, has its
+    /// waker in the log (a wait written while it was short, woken by a call counted as
+    /// finding only short waits, had none, and `orca report` said no notify came).
+    pub fn written_early(&self, monitor: u32, token: u32) {
+        let (epoch, gen) = ((token >> 18) as u64, token as u64 & GEN_MASK);
+        let _ = self
+            .slot(monitor)
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
+                let mut s = Slot::of(v);
+                let a = s.age(gen);
+                if s.epoch != epoch || a >= RECENT as u64 || s.recent[a as usize] == 0 {
+                    return None; // old already, or woken already
+                }
+                s.recent[a as usize] -= 1;
+                s.add_old(1);
+                Some(s.pack())
+            });
     }
 
     /// One more long wait on `monitor` written at `nanos`, if its object's budget for the
@@ -399,6 +455,7 @@ impl Waiters {
         }
         let gen = self.generation(nanos);
         let mut found = Found::Nobody;
+        let (mut short_taken, mut epoch) = (false, 0);
         let _ = self
             .slot(monitor)
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
@@ -413,28 +470,48 @@ impl Waiters {
                 } else {
                     Found::Short
                 };
+                short_taken = false;
                 if all {
                     s = Slot {
                         epoch: (s.epoch + 1) & EPOCH_MASK,
                         gen: s.gen,
                         ..Slot::of(0)
                     };
-                } else {
+                } else if found == Found::Long {
                     // It wakes the oldest waiter, an old one (if any): not one for the next call.
                     s.old = s.old.saturating_sub(1);
+                } else if owner == monitor as u64 && !s.over {
+                    // Only recent waiters: it wakes the oldest of them, whose wait is counted
+                    // with this call even if it becomes long ([`Waiters::woken`]). Not in a
+                    // slot another monitor's waiters have shared: the waiter taken out could
+                    // be theirs, and a call that then found nobody would miss a long wait.
+                    if let Some(n) = s.recent.iter_mut().rev().find(|n| **n > 0) {
+                        *n -= 1;
+                        short_taken = true;
+                    }
                 }
+                epoch = s.epoch;
                 Some(s.pack())
             });
-        let woken = &self.woken[monitor as usize & (SLOTS - 1)];
+        let at = monitor as usize & (SLOTS - 1);
+        let woken = &self.woken[at];
         if all && found != Found::Nobody {
             woken.store(0, Ordering::Release);
+            let bit = 1u64 << (epoch % 64);
+            if found == Found::Short && self.threshold > 0 {
+                self.bumps[at].fetch_or(bit, Ordering::AcqRel);
+            } else {
+                self.bumps[at].fetch_and(!bit, Ordering::AcqRel);
+            }
         } else if !all && found == Found::Long && self.threshold > 0 {
             if self.take_budget(monitor, nanos) {
-                woken.fetch_add(1, Ordering::AcqRel);
+                woken.fetch_add(WOKEN_WRITTEN, Ordering::AcqRel);
             } else {
                 found = Found::Over;
-                woken.fetch_add(1 << 32, Ordering::AcqRel);
+                woken.fetch_add(WOKEN_OVER, Ordering::AcqRel);
             }
+        } else if short_taken {
+            woken.fetch_add(WOKEN_SHORT, Ordering::AcqRel);
         }
         found
     }
@@ -562,15 +639,23 @@ mod tests {
     #[test]
     fn a_wake_up_is_long_once_a_waiter_may_have_waited_the_threshold() {
         let ms = 1_000_000;
+        // What a `notify` at `at` finds of one waiter that began at `began` (a fresh table:
+        // a short `notify` takes the waiter it wakes out).
+        let probe = |began: u64, at: u64| {
+            let w = Waiters::new(10 * ms);
+            w.enter(5, began);
+            w.wake(5, at, false)
+        };
+        assert_eq!(probe(101 * ms, 105 * ms), Found::Short); // generation 30
+        assert_eq!(probe(101 * ms, 110 * ms), Found::Long); // generation 33: maybe 10 ms
         let w = Waiters::new(10 * ms);
-        let a = w.enter(5, 101 * ms); // generation 10
-        assert_eq!(w.wake(5, 105 * ms, false), Found::Short);
-        assert_eq!(w.wake(5, 110 * ms, false), Found::Long); // generation 11: maybe 10 ms
+        let a = w.enter(5, 101 * ms);
+        assert_eq!(w.wake(5, 110 * ms, false), Found::Long); // wakes a
         let b = w.enter(5, 111 * ms);
         assert_eq!(w.wake(5, 112 * ms, false), Found::Short); // a was woken: b only
-        w.leave(5, a);
-        assert_eq!(w.wake(5, 112 * ms, false), Found::Short); // only b, of this generation
-        w.leave(5, b);
+        assert_eq!(w.wake(5, 112 * ms, false), Found::Nobody); // b was woken too
+        assert_eq!(w.leave(5, a), Left::Woken);
+        assert_eq!(w.leave(5, b), Left::Counted);
         assert_eq!(w.wake(5, 112 * ms, false), Found::Nobody);
         // A long waiter makes a notifyAll long, and it empties the slot.
         w.enter(5, 120 * ms);
@@ -581,15 +666,20 @@ mod tests {
     #[test]
     fn a_waiter_is_old_only_once_it_has_waited_two_thirds_of_the_threshold() {
         let (ms, us) = (1_000_000, 1_000);
-        let w = Waiters::new(30 * ms); // sub-periods of 10 ms
-                                       // Began just before an edge: a wake-up just after it finds a recent waiter (with one
-                                       // period of the threshold's length it was old from the edge on).
-        let a = w.enter(1, 29_900 * us);
-        assert_eq!(w.wake(1, 30_100 * us, false), Found::Short);
-        assert_eq!(w.wake(1, 49_999 * us, false), Found::Short); // two sub-periods later
-        assert_eq!(w.wake(1, 50 * ms, false), Found::Long); // three: maybe 30 ms
-        w.leave(1, a);
-        assert!(!w.any(1));
+        let probe = |began: u64, at: u64| {
+            let w = Waiters::new(30 * ms); // sub-periods of 10 ms
+            let a = w.enter(1, began);
+            let found = w.wake(1, at, false);
+            w.leave(1, a);
+            assert!(!w.any(1));
+            found
+        };
+        // Began just before an edge: a wake-up just after it finds a recent waiter (with one
+        // period of the threshold's length it was old from the edge on).
+        assert_eq!(probe(29_900 * us, 30_100 * us), Found::Short);
+        assert_eq!(probe(29_900 * us, 49_999 * us), Found::Short); // two sub-periods later
+        assert_eq!(probe(29_900 * us, 50 * ms), Found::Long); // three: maybe 30 ms
+        let w = Waiters::new(30 * ms);
         // Waiters in three buckets and the old ones; each leaves its own.
         let t: Vec<u32> = [0, 12, 25, 31, 44]
             .iter()
@@ -603,6 +693,66 @@ mod tests {
         w.leave(2, t[0]);
         assert!(!w.any(2));
         assert_eq!(w.wake(2, 45 * ms, false), Found::Nobody);
+    }
+
+    /// A `notify`/`signal` (or `notifyAll`) that finds only recent waiters is counted, and
+    /// the wait it wakes is counted with it even when it becomes long taking its monitor
+    /// back (ProdCons: a plain `await()` written with no signal, "a timeout ended it").
+    #[test]
+    fn a_wait_woken_by_a_counted_call_is_counted_with_it() {
+        let ms = 1_000_000;
+        let w = Waiters::new(10 * ms);
+        let a = w.enter(4, 100 * ms);
+        let b = w.enter(4, 100 * ms);
+        assert_eq!(w.wake(4, 101 * ms, false), Found::Short); // wakes a, counted
+                                                              // b is still waiting: a call finds it (recent still).
+        assert_eq!(w.wake(4, 102 * ms, false), Found::Short); // wakes b
+        assert_eq!(w.wake(4, 103 * ms, false), Found::Nobody);
+        assert_eq!(w.leave(4, a), Left::Counted);
+        assert_eq!(w.leave(4, b), Left::Counted);
+        assert!(!w.any(4));
+        // One that times out is not taken for a woken one while the woken one is away...
+        let a = w.enter(4, 200 * ms);
+        let b = w.enter(4, 200 * ms);
+        assert_eq!(w.wake(4, 201 * ms, false), Found::Short); // wakes a
+        assert_eq!(w.leave(4, a), Left::Counted);
+        assert_eq!(w.leave(4, b), Left::Other); // timed out
+        assert!(!w.any(4));
+        // A notifyAll that found only recent waiters: its waits are counted with it; one that
+        // found an old waiter is written, and so are the waits it woke.
+        let a = w.enter(4, 300 * ms);
+        assert_eq!(w.wake(4, 301 * ms, true), Found::Short);
+        let b = w.enter(4, 302 * ms);
+        assert_eq!(w.wake(4, 330 * ms, true), Found::Long);
+        assert_eq!(w.leave(4, a), Left::Counted);
+        assert_eq!(w.leave(4, b), Left::Woken);
+        // Not in a slot another monitor's waiters have shared: a call that found nobody
+        // afterwards could miss a long wait of this one.
+        let other = 4 + SLOTS as u32;
+        let c = w.enter(other, 400 * ms);
+        assert_eq!(w.wake(4, 401 * ms, false), Found::Short); // c is not this monitor's
+        assert_eq!(w.wake(other, 420 * ms, false), Found::Long); // still counted: written
+        assert_eq!(w.leave(other, c), Left::Woken);
+    }
+
+    /// A wait whose entry line was written early (its thread wrote another line while it
+    /// waited) is an old waiter from then on: the call that wakes it is written.
+    #[test]
+    fn a_wait_written_early_has_its_wake_up_written() {
+        let ms = 1_000_000;
+        let w = Waiters::new(10 * ms);
+        let a = w.enter(3, 100 * ms);
+        w.written_early(3, a);
+        assert_eq!(w.wake(3, 101 * ms, false), Found::Long);
+        assert_eq!(w.leave(3, a), Left::Woken);
+        assert!(!w.any(3));
+        // Written early after a counted call woke it: nothing to move.
+        let a = w.enter(3, 200 * ms);
+        assert_eq!(w.wake(3, 201 * ms, false), Found::Short);
+        w.written_early(3, a);
+        assert!(!w.any(3));
+        assert_eq!(w.leave(3, a), Left::Counted);
+        assert!(!w.any(3));
     }
 
     #[test]
