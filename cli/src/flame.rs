@@ -241,7 +241,8 @@ pub fn collapse_with<R: std::io::Read>(
                 let stack = stack.or_site(site).raw().to_string();
                 *acc.juc.entry((stack, lock, "lock")).or_default() += total;
             }
-            // Waits shorter than the agent's threshold, counted per one-frame site.
+            // Waits shorter than the agent's threshold, counted per stack (an older agent's
+            // per one-frame site).
             (
                 FlameWeight::Waiting,
                 Event::Waits {
@@ -249,19 +250,19 @@ pub fn collapse_with<R: std::io::Read>(
                     object,
                     total,
                     site,
+                    stack,
                     ..
                 },
             ) => match call {
-                WaitCall::Wait => acc.add(site.raw().to_string(), object, total),
+                WaitCall::Wait => acc.add(stack.or_site(site).raw().to_string(), object, total),
                 WaitCall::Await | WaitCall::Park | WaitCall::Acquire => {
                     let what = match call {
                         WaitCall::Await => "condition",
                         WaitCall::Park => "park",
                         _ => "semaphore",
                     };
-                    *acc.juc
-                        .entry((site.raw().to_string(), object, what))
-                        .or_default() += total;
+                    let stack = stack.or_site(site).raw().to_string();
+                    *acc.juc.entry((stack, object, what)).or_default() += total;
                 }
                 // As their events: joins and sleeps wait for no lock.
                 WaitCall::Join | WaitCall::Sleep => {}

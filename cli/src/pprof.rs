@@ -311,9 +311,11 @@ impl Profiles {
                 count,
                 total,
                 site,
+                stack,
                 ..
             } => {
-                // Short waits, counted per site: one-frame stacks, as summaries' holds.
+                // Short waits, counted per stack (an older agent's per one-frame site).
+                let site = stack.or_site(site);
                 let leaf = match call {
                     WaitCall::Wait => Leaf::Monitor(object),
                     // `<object>` is the condition's lock; the condition is not written.
@@ -559,7 +561,7 @@ impl Profiles {
             ),
             match self.estimated(kind) {
                 _ if weight != 1 => format!("sampled: each recorded event counts {weight} times, so totals estimate the true totals"),
-                (0, 0) if self.counted(kind) => "values are the true totals; those the agent counted per site (short ones, and hold times from summary lines: docs/FORMAT.md) have their site's frame only, not their whole stack".into(),
+                (0, 0) if self.counted(kind) => "values are the true totals; those the agent counted instead of writing them (short ones: docs/FORMAT.md) have the stack it kept for them (contentions and waits: up to 8 per site, the rest their site's frame; hold times from summary lines: their site's frame only)".into(),
                 (0, 0) => "every event recorded: values are the true totals".into(),
                 (scaled, unsampled) => format!(
                     "hold counts are the true totals; hold times are estimates: {scaled} holds were not timed and count their site's mean timed hold, {unsampled} were not timed at a site with no timed hold and count 0 ns (see `orca report`)"

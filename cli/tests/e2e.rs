@@ -1573,3 +1573,36 @@ fn the_verdict_and_the_flame_graph_reach_the_programs_line_below_a_jdk_lock() {
         }
     }
 }
+
+/// Counted waits keep their stack (issue 46: counted contentions, waits and calls per short
+/// stack, not per site only): tests/java/PingPong.java's `pong` waits (`@pong-wait`), short
+/// and so counted, are drawn by `flame --weight waiting` under the frames that called `pong`,
+/// as the written ones are, on every JDK.
+#[test]
+fn counted_waits_are_drawn_under_their_callers() {
+    let wait = marker_line("PingPong.java", "pong-wait");
+    for jdk in jdks() {
+        let r = run(
+            "cli-counted-wait-stacks",
+            jdk,
+            "mode=instrument",
+            "PingPong",
+            &[],
+        );
+        let ctx = jdk.label();
+        assert_eq!(r.code, Some(0), "{ctx}: {r:?}");
+        let log = std::fs::read_to_string(format!("{}.orca", prefix(&r))).unwrap();
+        assert!(log.contains(",Waits,"), "{ctx}: no counted wait:\n{log}");
+        let (code, out, err) = orca(&["flame", "--weight", "waiting", &prefix(&r)]);
+        assert_eq!(code, Some(0), "{ctx}: {err}");
+        let at = format!("PingPong.pong(PingPong.java:{wait})");
+        let lines: Vec<&str> = out.lines().filter(|l| l.contains(&at)).collect();
+        assert!(!lines.is_empty(), "{ctx}:\n{out}");
+        for l in lines {
+            assert!(
+                l.starts_with("java.lang.Thread.run("),
+                "{ctx}: a wait without its callers: {l}"
+            );
+        }
+    }
+}

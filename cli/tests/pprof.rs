@@ -400,8 +400,9 @@ fn check_profile(file: &Path, kind: &str, report: &Json, ctx: &str) -> Raw {
         estimated
             || r.text
                 .contains("every event recorded: values are the true totals")
-            || r.text
-                .contains("values are the true totals; those the agent counted per site"),
+            || r.text.contains(
+                "values are the true totals; those the agent counted instead of writing them"
+            ),
         "{ctx}"
     );
     for s in &r.samples {

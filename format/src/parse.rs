@@ -1824,7 +1824,8 @@ pub enum Event<'a> {
     },
     /// Summary: `count` waits (`call`) on `object` (a monitor, a condition's lock, a park's
     /// blocker; [`Hash::UNKNOWN`]: other objects, or a park without a blocker) at `site` (one frame), each shorter than the agent's wait
-    /// threshold, `total` and `max` nanoseconds long; not written as events.
+    /// threshold, `total` and `max` nanoseconds long; not written as events; all with `stack`
+    /// (its top frame is `site`; [`StackTrace::NONE`] in an older agent's log).
     Waits {
         thread: Hash,
         call: WaitCall,
@@ -1833,6 +1834,7 @@ pub enum Event<'a> {
         total: u64,
         max: u64,
         site: StackTrace<'a>,
+        stack: StackTrace<'a>,
     },
     /// A j.u.c. lock acquisition begins; `owner` is the synchronizer's exclusive
     /// owner then ([`Hash::UNKNOWN`]: none).
@@ -2236,9 +2238,9 @@ impl<'a> Event<'a> {
         let held = match self {
             Event::LockOrder { held_site, .. } => Some(held_site),
             Event::LockHold { site, .. } => Some(site),
-            Event::MonitorContentions { stack, .. } | Event::LockContentions { stack, .. } => {
-                Some(stack)
-            }
+            Event::MonitorContentions { stack, .. }
+            | Event::LockContentions { stack, .. }
+            | Event::Waits { stack, .. } => Some(stack),
             _ => None,
         };
         held.into_iter().chain(self.stack())
@@ -2458,7 +2460,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             }
         }
         K::Waits => {
-            let [_, _, t, call, o, c, tot, mx, site] = split::<9>(line, name)?;
+            let ([_, _, t, call, o, c, tot, mx, site], stack) = split_opt::<9>(line, name)?;
             let call = WaitCall::from_name(call).ok_or_else(|| {
                 field_err(
                     4,
@@ -2495,6 +2497,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 total,
                 max,
                 site: parse_site(site, 9, "site")?,
+                stack: stack.map_or(Ok(StackTrace::NONE), |s| parse_stack(s, 10))?,
             }
         }
         K::LockOrder => {

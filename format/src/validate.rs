@@ -784,9 +784,10 @@ impl Validator {
             return self.flush(file, n, msgs);
         }
         // One line per key in a flush of the summaries (one timestamp).
-        // A contentions line's stack begins at its site (docs/FORMAT.md).
+        // A contentions (waits) line's stack begins at its site (docs/FORMAT.md).
         if let Event::MonitorContentions { site, stack, .. }
-        | Event::LockContentions { site, stack, .. } = ev
+        | Event::LockContentions { site, stack, .. }
+        | Event::Waits { site, stack, .. } = ev
         {
             if !stack.is_empty() && stack.top() != site.top() {
                 let msg = format!(

@@ -544,4 +544,23 @@ fn contention_summaries_carry_their_stack() {
     );
     let unknown = at("2;00000001;00000010;0000000F;00000000");
     assert_eq!(errors(&run(&log(&[&unknown]))).len(), 1);
+    // Waits lines carry theirs the same way.
+    let waits = |stack: &str| {
+        format!("5087.201000000,Waits,0000AAAA,wait,00001111,2,900,500,1;00000001;00000010{stack}")
+    };
+    assert!(run(&log(&[&waits(",2;00000001;00000010;00000002;00000000")])).is_valid());
+    assert!(run(&log(&[&waits("")])).is_valid());
+    match parse_event_line(waits(",2;00000001;00000010;00000002;00000000").as_bytes())
+        .unwrap()
+        .event
+    {
+        Event::Waits { site, stack, .. } => {
+            assert_eq!((stack.depth(), stack.top()), (2, site.top()));
+        }
+        ref e => panic!("{e:?}"),
+    }
+    assert_eq!(
+        errors(&run(&log(&[&waits(",1;00000002;00000000")]))),
+        ["t.orca:7: Waits of thread 0000AAAA: its stack 1;00000002;00000000 does not begin at its site 1;00000001;00000010"]
+    );
 }

@@ -320,8 +320,8 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
         }
         "Waits" => {
             // numbers: count, total, max, call (0 wait, 1 await, 2 park, 3 acquire, 4 join,
-            // 5 sleep).
-            need(9)?;
+            // 5 sleep); the stack after the site (an older agent left it out) is not read.
+            need(9).or_else(|_| need(10))?;
             let call = match f[3] {
                 "wait" => 0,
                 "await" => 1,

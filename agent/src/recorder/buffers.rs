@@ -558,8 +558,9 @@ impl Recorder {
                 // A semaphore's acquisition the tracker counted (it never took AQS's slow
                 // path, and was short): the Waits row the agent counts its own in.
                 if let Some(frame) = self.site_frame(jni, site) {
+                    let waited = w2.max(0) as u64;
                     r.summary
-                        .waited_short(WaitCall::Acquire, monitor, frame, w2.max(0) as u64);
+                        .waited_short(WaitCall::Acquire, monitor, &[frame], waited);
                 }
             }
             Some(RecordKind::Released) => {
@@ -794,7 +795,7 @@ impl Recorder {
                 frames: stack,
             });
         }
-        for ((call, site, object), w) in waits {
+        for ((call, site, stack, object), w) in waits {
             lines.push(EventRecord {
                 nanos: now,
                 kind: EventKind::Waits,
@@ -808,7 +809,8 @@ impl Recorder {
                     max: w.max,
                     site,
                 })),
-                frames: Frames::new(),
+                // The waits' stack, after the site (docs/FORMAT.md).
+                frames: stack,
             });
         }
         for ((call, site), count) in notifies {
@@ -1414,8 +1416,8 @@ impl Recorder {
                 Left::Other => !self.waiters.take_budget(open.object, nanos),
             };
         match open.frames.first() {
-            Some(&site) if counted && !r.closed => {
-                r.summary.waited_short(call, object, site, waited);
+            Some(_) if counted && !r.closed => {
+                r.summary.waited_short(call, object, &open.frames, waited);
                 true
             }
             _ => {

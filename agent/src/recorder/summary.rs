@@ -22,6 +22,9 @@ pub const WAIT_ROWS: usize = 4;
 /// their waits, timed as holds are).
 pub type ContentionRows = Vec<(u32, HoldStat)>;
 
+/// A `Waits` line's key: (call, site, stack whose top frame is the site, object).
+pub type WaitKey = (WaitCall, Frame, Frames, u32);
+
 /// The counted contentions of one site (and mode): per stack, in the order they came.
 pub type SiteContentions = Vec<(Frames, ContentionRows)>;
 
@@ -378,7 +381,7 @@ pub struct Summary {
     /// Waits counted (shorter than `waitthreshold`, or long beyond the budget), per call and
     /// site: at most [`WAIT_ROWS`] objects
     /// with a row of their own, then the row of other objects (0).
-    waits: FastMap<(WaitCall, Frame), Vec<(u32, WaitStat)>>,
+    waits: FastMap<(WaitCall, Frame), Vec<(Frames, Vec<(u32, WaitStat)>)>>,
     /// Contended acquisitions counted (shorter than `contentionthreshold`, or long beyond
     /// their site's budget), per lock mode (`None`: a monitor) and site: at most
     /// [`WAIT_ROWS`] monitors (locks) with a row of their own, then the row of others (0).
@@ -395,6 +398,27 @@ pub struct Summary {
     pauses: Vec<Pause>,
     /// When the tables were last written (the interval's start).
     pub last_written: u64,
+}
+
+/// The rows of `stack` among its site's `stacks` (its first frame is the site): its own while
+/// the site has fewer than [`CONTENTION_STACKS`], else the site's one-frame stack's.
+fn stack_rows<'a, T>(stacks: &'a mut Vec<(Frames, Vec<T>)>, stack: &[Frame]) -> &'a mut Vec<T> {
+    let site_only = [stack[0]];
+    let stack = match stacks.iter().position(|(s, _)| **s == *stack) {
+        Some(_) => stack,
+        None if stacks.len() < CONTENTION_STACKS => stack,
+        None => &site_only[..],
+    };
+    let at = match stacks.iter().position(|(s, _)| **s == *stack) {
+        Some(i) => i,
+        None => {
+            let mut frames = Frames::with_capacity(stack.len());
+            stack.iter().for_each(|&f| frames.push(f));
+            stacks.push((frames, Vec::new()));
+            stacks.len() - 1
+        }
+    };
+    &mut stacks[at].1
 }
 
 /// The row of `object` among a site's `rows` (waits, contentions): its own while the site has
@@ -680,10 +704,12 @@ impl Summary {
         *n += calls;
     }
 
-    /// A wait (`call`) on `object` at `site` that lasted `nanos` and is counted: less than
-    /// `waitthreshold`, or long beyond its object's budget of written ones.
-    pub fn waited_short(&mut self, call: WaitCall, object: u32, site: Frame, nanos: u64) {
-        let rows = self.waits.entry((call, site)).or_default();
+    /// A wait (`call`) on `object` at `stack` (its first frame is the site) that lasted `nanos`
+    /// and is counted: less than `waitthreshold`, or long beyond its object's budget of
+    /// written ones. Kept per stack as contentions are ([`CONTENTION_STACKS`] per site).
+    pub fn waited_short(&mut self, call: WaitCall, object: u32, stack: &[Frame], nanos: u64) {
+        let Some(&site) = stack.first() else { return };
+        let rows = stack_rows(self.waits.entry((call, site)).or_default(), stack);
         let at = object_row(rows, object, &mut self.lines);
         let stat = &mut rows[at].1;
         stat.count += 1;
@@ -696,28 +722,7 @@ impl Summary {
     /// An empty stack is counted nowhere (a contention with no frame has no site).
     pub fn contended(&mut self, mode: Option<u8>, object: u32, stack: &[Frame], nanos: u64) {
         let Some(&site) = stack.first() else { return };
-        let stacks = self.contentions.entry((mode, site)).or_default();
-        let site_only = [site];
-        let at = match stacks.iter().position(|(s, _)| **s == *stack) {
-            Some(i) => i,
-            None => {
-                let stack = if stacks.len() < CONTENTION_STACKS {
-                    stack
-                } else {
-                    &site_only[..]
-                };
-                match stacks.iter().position(|(s, _)| **s == *stack) {
-                    Some(i) => i,
-                    None => {
-                        let mut frames = Frames::with_capacity(stack.len());
-                        stack.iter().for_each(|&f| frames.push(f));
-                        stacks.push((frames, ContentionRows::new()));
-                        stacks.len() - 1
-                    }
-                }
-            }
-        };
-        let rows = &mut stacks[at].1;
+        let rows = stack_rows(self.contentions.entry((mode, site)).or_default(), stack);
         let row = object_row(rows, object, &mut self.lines);
         rows[row].1.add(nanos);
     }
@@ -746,17 +751,23 @@ impl Summary {
 
     /// The interval's short waits, sorted, each site's row of other objects (0) last; the
     /// table starts over.
-    pub fn take_waits(&mut self) -> Vec<((WaitCall, Frame, u32), WaitStat)> {
+    pub fn take_waits(&mut self) -> Vec<(WaitKey, WaitStat)> {
         let mut v: Vec<_> = self
             .waits
             .drain()
-            .flat_map(|((call, site), rows)| {
-                rows.into_iter().map(move |(o, w)| ((call, site, o), w))
+            .flat_map(|((call, site), stacks)| {
+                stacks
+                    .into_iter()
+                    .enumerate()
+                    .flat_map(move |(i, (st, rows))| {
+                        rows.into_iter()
+                            .map(move |(o, w)| (i, (call, site, st.clone(), o), w))
+                    })
             })
             .collect();
         self.lines -= v.len().min(self.lines);
-        v.sort_by_key(|&((call, f, o), _)| (call, f.method, f.location, o == 0, o));
-        v
+        v.sort_by_key(|&(i, (call, f, _, o), _)| (call, f.method, f.location, i, o == 0, o));
+        v.into_iter().map(|(_, k, w)| (k, w)).collect()
     }
 
     /// The interval's counted `notify`/`notifyAll` calls, sorted; the table starts over.
@@ -778,7 +789,11 @@ impl Summary {
     #[allow(clippy::type_complexity)]
     pub fn take(&mut self) -> (Vec<((u32, u32), HoldStat)>, Vec<(EdgeKey, u64)>) {
         self.lines = self.notifies.len()
-            + self.waits.values().map(Vec::len).sum::<usize>()
+            + self
+                .waits
+                .values()
+                .flat_map(|stacks| stacks.iter().map(|(_, rows)| rows.len()))
+                .sum::<usize>()
             + self
                 .contentions
                 .values()
@@ -1764,5 +1779,26 @@ mod tests {
         let n = CONTENTION_STACKS as u64;
         want.push((vec![site], 3, (10 + n) + (11 + n) + (12 + n)));
         assert_eq!(got, want);
+    }
+
+    /// Counted waits keep their stacks apart as contentions do: two callers of one wait site
+    /// are two rows.
+    #[test]
+    fn waits_keep_their_stacks() {
+        let f = |method, location| Frame { method, location };
+        let site = f(3, 1);
+        let mut s = Summary::starting(0);
+        s.waited_short(WaitCall::Wait, 5, &[site, f(7, 2)], 100);
+        s.waited_short(WaitCall::Wait, 5, &[site, f(8, 2)], 200);
+        s.waited_short(WaitCall::Wait, 5, &[site, f(7, 2)], 300);
+        let v = s.take_waits();
+        let got: Vec<(Vec<Frame>, u64, u64)> = v
+            .iter()
+            .map(|((_, _, st, _), w)| (st.to_vec(), w.count, w.total))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(vec![site, f(7, 2)], 2, 400), (vec![site, f(8, 2)], 1, 200)]
+        );
     }
 }

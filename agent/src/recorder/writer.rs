@@ -1431,6 +1431,9 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             push_dec(out, w.max);
             out.push(b',');
             push_site(out, &w.site);
+            if !e.frames.is_empty() {
+                push_stack(out, &e.frames);
+            }
             out.push(b'\n');
             return;
         }
