@@ -22,6 +22,10 @@ pub const WAIT_ROWS: usize = 4;
 /// their waits, timed as holds are).
 pub type ContentionRows = Vec<(u32, HoldStat)>;
 
+/// The counted waits of one site (and call): per stack, in the order they came, its objects'
+/// rows.
+pub type SiteWaits = Vec<(Frames, Vec<(u32, WaitStat)>)>;
+
 /// A `Waits` line's key: (call, site, stack whose top frame is the site, object).
 pub type WaitKey = (WaitCall, Frame, Frames, u32);
 
@@ -381,7 +385,7 @@ pub struct Summary {
     /// Waits counted (shorter than `waitthreshold`, or long beyond the budget), per call and
     /// site: at most [`WAIT_ROWS`] objects
     /// with a row of their own, then the row of other objects (0).
-    waits: FastMap<(WaitCall, Frame), Vec<(Frames, Vec<(u32, WaitStat)>)>>,
+    waits: FastMap<(WaitCall, Frame), SiteWaits>,
     /// Contended acquisitions counted (shorter than `contentionthreshold`, or long beyond
     /// their site's budget), per lock mode (`None`: a monitor) and site: at most
     /// [`WAIT_ROWS`] monitors (locks) with a row of their own, then the row of others (0).
