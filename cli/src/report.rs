@@ -1816,6 +1816,35 @@ fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>) -> String {
     format!("[{}]", v.join(","))
 }
 
+/// A lock's blocked time per whole stack as JSON, most time first, each with the program's
+/// line that called the site when the site is a library's or the JDK's (the verdict's
+/// "called from"; null otherwise).
+fn blocked_stacks_json(md: &Metadata, m: &HashMap<String, (u64, u64)>) -> String {
+    let mut v: Vec<(&String, &(u64, u64))> = m.iter().collect();
+    v.sort_by(|x, y| y.1 .1.cmp(&x.1 .1).then(x.0.cmp(y.0)));
+    let v: Vec<String> = v
+        .into_iter()
+        .map(|(raw, (c, ns))| {
+            let st = orca_format::parse_stack(raw.as_bytes(), 0).ok();
+            let frames: Vec<String> = st
+                .iter()
+                .flat_map(|s| s.frames())
+                .map(|f| json_str(&site(md, Some(f))))
+                .collect();
+            let top = st.and_then(|s| s.top());
+            let one = HashMap::from([(raw.clone(), (*c, *ns))]);
+            let from = crate::verdict::caller(md, &one, top)
+                .map(|(f, _, _)| json_str(&site(md, Some(f))))
+                .unwrap_or_else(|| "null".into());
+            format!(
+                "{{\"frames\":[{}],\"called_from\":{from},\"count\":{c},\"ns\":{ns}}}",
+                frames.join(",")
+            )
+        })
+        .collect();
+    format!("[{}]", v.join(","))
+}
+
 /// Hold sites as JSON, with how many of each site's holds were timed: its `ns` is scaled from
 /// those when fewer than all (an estimate), and is 0 when none was ("not timed").
 fn hold_sites_json(md: &Metadata, m: &Sites, timed: &HashMap<Option<Frame>, u64>) -> String {
@@ -1922,7 +1951,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
             let hh = &o.holds;
             let sites = o.sites.keys().chain(o.hold_sites.keys());
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{}}},\"hold_sites\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"blocked_stacks\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{}}},\"hold_sites\":{}}}",
                 json_str(&a.lock_name(*h, false)),
                 *h == Hash(0),
                 // The row of other monitors is shown at its sites, never folded.
@@ -1933,6 +1962,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
                 o.still_blocked,
                 owners.join(","),
                 sites_json(md, &o.sites),
+                blocked_stacks_json(md, &o.blocked_stacks),
                 hh.count(),
                 hh.timed(),
                 hh.is_estimate(),
@@ -2105,7 +2135,7 @@ fn juc_json(a: &Analysis, md: &Metadata, all: bool) -> (String, Folded) {
                 })
                 .collect();
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"holds_lower_bound\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{},\"signals_written_only\":{},\"signals_counted_at_sites\":{signals_counted}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"acquisitions\":{},\"failed\":{},\"timed_out\":{},\"interrupted\":{},\"owners\":[{}],\"sites\":{},\"blocked_stacks\":{},\"write_holds\":{},\"read_holds\":{},\"open_holds\":{},\"holds_lower_bound\":{},\"hold_sites\":{},\"awaits\":{},\"awaited_ns\":{},\"signals\":{},\"signal_alls\":{},\"signals_written_only\":{},\"signals_counted_at_sites\":{signals_counted}}}",
                 json_str(&a.lock_name(*h, true)),
                 *h == Hash(0),
                 *h != Hash(0) && !by_default.contains(h),
@@ -2123,6 +2153,7 @@ fn juc_json(a: &Analysis, md: &Metadata, all: bool) -> (String, Folded) {
                 l.interrupted,
                 owners.join(","),
                 sites_json(md, &l.sites),
+                blocked_stacks_json(md, &l.blocked_stacks),
                 hist(&l.write_holds),
                 hist(&l.read_holds),
                 l.open_holds,

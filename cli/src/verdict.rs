@@ -316,7 +316,7 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
 /// blocked longest in all, first outside the site's package and the JDK, with its count and
 /// time (issue 46: log4j's blocked time was all at `Category.callAppenders`, and the program's
 /// logging call nowhere).
-fn caller(
+pub(crate) fn caller(
     md: &Metadata,
     stacks: &HashMap<String, (u64, u64)>,
     site: Option<Frame>,

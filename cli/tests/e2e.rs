@@ -1570,6 +1570,34 @@ fn the_verdict_and_the_flame_graph_reach_the_programs_line_below_a_jdk_lock() {
                 .map(|l| weight(l))
                 .sum();
             assert!(total > 0 && below == total, "{ctx}:\n{out}");
+            // The JSON has the stacks, each naming the program's line below the JDK's site.
+            let (code, out, err) = orca(&["report", "--json", &prefix(&r)]);
+            assert_eq!(code, Some(0), "{ctx}: {err}");
+            let rep = json::Json::parse(&out);
+            let Some(json::Json::Arr(monitors)) = rep.get("monitors") else {
+                panic!("{ctx}: {out}")
+            };
+            let buffer = monitors
+                .iter()
+                .find(|m| {
+                    matches!(m.get("name"), Some(json::Json::Str(n)) if n.starts_with("StringBuffer@"))
+                })
+                .unwrap_or_else(|| panic!("{ctx}: {out}"));
+            let Some(json::Json::Arr(stacks)) = buffer.get("blocked_stacks") else {
+                panic!("{ctx}: {out}")
+            };
+            let from = format!("CalledFrom.log(CalledFrom.java:{call})");
+            let n: u64 = stacks
+                .iter()
+                .inspect(|st| {
+                    assert!(
+                        matches!(st.get("called_from"), Some(json::Json::Str(f)) if *f == from),
+                        "{ctx}: {st:?}"
+                    )
+                })
+                .map(|st| st.num("count"))
+                .sum();
+            assert_eq!(n, 40, "{ctx}: {stacks:?}");
         }
     }
 }
