@@ -1135,7 +1135,7 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
         let _ = writeln!(
             s,
             "      owners at contention: {}",
-            owners_text(a, &o.owners, top)
+            owners_text(a, &o.owners, o.contentions, top)
         );
         if a.has_holds {
             // Instrumentation mode names the owner of a monitor instrumented code takes from
@@ -1534,7 +1534,7 @@ fn juc_text(s: &mut String, a: &Analysis, md: &Metadata, top: usize, all: bool) 
             let _ = writeln!(
                 s,
                 "      owners at contention: {}",
-                owners_text(a, &l.owners, top)
+                owners_text(a, &l.owners, l.contentions, top)
             );
         }
         for (f, c, ns) in top_sites(&l.sites, top) {
@@ -1738,19 +1738,29 @@ fn by_count(owners: &HashMap<Hash, u64>) -> Vec<(&Hash, &u64)> {
 }
 
 /// The `top` most frequent owners at contention, as the text report names them.
-fn owners_text(a: &Analysis, owners: &HashMap<Hash, u64>, top: usize) -> String {
+fn owners_text(a: &Analysis, owners: &HashMap<Hash, u64>, contentions: u64, top: usize) -> String {
     if owners.is_empty() {
         // Every contention was counted (issue 46: the line was empty).
         return "not recorded (each contention was counted, not written with its owner: \
                 shorter than contentionthreshold, or past its site's budget)"
             .to_string();
     }
-    by_count(owners)
+    let named = by_count(owners)
         .iter()
         .take(top)
         .map(|(h, c)| format!("{} x{c}", a.thread_label(**h)))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    // The owners add up to the written contentions only: say so when some were counted.
+    let written: u64 = owners.values().sum();
+    if written < contentions {
+        format!(
+            "{named} (of the {written} written; the {} counted name no owner)",
+            contentions - written
+        )
+    } else {
+        named
+    }
 }
 
 /// A hold site's total time: `~` when it is an estimate, and "not timed" for a site of which
@@ -2789,7 +2799,8 @@ mod tests {
         let t = &a.threads[&Hash(0xBBBB)];
         assert_eq!(t.states()[0], 3_037_000 + 15700);
         // A lock whose contentions were all counted has no owner recorded, and says so (issue
-        // 46: its owners line was empty).
+        // 46: its owners line was empty); one with some counted says its owners are of the
+        // written ones (the demo read "owners at contention: referee x1, pong x1" for 5).
         let md = Metadata::from_readers(
             "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
             "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
@@ -2802,7 +2813,11 @@ mod tests {
             .filter(|l| l.contains("owners at contention:"))
             .collect();
         assert_eq!(owners.len(), 2, "{out}");
-        assert!(owners[0].ends_with("[0000AAAA] x1"), "{out}");
+        // The owners are the written contentions' only, and the line says so.
+        assert!(
+            owners[0].ends_with("[0000AAAA] x1 (of the 1 written; the 4 counted name no owner)"),
+            "{out}"
+        );
         assert!(
             owners[1].contains("not recorded (each contention was counted"),
             "{out}"
