@@ -1842,8 +1842,7 @@ fn blocked_stacks_json(md: &Metadata, m: &HashMap<String, (u64, u64)>) -> String
                 .map(|f| json_str(&site(md, Some(f))))
                 .collect();
             let top = st.and_then(|s| s.top());
-            let one = HashMap::from([(raw.clone(), (*c, *ns))]);
-            let from = crate::verdict::caller(md, &one, top)
+            let from = crate::verdict::caller(md, [(raw.as_str(), (*c, *ns))], top)
                 .map(|(f, _, _)| json_str(&site(md, Some(f))))
                 .unwrap_or_else(|| "null".into());
             format!(
@@ -2211,6 +2210,16 @@ mod tests {
         Analysis::run_with(EventReader::new(orca.as_bytes()), from_events).unwrap()
     }
 
+    /// Class `T` (T.java) with methods 1 (`a`) and 2 (`b`), as the tests' logs name them.
+    fn two_methods() -> Metadata {
+        Metadata::from_readers(
+            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
+            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
+                .as_bytes(),
+        )
+        .unwrap()
+    }
+
     /// A monitor known only from a `MonitorHolds` line (an OSGi bundle's own monitor, 100
     /// holds at `Act.java:7`) is in `--all` and in the JSON however many monitors rank before
     /// it (issue 46: both cut it at `--top`, 10 by default, and Felix has dozens); the default
@@ -2275,12 +2284,7 @@ mod tests {
             b4 = b(400)
         );
         let a = analyse(&log, false);
-        let md = Metadata::from_readers(
-            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
-            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
-                .as_bytes(),
-        )
-        .unwrap();
+        let md = two_methods();
         let f = crate::deadlocks::analyze(EventReader::new(log.as_bytes())).unwrap();
         for all in [false, true] {
             let v = crate::verdict::text(&crate::verdict::verdict(&a, &f, &md, "t", all));
@@ -2448,12 +2452,7 @@ mod tests {
         };
         assert_eq!(l.hold_sites[&site(1, 0x10)], (8, 12000));
         assert_eq!(l.hold_sites[&site(2, 4)], (3, 0));
-        let md = Metadata::from_readers(
-            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
-            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
-                .as_bytes(),
-        )
-        .unwrap();
+        let md = two_methods();
         let out = text(&a, &md, "t", 10, true);
         assert!(
             out.contains("write/exclusive held 8 times, total ~12.000 µs")
@@ -2620,12 +2619,7 @@ mod tests {
 2.000000000,Notifies,0000CCCC,signal,553,1;00000002;00000020
 ";
         let a = analyse(log, false);
-        let md = Metadata::from_readers(
-            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
-            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
-                .as_bytes(),
-        )
-        .unwrap();
+        let md = two_methods();
         let out = text(&a, &md, "t", 10, true);
         assert!(
             out.contains("  notifyAll at T.a(T.java) x200 counted"),
@@ -2708,12 +2702,7 @@ mod tests {
         let b = &a.threads[&Hash(0xBBBB)];
         assert_eq!((b.juc_blocked, b.parked), ((1, 1100), (1, 2000)));
         assert_eq!(a.threads[&Hash(0xAAAA)].awaiting, (1, 2000));
-        let md = Metadata::from_readers(
-            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
-            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
-                .as_bytes(),
-        )
-        .unwrap();
+        let md = two_methods();
         let out = text(&a, &md, "t", 10, true);
         assert!(
             out.contains("  #1 lock 00002222: 1.100 µs blocked in 1 contentions (max 1.100 µs) of 4 acquisitions, 1 failed, 0 timed out, 0 interrupted\n"),
@@ -2801,12 +2790,7 @@ mod tests {
         // A lock whose contentions were all counted has no owner recorded, and says so (issue
         // 46: its owners line was empty); one with some counted says its owners are of the
         // written ones (the demo read "owners at contention: referee x1, pong x1" for 5).
-        let md = Metadata::from_readers(
-            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
-            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
-                .as_bytes(),
-        )
-        .unwrap();
+        let md = two_methods();
         let out = text(&a, &md, "t", 10, true);
         let owners: Vec<&str> = out
             .lines()
@@ -2861,12 +2845,7 @@ mod tests {
         assert_eq!(l.hold_sites[&site(2, 0x10)], (1, 5000));
         assert_eq!(a.long_lock_holds.len(), 1);
         assert_eq!(a.long_lock_holds[0].0, 20000);
-        let md = Metadata::from_readers(
-            "1.000000000,15DB9742,LT;,T.java\n".as_bytes(),
-            "1.000000000,00000001,a,()V,15DB9742,0\n1.000000000,00000002,b,()V,15DB9742,0\n"
-                .as_bytes(),
-        )
-        .unwrap();
+        let md = two_methods();
         let out = text(&a, &md, "t", 10, true);
         for want in [
             "  (hold times from LockHolds summary lines; only contended or unsuccessful acquisitions are events, so their number is not known)\n",

@@ -194,7 +194,8 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
         let at = top_sites(l.sites, 1)
             .first()
             .map(|(f, c, ns)| {
-                let from = caller(md, l.stacks, *f)
+                let stacks = l.stacks.iter().map(|(raw, v)| (raw.as_str(), *v));
+                let from = caller(md, stacks, *f)
                     .map(|(g, c, ns)| {
                         format!(", called from {} (x{c}, {})", site(md, Some(g)), dur(ns))
                     })
@@ -316,9 +317,9 @@ pub fn verdict(a: &Analysis, f: &Findings, md: &Metadata, prefix: &str, all: boo
 /// blocked longest in all, first outside the site's package and the JDK, with its count and
 /// time (issue 46: log4j's blocked time was all at `Category.callAppenders`, and the program's
 /// logging call nowhere).
-pub(crate) fn caller(
+pub(crate) fn caller<'a>(
     md: &Metadata,
-    stacks: &HashMap<String, (u64, u64)>,
+    stacks: impl IntoIterator<Item = (&'a str, (u64, u64))>,
     site: Option<Frame>,
 ) -> Option<(Frame, u64, u64)> {
     let site = site?;
@@ -338,7 +339,7 @@ pub(crate) fn caller(
     };
     let home = package(site).map(|(p, _)| p);
     let mut by: HashMap<Frame, (u64, u64)> = HashMap::new();
-    for (raw, &(c, ns)) in stacks {
+    for (raw, (c, ns)) in stacks {
         let Ok(st) = parse_stack(raw.as_bytes(), 0) else {
             continue;
         };

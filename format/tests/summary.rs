@@ -415,6 +415,22 @@ fn summary_mutations_never_panic() {
     assert!(n > 0);
 }
 
+/// [`EVENTS`] with `extra` lines after its sixth.
+fn with_lines(extra: &[&str]) -> String {
+    let mut s = String::new();
+    for (i, l) in EVENTS.lines().enumerate() {
+        s.push_str(l);
+        s.push('\n');
+        if i == 5 {
+            for e in extra {
+                s.push_str(e);
+                s.push('\n');
+            }
+        }
+    }
+    s
+}
+
 /// `MonitorContentions` and `LockContentions`: the short contentions the agent counted per
 /// site, checked as strictly as hold summaries (numbers, one frame, one line per key and
 /// flush).
@@ -425,20 +441,7 @@ fn contention_summaries_are_checked_like_hold_summaries() {
         "5087.201000000,LockContentions,0000AAAA,00002222,W,1,700,700,1;279;1,1;00000001;00000014";
     let other =
         "5087.201000000,MonitorContentions,0000AAAA,00000000,1,90,90,1;90;1,1;00000001;00000010";
-    let log = |extra: &[&str]| {
-        let mut s = String::new();
-        for (i, l) in EVENTS.lines().enumerate() {
-            s.push_str(l);
-            s.push('\n');
-            if i == 5 {
-                for e in extra {
-                    s.push_str(e);
-                    s.push('\n');
-                }
-            }
-        }
-        s
-    };
+    let log = with_lines;
     let r = run(&log(&[mc, lc, other]));
     assert!(r.is_valid(), "{:#?}", r.violations);
     match parse_event_line(mc.as_bytes()).unwrap().event {
@@ -497,20 +500,7 @@ fn contention_summaries_carry_their_stack() {
     };
     let one = at("2;00000001;00000010;00000002;00000000");
     let two = at("2;00000001;00000010;00000001;00000008");
-    let log = |extra: &[&str]| {
-        let mut s = String::new();
-        for (i, l) in EVENTS.lines().enumerate() {
-            s.push_str(l);
-            s.push('\n');
-            if i == 5 {
-                for e in extra {
-                    s.push_str(e);
-                    s.push('\n');
-                }
-            }
-        }
-        s
-    };
+    let log = with_lines;
     let r = run(&log(&[&one, &two]));
     assert!(r.is_valid(), "{:#?}", r.violations);
     match parse_event_line(one.as_bytes()).unwrap().event {

@@ -135,10 +135,11 @@ impl Recorder {
         let class = self.jvmti.method_declaring_class(f.method).ok()?;
         let sig = self.jvmti.class_signature(class).unwrap_or_default();
         jni.delete_local_ref(class);
+        // `Ljava/lang/Orca`: the tracker's classes (build.rs).
         let lock =
-            sig.starts_with("Ljava/util/concurrent/locks/") || sig.starts_with("Ljava/lang/Orca"); // the tracker's classes (build.rs)
-                                                                                                   // A jmethodID names one method for the JVM's life: a slot another method overwrites
-                                                                                                   // is only asked again.
+            sig.starts_with("Ljava/util/concurrent/locks/") || sig.starts_with("Ljava/lang/Orca");
+        // A jmethodID names one method for the JVM's life: a slot another method overwrites
+        // is only asked again.
         slot.store(key | lock as usize, Ordering::Relaxed);
         Some(lock)
     }

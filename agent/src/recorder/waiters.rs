@@ -402,9 +402,10 @@ impl Waiters {
 
     /// The wait on `monitor` that began with `token` has (or may have) its entry line
     /// written before it ends (its thread writes another line meanwhile, or began what may
-    /// write one): it counts as an old waiter from now on, so that the call that wakes it is written and the wait, written in full, has its
-    /// waker in the log (a wait written while it was short, woken by a call counted as
-    /// finding only short waits, had none, and `orca report` said no notify came).
+    /// write one): it counts as an old waiter from now on, so that the call that wakes it is
+    /// written and the wait, written in full, has its waker in the log (a wait written while
+    /// it was short, woken by a call counted as finding only short waits, had none, and
+    /// `orca report` said no notify came).
     pub fn written_early(&self, monitor: u32, token: u32) {
         let (epoch, gen) = ((token >> 18) as u64, token as u64 & GEN_MASK);
         let _ = self
@@ -704,8 +705,8 @@ mod tests {
         let w = Waiters::new(10 * ms);
         let a = w.enter(4, 100 * ms);
         let b = w.enter(4, 100 * ms);
-        assert_eq!(w.wake(4, 101 * ms, false), Found::Short); // wakes a, counted
-                                                              // b is still waiting: a call finds it (recent still).
+        // The first wakes a, counted; b is still waiting, and a call finds it (recent still).
+        assert_eq!(w.wake(4, 101 * ms, false), Found::Short);
         assert_eq!(w.wake(4, 102 * ms, false), Found::Short); // wakes b
         assert_eq!(w.wake(4, 103 * ms, false), Found::Nobody);
         assert_eq!(w.leave(4, a), Left::Counted);
