@@ -20,7 +20,7 @@ use jni_sys::jobject;
 use crate::events::{RecordKind, SiteBits, Sizes, HELD_WORDS};
 use crate::jvmti::Jni;
 use crate::recorder::budget;
-use crate::recorder::clock::now_nanos;
+use crate::recorder::clock::{self, now_nanos};
 use crate::recorder::owners::OwnerQuery;
 use crate::recorder::summary::{self, FastHasher, FastMap, OrderSlots, Summary};
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
@@ -450,6 +450,7 @@ impl Recorder {
         jni.delete_local_ref(quiet);
         let end = r.last_nanos;
         for &(site, n) in &counts {
+            clock::count_holds(n);
             let key = self.summary_site(jni, site);
             r.summary.untimed_hold(0, key, end, false, n);
         }
@@ -523,7 +524,9 @@ impl Recorder {
         match RecordKind::from_i32(kind as i32) {
             Some(RecordKind::Hold) | Some(RecordKind::HoldWaited) => {
                 let waited = kind == RecordKind::HoldWaited as i64;
+                // (S_SAMPLED stays in the key: the sample's rows are apart)
                 let site = summed(site);
+                clock::count_holds(if w2 < 0 { w2.unsigned_abs() } else { 1 });
                 if w2 < 0 {
                     // minus the holds the record stands for (RecordKind::Hold)
                     r.summary
@@ -790,6 +793,7 @@ impl Recorder {
                     histogram: c.histogram(),
                     site,
                     mode,
+                    sample: 1,
                 })),
                 // The contentions' stack, after the site (docs/FORMAT.md).
                 frames: stack,
@@ -828,6 +832,12 @@ impl Recorder {
         let holds = summary::by_place(holds, |s| self.site_frame(jni, s));
         for ((monitor, site, frame), h) in holds {
             let (kind, mode) = lock_mode(site);
+            // the sample's rows say of how many holds they are one
+            let sample = if site & SiteBits::Sampled as u32 != 0 {
+                clock::GATE_PERIOD as u64
+            } else {
+                1
+            };
             let site = frame;
             if h.count > 0 {
                 lines.push(EventRecord {
@@ -843,6 +853,7 @@ impl Recorder {
                         histogram: h.histogram(),
                         site,
                         mode,
+                        sample,
                     })),
                     frames: Frames::new(),
                 });
@@ -864,6 +875,7 @@ impl Recorder {
                         histogram: Vec::new(),
                         site,
                         mode,
+                        sample,
                     })),
                     frames: Frames::new(),
                 });
@@ -979,6 +991,17 @@ impl Recorder {
             self.long_holds_stretched.fetch_add(1, Ordering::Relaxed);
             return;
         }
+        // A guarded hold outside the sample: no hold record follows, none to count it in.
+        let unsampled = site & SiteBits::Unsampled as u32 != 0;
+        // reported through a guard entry point: one more frame of the tracker to skip
+        let skip = skip + (site & SiteBits::Deeper as u32 != 0) as i32;
+        let site = site & !(SiteBits::Unsampled as u32 | SiteBits::Deeper as u32);
+        // its exit's site: written at its enter's (the rewriter's pairs)
+        let site = if unsampled {
+            self.sites.enter_of(site).unwrap_or(site)
+        } else {
+            site
+        };
         // keyed as its hold record will be
         let site = self.summary_site(jni, site);
         let Some(state) = self.current_state() else {
@@ -996,7 +1019,9 @@ impl Recorder {
             // agent's events only).
             let span = end.saturating_sub(start);
             nanos = span.saturating_sub(r.summary.paused(object, site, start, end));
-            r.summary.long_hold(object, site, end, nanos);
+            if !unsampled {
+                r.summary.long_hold(object, site, end, nanos);
+            }
         }
         let Some(acquired) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
             return;

@@ -84,6 +84,10 @@ pub struct Coarse {
     /// most once per window per thread), to 2 when it times a hold because the clock was stale
     /// (and wakes the ticker), storing only when the word is below that; cleared by the ticker.
     pub used: AtomicU64,
+    /// [`STALE`] until the gate samples, then the time of the first tick that could close it
+    /// (the tracker's: a guarded site's hold that ends at or after it is one of the sample,
+    /// `S_SAMPLED`). Never goes back to [`STALE`] within a recording.
+    pub sampling: AtomicU64,
 }
 
 /// The offset of [`Coarse::used`] from the clock's address, which the tracker adds: the
@@ -92,11 +96,47 @@ pub const USED_OFFSET: usize = std::mem::offset_of!(Coarse, used);
 const _: () = assert!(USED_OFFSET == crate::events::CLOCK_USED_OFFSET);
 const _: () = assert!(std::mem::offset_of!(Coarse, ring) == crate::events::CLOCK_RING_OFFSET);
 const _: () = assert!(std::mem::offset_of!(Coarse, now) == 0);
+const _: () =
+    assert!(std::mem::offset_of!(Coarse, sampling) == crate::events::CLOCK_SAMPLING_OFFSET);
+
+/// Once the program passed [`SAMPLE_AFTER_HOLDS`], a guarded site's outermost hold is in the
+/// sample with probability one in this, drawn per hold by the tracker (`OrcaSampler.gateTurn`),
+/// and every hold nested in it with it. Why 16: a hold in the sample costs the tracker's
+/// 25–35 ns and one outside it a few (benches/PROFILE.md, "A guarded hold outside the
+/// sample"), so about 4 ns a hold on average; and a pair of sites ordered 107 times is seen
+/// with probability 99.9% (docs/MODES.md, "Guarded sites").
+pub use crate::events::GATE_PERIOD;
+
+/// Holds the tracker reported (counted at the agent's drains) before the gate samples: a
+/// program that takes fewer is recorded with every hold, exactly (issue 45, "small programs").
+/// A million: the tests' programs and a user's small program stay under it, a server passes it
+/// in its first seconds.
+pub const SAMPLE_AFTER_HOLDS: u64 = 1_000_000;
+
+/// Whether the gate samples once [`SAMPLE_AFTER_HOLDS`] are passed (`guards=on`).
+static GATED: AtomicBool = AtomicBool::new(false);
+/// Holds the agent's drains counted in this recording ([`count_holds`]).
+static HOLDS: AtomicU64 = AtomicU64::new(0);
+
+/// A drain folded `n` holds the tracker reported: the ticker compares their sum with
+/// [`SAMPLE_AFTER_HOLDS`].
+pub fn count_holds(n: u64) {
+    if GATED.load(Ordering::Relaxed) {
+        HOLDS.fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+/// The time from which the gate samples ([`Coarse::sampling`]), if it does.
+pub fn sampling_since() -> Option<u64> {
+    let t = COARSE.sampling.load(Ordering::Relaxed);
+    (t != STALE).then_some(t)
+}
 
 static COARSE: Coarse = Coarse {
     now: AtomicU64::new(STALE),
     ring: [const { AtomicU64::new(0) }; TICK_RING],
     used: AtomicU64::new(0),
+    sampling: AtomicU64::new(STALE),
 };
 
 /// The thread that advances [`COARSE`] every [`TICK_NANOS`] while the tracker uses it,
@@ -111,7 +151,11 @@ static TICKER: OnceLock<Option<std::thread::Thread>> = OnceLock::new();
 impl Ticker {
     /// The coarse clock's address (a [`Coarse`]), advancing from now on; `None` when no
     /// thread could be started (the tracker then times every hold).
-    pub fn start() -> Option<u64> {
+    pub fn start(gated: bool) -> Option<u64> {
+        // The gate open (every hold reported) until this recording passes the budget.
+        GATED.store(gated, Ordering::SeqCst);
+        HOLDS.store(0, Ordering::SeqCst);
+        COARSE.sampling.store(STALE, Ordering::SeqCst);
         TICKING.store(true, Ordering::SeqCst);
         // Stale until the ticker's next tick: a recording after a detach starts no hold from
         // a tick of the earlier recording, and an idle ticker (below) wakes to tick at its
@@ -189,7 +233,8 @@ fn go_stale(last: usize) -> usize {
     i
 }
 
-/// One tick after tick `last`: the time now, numbered one more. Returns its number.
+/// One tick after tick `last`: the time now, numbered one more; and the sample's start, once
+/// the program passed the exact budget. Returns its number.
 fn tick(last: usize) -> usize {
     let i = (last + 1) % TICK_RING;
     let t = now_nanos();
@@ -197,6 +242,12 @@ fn tick(last: usize) -> usize {
     COARSE.ring[i].store(t, Ordering::Relaxed);
     let now = t & !(TICK_RING as u64 - 1) | i as u64;
     COARSE.now.store(now, Ordering::Release);
+    if GATED.load(Ordering::Relaxed)
+        && COARSE.sampling.load(Ordering::Relaxed) == STALE
+        && HOLDS.load(Ordering::Relaxed) >= SAMPLE_AFTER_HOLDS
+    {
+        COARSE.sampling.store(t, Ordering::SeqCst);
+    }
     i
 }
 
