@@ -166,10 +166,13 @@ pub fn collapse_with<R: std::io::Read>(
                     monitor,
                     site,
                     durations: Durations { count, total, .. },
+                    sample,
                     ..
                 },
             ) => {
                 summary_lines += 1;
+                // a row of a sample stands for `sample` times its holds
+                let (count, total) = (count * sample, total * sample);
                 *summary_weights
                     .entry((site.raw().to_string(), monitor))
                     .or_default() += total;
@@ -182,10 +185,12 @@ pub fn collapse_with<R: std::io::Read>(
                     monitor,
                     count,
                     site,
+                    sample,
                     ..
                 },
             ) => {
                 summary_lines += 1;
+                let count = count * sample;
                 let c = summary_counts.entry((site.raw().to_string(), monitor));
                 c.or_default().1 += count;
             }

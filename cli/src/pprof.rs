@@ -174,6 +174,9 @@ pub struct Profiles {
     first_ts: Option<u64>,
     last_ts: u64,
     has_summaries: bool,
+    /// Some monitor hold rows were of a sample (guards=on past the exact budget): their
+    /// counts and times are scaled estimates.
+    sampled: bool,
     has_lock_summaries: bool,
     from_events: bool,
     /// Holds counted but not timed (monitors, j.u.c. locks): (those whose time is estimated
@@ -257,9 +260,13 @@ impl Profiles {
                 monitor,
                 site,
                 durations: Durations { count, total, .. },
+                sample,
                 ..
             } => {
                 self.has_summaries = true;
+                // a row of a sample stands for `sample` times its holds
+                let (count, total) = (count * sample, total * sample);
+                self.sampled |= sample > 1;
                 let k = key(Leaf::Monitor(monitor), site.raw().to_string());
                 add(&mut self.held_summaries, k, count, total);
             }
@@ -267,9 +274,12 @@ impl Profiles {
                 monitor,
                 count,
                 site,
+                sample,
                 ..
             } => {
                 self.has_summaries = true;
+                let count = count * sample;
+                self.sampled |= sample > 1;
                 let k = key(Leaf::Monitor(monitor), site.raw().to_string());
                 *self.held_untimed.entry(k).or_default() += count;
             }
@@ -561,6 +571,7 @@ impl Profiles {
             ),
             match self.estimated(kind) {
                 _ if weight != 1 => format!("sampled: each recorded event counts {weight} times, so totals estimate the true totals"),
+                _ if self.sampled && kind == Kind::Held => "hold counts and times are estimates: rows of a sample of the guarded sites' holds count each hold seen as the holds it stands for (see `orca report` for their intervals)".into(),
                 (0, 0) if self.counted(kind) => "values are the true totals; those the agent counted instead of writing them (short ones: docs/FORMAT.md) have the stack it kept for them (contentions and waits: up to 8 per site, the rest their site's frame; hold times from summary lines: their site's frame only)".into(),
                 (0, 0) => "every event recorded: values are the true totals".into(),
                 (scaled, unsampled) => format!(

@@ -173,6 +173,9 @@ pub struct Analysis {
     pub parks: FastMap<Hash, (u64, u64)>,
     pub unparks: u64,
     pub has_holds: bool,
+    /// Whether some monitor hold rows were of a sample (`<sample>` above 1): hold counts
+    /// per site are then estimates too, marked `~`.
+    pub sampled_holds: bool,
     /// Whether the log has summary lines (`MonitorHolds`, `LockHolds`, `LockOrder`).
     pub has_summaries: bool,
     /// Whether the log has j.u.c. hold summaries (`LockHolds` or `LockHold` lines).
@@ -462,26 +465,33 @@ impl Analysis {
                 monitor,
                 durations: d,
                 site,
+                sample,
                 ..
             } => {
                 self.has_holds = true;
                 self.has_summaries = true;
                 let o = self.objects.entry(monitor).or_default();
-                o.sum_holds.add_durations(&d);
-                add_sites(&mut o.sum_hold_sites, site.top(), d.count, d.total);
+                o.sum_holds.add_durations_of(&d, sample);
+                self.sampled_holds |= sample > 1;
+                // a row of a sample stands for `sample` times its holds
+                let (count, total) = (d.count * sample, d.total * sample);
+                add_sites(&mut o.sum_hold_sites, site.top(), count, total);
                 let ts = self.sum_thread_hold_sites.entry((monitor, thread));
-                add_sites(ts.or_default(), site.top(), d.count, d.total);
+                add_sites(ts.or_default(), site.top(), count, total);
             }
             Event::MonitorHoldsUntimed {
                 monitor,
                 count,
                 site,
+                sample,
                 ..
             } => {
                 self.has_holds = true;
                 self.has_summaries = true;
                 let o = self.objects.entry(monitor).or_default();
-                o.sum_holds.add_untimed(count);
+                o.sum_holds.add_untimed_of(count, sample);
+                self.sampled_holds |= sample > 1;
+                let count = count * sample;
                 *o.sum_untimed_sites.entry(site.top()).or_default() += count;
                 let ts = self.sum_thread_untimed_sites.entry((monitor, thread));
                 *ts.or_default().entry(site.top()).or_default() += count;
@@ -1184,10 +1194,11 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 holds_line(o, a.identified_only(*h))
             );
             let est = if o.holds.is_estimate() { "~" } else { "" };
+            let about = if a.sampled_holds { "~" } else { "" };
             for (f, c, ns) in top_sites(&o.hold_sites, 3) {
                 let _ = writeln!(
                     s,
-                    "      held from {} x{c} {}",
+                    "      held from {} x{about}{c} {}",
                     site(md, f),
                     site_time(est, ns)
                 );
@@ -1400,8 +1411,13 @@ fn unidentified_text(s: &mut String, a: &Analysis, md: &Metadata, juc: bool, row
             figures.push(format!("blocked {} {}", crate::util::times(c), dur(ns)));
         }
         if let Some((c, ns)) = at(Some(held), f) {
+            let about = if a.sampled_holds && what == "monitor" {
+                "~"
+            } else {
+                ""
+            };
             figures.push(format!(
-                "held {}, {}",
+                "held {about}{}, {}",
                 crate::util::times(c),
                 if est.is_empty() || ns > 0 {
                     format!("total {}", site_time(est, ns))
@@ -1780,7 +1796,11 @@ pub(crate) fn site_time(est: &str, ns: u64) -> String {
 /// none was timed are "not timed", never a measured-looking "~0 ns".
 fn hold_figures(h: &Hist, identified_only: bool) -> String {
     let least = if identified_only { "at least " } else { "" };
-    let times = crate::util::times(h.count());
+    let mut times = crate::util::times(h.count());
+    if let (Some(seen), Some((lo, hi))) = (h.sampled(), h.count_interval()) {
+        // rows of a sample (guards=on past the exact budget): the count is an estimate
+        times = format!("~{times} (95% interval {lo}–{hi}, from a sample of {seen} holds)");
+    }
     if h.is_estimate() && h.timed() == 0 {
         return format!("held {least}{times}, not timed (holdtiming=sampled timed none of them)");
     }
@@ -1960,7 +1980,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
             let hh = &o.holds;
             let sites = o.sites.keys().chain(o.hold_sites.keys());
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"blocked_stacks\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{}}},\"hold_sites\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"blocked_stacks\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{},\"sampled\":{},\"count_interval\":{}}},\"hold_sites\":{}}}",
                 json_str(&a.lock_name(*h, false)),
                 *h == Hash(0),
                 // The row of other monitors is shown at its sites, never folded.
@@ -1981,6 +2001,8 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
                 hh.max(),
                 o.open_holds,
                 a.identified_only(*h),
+                hh.sampled().map_or("null".into(), |n| n.to_string()),
+                hh.count_interval().map_or("null".into(), |(lo, hi)| format!("[{lo},{hi}]")),
                 hold_sites_json(md, &o.hold_sites, &o.hold_sites_timed)
             )
         })
