@@ -2417,3 +2417,97 @@ fn an_idle_program_costs_the_ticker_little() {
         );
     }
 }
+
+/// `guards=on` (issue 45): a program past the agent's exact budget (a million monitor holds)
+/// is recorded from a sample of its guarded sites' holds, one in 16, whose rows say so
+/// (`<sample>`); the report's estimate of a loop's holds holds their exact number inside its
+/// 95% interval and within 2% of it. Every long hold is still written, followed or not, and a
+/// hold whose time is an `Object.wait` is not one. A program under the budget is recorded
+/// exactly: no row of a sample, every hold counted.
+#[test]
+fn guarded_sites_sample_a_busy_program_and_record_a_small_one_exactly() {
+    const BUSY: u64 = 20_000_000;
+    const SMALL: u64 = 200_000;
+    for jdk in jdks() {
+        for n in [BUSY, SMALL] {
+            let label = format!("{} GuardedSample {n}", jdk.label());
+            let r = run(
+                &format!("guarded-sample-{n}"),
+                jdk,
+                "guards=on",
+                "GuardedSample",
+                &[&n.to_string()],
+            );
+            assert_eq!(r.code, Some(0), "{label}: {}", r.stderr);
+            let log = r.log();
+            assert_valid(&r, &log);
+            let text = orca_text(&r);
+            let sampled = text
+                .lines()
+                .filter(|l| l.contains(",MonitorHolds") && l.ends_with(",16"))
+                .count();
+            assert_eq!(
+                sampled > 0,
+                n == BUSY,
+                "{label}: {sampled} rows of a sample"
+            );
+            // Four 30 ms holds of `slow`, each written whether the sample followed it or not,
+            // and none of `waited` (its 40 ms were a wait).
+            let long_line = marker_line("GuardedSample.java", "slow");
+            let loop_line = marker_line("GuardedSample.java", "loop");
+            let long: Vec<_> = log
+                .events
+                .iter()
+                .filter(|e| e.name == "MonitorHold")
+                .collect();
+            assert_eq!(long.len(), 4, "{label}: {long:?}");
+            for e in &long {
+                let (m, loc) = e.frames[0];
+                assert_eq!(log.line_of(m, loc), Some(long_line), "{label}: {e:?}");
+                assert!(e.numbers[0] >= 28_000_000, "{label}: {e:?}");
+            }
+            let report = std::process::Command::new(agent_path().with_file_name("orca"))
+                .args(["report", "--json", "--all"])
+                .arg(&r.prefix)
+                .output()
+                .expect("run orca report");
+            let json: serde_json::Value =
+                serde_json::from_slice(&report.stdout).expect("report --json");
+            // the loop's holds: the named monitor's row and the site's row of other monitors
+            let mut count = 0;
+            let (mut lo, mut hi) = (0, 0);
+            for m in json["monitors"].as_array().unwrap() {
+                let sites = m["hold_sites"].as_array().unwrap();
+                let at_loop = sites.iter().any(|s| {
+                    let at = format!("GuardedSample.main(GuardedSample.java:{loop_line})");
+                    s["site"].as_str().unwrap() == at
+                });
+                if !at_loop {
+                    continue;
+                }
+                let h = &m["holds"];
+                let c = h["count"].as_u64().unwrap();
+                count += c;
+                match h["count_interval"].as_array() {
+                    Some(i) => {
+                        lo += i[0].as_u64().unwrap();
+                        hi += i[1].as_u64().unwrap();
+                    }
+                    None => {
+                        lo += c;
+                        hi += c;
+                    }
+                }
+            }
+            if n == SMALL {
+                assert_eq!(count, n, "{label}: exact");
+            } else {
+                assert!(
+                    lo <= n && n <= hi,
+                    "{label}: {n} outside {lo}..{hi} ({count})"
+                );
+                assert!(count.abs_diff(n) * 50 <= n, "{label}: {count} for {n}");
+            }
+        }
+    }
+}
