@@ -179,6 +179,11 @@ pub struct Profiles {
     /// Holds counted but not timed (monitors, j.u.c. locks): (those whose time is estimated
     /// from their site's timed holds, those at a site with no timed hold, which add no time).
     untimed: [(u64, u64); 2],
+    /// The row of other monitors (locks), `00000000`, named at its sites as `orca report`
+    /// names it ([`Profiles::name_rows`]): (j.u.c., site) to `Object at T.a(T.java:12)`; and
+    /// the report's name of the monitors' row, for its contentions.
+    rows: HashMap<(bool, Option<Frame>), String>,
+    other_monitors: Option<String>,
 }
 
 impl Profiles {
@@ -452,6 +457,80 @@ impl Profiles {
         }
     }
 
+    /// The keys of the row of other monitors (locks), `00000000`, that the report shows at
+    /// their sites (j.u.c. contentions and holds, monitor holds) or as its row `other
+    /// monitors` (monitor contentions): (j.u.c., kind, key).
+    fn row_keys(&self) -> impl Iterator<Item = (bool, Kind, &Key)> {
+        fn of(kind: Kind, m: &Sums) -> Vec<(bool, Kind, &Key)> {
+            m.keys()
+                .filter_map(|k| match k.leaf {
+                    Leaf::Monitor(Hash(0)) => Some((false, kind, k)),
+                    Leaf::Lock(Hash(0)) => Some((true, kind, k)),
+                    _ => None,
+                })
+                .collect()
+        }
+        let mut v = of(Kind::Blocked, &self.blocked);
+        for m in [
+            &self.held_events,
+            &self.held_summaries,
+            &self.lock_held_events,
+            &self.lock_held_summaries,
+        ] {
+            v.extend(of(Kind::Held, m));
+        }
+        v.into_iter()
+    }
+
+    /// Whether the profiles have the row of other monitors (locks), which
+    /// [`Profiles::name_rows`] names.
+    pub fn has_rows(&self) -> bool {
+        self.row_keys().next().is_some()
+    }
+
+    /// Names the row of other monitors (locks) as `orca report` does, from its analysis of the
+    /// same log (issue 46): `monitor Object at T.a(T.java:12)` per site
+    /// ([`crate::report::Analysis::unidentified_sites`]), never one lock `monitor 00000000`;
+    /// the monitors' contentions `monitor other monitors`, the report's row.
+    pub fn name_rows(&mut self, a: &crate::report::Analysis, md: &Metadata) {
+        let mut rows = HashMap::new();
+        for (juc, _, k) in self.row_keys() {
+            let site = parse_stack(k.stack.as_bytes(), 0)
+                .ok()
+                .and_then(|s| s.top());
+            rows.entry((juc, site)).or_insert_with(|| {
+                crate::report::unidentified_label(md, &a.unidentified_name(site, juc), site)
+            });
+        }
+        self.rows = rows;
+        self.other_monitors = Some(a.lock_name(Hash(0), false));
+    }
+
+    /// The leaf frame's name of a sample of `kind` ([`Leaf::name`], the row of other monitors
+    /// named as [`Profiles::name_rows`] says).
+    fn leaf_name(&self, k: &Key, kind: Kind) -> String {
+        let row = match (k.leaf, kind) {
+            (Leaf::Monitor(Hash(0)), Kind::Blocked) => {
+                if let Some(n) = &self.other_monitors {
+                    return format!("monitor {n}");
+                }
+                None
+            }
+            (Leaf::Monitor(Hash(0)), Kind::Held) => Some((false, "monitor")),
+            (Leaf::Lock(Hash(0)), Kind::Blocked | Kind::Held) => Some((true, "lock")),
+            _ => None,
+        };
+        if let Some((juc, what)) = row {
+            let site = parse_stack(k.stack.as_bytes(), 0)
+                .ok()
+                .and_then(|s| s.top());
+            if let Some(n) = self.rows.get(&(juc, site)) {
+                return format!("{what} {n}");
+            }
+        }
+        k.leaf.name(&self.classes)
+    }
+
     /// Whether monitor holds come from `MonitorHolds` lines and j.u.c. holds from
     /// `LockHolds` lines (report.rs's `holds_from_summaries`, `lock_holds_from_summaries`).
     fn holds_from_summaries(&self) -> (bool, bool) {
@@ -486,7 +565,7 @@ impl Profiles {
             .collect();
         // Stable output: the same log gives the same bytes.
         v.sort_by_cached_key(|(k, _)| {
-            let name = k.leaf.name(&self.classes);
+            let name = self.leaf_name(k, kind);
             (name, k.stack.clone(), k.thread, k.owner, k.mode)
         });
         v
@@ -586,7 +665,8 @@ impl Profiles {
             if count == 0 {
                 continue;
             }
-            let mut location_id = vec![b.leaf(&k.leaf.name(&self.classes))];
+            let leaf = self.leaf_name(k, kind);
+            let mut location_id = vec![b.leaf(&leaf)];
             if let Ok(st) = parse_stack(k.stack.as_bytes(), 0) {
                 location_id.extend(st.frames().map(|f| b.frame(md, f)));
             }
@@ -598,7 +678,7 @@ impl Profiles {
             let mut labels = vec![
                 ("thread", thread_name),
                 ("thread id", k.thread.to_string()),
-                ("lock", k.leaf.name(&self.classes)),
+                ("lock", leaf),
                 ("lock kind", k.leaf.class().to_string()),
             ];
             if let Some(o) = k.owner {
@@ -779,8 +859,17 @@ pub fn run(
     from_events: bool,
 ) -> Result<(), PprofError> {
     let md = Metadata::load(prefix)?;
-    let p = Profiles::read(orca_format::EventReader::open(prefix)?, from_events)
-        .map_err(|e| PprofError::Read(prefix.display().to_string(), e))?;
+    let read = |e| PprofError::Read(prefix.display().to_string(), e);
+    let mut p =
+        Profiles::read(orca_format::EventReader::open(prefix)?, from_events).map_err(read)?;
+    if p.has_rows() {
+        // A second pass, only for a log with a row of other monitors: its names are the
+        // report's, from the report's analysis.
+        let a =
+            crate::report::Analysis::run_with(orca_format::EventReader::open(prefix)?, from_events)
+                .map_err(read)?;
+        p.name_rows(&a, &md);
+    }
     for (kind, out) in kinds {
         write(prefix, &md, &p, *kind, out)?;
     }
