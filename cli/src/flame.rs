@@ -11,6 +11,10 @@
 //! contended acquisitions (another thread owned the lock as the `LockAcquire` began), `held`
 //! the outermost holds per lock and mode (less the time in `await`), and `waiting` the condition awaits
 //! (`condition HASH`) and parks (`park HASH`, the blocker; `park` without one).
+//!
+//! The row of other monitors (locks), `00000000`, is named at its sites as `orca report`
+//! names it ([`name_rows`]: `monitor Object at T.a(T.java:12)`), from the report's analysis,
+//! a second pass over the log only when it has such a row.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

@@ -7,7 +7,11 @@
 //! `condition HASH of lock HASH`, `park HASH`, `semaphore HASH`: the names `orca flame`
 //! prints, a condition with its lock), so a flame graph ends at the lock and `-focus` can pick
 //! one; the same name is a `lock` label and the thread a `thread` label, for `-tagfocus`.
-//! Monitors are named by identity hash only: the log does not say their class.
+//! Monitors are named by identity hash and class (`ObjectClass` lines) where the log has it.
+//! The row of other monitors (locks), `00000000`, is no lock: its leaf is the report's name
+//! of it at the sample's site, `monitor Object at T.a(T.java:12)` (`Profiles::name_rows`, from
+//! the report's analysis of the same log), and its monitor contentions `monitor other
+//! monitors`, the report's row of them.
 //!
 //! The figures follow `orca report`'s rules exactly (report.rs, `Analysis`): which events pair,
 //! what is still open at the end of the log (counted up to its last timestamp), hold times from
