@@ -985,9 +985,9 @@ fn unidentified_holds_read_alike_in_every_output() {
                 log.lines().any(|l| row(&l)),
                 "{ctx}: no MonitorHolds row 00000000"
             );
-            // (Not `check_flame_and_page` nor `check_profile`: the hold times estimated for
-            // untimed holds are scaled per lock in the report, per stack in flame and per stack
-            // and thread in pprof, which differ for a lock held at several sites.)
+            // (Not `check_flame_and_page` nor `check_profile`: a lock's estimated hold time is
+            // scaled by its mean in the report's per-lock total, by each site's in its sites,
+            // in pprof and in flame, which differ for a lock held at several sites.)
             let rep = report(&prefix, &[]);
 
             // The report's sites of the row, by name: (count, ns).
@@ -1042,14 +1042,9 @@ fn unidentified_holds_read_alike_in_every_output() {
                     }
                 }
             }
-            let counts = |m: &BTreeMap<String, (u64, u64)>| -> BTreeMap<String, u64> {
-                m.iter().map(|(k, v)| (k.clone(), v.0)).collect()
-            };
-            assert_eq!(
-                counts(&profile),
-                counts(&want),
-                "{ctx}: pprof held vs report --json"
-            );
+            // counts and nanoseconds: the untimed holds' time estimated per site, as the
+            // report's (it was per site and thread, 0.1% off for ManyMonitors).
+            assert_eq!(profile, want, "{ctx}: pprof held vs report --json");
             // The held flame graph: the same nanoseconds (it has no counts), where there are any.
             let flame = flame_leaves(&prefix, "held");
             let timed: BTreeMap<String, u64> = want
