@@ -96,6 +96,9 @@ pub struct Hist {
     sampled_var: u128,
     /// What scaling added to `count` (the timed holds of rows of a sample, times k − 1).
     timed_scaled: u64,
+    /// The estimated total of histograms merged ([`Hist::merge`]): the sum of their
+    /// estimates, not the merged sample's mean times the merged count.
+    estimated: Option<u64>,
 }
 
 impl Hist {
@@ -171,8 +174,14 @@ impl Hist {
             (c + half).round() as u64,
         ))
     }
-    /// Adds every sample of `o` (the holds of both modes of a j.u.c. lock, say).
+    /// Adds every sample of `o` (the holds of both modes of a j.u.c. lock, say); the total is
+    /// the sum of both totals (the page's j.u.c. lock held the merged sample's mean times the
+    /// merged count, not its modes' sum as the report has it).
     pub fn merge(&mut self, o: &Hist) {
+        let total = self.total() + o.total();
+        if self.untimed + o.untimed > 0 {
+            self.estimated = Some(total);
+        }
         self.untimed += o.untimed;
         self.sampled_seen += o.sampled_seen;
         self.sampled_scaled += o.sampled_scaled;
@@ -201,8 +210,11 @@ impl Hist {
         self.untimed > 0 || self.sampled_seen > 0
     }
     /// Sum of the durations; when [`Hist::is_estimate`], the sample's mean times the count
-    /// (0 with no sample).
+    /// (0 with no sample), or for merged histograms the sum of their estimates.
     pub fn total(&self) -> u64 {
+        if let Some(t) = self.estimated {
+            return t;
+        }
         estimate(self.total, self.count, self.untimed)
     }
     /// Largest sample.
@@ -278,6 +290,13 @@ mod tests {
         let mut m = Hist::default();
         m.merge(&h);
         assert_eq!((m.count(), m.total()), (8, 1600));
+        // Merged, the totals add up (the merged sample's mean, 1400 / 3, times 10 would be
+        // 4666): the page's j.u.c. lock holds both modes, and the report adds their totals.
+        let mut k = Hist::default();
+        k.add(1000);
+        k.add_untimed(1);
+        m.merge(&k);
+        assert_eq!((m.count(), m.timed(), m.total()), (10, 3, 3600));
     }
 
     /// Summary lines of many intervals add up to the same histogram as the
