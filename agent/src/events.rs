@@ -223,6 +223,8 @@ shared_constants! {
     pub const CLOCK_USED_OFFSET: usize = CLOCK_RING_OFFSET + 8 * TICK_RING => "CLOCK_USED" as "long";
     /// The offset of the time from which the gate samples (bytes; Coarse::sampling): STALE until the program passes the exact budget (recorder/clock.rs, SAMPLE_AFTER_HOLDS).
     pub const CLOCK_SAMPLING_OFFSET: usize = CLOCK_USED_OFFSET + 8 => "CLOCK_SAMPLING" as "long";
+    /// The offset of the count of outermost holds at guarded sites the tracker adds to, 256 at a time, until the sample begins (bytes; Coarse::holds).
+    pub const CLOCK_HOLDS_OFFSET: usize = CLOCK_SAMPLING_OFFSET + 8 => "CLOCK_HOLDS" as "long";
     /// Once the program passed the exact budget, a guarded site's outermost hold is in the sample with probability one in this (OrcaSampler.gateTurn; recorder/clock.rs, GATE_PERIOD).
     pub const GATE_PERIOD: u32 = 16 => "GATE_PERIOD" as "int";
     /// The unit of what a guarded site keeps for a hold outside the sample (ns, a power of two): the coarse clock's value shifted right by this many bits, an int that wraps after about 3.2 days.

@@ -274,8 +274,16 @@ abstract class OrcaSampler extends OrcaHashCache {
     private void gateTurn() {
         long a = coarseClock;
         boolean sampling = a != 0 && U != null && U.getLongOpaque(null, a + SAMPLING) != STALE;
+        if (!sampling && a != 0 && U != null && (++gateHolds & 255) == 0) {
+            // the program's holds so far, for the ticker's budget (clock.rs, Coarse.holds)
+            U.getAndAddLong(null, a + HOLDS, 256);
+        }
         gateSkip = sampling ? draw(OrcaEvents.GATE_PERIOD) : 1;
     }
+
+    /** Outermost holds at guarded sites before the sample began, modulo 256. */
+    int gateHolds;
+    static final long HOLDS = OrcaEvents.CLOCK_HOLDS;
 
     /** Holds identified per WINDOW per thread, about (tracking=sampled), as sampled
      * timing's BUDGET. */

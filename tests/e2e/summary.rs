@@ -2452,18 +2452,20 @@ fn guarded_sites_sample_a_busy_program_and_record_a_small_one_exactly() {
                 "{label}: {sampled} rows of a sample"
             );
             // Four 30 ms holds of `slow`, each written whether the sample followed it or not,
-            // and none of `waited` (its 40 ms were a wait).
+            // and none of `waited` (its 40 ms were a wait). (A hold of the loop's may be long
+            // too, on a busy machine: its thread descheduled while it held the monitor.)
             let long_line = marker_line("GuardedSample.java", "slow");
             let loop_line = marker_line("GuardedSample.java", "loop");
+            let line = |e: &&Event| log.line_of(e.frames[0].0, e.frames[0].1);
             let long: Vec<_> = log
                 .events
                 .iter()
                 .filter(|e| e.name == "MonitorHold")
+                .filter(|e| line(e) != Some(loop_line))
                 .collect();
             assert_eq!(long.len(), 4, "{label}: {long:?}");
             for e in &long {
-                let (m, loc) = e.frames[0];
-                assert_eq!(log.line_of(m, loc), Some(long_line), "{label}: {e:?}");
+                assert_eq!(line(e), Some(long_line), "{label}: {e:?}");
                 assert!(e.numbers[0] >= 28_000_000, "{label}: {e:?}");
             }
             let report = std::process::Command::new(agent_path().with_file_name("orca"))
@@ -2509,5 +2511,48 @@ fn guarded_sites_sample_a_busy_program_and_record_a_small_one_exactly() {
                 assert!(count.abs_diff(n) * 50 <= n, "{label}: {count} for {n}");
             }
         }
+    }
+}
+
+/// `guards=on` (issue 45): a lock-order cycle taken 2,000 times each way after the program
+/// passed the exact budget is found from the sample (each outermost hold followed one time in
+/// 16: missed with probability (15/16)^2000), with both sites, and no edge names the busy
+/// monitor that nests nothing.
+#[test]
+fn guarded_sites_find_a_lock_order_cycle_from_the_sample() {
+    for jdk in jdks() {
+        let label = format!("{} GuardedOrder", jdk.label());
+        let r = run("guarded-order", jdk, "guards=on", "GuardedOrder", &["2000"]);
+        assert_eq!(r.code, Some(0), "{label}: {}", r.stderr);
+        let log = r.log();
+        assert_valid(&r, &log);
+        let text = orca_text(&r);
+        assert!(
+            text.lines()
+                .any(|l| l.contains(",MonitorHolds") && l.ends_with(",16")),
+            "{label}: no row of a sample"
+        );
+        let out = std::process::Command::new(agent_path().with_file_name("orca"))
+            .arg("deadlocks")
+            .arg(&r.prefix)
+            .output()
+            .expect("run orca deadlocks");
+        let out = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.contains("Potential deadlock #1: lock-order cycle of 2 monitors: ")
+                && !out.contains("Potential deadlock #2"),
+            "{label}: {out}"
+        );
+        for (method, marker) in [("lambda$main$0", "a-outer"), ("lambda$main$1", "b-outer")] {
+            let site = format!(
+                "GuardedOrder.{method}(GuardedOrder.java:{})",
+                marker_line("GuardedOrder.java", marker)
+            );
+            assert!(out.contains(&site), "{label}: no {site} in {out}");
+        }
+        assert!(
+            out.contains("2 lock-order edges, 1 potential deadlocks"),
+            "{label}: {out}"
+        );
     }
 }

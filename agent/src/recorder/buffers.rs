@@ -450,7 +450,6 @@ impl Recorder {
         jni.delete_local_ref(quiet);
         let end = r.last_nanos;
         for &(site, n) in &counts {
-            clock::count_holds(n);
             let key = self.summary_site(jni, site);
             r.summary.untimed_hold(0, key, end, false, n);
         }
@@ -526,7 +525,6 @@ impl Recorder {
                 let waited = kind == RecordKind::HoldWaited as i64;
                 // (S_SAMPLED stays in the key: the sample's rows are apart)
                 let site = summed(site);
-                clock::count_holds(if w2 < 0 { w2.unsigned_abs() } else { 1 });
                 if w2 < 0 {
                     // minus the holds the record stands for (RecordKind::Hold)
                     r.summary

@@ -88,6 +88,12 @@ pub struct Coarse {
     /// (the tracker's: a guarded site's hold that ends at or after it is one of the sample,
     /// `S_SAMPLED`). Never goes back to [`STALE`] within a recording.
     pub sampling: AtomicU64,
+    /// Outermost holds at guarded sites so far, added by the tracker 256 at a time while the
+    /// sample has not begun (`OrcaSampler.gateTurn`); the ticker compares it with
+    /// [`SAMPLE_AFTER_HOLDS`]. Why the tracker's count, not the agent's drains: a hold left
+    /// unidentified is counted in the thread's table and reaches the agent only at a drain,
+    /// which a thread that times few holds makes seldom (1.5 million holds in 50 ms: none).
+    pub holds: AtomicU64,
 }
 
 /// The offset of [`Coarse::used`] from the clock's address, which the tracker adds: the
@@ -98,6 +104,7 @@ const _: () = assert!(std::mem::offset_of!(Coarse, ring) == crate::events::CLOCK
 const _: () = assert!(std::mem::offset_of!(Coarse, now) == 0);
 const _: () =
     assert!(std::mem::offset_of!(Coarse, sampling) == crate::events::CLOCK_SAMPLING_OFFSET);
+const _: () = assert!(std::mem::offset_of!(Coarse, holds) == crate::events::CLOCK_HOLDS_OFFSET);
 
 /// Once the program passed [`SAMPLE_AFTER_HOLDS`], a guarded site's outermost hold is in the
 /// sample with probability one in this, drawn per hold by the tracker (`OrcaSampler.gateTurn`),
@@ -107,24 +114,14 @@ const _: () =
 /// with probability 99.9% (docs/MODES.md, "Guarded sites").
 pub use crate::events::GATE_PERIOD;
 
-/// Holds the tracker reported (counted at the agent's drains) before the gate samples: a
-/// program that takes fewer is recorded with every hold, exactly (issue 45, "small programs").
-/// A million: the tests' programs and a user's small program stay under it, a server passes it
-/// in its first seconds.
+/// Outermost holds at guarded sites ([`Coarse::holds`], counted by the tracker in batches of
+/// 256 per thread) before the sample begins: a program that takes fewer is recorded with every
+/// hold, exactly (issue 45, "small programs"). A million: the tests' programs and a user's
+/// small program stay under it, a server passes it in its first seconds.
 pub const SAMPLE_AFTER_HOLDS: u64 = 1_000_000;
 
-/// Whether the gate samples once [`SAMPLE_AFTER_HOLDS`] are passed (`guards=on`).
+/// Whether the sample begins once [`SAMPLE_AFTER_HOLDS`] are passed (`guards=on`).
 static GATED: AtomicBool = AtomicBool::new(false);
-/// Holds the agent's drains counted in this recording ([`count_holds`]).
-static HOLDS: AtomicU64 = AtomicU64::new(0);
-
-/// A drain folded `n` holds the tracker reported: the ticker compares their sum with
-/// [`SAMPLE_AFTER_HOLDS`].
-pub fn count_holds(n: u64) {
-    if GATED.load(Ordering::Relaxed) {
-        HOLDS.fetch_add(n, Ordering::Relaxed);
-    }
-}
 
 /// The time from which the gate samples ([`Coarse::sampling`]), if it does.
 pub fn sampling_since() -> Option<u64> {
@@ -137,6 +134,7 @@ static COARSE: Coarse = Coarse {
     ring: [const { AtomicU64::new(0) }; TICK_RING],
     used: AtomicU64::new(0),
     sampling: AtomicU64::new(STALE),
+    holds: AtomicU64::new(0),
 };
 
 /// The thread that advances [`COARSE`] every [`TICK_NANOS`] while the tracker uses it,
@@ -154,7 +152,7 @@ impl Ticker {
     pub fn start(gated: bool) -> Option<u64> {
         // The gate open (every hold reported) until this recording passes the budget.
         GATED.store(gated, Ordering::SeqCst);
-        HOLDS.store(0, Ordering::SeqCst);
+        COARSE.holds.store(0, Ordering::SeqCst);
         COARSE.sampling.store(STALE, Ordering::SeqCst);
         TICKING.store(true, Ordering::SeqCst);
         // Stale until the ticker's next tick: a recording after a detach starts no hold from
@@ -244,7 +242,7 @@ fn tick(last: usize) -> usize {
     COARSE.now.store(now, Ordering::Release);
     if GATED.load(Ordering::Relaxed)
         && COARSE.sampling.load(Ordering::Relaxed) == STALE
-        && HOLDS.load(Ordering::Relaxed) >= SAMPLE_AFTER_HOLDS
+        && COARSE.holds.load(Ordering::Relaxed) >= SAMPLE_AFTER_HOLDS
     {
         COARSE.sampling.store(t, Ordering::SeqCst);
     }
