@@ -139,7 +139,7 @@ shared_codes! {
         Sampled = 0x0400_0000 => "S_SAMPLED",
         /// A long hold at a guarded site outside the sample (`longHold` only): no hold record follows it.
         Unsampled = 0x0200_0000 => "S_UNSAMPLED",
-        /// A long hold reported through a guard entry point (`guardExit`), one more tracker frame above the site's (`longHold` only).
+        /// A long hold reported from the tracker's `exit` (under `monitorExit` or `guardExit`), one more tracker frame above the site's (`longHold` only).
         Deeper = 0x0100_0000 => "S_DEEPER",
         /// The low bits: the site ID itself.
         Mask = 0x00FF_FFFF => "S_MASK",

@@ -270,9 +270,37 @@ public final class OrcaProfilerTracker {
         return (int) ((c == OrcaSampler.STALE ? System.nanoTime() : c) >>> KEPT) | 1;
     }
 
+    /**
+     * The thread's OrcaRec for a guard entry point when its slot has another's (or it has none
+     * yet: made now), out of line. Why not follow the hold without one: after the budget a
+     * hold that is followed counts for GATE_PERIOD holds, so every guarded hold must take the
+     * draw, a thread's first and a thread whose slot is taken (a server's 257th) too.
+     */
+    @DontInline
+    private static OrcaRec guardRec() {
+        try {
+            return rec();
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    /** guardRec for guardExit's count (OrcaRec.mineAnySession): none is made. */
+    @DontInline
+    private static OrcaRec guardRecAny() {
+        try {
+            return current();
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
     @Hidden
     public static Object guardEnter(Object monitor, int site) {
         OrcaRec r = OrcaRec.mine();
+        if (r == null) {
+            r = guardRec();
+        }
         if (r != null && r.depth == 0 && r.gateOut()) {
             return null; // outside the sample: guardEntered keeps the clock
         }
@@ -291,6 +319,9 @@ public final class OrcaProfilerTracker {
     @Hidden
     public static int guardSyncEntered(Object monitor, int site) {
         OrcaRec r = OrcaRec.mine();
+        if (r == null) {
+            r = guardRec();
+        }
         if (r != null && r.depth == 0 && r.gateOut()) {
             int k = kept();
             if (k != 0) {
@@ -305,6 +336,9 @@ public final class OrcaProfilerTracker {
     public static void guardExit(Object monitor, int kept, int site) {
         if (kept != 0) {
             OrcaRec r = OrcaRec.mineAnySession();
+            if (r == null) {
+                r = guardRecAny();
+            }
             if (r != null && r.gateNest > 0) {
                 r.gateNest--;
             }
@@ -609,10 +643,11 @@ public final class OrcaProfilerTracker {
                 ? site | OrcaEvents.S_SAMPLED : site;
     }
 
-    /** A long hold's site for longHold: reported through guardExit (`guarded`), one more
-     * frame of the tracker lies above the site's (S_DEEPER). */
-    private static int deeper(int site, boolean guarded) {
-        return guarded ? site | OrcaEvents.S_DEEPER : site;
+    /** A long hold's site for longHold from exit's paths: exit lies between the report
+     * (monitorExit, guardExit) and the part that calls the native, one more frame of the
+     * tracker above the site's than SITE_FRAMES (S_DEEPER). */
+    private static int deeper(int site) {
+        return site | OrcaEvents.S_DEEPER;
     }
 
     /** monitorExit, or guardExit's of a hold in the sample (`guarded`). */
@@ -646,7 +681,7 @@ public final class OrcaProfilerTracker {
                 // summary line written after it (a put may write the summaries).
                 long threshold = holdThreshold;
                 if (threshold >= 0 && t - start - paused >= threshold) {
-                    longHeld(r, deeper(enterSite, guarded), h, t - start - paused, t, start);
+                    longHeld(r, deeper(enterSite), h, t - start - paused, t, start);
                 }
                 enterSite = sampled(enterSite, guarded, t);
             } else {
@@ -721,7 +756,7 @@ public final class OrcaProfilerTracker {
             r.released(h, start, t);
         }
         if (isLong) {
-            longHold(r, deeper(site, guarded), h, held, t, start);
+            longHold(r, deeper(site), h, held, t, start);
         }
         r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD,
                 sampled(site, guarded, t), h, t, -1);
@@ -782,7 +817,7 @@ public final class OrcaProfilerTracker {
                 // The long hold's line first: its hold record, put after it, is counted in
                 // a summary line written after it (a put may write the summaries).
                 if (threshold >= 0 && held >= threshold) {
-                    longHold(r, deeper(enterSite, guarded), h, held, t, start);
+                    longHold(r, deeper(enterSite), h, held, t, start);
                 }
                 // The outermost release: one record per hold is all a summary needs.
                 if (!traceAll) {

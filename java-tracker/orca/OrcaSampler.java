@@ -140,7 +140,21 @@ abstract class OrcaSampler extends OrcaHashCache {
     /** Holds planned in the window so far (the skips drawn), and timed holds. */
     int winHolds;
     int winTimed;
-    int seed = System.identityHashCode(this) | 1;
+    /** The thread's xorshift. Its seed is mixed (murmur3's finalizer) from the record's
+     * identity hash and the clock: a new thread's first identity hashes come from HotSpot's
+     * per-thread generator seeded in sequence, and taken raw they made a thread's first draw
+     * of the guarded sites' sample land 17% too often (3,000 threads of one hold each: 3,504
+     * estimated, every run). */
+    int seed = mixed(System.identityHashCode(this) ^ (int) System.nanoTime()) | 1;
+
+    private static int mixed(int h) {
+        h ^= h >>> 16;
+        h *= 0x85EBCA6B;
+        h ^= h >>> 13;
+        h *= 0xC2B2AE35;
+        h ^= h >>> 16;
+        return h;
+    }
 
     /** Tells the ticker the coarse clock at `addr` is used, `mark` 1 by a window's start,
      * 2 by a hold that found it STALE: a store only when the word is below the mark (the
@@ -246,18 +260,21 @@ abstract class OrcaSampler extends OrcaHashCache {
      * a branch; the draw is out of line.
      */
     final boolean gateOut() {
-        if (gateNest > 0 || --gateSkip > 0) {
-            if (coarseClock == 0) {
-                return false;
-            }
-            gateNest++;
-            return true;
+        if (gateNest == 0 && (--gateSkip > 0 ? false : gateTurn())) {
+            return false; // in the sample
         }
-        gateTurn();
-        return false;
+        if (coarseClock == 0) {
+            return false;
+        }
+        gateNest++;
+        return true;
     }
 
+    /** Outermost holds after this one until the next in the sample is due (gateTurn). */
     int gateSkip;
+    /** No draw made since the sample began for this thread (a new thread, or the budget
+     * just passed): its next outermost hold takes its own chance first. */
+    boolean gateFresh = true;
     /**
      * Guarded holds outside the sample the thread is inside (their exits count it down): a
      * hold nested in one is left out with it, as one nested in a followed hold is followed.
@@ -267,18 +284,61 @@ abstract class OrcaSampler extends OrcaHashCache {
      */
     int gateNest;
 
-    /** The next draw of the guarded sites' sample: one in GATE_PERIOD at random once the
-     * agent's ticker says the program passed the exact budget (clock.rs, Coarse.sampling),
-     * else the next hold too (every hold, exactly). */
+    /**
+     * The guarded sites' countdown ran out, or has not begun: whether this outermost hold is
+     * in the sample. Before the agent's ticker says the program passed the exact budget
+     * (clock.rs, Coarse.sampling), every hold is, and counts towards the budget; after it,
+     * each is drawn on its own with probability 1/GATE_PERIOD, the gaps between drawn holds
+     * geometric (gateGap), so that a thread's first hold and its thousandth have the same
+     * chance (a thread that takes one hold in its life is counted as one, on average).
+     * Out of line.
+     */
     @DontInline
-    private void gateTurn() {
+    private boolean gateTurn() {
         long a = coarseClock;
         boolean sampling = a != 0 && U != null && U.getLongOpaque(null, a + SAMPLING) != STALE;
-        if (!sampling && a != 0 && U != null && (++gateHolds & 255) == 0) {
-            // the program's holds so far, for the ticker's budget (clock.rs, Coarse.holds)
-            U.getAndAddLong(null, a + HOLDS, 256);
+        if (!sampling) {
+            if (a != 0 && U != null && (++gateHolds & 255) == 0) {
+                // the program's holds so far, for the ticker's budget (clock.rs, Coarse.holds)
+                U.getAndAddLong(null, a + HOLDS, 256);
+            }
+            gateSkip = 1;
+            gateFresh = true;
+            return true;
         }
-        gateSkip = sampling ? draw(OrcaEvents.GATE_PERIOD) : 1;
+        if (gateFresh) {
+            gateFresh = false;
+            int g = gateGap();
+            if (g > 1) {
+                gateSkip = g - 1;
+                return false;
+            }
+        }
+        gateSkip = gateGap();
+        return true;
+    }
+
+    /** The number of outermost holds until the next in the sample, this one excluded, 1 or
+     * more: geometric with mean GATE_PERIOD (a power of two), from the thread's xorshift,
+     * each group of its bits zero with probability 1/GATE_PERIOD. */
+    private int gateGap() {
+        final int bits = Integer.numberOfTrailingZeros(OrcaEvents.GATE_PERIOD);
+        final int mask = OrcaEvents.GATE_PERIOD - 1;
+        int n = 1;
+        while (n < MAX_STRIDE) {
+            int x = seed;
+            x ^= x << 13;
+            x ^= x >>> 17;
+            x ^= x << 5;
+            seed = x;
+            for (int i = 0; i + bits <= 32; i += bits, x >>>= bits) {
+                if ((x & mask) == 0) {
+                    return n;
+                }
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Outermost holds at guarded sites before the sample began, modulo 256. */
