@@ -149,7 +149,7 @@ impl Agent {
         }
         // Before any capability is taken: a refused path leaves the JVM as it was.
         let paths = options.paths();
-        let files = Files::create(paths.clone()).map_err(|e| match e {
+        let files = Files::create_bounded(paths.clone(), options.ring()).map_err(|e| match e {
             orca_format::output::OutputError::Io { path, source } => StartError::Output {
                 prefix: options.prefix.clone(),
                 path: path.display().to_string(),

@@ -458,7 +458,7 @@ fn write_pprof(prefix: &Path, dir: &Path) -> Result<(), Box<dyn std::error::Erro
     Ok(())
 }
 
-fn open_events(prefix: &Path) -> Result<EventReader<std::fs::File>, OrcaError> {
+fn open_events(prefix: &Path) -> Result<EventReader<orca_format::LogFile>, OrcaError> {
     EventReader::open(prefix)
 }
 
