@@ -36,10 +36,15 @@ pub fn chunk_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
 
 /// The chunks of a folder (or a given list of chunk files), read as one log.
 pub struct Chunks {
-    files: std::vec::IntoIter<PathBuf>,
-    current: Option<(LineReader<File>, bool)>,
+    files: std::vec::IntoIter<(PathBuf, Option<u64>)>,
+    current: Option<(LineReader<io::Take<File>>, bool)>,
     /// Chunks begun so far.
     index: usize,
+    /// The number of the chunk before the current one, and whether the current one follows a
+    /// gap (a chunk deleted by hand): its `RecordingStarted` line is kept then, so that readers
+    /// know that the lines before it and after it do not pair.
+    previous: Option<u64>,
+    gap: bool,
     /// Lines of the current chunk's preamble still to come.
     preamble: u64,
     /// Threads whose `ThreadStarted` the output has.
@@ -61,15 +66,17 @@ impl Chunks {
                 "no chunk (NNNNNN.orca) in the folder",
             ));
         }
-        Ok(Self::of(files))
+        Ok(Self::of(files.into_iter().map(|f| (f, None)).collect()))
     }
 
-    /// These chunk files, in this order.
-    pub fn of(files: Vec<PathBuf>) -> Chunks {
+    /// These chunk files, in this order, each up to its number of bytes if given.
+    pub fn of(files: Vec<(PathBuf, Option<u64>)>) -> Chunks {
         Chunks {
             files: files.into_iter(),
             current: None,
             index: 0,
+            previous: None,
+            gap: false,
             preamble: 0,
             started: HashSet::new(),
             classes: HashMap::new(),
@@ -85,7 +92,7 @@ impl Chunks {
         self.pos = 0;
         loop {
             if self.current.is_none() {
-                let Some(path) = self.files.next() else {
+                let Some((path, len)) = self.files.next() else {
                     return Ok(false);
                 };
                 let last = self.files.len() == 0;
@@ -97,6 +104,13 @@ impl Chunks {
                         return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display())))
                     }
                 };
+                let number = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(chunk_number);
+                self.gap = matches!((self.previous, number), (Some(p), Some(n)) if n != p + 1);
+                self.previous = number.or(self.previous);
+                let f = f.take(len.unwrap_or(u64::MAX));
                 self.current = Some((LineReader::new(f), last));
                 self.index += 1;
                 self.preamble = 0;
@@ -138,7 +152,7 @@ impl Chunks {
                         b"RecordingEnded" => last,
                         b"RecordingStarted" if n == 1 => {
                             self.preamble = preamble_lines(third);
-                            first
+                            first || self.gap
                         }
                         b"ThreadStarted" => {
                             let id = hex(third);
@@ -210,6 +224,45 @@ impl Read for Chunks {
         self.pos += n;
         Ok(n)
     }
+}
+
+/// Writes a dump (`orca dump`): `OUT.orca` made of `events` (chunks or one event file, each
+/// up to its bytes if given) read as one log, ended by `RecordingEnded,dump` stamped `at`, and
+/// `OUT.methods`, `OUT.classtable` copied from `methods` and `classtable` up to their bytes.
+/// Each output is opened as every Orca output is ([`crate::output::create`]). Returns the
+/// bytes of `OUT.orca`.
+pub fn write_dump(
+    events: Vec<(PathBuf, Option<u64>)>,
+    methods: (&Path, u64),
+    classtable: (&Path, u64),
+    at: u64,
+    out: &Path,
+) -> Result<u64, String> {
+    use std::io::Write;
+    let p = crate::paths_as_written(out);
+    let fail = |path: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    for (from, len, to) in [
+        (methods.0, methods.1, &p.methods),
+        (classtable.0, classtable.1, &p.classtable),
+    ] {
+        let mut src = File::open(from).map_err(|e| fail(from, &e))?.take(len);
+        let mut dst = crate::output::create(to, false).map_err(|e| e.to_string())?;
+        io::copy(&mut src, &mut dst).map_err(|e| fail(to, &e))?;
+    }
+    let mut dst =
+        io::BufWriter::new(crate::output::create(&p.orca, false).map_err(|e| e.to_string())?);
+    let mut src = Chunks::of(events);
+    let mut bytes = io::copy(&mut src, &mut dst).map_err(|e| fail(&p.orca, &e))?;
+    let end = format!(
+        "{}.{:09},RecordingEnded,dump\n",
+        at / 1_000_000_000,
+        at % 1_000_000_000
+    );
+    dst.write_all(end.as_bytes())
+        .and_then(|()| dst.flush())
+        .map_err(|e| fail(&p.orca, &e))?;
+    bytes += end.len() as u64;
+    Ok(bytes)
 }
 
 /// A recording's event file: one `PREFIX.orca`, or a chunk folder read as one.

@@ -175,6 +175,21 @@ pub fn paths(prefix: &Path) -> Paths {
     }
 }
 
+/// The three files a writer writes at `prefix`: `PREFIX.orca`, `.methods`, `.classtable`
+/// (what [`paths`] gives when no chunk folder is there).
+pub fn paths_as_written(prefix: &Path) -> Paths {
+    let with = |ext: &str| {
+        let mut s = prefix.as_os_str().to_owned();
+        s.push(ext);
+        PathBuf::from(s)
+    };
+    Paths {
+        orca: with(".orca"),
+        methods: with(".methods"),
+        classtable: with(".classtable"),
+    }
+}
+
 /// Why a line of `.orca` yields no event.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LineError {

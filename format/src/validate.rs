@@ -146,6 +146,8 @@ pub struct ValidationReport {
     pub threads: u64,
     /// Sum of the `EventsDropped` counts.
     pub dropped: u64,
+    /// Gaps in a chunk folder read as one (a chunk deleted by hand): each resumes the log.
+    pub gaps: u64,
     /// Whether any of the three files has a torn last line.
     pub torn: bool,
     /// How the recording ended, from its `RecordingEnded` line; `None` when the log has
@@ -387,6 +389,9 @@ pub struct Validator {
     /// Restated `ThreadStarted` lines of the chunk's preamble still to come: stamped at the
     /// chunk's start, they are not in their thread's time order.
     restated: u64,
+    /// The time of a chunk's `RecordingStarted` after a gap: the restated `ThreadStarted` lines
+    /// kept after it have it.
+    restated_at: Option<Timestamp>,
 }
 
 impl Validator {
@@ -413,6 +418,7 @@ impl Validator {
             object_classes: Default::default(),
             continuation: false,
             restated: 0,
+            restated_at: None,
         }
     }
 
@@ -623,6 +629,17 @@ impl Validator {
                         continue;
                     }
                     if let Event::RecordingStarted { settings } = rec.event {
+                        if n != 1 && settings.chunk().is_some() && self.report.settings.is_some() {
+                            // A chunk folder read as one, after a gap (a chunk deleted by
+                            // hand, docs/FORMAT.md "Chunks"): what was open before it pairs
+                            // with nothing after it.
+                            self.pairer = Pairer::new().with_stretches();
+                            self.continuation = true;
+                            self.restated = 0;
+                            self.restated_at = Some(rec.timestamp);
+                            self.report.gaps += 1;
+                            continue;
+                        }
                         if n != 1 {
                             let msg = "a RecordingStarted line that is not the first line".into();
                             self.err(name, n, ViolationKind::NotFirst, msg);
@@ -635,10 +652,11 @@ impl Validator {
                         continue;
                     }
                     if let Event::ThreadStarted { thread, .. } = rec.event {
-                        if self.restated > 0 {
+                        let at_gap = self.restated_at == Some(rec.timestamp);
+                        if self.restated > 0 || at_gap {
                             // Restated: not an event of the chunk, and it does not order its
                             // thread's lines.
-                            self.restated -= 1;
+                            self.restated = self.restated.saturating_sub(1);
                             self.event(name, n, rec.timestamp, &rec.event);
                             if let Some(st) = self.threads.get_mut(&thread) {
                                 st.last_ts = Timestamp(0);
@@ -647,6 +665,7 @@ impl Validator {
                         }
                     }
                     self.restated = 0;
+                    self.restated_at = None;
                     self.report.events += 1;
                     self.event(name, n, rec.timestamp, &rec.event);
                 }
@@ -1114,10 +1133,16 @@ impl Validator {
             }
         }
         // A stretch still open at the end runs to the end: no other thread may own the same
-        // thing after it began. Not at the end of a chunk the recording went on from: the
-        // release may be in the next chunk while other threads' later lines are in this one.
+        // thing after it began. Not at the cut of a chunk (closed, or still being written, or
+        // the last one after a kill): the release may be in lines the next chunk has (or the
+        // writer has not written yet) while other threads' later lines are in this one.
         let pairer = &self.pairer;
-        let cut = self.report.ended == Some(crate::RecordingEnd::Chunk);
+        let chunked = self
+            .report
+            .settings
+            .as_deref()
+            .is_some_and(|s| crate::Settings::parse_str(s).is_ok_and(|s| s.chunk().is_some()));
+        let cut = chunked && matches!(self.report.ended, Some(crate::RecordingEnd::Chunk) | None);
         let mut open: Vec<(Hash, Owned, Timestamp, u64)> = self
             .threads
             .iter()

@@ -209,16 +209,11 @@ impl ChunkRing {
         }
     }
 
-    /// The closed chunks on disk whose last line is at `since` or later, oldest first, then
-    /// the current one: what a dump of the last `now - since` copies.
-    pub fn since(&self, since: u64) -> Vec<PathBuf> {
+    /// The closed chunks on disk, oldest first, with the time each was closed.
+    pub fn closed_chunks(&self) -> impl Iterator<Item = (PathBuf, u64)> + '_ {
         self.closed
             .iter()
-            .filter(|c| c.closed_at >= since)
-            .map(|c| c.number)
-            .chain([self.number])
-            .map(|n| chunk_path(&self.dir, n))
-            .collect()
+            .map(|c| (chunk_path(&self.dir, c.number), c.closed_at))
     }
 }
 

@@ -525,6 +525,23 @@ pub struct LogWriter {
     panic_at_start: bool,
     done: Mutex<Option<Receiver<Totals>>>,
     finished: Mutex<Option<Totals>>,
+    /// A dump's request ([`LogWriter::snapshot`]): the writer's next pass answers it.
+    dump_asked: AtomicBool,
+    dump_reply: Mutex<Option<std::sync::mpsc::SyncSender<Snapshot>>>,
+}
+
+/// What a dump copies, as of one moment: the event files (chunks, oldest first, each with
+/// the bytes to copy: `None` for all of a closed chunk) and the metadata files' bytes, all
+/// complete lines flushed by the writer, so that every line copied resolves.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub events: Vec<(PathBuf, Option<u64>)>,
+    pub methods: (PathBuf, u64),
+    pub classtable: (PathBuf, u64),
+    /// `now_nanos` when it was taken.
+    pub at: u64,
+    /// Whether the recording is bounded (else `events` is its one file).
+    pub bounded: bool,
 }
 
 impl LogWriter {
@@ -550,6 +567,8 @@ impl LogWriter {
             panic_at_start: std::env::var_os("ORCA_TEST_WRITER_PANIC").is_some(),
             done: Mutex::new(None),
             finished: Mutex::new(None),
+            dump_asked: AtomicBool::new(false),
+            dump_reply: Mutex::new(None),
         }
     }
 
@@ -587,6 +606,33 @@ impl LogWriter {
             })?;
         *self.done.lock().unwrap_or_else(|e| e.into_inner()) = Some(rx);
         Ok(())
+    }
+
+    /// What a dump of the last `last` nanoseconds (`None`: all on disk) copies, after the
+    /// writer has flushed what it has: asked of the writer thread, waited for up to
+    /// `timeout` by the caller (a thread of the agent's or the attach listener, never a
+    /// program thread). `None` when the writer did not answer (stopped, or stuck).
+    pub fn snapshot(&self, last: Option<u64>, timeout: Duration) -> Option<Snapshot> {
+        if self.gone.load(Ordering::SeqCst) || self.last_pass.load(Ordering::SeqCst) {
+            return None;
+        }
+        let (tx, rx) = sync_channel(1);
+        *self.dump_reply.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        self.dump_asked.store(true, Ordering::SeqCst);
+        let mut snap = rx.recv_timeout(timeout).ok()?;
+        // Each closed chunk's entry is the time it was closed; the current one's its bytes.
+        let since = last.map_or(0, |l| snap.at.saturating_sub(l));
+        let n = snap.events.len();
+        snap.events = std::mem::take(&mut snap.events)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, (path, v))| match v {
+                _ if i + 1 == n => Some((path, v)),
+                Some(closed_at) if closed_at < since => None,
+                _ => Some((path, None)),
+            })
+            .collect();
+        Some(snap)
     }
 
     /// Queues an event; never blocks or waits. A full queue drops the event and counts it:
@@ -923,6 +969,9 @@ impl LogWriter {
         let mut last_flush = Instant::now();
         let mut idle_sleep = Duration::from_millis(1);
         loop {
+            // A dump asked now gets every line pushed before: answered once a pass has
+            // emptied the queue.
+            let dump = self.dump_asked.swap(false, Ordering::SeqCst);
             // Read the flag before draining: everything pushed before it was set is then
             // written by this final pass.
             let stopping = self.last_pass.load(Ordering::SeqCst);
@@ -978,6 +1027,20 @@ impl LogWriter {
                     format_event(&mut line, e);
                     out.events += 1;
                     out.write(ORCA, &line);
+                }
+            }
+            if dump && written >= PASS {
+                self.dump_asked.store(true, Ordering::SeqCst);
+            } else if dump {
+                out.flush();
+                let snap = out.snapshot();
+                if let Some(tx) = self
+                    .dump_reply
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+                {
+                    let _ = tx.try_send(snap);
                 }
             }
             // Lines a full disk took (a bounded recording) are said once there is room.
@@ -1360,6 +1423,30 @@ impl Output {
         self.flushed_events = self.events;
     }
 
+    /// What a dump copies now (after a flush): see [`Snapshot`]. A closed chunk's entry
+    /// carries the time it was closed (for `--last`), the current one its bytes.
+    fn snapshot(&self) -> Snapshot {
+        let current = (self.paths[ORCA].clone(), Some(self.committed_bytes[ORCA]));
+        let (events, bounded) = match &self.ring {
+            Some(ring) => {
+                let mut e: Vec<(PathBuf, Option<u64>)> = ring
+                    .closed_chunks()
+                    .map(|(path, closed_at)| (path, Some(closed_at)))
+                    .collect();
+                e.push(current);
+                (e, true)
+            }
+            None => (vec![current], false),
+        };
+        Snapshot {
+            events,
+            methods: (self.paths[METHODS].clone(), self.committed_bytes[METHODS]),
+            classtable: (self.paths[CLASSES].clone(), self.committed_bytes[CLASSES]),
+            at: now_nanos(),
+            bounded,
+        }
+    }
+
     /// Whether the current chunk of a bounded recording is due to be closed (`now`: also by
     /// its age).
     fn chunk_due(&self, now: Option<u64>) -> bool {
@@ -1382,6 +1469,17 @@ impl Output {
         };
         match ring.open_next() {
             Ok((file, path)) => {
+                use std::os::unix::fs::MetadataExt;
+                let gone = self.files[ORCA]
+                    .as_ref()
+                    .and_then(|f| f.metadata().ok())
+                    .is_some_and(|m| m.nlink() == 0);
+                if gone {
+                    crate::say!(
+                        "orca: the current chunk {} was deleted; its lines are lost, the recording goes on in the next chunk",
+                        self.paths[ORCA].display()
+                    );
+                }
                 // The closed chunk's last line says that the recording goes on.
                 self.write(ORCA, &end);
                 self.flush_file(ORCA);
@@ -1477,11 +1575,7 @@ impl Output {
                 self.deleted[file] = true;
                 if file == ORCA && self.ring.is_some() {
                     // A chunk removed by hand: the next chunk begins at once (its lines
-                    // so far are lost with it).
-                    crate::say!(
-                        "orca: the current chunk {} was deleted; the recording goes on in the next chunk",
-                        self.paths[ORCA].display()
-                    );
+                    // so far are lost with it); [`Output::rotate`] says so.
                     continue;
                 }
                 crate::say!(
