@@ -241,6 +241,10 @@ pub fn write_dump(
     use std::io::Write;
     let p = crate::paths_as_written(out);
     let fail = |path: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    // The folder is made if missing, as the agent's own.
+    if let Some(dir) = p.orca.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| fail(dir, &e))?;
+    }
     for (from, len, to) in [
         (methods.0, methods.1, &p.methods),
         (classtable.0, classtable.1, &p.classtable),

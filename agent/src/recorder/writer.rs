@@ -527,6 +527,9 @@ pub struct LogWriter {
     finished: Mutex<Option<Totals>>,
     /// A dump's request ([`LogWriter::snapshot`]): the writer's next pass answers it.
     dump_asked: AtomicBool,
+    /// A bounded recording: the number of the chunk being written (0: unbounded), which
+    /// threads read to write their summaries at their first drain in a new chunk.
+    chunk: AtomicU64,
     dump_reply: Mutex<Option<std::sync::mpsc::SyncSender<Snapshot>>>,
 }
 
@@ -568,6 +571,7 @@ impl LogWriter {
             done: Mutex::new(None),
             finished: Mutex::new(None),
             dump_asked: AtomicBool::new(false),
+            chunk: AtomicU64::new(0),
             dump_reply: Mutex::new(None),
         }
     }
@@ -606,6 +610,11 @@ impl LogWriter {
             })?;
         *self.done.lock().unwrap_or_else(|e| e.into_inner()) = Some(rx);
         Ok(())
+    }
+
+    /// A bounded recording's chunk being written (0 for an unbounded one).
+    pub fn chunk(&self) -> u64 {
+        self.chunk.load(Ordering::Relaxed)
     }
 
     /// What a dump of the last `last` nanoseconds (`None`: all on disk) copies, after the
@@ -948,6 +957,7 @@ impl LogWriter {
         let mut classes = Classes::default();
         if out.ring.is_some() {
             classes.restate = Some(FastMap::default());
+            self.chunk.store(1, Ordering::Relaxed);
         }
         let mut line = Vec::with_capacity(4096);
         if let Some(settings) = settings {
@@ -1028,6 +1038,9 @@ impl LogWriter {
                     out.events += 1;
                     out.write(ORCA, &line);
                 }
+            }
+            if let Some(ring) = out.ring.as_ref() {
+                self.chunk.store(ring.number, Ordering::Relaxed);
             }
             if dump && written >= PASS {
                 self.dump_asked.store(true, Ordering::SeqCst);
