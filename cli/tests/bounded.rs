@@ -575,3 +575,58 @@ fn a_full_disk_removes_the_oldest_chunks_then_drops_events_said_once() {
         }
     }
 }
+
+/// The timestamp of a line.
+fn stamp(line: &str) -> f64 {
+    line.split(',').next().unwrap().parse().unwrap()
+}
+
+/// `maxage=4s`: chunks of 1 s (an eighth, at least 1 s), each removed once its last line is
+/// older than 4 s. After 8 s of running, the oldest chunks are gone, every closed chunk left
+/// was closed within the last 4 s (and 1 s of slack for the writer's pass, which removes them
+/// at its next flush, every 100 ms), and each spans about a second.
+#[test]
+fn maxage_removes_the_chunks_older_than_it() {
+    for jdk in jdks() {
+        let dir = fresh_dir("maxage", jdk);
+        let prefix = dir.join("run");
+        let mut p = Program::start(
+            jdk,
+            &[agent_arg(&format!("{},maxage=4s", prefix.display()))],
+            &dir,
+        );
+        std::thread::sleep(std::time::Duration::from_secs(8));
+        p.pause();
+        // The chunks on disk now; "now" is the last line of the current one, once the
+        // program has ended (its RecordingEnded).
+        let folder = dir.join("run.chunks");
+        let left = chunks(&folder);
+        let ctx = format!("{}: {left:?} {}", jdk.label(), p.stderr_text());
+        p.finish(&ctx);
+        let current = std::fs::read_to_string(&left.last().unwrap().1).unwrap();
+        let now = stamp(current.lines().last().unwrap());
+        assert!(left[0].0 > 2, "{ctx}: nothing removed");
+        assert!(left.len() >= 4, "{ctx}: fewer chunks than 4 s of them");
+        for (n, c) in &left[..left.len() - 1] {
+            let text = std::fs::read_to_string(c).unwrap();
+            let (first, last) = (text.lines().next().unwrap(), text.lines().last().unwrap());
+            assert!(
+                last.ends_with(",RecordingEnded,chunk"),
+                "{ctx}: {n}: {last}"
+            );
+            let (opened, closed) = (stamp(first), stamp(last));
+            assert!(
+                now - closed <= 5.0,
+                "{ctx}: chunk {n} closed {} s before the end",
+                now - closed
+            );
+            assert!(
+                (0.9..=2.0).contains(&(closed - opened)),
+                "{ctx}: chunk {n} spans {} s",
+                closed - opened
+            );
+            assert_valid(&c.with_extension(""), &ctx);
+        }
+        assert_valid(&prefix, &ctx);
+    }
+}
