@@ -439,8 +439,20 @@ fn an_attached_bounded_recording_is_dumped_and_a_dump_during_a_detach_is_whole_o
         let (code, _, err) = orca(&["dump", &pid, "-o", last.to_str().unwrap(), "--last", "10m"]);
         assert_eq!(code, 0, "{ctx} {err}");
         assert_valid(&last, &ctx);
-        let (code, out, err) = orca(&["report", last.to_str().unwrap()]);
-        assert_eq!(code, 0, "{ctx}: {out}{err}");
+        // Every reader reads the dump.
+        let l = last.to_str().unwrap();
+        let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
+        for args in [
+            vec!["report", l],
+            vec!["deadlocks", l],
+            vec!["flame", l],
+            vec!["timeline", l, "-o", &file("last.json")],
+            vec!["html", l, "-o", &file("last.html")],
+            vec!["pprof", l, "-o", &file("last.pb.gz")],
+        ] {
+            let (code, out, err) = orca(&args);
+            assert_eq!(code, 0, "{ctx}: orca {args:?}: {out}{err}");
+        }
         p.go();
         let racing = dir.join("racing");
         let dump = Command::new(env!("CARGO_BIN_EXE_orca"))
