@@ -520,6 +520,11 @@ impl Agent {
                     ", {stretched} long holds left out (stretched by the attach's instrumentation of the loaded classes)"
                 ));
             }
+            if let Some((first, last, removed)) = t.chunks {
+                extra.push_str(&format!(
+                    ", chunks {first:06} to {last:06} kept ({removed} older removed by the ring)"
+                ));
+            }
             if t.lost_to_io > 0 {
                 extra.push_str(&format!(", {} lines lost to write errors", t.lost_to_io));
             }

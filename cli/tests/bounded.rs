@@ -219,10 +219,20 @@ fn the_ring_keeps_its_bound_and_every_chunk_is_a_recording() {
             .args(["Flood", "20000"])
             .output()
             .unwrap();
-        let ctx = format!("{}: {}", jdk.label(), String::from_utf8_lossy(&out.stderr));
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        let ctx = format!("{}: {said}", jdk.label());
         assert!(out.status.success(), "{ctx}");
         let folder = dir.join("run.chunks");
         let chunks = chunks(&folder);
+        // The exit line says which chunks the ring kept and how many it removed.
+        let (first, last) = (chunks[0].0, chunks.last().unwrap().0);
+        assert!(
+            said.contains(&format!(
+                ", chunks {first:06} to {last:06} kept ({} older removed by the ring)",
+                first - 1
+            )),
+            "{ctx}"
+        );
         let sizes: Vec<u64> = chunks
             .iter()
             .map(|(_, p)| std::fs::metadata(p).unwrap().len())

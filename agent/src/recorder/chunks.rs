@@ -174,6 +174,11 @@ impl ChunkRing {
         out
     }
 
+    /// The number of the oldest chunk on disk.
+    pub fn first(&self) -> u64 {
+        self.closed.front().map_or(self.number, |c| c.number)
+    }
+
     /// Removes the oldest closed chunk; false when none is left.
     pub fn remove_oldest(&mut self) -> bool {
         let Some(c) = self.closed.pop_front() else {

@@ -374,6 +374,9 @@ pub struct Totals {
     /// CPU time of the writer thread (formatting and writing), for the exit line: the part
     /// of the agent's cost that is not on the program's threads.
     pub writer_cpu_nanos: u64,
+    /// A bounded recording: the chunks left on disk (first and last number) and how many the
+    /// ring removed.
+    pub chunks: Option<(u64, u64, u64)>,
 }
 
 /// The three open output files.
@@ -1121,6 +1124,7 @@ impl LogWriter {
             events: out.events,
             lost_to_io: out.lost,
             writer_cpu_nanos: crate::recorder::clock::thread_cpu_nanos(),
+            chunks: out.ring.as_ref().map(|r| (r.first(), r.number, r.removed)),
             ..Totals::default()
         }
     }
