@@ -509,6 +509,8 @@ fn a_chunk_deleted_by_hand_and_the_jvm_killed_mid_chunk() {
         while chunks(&folder).len() < 3 {
             p.run_for(20);
         }
+        // Paused: the writer writes what is queued, then nothing rotates the chunk.
+        std::thread::sleep(std::time::Duration::from_millis(300));
         let c = chunks(&folder);
         std::fs::remove_file(&c[0].1).unwrap();
         std::fs::remove_file(&c.last().unwrap().1).unwrap();
@@ -619,14 +621,14 @@ fn maxage_removes_the_chunks_older_than_it() {
         );
         std::thread::sleep(std::time::Duration::from_secs(8));
         p.pause();
-        // The chunks on disk now; "now" is the last line of the current one, once the
-        // program has ended (its RecordingEnded).
+        // The chunks on disk now; "now" is when the current one began (every closed chunk
+        // was closed by then, and the ring removes one at most 4 s and a flush after).
         let folder = dir.join("run.chunks");
         let left = chunks(&folder);
         let ctx = format!("{}: {left:?} {}", jdk.label(), p.stderr_text());
-        p.finish(&ctx);
         let current = std::fs::read_to_string(&left.last().unwrap().1).unwrap();
-        let now = stamp(current.lines().last().unwrap());
+        let now = stamp(current.lines().next().unwrap());
+        p.finish(&ctx);
         assert!(left[0].0 > 2, "{ctx}: nothing removed");
         assert!(left.len() >= 4, "{ctx}: fewer chunks than 4 s of them");
         for (n, c) in &left[..left.len() - 1] {
