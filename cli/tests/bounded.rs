@@ -654,3 +654,32 @@ fn maxage_removes_the_chunks_older_than_it() {
         assert_valid(&prefix, &ctx);
     }
 }
+
+/// `orca dump` of an unbounded recording (no `maxsize`, `maxage`) writes it whole, up to the
+/// dump: every iteration run before it.
+#[test]
+fn an_unbounded_recording_is_dumped_whole() {
+    for jdk in jdks() {
+        let dir = fresh_dir("unbounded", jdk);
+        let prefix = dir.join("live");
+        let mut p = Program::start(
+            jdk,
+            &[agent_arg(&format!("{},trace=all", prefix.display()))],
+            &dir,
+        );
+        let done = p.run_for(10);
+        let out = dir.join("all");
+        let (code, _, err) = orca(&["dump", &p.pid(), "-o", out.to_str().unwrap()]);
+        let ctx = format!("{}: {err} {}", jdk.label(), p.stderr_text());
+        assert_eq!(code, 0, "{ctx}");
+        assert_valid(&out, &ctx);
+        let step = method_ids(&dir.join("all.methods"), "step");
+        assert_eq!(
+            count(&dir.join("all.orca"), "ThreadSleep", &step),
+            2 * done,
+            "{ctx}"
+        );
+        p.finish(&ctx);
+        assert_valid(&prefix, &ctx);
+    }
+}
