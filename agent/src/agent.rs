@@ -203,7 +203,9 @@ impl Agent {
                         options.trace_all,
                         options.hold_threshold,
                     )
-                    .then(Ticker::start)
+                    // The gate samples guarded sites only with sampled tracking
+                    // (tracking=full follows every hold).
+                    .then(|| Ticker::start(options.guards && options.sampled_tracking))
                     .flatten(),
                     sample_tracking: options.sampled_tracking,
                     session,

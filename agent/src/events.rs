@@ -135,8 +135,14 @@ shared_codes! {
         Waited = 0x1000_0000 => "S_WAITED",
         /// A monitor's hold under `trace=all` whose section writes no record: its first report found the stack too short for the whole section (engines/stack_room.rs). Held entries only.
         Unwritten = 0x0800_0000 => "S_UNWRITTEN",
+        /// A guarded site's hold that began while the gate sampled (`guards=on`, after the exact budget): one of a sample of about one in `GATE_PERIOD` (`R_HOLD`, `R_HOLD_WAITED` records and the agent's summary keys only).
+        Sampled = 0x0400_0000 => "S_SAMPLED",
+        /// A long hold at a guarded site outside the sample (`longHold` only): no hold record follows it.
+        Unsampled = 0x0200_0000 => "S_UNSAMPLED",
+        /// A long hold reported through a guard entry point (`guardExit`), one more tracker frame above the site's (`longHold` only).
+        Deeper = 0x0100_0000 => "S_DEEPER",
         /// The low bits: the site ID itself.
-        Mask = 0x07FF_FFFF => "S_MASK",
+        Mask = 0x00FF_FFFF => "S_MASK",
     }
 }
 
@@ -215,6 +221,14 @@ shared_constants! {
     pub const CLOCK_RING_OFFSET: usize = 8 => "CLOCK_RING" as "long";
     /// The offset of the word the tracker sets when it uses the clock (bytes; Coarse::used): after the clock's own word and its ring.
     pub const CLOCK_USED_OFFSET: usize = CLOCK_RING_OFFSET + 8 * TICK_RING => "CLOCK_USED" as "long";
+    /// The offset of the time from which the gate samples (bytes; Coarse::sampling): STALE until the program passes the exact budget (recorder/clock.rs, SAMPLE_AFTER_HOLDS).
+    pub const CLOCK_SAMPLING_OFFSET: usize = CLOCK_USED_OFFSET + 8 => "CLOCK_SAMPLING" as "long";
+    /// The offset of the count of outermost holds at guarded sites the tracker adds to, 256 at a time, until the sample begins (bytes; Coarse::holds).
+    pub const CLOCK_HOLDS_OFFSET: usize = CLOCK_SAMPLING_OFFSET + 8 => "CLOCK_HOLDS" as "long";
+    /// Once the program passed the exact budget, a guarded site's outermost hold is in the sample with probability one in this (OrcaSampler.gateTurn; recorder/clock.rs, GATE_PERIOD).
+    pub const GATE_PERIOD: u32 = 16 => "GATE_PERIOD" as "int";
+    /// The unit of what a guarded site keeps for a hold outside the sample (ns, a power of two): the coarse clock's value shifted right by this many bits, an int that wraps after about 3.2 days.
+    pub const KEPT_SHIFT: u32 = 16 => "KEPT_SHIFT" as "int";
     /// The lock-order slot of a pair of sites (held, acquired), before the table's mask: ((held * ORD_MUL_HELD) ^ acquired) * ORD_MUL >>> ORD_SHIFT, in 32-bit arithmetic (order_slot; OrcaOrderSlots.orderSlot).
     pub const ORD_MUL_HELD: u32 = 0x9E37_79B1 => "ORD_MUL_HELD" as "int";
     /// See ORD_MUL_HELD.

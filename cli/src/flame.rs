@@ -11,12 +11,16 @@
 //! contended acquisitions (another thread owned the lock as the `LockAcquire` began), `held`
 //! the outermost holds per lock and mode (less the time in `await`), and `waiting` the condition awaits
 //! (`condition HASH`) and parks (`park HASH`, the blocker; `park` without one).
+//!
+//! The row of other monitors (locks), `00000000`, is named at its sites as `orca report`
+//! names it ([`name_rows`]: `monitor Object at T.a(T.java:12)`), from the report's analysis,
+//! a second pass over the log only when it has such a row.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use orca_format::spans::{Call, Held, Pairer, Span, SpanKind, Stacks};
-use orca_format::{parse_stack, Durations, Event, EventReader, Hash, Metadata, WaitCall};
+use orca_format::{parse_stack, Durations, Event, EventReader, Frame, Hash, Metadata, WaitCall};
 
 use crate::FlameWeight;
 
@@ -25,6 +29,88 @@ pub struct Collapsed {
     pub frames: Vec<String>,
     pub monitor: Hash,
     pub ns: u64,
+    /// What the leaf is: `monitor`, `lock`, `condition`, `park`, `semaphore`.
+    pub what: &'static str,
+    /// The stack's innermost frame: the site of a summary line's row.
+    pub site: Option<Frame>,
+}
+
+/// Whether some stack ends at the row of other monitors (locks), `00000000`, which
+/// [`name_rows`] names at its sites as `orca report` does.
+pub fn has_rows(stacks: &[Collapsed], w: FlameWeight) -> bool {
+    stacks.iter().any(|c| renamed(c, w))
+}
+
+/// A stack whose leaf [`name_rows`] names: the row of other locks (j.u.c.), blocked or held;
+/// the row of other monitors, held at its sites (its contentions are one row of the report's
+/// monitors, `other monitors`).
+fn renamed(c: &Collapsed, w: FlameWeight) -> bool {
+    c.monitor == Hash(0) && matches!(c.what, "lock" | "monitor") && w != FlameWeight::Waiting
+}
+
+/// Names the row of other monitors (locks) as `orca report` does (issue 46): the holds of a
+/// site's monitors without a row of their own, mostly those a sampled tracking left
+/// unidentified, are `monitor Object at T.a(T.java:12)` (the class of the monitors identified
+/// there when they share one, [`crate::report::Analysis::unidentified_sites`]), never one
+/// lock `monitor 00000000`; a j.u.c. lock's blocked time too; the monitors' blocked time is
+/// `monitor other monitors`, the report's row. Stacks that now read alike are merged.
+pub fn name_rows(
+    stacks: Vec<Collapsed>,
+    a: &crate::report::Analysis,
+    md: &Metadata,
+    w: FlameWeight,
+) -> Vec<Collapsed> {
+    let mut stacks = stacks;
+    for c in stacks.iter_mut().filter(|c| renamed(c, w)) {
+        let juc = c.what == "lock";
+        let name = if !juc && w == FlameWeight::Blocked {
+            a.lock_name(Hash(0), false)
+        } else {
+            crate::report::unidentified_label(md, &a.unidentified_name(c.site, juc), c.site)
+        };
+        if let Some(leaf) = c.frames.last_mut() {
+            *leaf = format!("{} {name}", c.what);
+        }
+    }
+    merged(stacks)
+}
+
+/// Sorted by their frames, identical ones merged (different raw stacks can resolve alike).
+fn merged(mut stacks: Vec<Collapsed>) -> Vec<Collapsed> {
+    stacks.sort_by_cached_key(|c| c.frames.join(";"));
+    let mut out: Vec<Collapsed> = Vec::new();
+    for c in stacks {
+        match out.last_mut() {
+            Some(o) if o.frames == c.frames => o.ns += c.ns,
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The collapsed-stack text of `stacks`.
+pub fn text(stacks: &[Collapsed]) -> String {
+    let mut out = String::new();
+    for c in stacks {
+        let _ = writeln!(out, "{} {}", c.frames.join(";"), c.ns);
+    }
+    out
+}
+
+/// `orca flame PREFIX`: the text, the rows of other monitors named at their sites from the
+/// report's analysis (a second pass over the log, only when it has such a row).
+pub fn run_prefix(
+    prefix: &std::path::Path,
+    md: &Metadata,
+    w: FlameWeight,
+    from_events: bool,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let mut stacks = collapse_with(EventReader::open(prefix)?, md, w, from_events)?;
+    if has_rows(&stacks, w) {
+        let a = crate::report::Analysis::run_with(EventReader::open(prefix)?, from_events)?;
+        stacks = name_rows(stacks, &a, md, w);
+    }
+    Ok(text(&stacks))
 }
 
 /// The weights of one graph: per (stack, monitor), and per (stack, j.u.c. object, kind).
@@ -106,11 +192,7 @@ pub fn run_with<R: std::io::Read>(
     w: FlameWeight,
     from_events: bool,
 ) -> std::io::Result<String> {
-    let mut out = String::new();
-    for c in collapse_with(r, md, w, from_events)? {
-        let _ = writeln!(out, "{} {}", c.frames.join(";"), c.ns);
-    }
-    Ok(out)
+    Ok(text(&collapse_with(r, md, w, from_events)?))
 }
 
 /// The stacks and their weights, merged and sorted as `orca flame` prints them, for the
@@ -166,10 +248,13 @@ pub fn collapse_with<R: std::io::Read>(
                     monitor,
                     site,
                     durations: Durations { count, total, .. },
+                    sample,
                     ..
                 },
             ) => {
                 summary_lines += 1;
+                // a row of a sample stands for `sample` times its holds
+                let (count, total) = (count * sample, total * sample);
                 *summary_weights
                     .entry((site.raw().to_string(), monitor))
                     .or_default() += total;
@@ -182,10 +267,12 @@ pub fn collapse_with<R: std::io::Read>(
                     monitor,
                     count,
                     site,
+                    sample,
                     ..
                 },
             ) => {
                 summary_lines += 1;
+                let count = count * sample;
                 let c = summary_counts.entry((site.raw().to_string(), monitor));
                 c.or_default().1 += count;
             }
@@ -290,19 +377,21 @@ pub fn collapse_with<R: std::io::Read>(
         }
         acc.juc = juc_summary_weights;
     }
-    let mut lines: Vec<(String, Hash, Vec<String>, u64)> = acc
+    let lines: Vec<Collapsed> = acc
         .monitors
         .into_iter()
         .map(|((raw, m), ns)| ((raw, m, "monitor"), ns))
         .chain(acc.juc)
         .filter(|(_, ns)| *ns > 0)
         .map(|((raw, m, what), ns)| {
-            let mut frames: Vec<String> = match parse_stack(raw.as_bytes(), 0) {
-                Ok(st) => st
+            let st = parse_stack(raw.as_bytes(), 0).ok();
+            let site = st.as_ref().and_then(|s| s.top());
+            let mut frames: Vec<String> = match st {
+                Some(st) => st
                     .frames()
                     .map(|f| md.frame_to_string(f).replace(';', ":"))
                     .collect(),
-                Err(_) => Vec::new(),
+                None => Vec::new(),
             };
             frames.reverse(); // outermost first
             frames.push(if what == "park" && m == Hash::UNKNOWN {
@@ -312,21 +401,14 @@ pub fn collapse_with<R: std::io::Read>(
             } else {
                 format!("{what} {m}")
             });
-            (frames.join(";"), m, frames, ns)
+            Collapsed {
+                frames,
+                monitor: m,
+                ns,
+                what,
+                site,
+            }
         })
         .collect();
-    lines.sort_by(|a, b| a.0.cmp(&b.0));
-    // Merge identical lines (different raw stacks can resolve alike).
-    let mut out: Vec<Collapsed> = Vec::new();
-    for (_, monitor, frames, ns) in lines {
-        match out.last_mut() {
-            Some(c) if c.frames == frames => c.ns += ns,
-            _ => out.push(Collapsed {
-                frames,
-                monitor,
-                ns,
-            }),
-        }
-    }
-    Ok(out)
+    Ok(merged(lines))
 }

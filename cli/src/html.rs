@@ -25,7 +25,7 @@ use std::path::Path;
 use orca_format::spans::{Call, Held, Pairer, SpanKind};
 use orca_format::{parse_stack, Event, EventReader, Frame, Hash, Metadata, OrcaError, WakeCall};
 
-use crate::report::{self, Analysis};
+use crate::report::{self, Analysis, Sites};
 use crate::util::{json_str, Hist};
 use crate::{deadlocks, flame, FlameWeight};
 
@@ -941,9 +941,17 @@ fn stacks_at<'a>(
     v
 }
 
-/// One row of the locks table: a monitor, semaphore or wait/notify object, or a j.u.c. lock.
+/// One row of the locks table: a monitor, semaphore or wait/notify object, or a j.u.c. lock;
+/// or the row of other monitors (locks) at one of its sites, as `orca report` shows it.
 struct LockRow<'a> {
     id: Hash,
+    /// The row's name where it is not its object's: the row of other monitors at a site
+    /// (`Object at T.a(T.java:12)`, [`report::UnidentifiedSite::label`]), or the monitors'
+    /// row of their contentions (`other monitors`).
+    name: Option<String>,
+    /// The row of other monitors at a site: its holds' (count, ns, timed), for `holds`,
+    /// which has no histogram per site; and the monitors (locks) identified there.
+    at_site: Option<((u64, u64, u64), Vec<Hash>)>,
     kind: &'static str,
     blocked: u64,
     contentions: u64,
@@ -963,13 +971,35 @@ struct LockRow<'a> {
 impl LockRow<'_> {
     /// What ranks the rows: the time threads spent on it.
     fn time(&self) -> u64 {
-        self.blocked + self.holds.total() + self.sem.map_or(0, |o| o.sem_time) + self.waits.1
+        self.blocked + self.held().1 + self.sem.map_or(0, |o| o.sem_time) + self.waits.1
+    }
+
+    /// Holds: (count, ns, timed).
+    fn held(&self) -> (u64, u64, u64) {
+        match &self.at_site {
+            Some((h, _)) => *h,
+            None => (self.holds.count(), self.holds.total(), self.holds.timed()),
+        }
     }
 }
 
 fn locks_json(inp: &Inputs<'_>) -> String {
     let a = inp.analysis;
     let md = inp.md;
+    // The row of other monitors (locks), 00000000, is no lock: shown at its sites, each row
+    // named and with the figures of `orca report`'s (issue 46); the monitors' contentions of
+    // that row stay one row, `other monitors`, as in the report's monitors.
+    let unidentified: Vec<(bool, report::UnidentifiedSite, Sites, Sites)> = [false, true]
+        .into_iter()
+        .flat_map(|juc| a.unidentified_sites(juc).into_iter().map(move |u| (juc, u)))
+        .map(|(juc, u)| {
+            let one =
+                |x: Option<(u64, u64)>| -> Sites { x.map(|x| (u.site, x)).into_iter().collect() };
+            let (b, h) = (one(u.blocked), one(u.held));
+            (juc, u, b, h)
+        })
+        .collect();
+    let (empty_sites, no_owners) = (Sites::new(), HashMap::new());
     let mut locks: Vec<LockRow<'_>> = a
         .ranked(
             |o| o.blocked + o.holds.total() + o.sem_time + o.waited,
@@ -982,8 +1012,11 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             },
         )
         .into_iter()
+        .filter(|(h, o)| *h != Hash(0) || o.contentions > 0)
         .map(|(h, o)| LockRow {
             id: h,
+            name: (h == Hash(0)).then(|| a.lock_name(h, false)),
+            at_site: None,
             kind: if o.sem_acquires + o.sem_releases > 0 {
                 "semaphore"
             } else if o.contentions > 0 || o.holds.count() > 0 || o.open_holds > 0 {
@@ -995,24 +1028,36 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             contentions: o.contentions,
             blocked_max: o.blocked_max,
             still_blocked: o.still_blocked,
-            holds: o.holds.clone(),
+            // The row of other monitors' holds are in its rows per site.
+            holds: if h == Hash(0) {
+                Hist::default()
+            } else {
+                o.holds.clone()
+            },
             open_holds: o.open_holds,
             owners: &o.owners,
             sites: &o.sites,
-            hold_sites: &o.hold_sites,
+            hold_sites: if h == Hash(0) {
+                &empty_sites
+            } else {
+                &o.hold_sites
+            },
             sem: Some(o),
             waits: (o.waits, o.waited, o.notifies, o.notify_alls),
         })
         .collect();
     // j.u.c. locks: both modes' holds in one histogram (from events or LockHolds lines, as
     // `orca report` says), contention from the LockAcquire events.
-    let mut juc: Vec<(&Hash, &report::LockStats)> = a.locks.iter().collect();
+    let mut juc: Vec<(&Hash, &report::LockStats)> =
+        a.locks.iter().filter(|(h, _)| **h != Hash(0)).collect();
     juc.sort_by_key(|(h, _)| **h);
     for (h, l) in juc {
         let mut holds = l.write_holds.clone();
         holds.merge(&l.read_holds);
         locks.push(LockRow {
             id: *h,
+            name: None,
+            at_site: None,
             kind: "j.u.c. lock",
             blocked: l.blocked,
             contentions: l.contentions,
@@ -1025,6 +1070,27 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             hold_sites: &l.hold_sites,
             sem: None,
             waits: (l.awaits, l.awaited, l.signals, l.signal_alls),
+        });
+    }
+    for (juc, u, blocked, held) in &unidentified {
+        let (c, ns) = u.held.unwrap_or_default();
+        let (bc, bns) = u.blocked.unwrap_or_default();
+        locks.push(LockRow {
+            id: Hash(0),
+            name: Some(u.label(md)),
+            at_site: Some(((c, ns, u.timed), u.there.clone())),
+            kind: if *juc { "j.u.c. lock" } else { "monitor" },
+            blocked: bns,
+            contentions: bc,
+            blocked_max: 0,
+            still_blocked: 0,
+            holds: Hist::default(),
+            open_holds: 0,
+            owners: &no_owners,
+            sites: blocked,
+            hold_sites: held,
+            sem: None,
+            waits: (0, 0, 0, 0),
         });
     }
     // Stable: the monitors keep their order among equals, j.u.c. locks after them.
@@ -1059,6 +1125,13 @@ fn locks_json(inp: &Inputs<'_>) -> String {
     let signals_counted = crate::report::counted_calls(a, &[WakeCall::Signal, WakeCall::SignalAll]);
     let row = |r: &LockRow<'_>| {
         let hh = &r.holds;
+        let (holds, held, timed) = r.held();
+        let identified = match &r.at_site {
+            Some((_, there)) => json_list(there, |h| {
+                json_str(&a.lock_name(*h, r.kind == "j.u.c. lock"))
+            }),
+            None => "null".into(),
+        };
         let mut owners: Vec<(&Hash, &u64)> = r.owners.iter().collect();
         owners.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
         let juc = r.kind == "j.u.c. lock";
@@ -1073,7 +1146,7 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             None => (0, 0, 0, 0, &empty),
         };
         format!(
-            "{{\"id\":\"{}\",\"kind\":\"{}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"stillText\":{},\"holds\":{},\"timed\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"atLeast\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{},\"juc\":{juc},\"countedCalls\":{}}}",
+            "{{\"id\":\"{}\",\"kind\":\"{}\",\"blocked\":{},\"contentions\":{},\"blockedMax\":{},\"stillBlocked\":{},\"stillText\":{},\"holds\":{},\"timed\":{},\"held\":{},\"p50\":{},\"p99\":{},\"max\":{},\"openHolds\":{},\"atLeast\":{},\"hist\":{},\"owners\":{},\"sites\":{},\"holdSites\":{},\"semAcquires\":{},\"semTime\":{},\"semMax\":{},\"semReleases\":{},\"semSites\":{},\"waits\":{},\"waited\":{},\"notifies\":{},\"notifyAlls\":{},\"juc\":{juc},\"countedCalls\":{},\"name\":{},\"identified\":{identified}}}",
             r.id,
             r.kind,
             r.blocked,
@@ -1081,9 +1154,9 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             r.blocked_max,
             r.still_blocked,
             crate::util::json_str(&a.still_blocked_text(r.still_blocked)),
-            hh.count(),
-            hh.timed(),
-            hh.total(),
+            holds,
+            timed,
+            held,
             hh.percentile(50.0),
             hh.percentile(99.0),
             hh.max(),
@@ -1107,7 +1180,8 @@ fn locks_json(inp: &Inputs<'_>) -> String {
             r.waits.3,
             // The notifies (signals) counted at their sites, which name no object: the row's
             // figures are the ones written one by one, and the page says so.
-            if juc { signals_counted } else { notifies_counted }
+            if juc { signals_counted } else { notifies_counted },
+            r.name.as_deref().map_or("null".into(), json_str)
         )
     };
     // The first row always, then rows while they fit.
@@ -1164,7 +1238,14 @@ pub fn run(prefix: &Path, output: &Path) -> Result<usize, HtmlError> {
         let found = join(found)?;
         let mut fl = Vec::new();
         for h in flames {
-            fl.push(join(h)?);
+            let (w, stacks) = join(h)?;
+            // The row of other monitors named at its sites, as the report names it.
+            let stacks = if flame::has_rows(&stacks, w) {
+                flame::name_rows(stacks, &analysis, &md, w)
+            } else {
+                stacks
+            };
+            fl.push((w, stacks));
         }
         Ok::<_, HtmlError>((analysis, lanes, fl, found))
     })?;
@@ -1269,6 +1350,8 @@ mod tests {
                     .collect(),
                 monitor: Hash(1),
                 ns: 1_000 + i,
+                what: "monitor",
+                site: None,
             })
             .collect();
         let j = flame_json(&stacks, 100_000);

@@ -365,7 +365,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             from_events,
         } => {
             let md = Metadata::load(&prefix)?;
-            let text = flame::run_with(open_events(&prefix)?, &md, weight, from_events)?;
+            let text = flame::run_prefix(&prefix, &md, weight, from_events)?;
             match output {
                 Some(p) => orca_format::output::write(&p, text).map_err(|e| e.to_string())?,
                 None => print_out(&text)?,

@@ -7,7 +7,11 @@
 //! `condition HASH of lock HASH`, `park HASH`, `semaphore HASH`: the names `orca flame`
 //! prints, a condition with its lock), so a flame graph ends at the lock and `-focus` can pick
 //! one; the same name is a `lock` label and the thread a `thread` label, for `-tagfocus`.
-//! Monitors are named by identity hash only: the log does not say their class.
+//! Monitors are named by identity hash and class (`ObjectClass` lines) where the log has it.
+//! The row of other monitors (locks), `00000000`, is no lock: its leaf is the report's name
+//! of it at the sample's site, `monitor Object at T.a(T.java:12)` (`Profiles::name_rows`, from
+//! the report's analysis of the same log), and its monitor contentions `monitor other
+//! monitors`, the report's row of them.
 //!
 //! The figures follow `orca report`'s rules exactly (report.rs, `Analysis`): which events pair,
 //! what is still open at the end of the log (counted up to its last timestamp), hold times from
@@ -174,11 +178,19 @@ pub struct Profiles {
     first_ts: Option<u64>,
     last_ts: u64,
     has_summaries: bool,
+    /// Some monitor hold rows were of a sample (guards=on past the exact budget): their
+    /// counts and times are scaled estimates.
+    sampled: bool,
     has_lock_summaries: bool,
     from_events: bool,
     /// Holds counted but not timed (monitors, j.u.c. locks): (those whose time is estimated
     /// from their site's timed holds, those at a site with no timed hold, which add no time).
     untimed: [(u64, u64); 2],
+    /// The row of other monitors (locks), `00000000`, named at its sites as `orca report`
+    /// names it ([`Profiles::name_rows`]): (j.u.c., site) to `Object at T.a(T.java:12)`; and
+    /// the report's name of the monitors' row, for its contentions.
+    rows: HashMap<(bool, Option<Frame>), String>,
+    other_monitors: Option<String>,
 }
 
 impl Profiles {
@@ -257,9 +269,13 @@ impl Profiles {
                 monitor,
                 site,
                 durations: Durations { count, total, .. },
+                sample,
                 ..
             } => {
                 self.has_summaries = true;
+                // a row of a sample stands for `sample` times its holds
+                let (count, total) = (count * sample, total * sample);
+                self.sampled |= sample > 1;
                 let k = key(Leaf::Monitor(monitor), site.raw().to_string());
                 add(&mut self.held_summaries, k, count, total);
             }
@@ -267,9 +283,12 @@ impl Profiles {
                 monitor,
                 count,
                 site,
+                sample,
                 ..
             } => {
                 self.has_summaries = true;
+                let count = count * sample;
+                self.sampled |= sample > 1;
                 let k = key(Leaf::Monitor(monitor), site.raw().to_string());
                 *self.held_untimed.entry(k).or_default() += count;
             }
@@ -424,7 +443,15 @@ impl Profiles {
         }
     }
 
-    /// Adds the holds counted but not timed to their keys.
+    /// Adds the holds counted but not timed to their keys, their time estimated as the
+    /// report estimates it: per lock and site, each untimed hold the mean of the site's timed
+    /// holds (report.rs, `add_untimed_sites`), whatever the thread and mode. A site's extra
+    /// time goes to its keys in proportion to their untimed holds, the remainder of the
+    /// division one nanosecond each to the keys with the largest, so that the site's samples
+    /// add up to the report's figure for the site exactly (`hold_sites`; estimated per thread
+    /// from each thread's own timed holds, a site's time was 0.1% off the report's: issue 46).
+    /// A lock's total is then its sites' sum, which the report's per-lock total, scaled by the
+    /// lock's mean, is not when the lock's sites differ.
     fn finish(&mut self) {
         for (i, (untimed, sums)) in [
             (
@@ -439,17 +466,125 @@ impl Profiles {
         .into_iter()
         .enumerate()
         {
+            // Per (lock, site): timed holds, their ns, untimed holds; and the untimed keys.
+            type Site = (Leaf, String);
+            let mut timed: HashMap<Site, (u64, u64)> = HashMap::new();
+            for (k, (c, ns)) in sums.iter() {
+                let e = timed.entry((k.leaf, k.stack.clone())).or_default();
+                e.0 += c;
+                e.1 += ns;
+            }
+            let mut sites: HashMap<Site, Vec<(Key, u64)>> = HashMap::new();
             for (k, n) in untimed {
-                let e = sums.entry(k).or_default();
-                if e.0 > 0 {
-                    self.untimed[i].0 += n;
+                sites
+                    .entry((k.leaf, k.stack.clone()))
+                    .or_default()
+                    .push((k, n));
+            }
+            for (site, mut keys) in sites {
+                let (c, ns) = timed.get(&site).copied().unwrap_or_default();
+                let u: u64 = keys.iter().map(|(_, n)| n).sum();
+                if c > 0 {
+                    self.untimed[i].0 += u;
                 } else {
-                    self.untimed[i].1 += n;
+                    self.untimed[i].1 += u;
                 }
-                e.1 = crate::util::estimate(e.1, e.0, n);
-                e.0 += n;
+                let extra = u128::from(crate::util::estimate(ns, c, u) - ns);
+                keys.sort_by_key(|(k, _)| (k.thread, k.owner, k.mode.map(|m| m == LockMode::Read)));
+                let mut shares: Vec<(u64, u128)> = keys
+                    .iter()
+                    .map(|(_, n)| {
+                        let x = extra * u128::from(*n);
+                        ((x / u128::from(u)) as u64, x % u128::from(u))
+                    })
+                    .collect();
+                let given: u128 = shares.iter().map(|(s, _)| u128::from(*s)).sum();
+                let mut order: Vec<usize> = (0..shares.len()).collect();
+                order.sort_by(|a, b| shares[*b].1.cmp(&shares[*a].1).then(a.cmp(b)));
+                for &j in order.iter().take((extra - given) as usize) {
+                    shares[j].0 += 1;
+                }
+                for ((k, n), (share, _)) in keys.into_iter().zip(shares) {
+                    let e = sums.entry(k).or_default();
+                    e.0 += n;
+                    e.1 += share;
+                }
             }
         }
+    }
+
+    /// The keys of the row of other monitors (locks), `00000000`, that the report shows at
+    /// their sites (j.u.c. contentions and holds, monitor holds) or as its row `other
+    /// monitors` (monitor contentions): (j.u.c., kind, key).
+    fn row_keys(&self) -> impl Iterator<Item = (bool, Kind, &Key)> {
+        fn of(kind: Kind, m: &Sums) -> Vec<(bool, Kind, &Key)> {
+            m.keys()
+                .filter_map(|k| match k.leaf {
+                    Leaf::Monitor(Hash(0)) => Some((false, kind, k)),
+                    Leaf::Lock(Hash(0)) => Some((true, kind, k)),
+                    _ => None,
+                })
+                .collect()
+        }
+        let mut v = of(Kind::Blocked, &self.blocked);
+        for m in [
+            &self.held_events,
+            &self.held_summaries,
+            &self.lock_held_events,
+            &self.lock_held_summaries,
+        ] {
+            v.extend(of(Kind::Held, m));
+        }
+        v.into_iter()
+    }
+
+    /// Whether the profiles have the row of other monitors (locks), which
+    /// [`Profiles::name_rows`] names.
+    pub fn has_rows(&self) -> bool {
+        self.row_keys().next().is_some()
+    }
+
+    /// Names the row of other monitors (locks) as `orca report` does, from its analysis of the
+    /// same log (issue 46): `monitor Object at T.a(T.java:12)` per site
+    /// ([`crate::report::Analysis::unidentified_sites`]), never one lock `monitor 00000000`;
+    /// the monitors' contentions `monitor other monitors`, the report's row.
+    pub fn name_rows(&mut self, a: &crate::report::Analysis, md: &Metadata) {
+        let mut rows = HashMap::new();
+        for (juc, _, k) in self.row_keys() {
+            let site = parse_stack(k.stack.as_bytes(), 0)
+                .ok()
+                .and_then(|s| s.top());
+            rows.entry((juc, site)).or_insert_with(|| {
+                crate::report::unidentified_label(md, &a.unidentified_name(site, juc), site)
+            });
+        }
+        self.rows = rows;
+        self.other_monitors = Some(a.lock_name(Hash(0), false));
+    }
+
+    /// The leaf frame's name of a sample of `kind` ([`Leaf::name`], the row of other monitors
+    /// named as [`Profiles::name_rows`] says).
+    fn leaf_name(&self, k: &Key, kind: Kind) -> String {
+        let row = match (k.leaf, kind) {
+            (Leaf::Monitor(Hash(0)), Kind::Blocked) => {
+                if let Some(n) = &self.other_monitors {
+                    return format!("monitor {n}");
+                }
+                None
+            }
+            (Leaf::Monitor(Hash(0)), Kind::Held) => Some((false, "monitor")),
+            (Leaf::Lock(Hash(0)), Kind::Blocked | Kind::Held) => Some((true, "lock")),
+            _ => None,
+        };
+        if let Some((juc, what)) = row {
+            let site = parse_stack(k.stack.as_bytes(), 0)
+                .ok()
+                .and_then(|s| s.top());
+            if let Some(n) = self.rows.get(&(juc, site)) {
+                return format!("{what} {n}");
+            }
+        }
+        k.leaf.name(&self.classes)
     }
 
     /// Whether monitor holds come from `MonitorHolds` lines and j.u.c. holds from
@@ -486,7 +621,7 @@ impl Profiles {
             .collect();
         // Stable output: the same log gives the same bytes.
         v.sort_by_cached_key(|(k, _)| {
-            let name = k.leaf.name(&self.classes);
+            let name = self.leaf_name(k, kind);
             (name, k.stack.clone(), k.thread, k.owner, k.mode)
         });
         v
@@ -561,6 +696,7 @@ impl Profiles {
             ),
             match self.estimated(kind) {
                 _ if weight != 1 => format!("sampled: each recorded event counts {weight} times, so totals estimate the true totals"),
+                _ if self.sampled && kind == Kind::Held => "hold counts and times are estimates: rows of a sample of the guarded sites' holds count each hold seen as the holds it stands for (see `orca report` for their intervals)".into(),
                 (0, 0) if self.counted(kind) => "values are the true totals; those the agent counted instead of writing them (short ones: docs/FORMAT.md) have the stack it kept for them (contentions and waits: up to 8 per site, the rest their site's frame; hold times from summary lines: their site's frame only)".into(),
                 (0, 0) => "every event recorded: values are the true totals".into(),
                 (scaled, unsampled) => format!(
@@ -586,7 +722,8 @@ impl Profiles {
             if count == 0 {
                 continue;
             }
-            let mut location_id = vec![b.leaf(&k.leaf.name(&self.classes))];
+            let leaf = self.leaf_name(k, kind);
+            let mut location_id = vec![b.leaf(&leaf)];
             if let Ok(st) = parse_stack(k.stack.as_bytes(), 0) {
                 location_id.extend(st.frames().map(|f| b.frame(md, f)));
             }
@@ -598,7 +735,7 @@ impl Profiles {
             let mut labels = vec![
                 ("thread", thread_name),
                 ("thread id", k.thread.to_string()),
-                ("lock", k.leaf.name(&self.classes)),
+                ("lock", leaf),
                 ("lock kind", k.leaf.class().to_string()),
             ];
             if let Some(o) = k.owner {
@@ -779,8 +916,17 @@ pub fn run(
     from_events: bool,
 ) -> Result<(), PprofError> {
     let md = Metadata::load(prefix)?;
-    let p = Profiles::read(orca_format::EventReader::open(prefix)?, from_events)
-        .map_err(|e| PprofError::Read(prefix.display().to_string(), e))?;
+    let read = |e| PprofError::Read(prefix.display().to_string(), e);
+    let mut p =
+        Profiles::read(orca_format::EventReader::open(prefix)?, from_events).map_err(read)?;
+    if p.has_rows() {
+        // A second pass, only for a log with a row of other monitors: its names are the
+        // report's, from the report's analysis.
+        let a =
+            crate::report::Analysis::run_with(orca_format::EventReader::open(prefix)?, from_events)
+                .map_err(read)?;
+        p.name_rows(&a, &md);
+    }
     for (kind, out) in kinds {
         write(prefix, &md, &p, *kind, out)?;
     }

@@ -50,6 +50,12 @@ pub struct AgentFlags {
     /// monitor hashed and its lock orders counted).
     #[arg(long, value_parser = ["full", "sampled"])]
     pub tracking: Option<String>,
+    /// Instrumentation mode: `on` guards the monitor sites kept in a local (javac's
+    /// `synchronized` blocks and methods): past a million holds, one outermost hold in 16 is
+    /// followed and the others make no tracker call, their figures estimated (docs/MODES.md,
+    /// "Guarded sites"); `off` (the agent's default) follows every hold.
+    #[arg(long, value_parser = ["on", "off"])]
+    pub guards: Option<String>,
     /// Instrumentation mode: waits (wait, await, park) at least this long are events with
     /// a stack, shorter ones are counted per site (`10ms`, `0` for every wait as an event;
     /// the agent's default is 10ms).
@@ -131,6 +137,9 @@ pub fn agent_options(r: &Record) -> Result<String, String> {
     }
     if let Some(t) = &f.tracking {
         opts.push_str(&format!(",tracking={t}"));
+    }
+    if let Some(g) = &f.guards {
+        opts.push_str(&format!(",guards={g}"));
     }
     if let Some(t) = &f.waitthreshold {
         opts.push_str(&format!(",waitthreshold={t}"));
@@ -449,6 +458,7 @@ mod tests {
                 trace: Some("all".into()),
                 holdtiming: Some("exact".into()),
                 tracking: Some("sampled".into()),
+                guards: Some("on".into()),
                 waitthreshold: Some("0".into()),
                 contentionthreshold: Some("0".into()),
                 ..AgentFlags::default()
@@ -460,14 +470,14 @@ mod tests {
         let o = agent_options(&r).unwrap();
         assert_eq!(
             o,
-            "out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,tracking=sampled,waitthreshold=0,contentionthreshold=0,jdk=yes,juc=no"
+            "out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,tracking=sampled,guards=on,waitthreshold=0,contentionthreshold=0,jdk=yes,juc=no"
         );
         let a = java_args(Path::new("/a/liborca.so"), &o, &r.command);
         assert_eq!(
             a,
             [
                 "java",
-                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,tracking=sampled,waitthreshold=0,contentionthreshold=0,jdk=yes,juc=no",
+                "-agentpath:/a/liborca.so=out/run,mode=jvmti,stackdepth=4,trace=all,holdtiming=exact,tracking=sampled,guards=on,waitthreshold=0,contentionthreshold=0,jdk=yes,juc=no",
                 "-cp",
                 "x",
                 "Main"

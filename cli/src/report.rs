@@ -173,6 +173,9 @@ pub struct Analysis {
     pub parks: FastMap<Hash, (u64, u64)>,
     pub unparks: u64,
     pub has_holds: bool,
+    /// Whether some monitor hold rows were of a sample (`<sample>` above 1): hold counts
+    /// per site are then estimates too, marked `~`.
+    pub sampled_holds: bool,
     /// Whether the log has summary lines (`MonitorHolds`, `LockHolds`, `LockOrder`).
     pub has_summaries: bool,
     /// Whether the log has j.u.c. hold summaries (`LockHolds` or `LockHold` lines).
@@ -462,26 +465,33 @@ impl Analysis {
                 monitor,
                 durations: d,
                 site,
+                sample,
                 ..
             } => {
                 self.has_holds = true;
                 self.has_summaries = true;
                 let o = self.objects.entry(monitor).or_default();
-                o.sum_holds.add_durations(&d);
-                add_sites(&mut o.sum_hold_sites, site.top(), d.count, d.total);
+                o.sum_holds.add_durations_of(&d, sample);
+                self.sampled_holds |= sample > 1;
+                // a row of a sample stands for `sample` times its holds
+                let (count, total) = (d.count * sample, d.total * sample);
+                add_sites(&mut o.sum_hold_sites, site.top(), count, total);
                 let ts = self.sum_thread_hold_sites.entry((monitor, thread));
-                add_sites(ts.or_default(), site.top(), d.count, d.total);
+                add_sites(ts.or_default(), site.top(), count, total);
             }
             Event::MonitorHoldsUntimed {
                 monitor,
                 count,
                 site,
+                sample,
                 ..
             } => {
                 self.has_holds = true;
                 self.has_summaries = true;
                 let o = self.objects.entry(monitor).or_default();
-                o.sum_holds.add_untimed(count);
+                o.sum_holds.add_untimed_of(count, sample);
+                self.sampled_holds |= sample > 1;
+                let count = count * sample;
                 *o.sum_untimed_sites.entry(site.top()).or_default() += count;
                 let ts = self.sum_thread_untimed_sites.entry((monitor, thread));
                 *ts.or_default().entry(site.top()).or_default() += count;
@@ -922,9 +932,10 @@ impl Analysis {
     pub fn lock_name(&self, h: Hash, juc: bool) -> String {
         if h == Hash(0) {
             // A summary row of the monitors (locks) that had no row of their own at a site
-            // (docs/FORMAT.md, "other monitors").
-            return if juc { "other locks" } else { "other monitors" }.to_string()
-                + " (summarised together)";
+            // (docs/FORMAT.md, "other monitors"): the name of its monitor contentions, one
+            // row of the monitors' table; its holds (and j.u.c. contentions) are named at
+            // their sites ([`Analysis::unidentified_sites`]).
+            return if juc { "other locks" } else { "other monitors" }.to_string();
         }
         match self.classes.get(&h) {
             Some(c) => format!("{}@{h}", simple_name(c)),
@@ -1184,10 +1195,11 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
                 holds_line(o, a.identified_only(*h))
             );
             let est = if o.holds.is_estimate() { "~" } else { "" };
+            let about = if a.sampled_holds { "~" } else { "" };
             for (f, c, ns) in top_sites(&o.hold_sites, 3) {
                 let _ = writeln!(
                     s,
-                    "      held from {} x{c} {}",
+                    "      held from {} x{about}{c} {}",
                     site(md, f),
                     site_time(est, ns)
                 );
@@ -1316,92 +1328,173 @@ pub fn text(a: &Analysis, md: &Metadata, prefix: &str, top: usize, all: bool) ->
     s
 }
 
-/// The row of other monitors (`juc`: locks), `00000000`, at its sites: the holds (and
-/// contentions) of the monitors that had no row of their own at a site, which under
-/// `tracking=sampled` are mostly holds the tracker left unidentified, of whatever monitor
-/// (docs/FORMAT.md, "Rows of a site"). Each site is named with the class of the monitors
-/// identified there when they share one, and names them: a program with one
-/// `ReentrantLock` read "other locks (summarised together): held 13,206,743 times" as if
-/// it had others (issue 46). Its j.u.c. contentions are here too (the row is no lock of the
-/// table); its monitor contentions stay in the monitors' table, as counted there.
-fn unidentified_text(s: &mut String, a: &Analysis, md: &Metadata, juc: bool, rows: usize) {
-    let (contended, held, estimate) = if juc {
-        let Some(l) = a.locks.get(&Hash(0)) else {
-            return;
+/// The row of other monitors (locks), `00000000`, at one of its sites: what every output
+/// shows of it there (the report's text and JSON, the page's locks table, `pprof` and `flame`),
+/// from [`Analysis::unidentified_sites`].
+#[derive(Debug, Clone)]
+pub struct UnidentifiedSite {
+    pub site: Option<Frame>,
+    /// The class of the monitors (locks) identified at the site when they share one
+    /// (`Object`), else `monitors` (`locks`): [`Analysis::unidentified_name`].
+    pub name: String,
+    /// Contentions there, (count, ns): j.u.c. locks only (a monitor's stay in the monitors'
+    /// table, as the row `other monitors`).
+    pub blocked: Option<(u64, u64)>,
+    /// Holds there, (count, ns), and how many of them were timed.
+    pub held: Option<(u64, u64)>,
+    pub timed: u64,
+    /// The monitors (locks) with a row of their own at the site, in ID order.
+    pub there: Vec<Hash>,
+}
+
+impl UnidentifiedSite {
+    /// How every output names the row at this site: `Object at T.a(T.java:12)`.
+    pub fn label(&self, md: &Metadata) -> String {
+        unidentified_label(md, &self.name, self.site)
+    }
+}
+
+/// `{name} at {site}`: the row of other monitors (locks) at `f`, named `name`
+/// ([`Analysis::unidentified_name`]); `pprof` and `flame` put it after `monitor ` (`lock `).
+pub fn unidentified_label(md: &Metadata, name: &str, f: Option<Frame>) -> String {
+    format!("{name} at {}", site(md, f))
+}
+
+impl Analysis {
+    /// The monitors (`juc`: locks) other than the row of other monitors with a row of their
+    /// own at site `f` (holds or contentions there), in ID order.
+    pub fn identified_at(&self, f: Option<Frame>, juc: bool) -> Vec<Hash> {
+        let mut there: Vec<Hash> = if juc {
+            self.locks
+                .iter()
+                .filter(|(h, l)| {
+                    **h != Hash(0) && (l.hold_sites.contains_key(&f) || l.sites.contains_key(&f))
+                })
+                .map(|(h, _)| *h)
+                .collect()
+        } else {
+            self.objects
+                .iter()
+                .filter(|(h, o)| {
+                    **h != Hash(0) && (o.hold_sites.contains_key(&f) || o.sites.contains_key(&f))
+                })
+                .map(|(h, _)| *h)
+                .collect()
         };
-        let est = l.write_holds.is_estimate() || l.read_holds.is_estimate();
-        (&l.sites, &l.hold_sites, est)
-    } else {
-        let Some(o) = a.objects.get(&Hash(0)) else {
-            return;
-        };
-        (&o.sites, &o.hold_sites, o.holds.is_estimate())
-    };
-    let contended = if juc { Some(contended) } else { None };
-    let mut sites: Vec<Option<Frame>> = held.keys().copied().collect();
-    for f in contended.into_iter().flat_map(|c| c.keys()) {
-        if !held.contains_key(f) {
-            sites.push(*f);
+        there.sort();
+        there
+    }
+
+    /// The name of the row of other monitors (`juc`: locks) at site `f`: the class of the
+    /// monitors identified there when they share one (`Object`), else `monitors` (`locks`).
+    pub fn unidentified_name(&self, f: Option<Frame>, juc: bool) -> String {
+        self.unidentified_name_of(&self.identified_at(f, juc), juc)
+    }
+
+    fn unidentified_name_of(&self, there: &[Hash], juc: bool) -> String {
+        let classes: std::collections::BTreeSet<&str> = there
+            .iter()
+            .map(|h| self.classes.get(h).map(|c| simple_name(c)))
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        match (classes.len(), classes.iter().next()) {
+            (1, Some(c)) => c.to_string(),
+            _ if juc => "locks".into(),
+            _ => "monitors".into(),
         }
     }
+
+    /// The row of other monitors (`juc`: locks), `00000000`, at its sites, most blocked then
+    /// most held first: the holds (and, for j.u.c. locks, contentions) of the monitors that
+    /// had no row of their own at a site, which under `tracking=sampled` are mostly holds the
+    /// tracker left unidentified, of whatever monitor (docs/FORMAT.md, "Rows of a site").
+    /// Every output shows it so, never as one lock (issue 46).
+    pub fn unidentified_sites(&self, juc: bool) -> Vec<UnidentifiedSite> {
+        let (contended, held, timed) = if juc {
+            match self.locks.get(&Hash(0)) {
+                Some(l) => (Some(&l.sites), &l.hold_sites, &l.hold_sites_timed),
+                None => return Vec::new(),
+            }
+        } else {
+            match self.objects.get(&Hash(0)) {
+                Some(o) => (None, &o.hold_sites, &o.hold_sites_timed),
+                None => return Vec::new(),
+            }
+        };
+        let mut sites: Vec<Option<Frame>> = held.keys().copied().collect();
+        for f in contended.into_iter().flat_map(|c| c.keys()) {
+            if !held.contains_key(f) {
+                sites.push(*f);
+            }
+        }
+        let mut v: Vec<UnidentifiedSite> = sites
+            .into_iter()
+            .map(|f| {
+                let there = self.identified_at(f, juc);
+                UnidentifiedSite {
+                    site: f,
+                    name: self.unidentified_name_of(&there, juc),
+                    blocked: contended.and_then(|c| c.get(&f)).copied(),
+                    held: held.get(&f).copied(),
+                    timed: timed.get(&f).copied().unwrap_or(0),
+                    there,
+                }
+            })
+            .collect();
+        let key = |u: &UnidentifiedSite| {
+            (
+                u.blocked.map_or(0, |b| b.1),
+                u.held.map_or(0, |h| h.0),
+                u.site.map(|f| (f.method, f.location)),
+            )
+        };
+        v.sort_by(|x, y| {
+            let (kx, ky) = (key(x), key(y));
+            (ky.0, ky.1).cmp(&(kx.0, kx.1)).then(kx.2.cmp(&ky.2))
+        });
+        v
+    }
+}
+
+/// The row of other monitors (`juc`: locks) at its sites ([`Analysis::unidentified_sites`]).
+/// Each site is named with the class of the monitors identified there when they share one,
+/// and names them: a program with one `ReentrantLock` read "other locks (summarised
+/// together): held 13,206,743 times" as if it had others (issue 46). Its j.u.c. contentions
+/// are here too (the row is no lock of the table); its monitor contentions stay in the
+/// monitors' table, as counted there.
+fn unidentified_text(s: &mut String, a: &Analysis, md: &Metadata, juc: bool, rows: usize) {
+    let estimate = if juc {
+        a.locks
+            .get(&Hash(0))
+            .is_some_and(|l| l.write_holds.is_estimate() || l.read_holds.is_estimate())
+    } else {
+        a.objects
+            .get(&Hash(0))
+            .is_some_and(|o| o.holds.is_estimate())
+    };
+    let sites = a.unidentified_sites(juc);
     if sites.is_empty() {
         return;
     }
-    let at = |m: Option<&Sites>, f: &Option<Frame>| m.and_then(|m| m.get(f)).copied();
-    let key = |f: &Option<Frame>| {
-        let (b, h) = (at(contended, f), at(Some(held), f));
-        (
-            b.map_or(0, |b| b.1),
-            h.map_or(0, |h| h.0),
-            f.map(|f| (f.method, f.location)),
-        )
-    };
-    sites.sort_by(|x, y| {
-        let (kx, ky) = (key(x), key(y));
-        (ky.0, ky.1).cmp(&(kx.0, kx.1)).then(kx.2.cmp(&ky.2))
-    });
     let what = if juc { "lock" } else { "monitor" };
     let _ = writeln!(
         s,
         "  holds of {what}s without a row of their own, at their sites (tracking=sampled leaves most of a busy thread's holds unidentified, of whatever {what}; a site's {what}s past its first 4 share the row too):"
     );
     let est = if estimate { "~" } else { "" };
-    for f in sites.iter().take(rows) {
-        // The monitors (locks) with a row of their own at this site, and their class.
-        let mut there: Vec<Hash> = if juc {
-            a.locks
-                .iter()
-                .filter(|(h, l)| {
-                    **h != Hash(0) && (l.hold_sites.contains_key(f) || l.sites.contains_key(f))
-                })
-                .map(|(h, _)| *h)
-                .collect()
-        } else {
-            a.objects
-                .iter()
-                .filter(|(h, o)| {
-                    **h != Hash(0) && (o.hold_sites.contains_key(f) || o.sites.contains_key(f))
-                })
-                .map(|(h, _)| *h)
-                .collect()
-        };
-        there.sort();
-        let classes: std::collections::BTreeSet<&str> = there
-            .iter()
-            .map(|h| a.classes.get(h).map(|c| simple_name(c)))
-            .collect::<Option<_>>()
-            .unwrap_or_default();
-        let name = match (classes.len(), classes.iter().next()) {
-            (1, Some(c)) => c.to_string(),
-            _ => format!("{what}s"),
-        };
+    for u in sites.iter().take(rows) {
         let mut figures = Vec::new();
-        if let Some((c, ns)) = at(contended, f) {
+        if let Some((c, ns)) = u.blocked {
             figures.push(format!("blocked {} {}", crate::util::times(c), dur(ns)));
         }
-        if let Some((c, ns)) = at(Some(held), f) {
+        if let Some((c, ns)) = u.held {
+            let about = if a.sampled_holds && what == "monitor" {
+                "~"
+            } else {
+                ""
+            };
             figures.push(format!(
-                "held {}, {}",
+                "held {about}{}, {}",
                 crate::util::times(c),
                 if est.is_empty() || ns > 0 {
                     format!("total {}", site_time(est, ns))
@@ -1410,11 +1503,15 @@ fn unidentified_text(s: &mut String, a: &Analysis, md: &Metadata, juc: bool, row
                 }
             ));
         }
-        let identified = match there.len() {
+        let identified = match u.there.len() {
             0 => format!("no {what} identified there"),
             n => {
-                let names: Vec<String> =
-                    there.iter().take(3).map(|h| a.lock_name(*h, juc)).collect();
+                let names: Vec<String> = u
+                    .there
+                    .iter()
+                    .take(3)
+                    .map(|h| a.lock_name(*h, juc))
+                    .collect();
                 format!(
                     "identified there: {}{}",
                     names.join(", "),
@@ -1428,8 +1525,8 @@ fn unidentified_text(s: &mut String, a: &Analysis, md: &Metadata, juc: bool, row
         };
         let _ = writeln!(
             s,
-            "      {name} at {}: {} ({identified})",
-            site(md, *f),
+            "      {}: {} ({identified})",
+            u.label(md),
             figures.join(", ")
         );
     }
@@ -1780,7 +1877,11 @@ pub(crate) fn site_time(est: &str, ns: u64) -> String {
 /// none was timed are "not timed", never a measured-looking "~0 ns".
 fn hold_figures(h: &Hist, identified_only: bool) -> String {
     let least = if identified_only { "at least " } else { "" };
-    let times = crate::util::times(h.count());
+    let mut times = crate::util::times(h.count());
+    if let (Some(seen), Some((lo, hi))) = (h.sampled(), h.count_interval()) {
+        // rows of a sample (guards=on past the exact budget): the count is an estimate
+        times = format!("~{times} (95% interval {lo}–{hi}, from a sample of {seen} holds)");
+    }
     if h.is_estimate() && h.timed() == 0 {
         return format!("held {least}{times}, not timed (holdtiming=sampled timed none of them)");
     }
@@ -1814,12 +1915,38 @@ fn holds_line(o: &ObjectStats, identified_only: bool) -> String {
 }
 
 fn sites_json(md: &Metadata, m: &HashMap<Option<Frame>, (u64, u64)>) -> String {
+    named_sites_json(md, m, None)
+}
+
+/// The row of other monitors (locks) at a site as every output names it
+/// ([`unidentified_label`]), for `named_sites_json`: `Some` for that row only.
+type RowNames<'a> = Option<(&'a Analysis, bool)>;
+
+/// `,"name":"Object at T.a(T.java)"` in a site of the row of other monitors (locks),
+/// `,"name":null` in any other's.
+fn row_name(md: &Metadata, names: RowNames<'_>, f: Option<Frame>) -> String {
+    match names {
+        Some((a, juc)) => format!(
+            ",\"name\":{}",
+            json_str(&unidentified_label(md, &a.unidentified_name(f, juc), f))
+        ),
+        None => ",\"name\":null".into(),
+    }
+}
+
+/// [`sites_json`], each site with the name of the row of other monitors there when `names`.
+fn named_sites_json(
+    md: &Metadata,
+    m: &HashMap<Option<Frame>, (u64, u64)>,
+    names: RowNames<'_>,
+) -> String {
     let v: Vec<String> = top_sites(m, usize::MAX)
         .into_iter()
         .map(|(f, c, ns)| {
             format!(
-                "{{\"site\":{},\"count\":{c},\"ns\":{ns}}}",
-                json_str(&site(md, f))
+                "{{\"site\":{}{},\"count\":{c},\"ns\":{ns}}}",
+                json_str(&site(md, f)),
+                row_name(md, names, f)
             )
         })
         .collect();
@@ -1856,13 +1983,19 @@ fn blocked_stacks_json(md: &Metadata, m: &HashMap<String, (u64, u64)>) -> String
 
 /// Hold sites as JSON, with how many of each site's holds were timed: its `ns` is scaled from
 /// those when fewer than all (an estimate), and is 0 when none was ("not timed").
-fn hold_sites_json(md: &Metadata, m: &Sites, timed: &HashMap<Option<Frame>, u64>) -> String {
+fn hold_sites_json(
+    md: &Metadata,
+    m: &Sites,
+    timed: &HashMap<Option<Frame>, u64>,
+    names: RowNames<'_>,
+) -> String {
     let v: Vec<String> = top_sites(m, usize::MAX)
         .into_iter()
         .map(|(f, c, ns)| {
             format!(
-                "{{\"site\":{},\"count\":{c},\"timed\":{},\"ns\":{ns}}}",
+                "{{\"site\":{}{},\"count\":{c},\"timed\":{},\"ns\":{ns}}}",
                 json_str(&site(md, f)),
+                row_name(md, names, f),
                 timed.get(&f).copied().unwrap_or(0)
             )
         })
@@ -1960,7 +2093,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
             let hh = &o.holds;
             let sites = o.sites.keys().chain(o.hold_sites.keys());
             format!(
-                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"blocked_stacks\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{}}},\"hold_sites\":{}}}",
+                "{{\"id\":\"{h}\",\"name\":{},\"summary_row\":{},\"folded\":{},\"blocked_ns\":{},\"contentions\":{},\"blocked_max_ns\":{},\"still_blocked\":{},\"owners\":[{}],\"sites\":{},\"blocked_stacks\":{},\"holds\":{{\"count\":{},\"timed\":{},\"estimated\":{},\"total_ns\":{},\"p50_ns\":{},\"p99_ns\":{},\"max_ns\":{},\"open\":{},\"lower_bound\":{},\"sampled\":{},\"count_interval\":{}}},\"hold_sites\":{}}}",
                 json_str(&a.lock_name(*h, false)),
                 *h == Hash(0),
                 // The row of other monitors is shown at its sites, never folded.
@@ -1970,7 +2103,7 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
                 o.blocked_max,
                 o.still_blocked,
                 owners.join(","),
-                sites_json(md, &o.sites),
+                named_sites_json(md, &o.sites, (*h == Hash(0)).then_some((a, false))),
                 blocked_stacks_json(md, &o.blocked_stacks),
                 hh.count(),
                 hh.timed(),
@@ -1981,7 +2114,14 @@ pub fn json(a: &Analysis, md: &Metadata, prefix: &str, all: bool) -> String {
                 hh.max(),
                 o.open_holds,
                 a.identified_only(*h),
-                hold_sites_json(md, &o.hold_sites, &o.hold_sites_timed)
+                hh.sampled().map_or("null".into(), |n| n.to_string()),
+                hh.count_interval().map_or("null".into(), |(lo, hi)| format!("[{lo},{hi}]")),
+                hold_sites_json(
+                    md,
+                    &o.hold_sites,
+                    &o.hold_sites_timed,
+                    (*h == Hash(0)).then_some((a, false))
+                )
             )
         })
         .collect();
@@ -2161,13 +2301,18 @@ fn juc_json(a: &Analysis, md: &Metadata, all: bool) -> (String, Folded) {
                 l.timed_out,
                 l.interrupted,
                 owners.join(","),
-                sites_json(md, &l.sites),
+                named_sites_json(md, &l.sites, (*h == Hash(0)).then_some((a, true))),
                 blocked_stacks_json(md, &l.blocked_stacks),
                 hist(&l.write_holds),
                 hist(&l.read_holds),
                 l.open_holds,
                 a.identified_only(*h),
-                hold_sites_json(md, &l.hold_sites, &l.hold_sites_timed),
+                hold_sites_json(
+                    md,
+                    &l.hold_sites,
+                    &l.hold_sites_timed,
+                    (*h == Hash(0)).then_some((a, true))
+                ),
                 l.awaits,
                 l.awaited,
                 l.signals,
@@ -2301,8 +2446,10 @@ mod tests {
         }
         let j = json(&a, &md, "t", false);
         for want in [
-            "{\"id\":\"00000000\",\"name\":\"other monitors (summarised together)\",\"summary_row\":true,\"folded\":false,",
-            "{\"id\":\"00000000\",\"name\":\"other locks (summarised together)\",\"summary_row\":true,\"folded\":false,",
+            "{\"id\":\"00000000\",\"name\":\"other monitors\",\"summary_row\":true,\"folded\":false,",
+            "{\"id\":\"00000000\",\"name\":\"other locks\",\"summary_row\":true,\"folded\":false,",
+            "\"hold_sites\":[{\"site\":\"T.a(T.java)\",\"name\":\"Object at T.a(T.java)\",\"count\":1670329,\"timed\":0,\"ns\":0}]",
+            "\"hold_sites\":[{\"site\":\"T.b(T.java)\",\"name\":\"ReentrantLock$NonfairSync at T.b(T.java)\",\"count\":13206743,\"timed\":0,\"ns\":0}]",
             "{\"id\":\"00002222\",\"name\":\"ReentrantLock$NonfairSync@00002222\",\"summary_row\":false,\"folded\":false,",
             "\"juc_locks_folded\":0,",
         ] {

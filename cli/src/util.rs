@@ -88,6 +88,17 @@ pub struct Hist {
     /// Holds counted but not timed (`MonitorHoldsUntimed`, `holdtiming=sampled`): the timed
     /// ones are then a sample, and the total an estimate.
     untimed: u64,
+    /// Holds seen in rows of a sample (`<sample>` above 1: guarded sites once the program
+    /// passed the agent's exact budget), and the variance of their scaled count: the count is
+    /// then an estimate, with an interval.
+    sampled_seen: u64,
+    sampled_scaled: u64,
+    sampled_var: u128,
+    /// What scaling added to `count` (the timed holds of rows of a sample, times k − 1).
+    timed_scaled: u64,
+    /// The estimated total of histograms merged ([`Hist::merge`]): the sum of their
+    /// estimates, not the merged sample's mean times the merged count.
+    estimated: Option<u64>,
 }
 
 impl Hist {
@@ -117,14 +128,65 @@ impl Hist {
     /// Adds `count` durations that were counted but not measured (`MonitorHoldsUntimed`).
     /// Adds the figures of one summary line.
     pub fn add_durations(&mut self, d: &orca_format::Durations) {
-        self.add_summary(d.count, d.total, d.max, d.histogram.buckets());
+        self.add_durations_of(d, 1);
+    }
+    /// Adds the figures of one summary line of a sample of one hold in `sample`, scaled to
+    /// the holds it stands for (as Go's profiles scale theirs).
+    pub fn add_durations_of(&mut self, d: &orca_format::Durations, sample: u64) {
+        let k = sample.max(1);
+        self.seen(d.count, k);
+        let buckets = d.histogram.buckets().map(|(b, c)| (b, c * k));
+        self.add_summary(d.count * k, d.total * k, d.max, buckets);
+        self.timed_scaled += d.count * (k - 1);
     }
     pub fn add_untimed(&mut self, count: u64) {
-        self.untimed += count;
+        self.add_untimed_of(count, 1);
     }
-    /// Adds every sample of `o` (the holds of both modes of a j.u.c. lock, say).
+    /// [`Hist::add_untimed`] of a line of a sample of one hold in `sample`.
+    pub fn add_untimed_of(&mut self, count: u64, sample: u64) {
+        let k = sample.max(1);
+        self.seen(count, k);
+        self.untimed += count * k;
+    }
+    /// `n` holds seen in a row of one in `k`: each stands for `k`, and the variance of that
+    /// count, taking every hold as drawn on its own with probability 1/k (the tracker draws
+    /// per hold: OrcaSampler.gateTurn), is n·k·(k−1).
+    fn seen(&mut self, n: u64, k: u64) {
+        if k > 1 {
+            self.sampled_seen += n;
+            self.sampled_scaled += n * k;
+            self.sampled_var += n as u128 * (k * (k - 1)) as u128;
+        }
+    }
+    /// Holds seen in rows of a sample, when there were any: the count is then an estimate.
+    pub fn sampled(&self) -> Option<u64> {
+        (self.sampled_seen > 0).then_some(self.sampled_seen)
+    }
+    /// The 95% interval of the count when it is an estimate ([`Hist::sampled`]): the count
+    /// less and plus 1.96 standard deviations, never below what was counted and seen.
+    pub fn count_interval(&self) -> Option<(u64, u64)> {
+        self.sampled()?;
+        let half = 1.96 * (self.sampled_var as f64).sqrt();
+        let c = self.count() as f64;
+        let floor = (self.count() - self.sampled_scaled + self.sampled_seen) as f64;
+        Some((
+            (c - half).max(floor).round() as u64,
+            (c + half).round() as u64,
+        ))
+    }
+    /// Adds every sample of `o` (the holds of both modes of a j.u.c. lock, say); the total is
+    /// the sum of both totals (the page's j.u.c. lock held the merged sample's mean times the
+    /// merged count, not its modes' sum as the report has it).
     pub fn merge(&mut self, o: &Hist) {
+        let total = self.total() + o.total();
+        if self.untimed + o.untimed > 0 {
+            self.estimated = Some(total);
+        }
         self.untimed += o.untimed;
+        self.sampled_seen += o.sampled_seen;
+        self.sampled_scaled += o.sampled_scaled;
+        self.sampled_var += o.sampled_var;
+        self.timed_scaled += o.timed_scaled;
         self.count += o.count;
         self.total += o.total;
         self.max = self.max.max(o.max);
@@ -132,23 +194,27 @@ impl Hist {
             *self.buckets.entry(b).or_default() += c;
         }
     }
-    /// Number of durations, measured or only counted: exact either way.
+    /// Number of durations, measured or only counted: exact either way, unless some rows
+    /// were of a sample ([`Hist::sampled`]), whose holds are scaled to those they stand for.
     pub fn count(&self) -> u64 {
         self.count + self.untimed
     }
     /// Number of durations measured: the sample the total, percentiles and maximum come
     /// from (all of them unless [`Hist::is_estimate`]).
     pub fn timed(&self) -> u64 {
-        self.count
+        self.count - self.timed_scaled
     }
     /// Whether some durations were counted but not measured: the total is then estimated
     /// from the sample, the percentiles are the sample's, and the maximum is the sample's.
     pub fn is_estimate(&self) -> bool {
-        self.untimed > 0
+        self.untimed > 0 || self.sampled_seen > 0
     }
     /// Sum of the durations; when [`Hist::is_estimate`], the sample's mean times the count
-    /// (0 with no sample).
+    /// (0 with no sample), or for merged histograms the sum of their estimates.
     pub fn total(&self) -> u64 {
+        if let Some(t) = self.estimated {
+            return t;
+        }
         estimate(self.total, self.count, self.untimed)
     }
     /// Largest sample.
@@ -224,6 +290,13 @@ mod tests {
         let mut m = Hist::default();
         m.merge(&h);
         assert_eq!((m.count(), m.total()), (8, 1600));
+        // Merged, the totals add up (the merged sample's mean, 1400 / 3, times 10 would be
+        // 4666): the page's j.u.c. lock holds both modes, and the report adds their totals.
+        let mut k = Hist::default();
+        k.add(1000);
+        k.add_untimed(1);
+        m.merge(&k);
+        assert_eq!((m.count(), m.timed(), m.total()), (10, 3, 3600));
     }
 
     /// Summary lines of many intervals add up to the same histogram as the

@@ -487,6 +487,23 @@ fn parse_count(b: &[u8], index: usize, field: &'static str) -> Result<u64, Synta
     }
 }
 
+/// A hold row's optional `<sample>`: its holds are a sample of one in this many (at least 2;
+/// absent, 1: every hold).
+fn parse_sample(b: Option<&[u8]>, index: usize) -> Result<u64, SyntaxError> {
+    let Some(b) = b else {
+        return Ok(1);
+    };
+    match decimal_u64(b) {
+        Some(v) if v >= 2 => Ok(v),
+        _ => Err(field_err(
+            index,
+            "sample",
+            b,
+            "expected a decimal number of at least 2 (the row's holds are one in that many)",
+        )),
+    }
+}
+
 /// A decimal number of nanoseconds.
 fn parse_nanos(b: &[u8], index: usize, field: &'static str) -> Result<u64, SyntaxError> {
     decimal_u64(b).ok_or_else(|| {
@@ -1725,6 +1742,9 @@ pub enum Event<'a> {
         monitor: Hash,
         durations: Durations<'a>,
         site: StackTrace<'a>,
+        /// The row's holds are a sample of one hold in `sample` (1: every hold; guarded
+        /// sites once the program passed the agent's exact budget, FORMAT.md).
+        sample: u64,
     },
     /// Summary (`holdtiming=sampled`): `count` further outermost holds of `monitor` acquired
     /// at `site` (one frame) that were counted but not timed; the key's `MonitorHolds` lines
@@ -1734,6 +1754,8 @@ pub enum Event<'a> {
         monitor: Hash,
         count: u64,
         site: StackTrace<'a>,
+        /// As [`Event::MonitorHolds`]'s.
+        sample: u64,
     },
     /// Summary: `acquired` taken `count` times at `acquired_site` while holding
     /// `held` (taken at `held_site`) and the `guards`; sites are one frame.
@@ -2389,11 +2411,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
             }
         }
         K::MonitorHolds | K::MonitorContentions => {
-            let ([_, _, t, m, c, tot, mx, h, site], stack) = if kind == K::MonitorHolds {
-                (split::<9>(line, name)?, None)
-            } else {
-                split_opt::<9>(line, name)?
-            };
+            let ([_, _, t, m, c, tot, mx, h, site], last) = split_opt::<9>(line, name)?;
             let thread = parse_hash(t, 3, "thread", false)?;
             // 0: the holds (contentions) of other monitors at this site (FORMAT.md).
             let monitor = parse_hash(m, 4, "monitor", true)?;
@@ -2405,6 +2423,7 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                     monitor,
                     durations,
                     site,
+                    sample: parse_sample(last, 10)?,
                 }
             } else {
                 Event::MonitorContentions {
@@ -2412,18 +2431,19 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                     monitor,
                     durations,
                     site,
-                    stack: stack.map_or(Ok(StackTrace::NONE), |s| parse_stack(s, 10))?,
+                    stack: last.map_or(Ok(StackTrace::NONE), |s| parse_stack(s, 10))?,
                 }
             }
         }
         K::MonitorHoldsUntimed => {
-            let [_, _, t, m, c, site] = split::<6>(line, name)?;
+            let ([_, _, t, m, c, site], last) = split_opt::<6>(line, name)?;
             Event::MonitorHoldsUntimed {
                 thread: parse_hash(t, 3, "thread", false)?,
                 // 0: the holds of other monitors at this site, as in MonitorHolds.
                 monitor: parse_hash(m, 4, "monitor", true)?,
                 count: parse_count(c, 5, "count")?,
                 site: parse_site(site, 6, "site")?,
+                sample: parse_sample(last, 7)?,
             }
         }
         K::LockHolds | K::LockContentions => {

@@ -901,6 +901,10 @@ impl Validator {
                     stack.raw().hash(&mut h);
                     h.finish()
                 }
+                // a row of the sample is a key of its own
+                Event::MonitorHolds { sample, .. } | Event::MonitorHoldsUntimed { sample, .. } => {
+                    *sample
+                }
                 _ => 0,
             };
             if let Some(first) = keys.insert((kind, object, mode, f, stack), n) {

@@ -102,7 +102,9 @@ fn summary_lines_parse_into_their_fields() {
                     histogram,
                 },
             site,
+            sample,
         } => {
+            assert_eq!(sample, 1, "no <sample>: every hold");
             assert_eq!((thread, monitor), (Hash(0xAAAA), Hash(0x1111)));
             assert_eq!((count, total, max), (2, 3000, 2000));
             let b: Vec<_> = histogram.buckets().collect();

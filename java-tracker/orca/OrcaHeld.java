@@ -53,6 +53,39 @@ abstract class OrcaHeld {
     final long[] relEnd = new long[OrcaEvents.RELEASED];
     int relPos;
 
+    /**
+     * The waits on a monitor the thread held by a guarded hold outside the sample (not in
+     * its held stack): the monitor and their sum, so that such a hold's length at its end leaves them out (the tracker's
+     * guardLongHold): Object.wait releases the monitor, and a producer that waits for room
+     * in `synchronized (queue)` would otherwise read as a long hold.
+     */
+    Object unheldWaitObj;
+    long unheldWaitSum;
+
+    /** An Object.wait of `nanos` on `o`, ended now, that found no hold of `o` in the stack. */
+    final void waitedUnheld(Object o, long nanos) {
+        if (unheldWaitObj != o) {
+            unheldWaitObj = o;
+            unheldWaitSum = 0;
+        }
+        unheldWaitSum += nanos;
+    }
+
+    /**
+     * The waits on `monitor` to leave out of a hold of it ending now, forgotten: all those
+     * kept since the last hold that asked, whether they were in this hold or an earlier one
+     * (the hold is then shorter than it was, never longer).
+     */
+    final long unheldWaited(Object monitor) {
+        if (unheldWaitObj != monitor) {
+            return 0;
+        }
+        long w = unheldWaitSum;
+        unheldWaitObj = null;
+        unheldWaitSum = 0;
+        return w;
+    }
+
     final void released(int hash, long start, long end) {
         int k = relPos++ & (OrcaEvents.RELEASED - 1);
         relHash[k] = hash;

@@ -239,31 +239,135 @@ public final class OrcaProfilerTracker {
     // Guarded sites (rewriter Config::guards, agent option guards=on): each `monitorenter`
     // keeps what guardEntered returns in an int local of its frame and hands it to guardExit
     // at the block's `monitorexit`s (a synchronized method: guardSyncEntered's, at its exits).
-    // 0 says the tracker follows the hold; any other value will be the coarse clock at the
-    // enter of a hold the tracker leaves out, which the exit compares with the clock, without
-    // a call, to find it long (issue 45). These entry points are small so that the JIT
-    // inlines them; today they follow every hold, as the unguarded reports do.
+    // 0 says the tracker follows the hold; any other value is the coarse clock at the enter
+    // of a hold outside the sample (in KEPT_SHIFT units, odd), which the exit compares with
+    // the clock, without a call, to find it possibly long. Which holds are in the sample:
+    // of the thread's outermost holds one in a stride at random (OrcaSampler.gateTurn):
+    // 1 (every hold) until the program passes the exact budget (agent/src/recorder/clock.rs,
+    // SAMPLE_AFTER_HOLDS), then GATE_PERIOD; and every hold nested in one, followed or left
+    // out with it (OrcaSampler.gateNest). Per hold, not per time window: a hold the tracker follows costs tens of
+    // nanoseconds more than one it does not, so a busy thread takes fewer holds while it is
+    // followed, and a window's count would understate the others (by half, in a tight loop).
+    // A hold outside the sample passes its monitor nowhere (C2 may still elide or coarsen
+    // the lock), and costs the thread's record's lookup, a count and a branch at each end,
+    // and the coarse clock's load. These entry points are small so that the
+    // JIT inlines them.
+
+    private static final int KEPT = OrcaEvents.KEPT_SHIFT;
+    /** A guarded hold outside the sample this many KEPT units long at its exit may have
+     * reached holdthreshold: it is timed at its end, out of line (set by the agent). */
+    static int guardLong = Integer.MAX_VALUE;
+
+    /** What a guarded site keeps for a hold outside the sample: the coarse clock, odd. */
+    private static int kept() {
+        long a = coarseClock;
+        if (a == 0) {
+            return 0;
+        }
+        long c = OrcaSampler.U.getLongOpaque(null, a);
+        // A stale clock (the ticker idle) is no time: the precise clock's, whose base the
+        // coarse one shares; rare, as the next hold in the sample wakes the ticker.
+        return (int) ((c == OrcaSampler.STALE ? System.nanoTime() : c) >>> KEPT) | 1;
+    }
 
     @Hidden
     public static Object guardEnter(Object monitor, int site) {
+        OrcaRec r = OrcaRec.mine();
+        if (r != null && r.depth == 0 && r.gateOut()) {
+            return null; // outside the sample: guardEntered keeps the clock
+        }
         return monitorEnter(monitor, site);
     }
 
     @Hidden
     public static int guardEntered(Object rec, int site) {
+        if (rec == null) {
+            return kept();
+        }
         monitorEntered(rec, site);
         return 0;
     }
 
     @Hidden
     public static int guardSyncEntered(Object monitor, int site) {
+        OrcaRec r = OrcaRec.mine();
+        if (r != null && r.depth == 0 && r.gateOut()) {
+            int k = kept();
+            if (k != 0) {
+                return k;
+            }
+        }
         syncEntered(monitor, site);
         return 0;
     }
 
     @Hidden
     public static void guardExit(Object monitor, int kept, int site) {
-        monitorExit(monitor, site);
+        if (kept != 0) {
+            OrcaRec r = OrcaRec.mineAnySession();
+            if (r != null && r.gateNest > 0) {
+                r.gateNest--;
+            }
+            long a = coarseClock;
+            if (a != 0) {
+                long c = OrcaSampler.U.getLongOpaque(null, a);
+                if (c == OrcaSampler.STALE || (int) (c >>> KEPT) - kept > guardLong) {
+                    guardLongHold(monitor, kept, site);
+                }
+            }
+            return;
+        }
+        exit(monitor, site, true);
+    }
+
+    /**
+     * The end of a guarded hold outside the sample that the coarse clock says may be long:
+     * timed from an upper bound of its start (the first tick after the coarse start its
+     * kept value names, from the clock's ring, as OrcaSampler.startedBy does), less the waits
+     * on its monitor since (OrcaRec.unheldWaited), and written as a MonitorHold when it
+     * reached holdthreshold: never longer than the hold. No hold record follows it (it is
+     * outside the sample the summaries count), which the agent is told by S_UNSAMPLED.
+     */
+    @DontInline
+    private static void guardLongHold(Object monitor, int kept, int site) {
+        try {
+            long threshold = holdCaught;
+            long addr = coarseClock;
+            if (threshold < 0 || addr == 0 || !ready) {
+                return;
+            }
+            long t = System.nanoTime();
+            long units = t >>> KEPT;
+            // the enter's KEPT units, the kept value's 32 bits made whole (wraps after 3 days)
+            long enter = units - ((int) units - kept);
+            // the coarse start was below (enter + 1) << KEPT (kept is odd): the first tick
+            // after it is the first in the ring past that
+            long after = (enter + 1) << KEPT;
+            long start = after;
+            long best = Long.MAX_VALUE;
+            for (int i = 0; i < OrcaSampler.TICKS; i++) {
+                long v = OrcaSampler.U.getLongOpaque(null, addr + OrcaSampler.RING + 8L * i);
+                if (v > after && v <= t && v < best) {
+                    best = v;
+                }
+            }
+            // (a tick long after it is not the next: the ring is a second's, a hold may be older)
+            if (best != Long.MAX_VALUE && best - after < 64 * OrcaSampler.TICK) {
+                start = best;
+            }
+            OrcaRec r = rec();
+            if (r == null) {
+                return;
+            }
+            long held = t - start - r.unheldWaited(monitor);
+            if (held < threshold) {
+                return;
+            }
+            int h = r.hashLocked(monitor);
+            r.name(monitor, h);
+            longHold(r, site | OrcaEvents.S_UNSAMPLED, h, held, t, start);
+        } catch (Throwable e) {
+        }
     }
 
     /**
@@ -490,6 +594,31 @@ public final class OrcaProfilerTracker {
     @Hidden
     @DontInline
     public static void monitorExit(Object monitor, int site) {
+        exit(monitor, site, false);
+    }
+
+    /**
+     * A hold's record's site: a guarded site's hold (`guarded`) that ended at `t` after the
+     * gate began to sample is one of the sample (S_SAMPLED: the agent's summaries tell its
+     * rows from those of the holds counted whole).
+     */
+    private static int sampled(int site, boolean guarded, long t) {
+        long a;
+        return guarded && (a = coarseClock) != 0
+                && t >= OrcaSampler.U.getLongOpaque(null, a + OrcaSampler.SAMPLING)
+                ? site | OrcaEvents.S_SAMPLED : site;
+    }
+
+    /** A long hold's site for longHold: reported through guardExit (`guarded`), one more
+     * frame of the tracker lies above the site's (S_DEEPER). */
+    private static int deeper(int site, boolean guarded) {
+        return guarded ? site | OrcaEvents.S_DEEPER : site;
+    }
+
+    /** monitorExit, or guardExit's of a hold in the sample (`guarded`). */
+    @Hidden
+    @DontInline
+    private static void exit(Object monitor, int site, boolean guarded) {
         try {
             OrcaRec r = rec();
             if (r == null) {
@@ -500,7 +629,7 @@ public final class OrcaProfilerTracker {
             long w;
             if (d < 0 || r.heldObj[d] != monitor || (w = (e = r.held)[OrcaRec.HW * d]) < 0
                     || traceAll) {
-                exitRare(r, monitor, site);
+                exitRare(r, monitor, site, guarded);
                 return;
             }
             int enterSite = (int) (w >> 32);
@@ -517,17 +646,19 @@ public final class OrcaProfilerTracker {
                 // summary line written after it (a put may write the summaries).
                 long threshold = holdThreshold;
                 if (threshold >= 0 && t - start - paused >= threshold) {
-                    longHeld(r, enterSite, h, t - start - paused, t, start);
+                    longHeld(r, deeper(enterSite, guarded), h, t - start - paused, t, start);
                 }
+                enterSite = sampled(enterSite, guarded, t);
             } else {
                 // Not timed (OrcaSampler.begin): the coarse clock at both ends (see exitRare).
                 long addr = coarseClock;
                 t = r.coarse(addr);
                 long near = holdNear;
                 if (near >= 0 && t - ~start - paused >= near) {
-                    nearEnd(r, monitor, addr, enterSite, h, ~start, paused);
+                    nearEnd(r, monitor, addr, enterSite, h, ~start, paused, guarded);
                     return;
                 }
+                enterSite = sampled(enterSite, guarded, t);
                 if (h == 0 && paused > 0) {
                     // Left unidentified (tracking=sampled), and it waited: hashed now, as the
                     // agent's pause of its wait names the monitor. The others are counted at
@@ -576,7 +707,7 @@ public final class OrcaProfilerTracker {
      */
     @DontInline
     private static void nearEnd(OrcaRec r, Object monitor, long addr, int site, int h, long c0,
-            long paused) {
+            long paused, boolean guarded) {
         long t = System.nanoTime();
         long start = r.startedBy(addr, c0, t);
         long held = t - start - paused;
@@ -590,9 +721,10 @@ public final class OrcaProfilerTracker {
             r.released(h, start, t);
         }
         if (isLong) {
-            longHold(r, site, h, held, t, start);
+            longHold(r, deeper(site, guarded), h, held, t, start);
         }
-        r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD, site, h, t, -1);
+        r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD,
+                sampled(site, guarded, t), h, t, -1);
     }
 
     /**
@@ -600,7 +732,7 @@ public final class OrcaProfilerTracker {
      * monitor whose enter was not seen.
      */
     @DontInline
-    private static void exitRare(OrcaRec r, Object monitor, int site) {
+    private static void exitRare(OrcaRec r, Object monitor, int site, boolean guarded) {
         int i = r.find(monitor);
         // A reentrant release ends no hold: it reads the clock for trace=all only.
         long t = 0;
@@ -650,12 +782,12 @@ public final class OrcaProfilerTracker {
                 // The long hold's line first: its hold record, put after it, is counted in
                 // a summary line written after it (a put may write the summaries).
                 if (threshold >= 0 && held >= threshold) {
-                    longHold(r, enterSite, h, held, t, start);
+                    longHold(r, deeper(enterSite, guarded), h, held, t, start);
                 }
                 // The outermost release: one record per hold is all a summary needs.
                 if (!traceAll) {
                     r.put(paused > 0 ? OrcaEvents.R_HOLD_WAITED : OrcaEvents.R_HOLD,
-                            enterSite, h, t, third);
+                            sampled(enterSite, guarded, t), h, t, third);
                 }
             }
         } else {
@@ -1185,10 +1317,16 @@ public final class OrcaProfilerTracker {
     private static void paused(Object o, long nanos) {
         OrcaRec r = current();
         if (r != null) {
+            boolean found = false;
             for (int i = r.depth - 1; i >= 0; i--) {
                 if (r.heldObj[i] == o) {
                     r.held[OrcaRec.HW * i + 2] += nanos;
+                    found = true;
                 }
+            }
+            if (!found) {
+                // held by a guarded hold outside the sample (guardLongHold subtracts it)
+                r.waitedUnheld(o, nanos);
             }
         }
     }

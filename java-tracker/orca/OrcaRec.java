@@ -322,6 +322,21 @@ final class OrcaRec extends OrcaLockCalls {
         return r != null && r.thread == t && r.session == OrcaProfilerTracker.session ? r : null;
     }
 
+    /**
+     * The OrcaRec in the thread's slot if it is the thread's, of whatever recording: for a
+     * guarded exit's count of gateNest alone, which an earlier recording's OrcaRec may take
+     * (a count above 0 only goes down). Cheaper than mine() by the session's compare.
+     */
+    static OrcaRec mineAnySession() {
+        long at = TID;
+        if (at < 0) {
+            return null;
+        }
+        Thread t = Thread.currentThread();
+        OrcaRec r = BY_THREAD[(int) U.getLong(t, at) & (SLOTS - 1)];
+        return r != null && r.thread == t ? r : null;
+    }
+
     /** rec() or current() of a thread whose OrcaRec is not in its slot. Out of line. */
     @DontInline
     static OrcaRec recSlow(boolean make) {

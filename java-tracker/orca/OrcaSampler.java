@@ -48,6 +48,9 @@ abstract class OrcaSampler extends OrcaHashCache {
      * the clock (clock.rs, Coarse.ring and Coarse.used), from its address. */
     static final long RING = OrcaEvents.CLOCK_RING;
     static final long USED = OrcaEvents.CLOCK_USED;
+    /** The offset of the time from which the gate samples (clock.rs, Coarse.sampling:
+     * STALE until then), from the clock's address. */
+    static final long SAMPLING = OrcaEvents.CLOCK_SAMPLING;
 
     // ---- sampled hold timing (holdtiming=sampled): which holds read System.nanoTime ----
     //
@@ -235,6 +238,52 @@ abstract class OrcaSampler extends OrcaHashCache {
         seed = x;
         return 1 + (int) ((x & 0xFFFFFFFFL) % (2L * stride - 1));
     }
+
+    /**
+     * Guarded sites (guards=on): outermost holds until the next one in the sample (this one
+     * included), and the stride it was drawn with (see OrcaProfilerTracker, "Guarded
+     * sites"). True when this outermost hold is outside the sample. Inline: a decrement and
+     * a branch; the draw is out of line.
+     */
+    final boolean gateOut() {
+        if (gateNest > 0 || --gateSkip > 0) {
+            if (coarseClock == 0) {
+                return false;
+            }
+            gateNest++;
+            return true;
+        }
+        gateTurn();
+        return false;
+    }
+
+    int gateSkip;
+    /**
+     * Guarded holds outside the sample the thread is inside (their exits count it down): a
+     * hold nested in one is left out with it, as one nested in a followed hold is followed.
+     * Why: the sample is of outermost holds; a reentrant acquisition drawn inside an outer one
+     * left out would count as a hold of its own (a synchronized method calling another of its
+     * object's), which it is not.
+     */
+    int gateNest;
+
+    /** The next draw of the guarded sites' sample: one in GATE_PERIOD at random once the
+     * agent's ticker says the program passed the exact budget (clock.rs, Coarse.sampling),
+     * else the next hold too (every hold, exactly). */
+    @DontInline
+    private void gateTurn() {
+        long a = coarseClock;
+        boolean sampling = a != 0 && U != null && U.getLongOpaque(null, a + SAMPLING) != STALE;
+        if (!sampling && a != 0 && U != null && (++gateHolds & 255) == 0) {
+            // the program's holds so far, for the ticker's budget (clock.rs, Coarse.holds)
+            U.getAndAddLong(null, a + HOLDS, 256);
+        }
+        gateSkip = sampling ? draw(OrcaEvents.GATE_PERIOD) : 1;
+    }
+
+    /** Outermost holds at guarded sites before the sample began, modulo 256. */
+    int gateHolds;
+    static final long HOLDS = OrcaEvents.CLOCK_HOLDS;
 
     /** Holds identified per WINDOW per thread, about (tracking=sampled), as sampled
      * timing's BUDGET. */

@@ -131,6 +131,7 @@ fn method_map(
         new_code_length: dcode.len() as u32,
         original_code_length: bcode.len() as u32,
         sites: Vec::new(),
+        exit_enters: Vec::new(),
     }
 }
 
@@ -350,6 +351,8 @@ impl MethodMap {
         let mut sites: Vec<(u32, u32)> =
             self.sites.iter().map(|&(id, b)| (id, through(b))).collect();
         sites.extend(inner.sites.iter().copied());
+        let mut exit_enters = self.exit_enters.clone();
+        exit_enters.extend(inner.exit_enters.iter().copied());
         MethodMap {
             name: self.name.clone(),
             descriptor: self.descriptor.clone(),
@@ -357,6 +360,7 @@ impl MethodMap {
             new_code_length: self.new_code_length,
             original_code_length: inner.original_code_length,
             sites,
+            exit_enters,
         }
     }
 
@@ -370,6 +374,7 @@ impl MethodMap {
             new_code_length: len,
             original_code_length: len,
             sites: Vec::new(),
+            exit_enters: Vec::new(),
         }
     }
 }
@@ -456,6 +461,7 @@ mod tests {
             new_code_length: 30,
             original_code_length: 18,
             sites: vec![],
+            exit_enters: vec![],
         };
         let inner = MethodMap {
             name: "m".into(),
@@ -464,6 +470,7 @@ mod tests {
             new_code_length: 18,
             original_code_length: 10,
             sites: vec![(3, 4)],
+            exit_enters: vec![],
         };
         let c = outer.then(&inner);
         assert_eq!(c.entries, vec![(0, 0), (13, 1), (20, 4)]);

@@ -292,6 +292,10 @@ pub struct MethodMap {
     /// 0 for a `synchronized` method's entry, a return's index for its exit, and the last
     /// instruction's for the exit on an exception.
     pub sites: Vec<(u32, u32)>,
+    /// `(exit site ID, enter site ID)` of every guarded exit ([`Config::guards`]): the
+    /// acquisition its hold began at. Why: a hold outside the tracker's sample is known at its
+    /// exit only, and its long-hold event names where it was taken.
+    pub exit_enters: Vec<(u32, u32)>,
 }
 
 impl MethodMap {
@@ -888,6 +892,7 @@ fn slow_path(
                 new_code_length: nc.new_len,
                 original_code_length: nc.old_len,
                 sites: plan.sites,
+                exit_enters: plan.exit_enters,
             },
         });
     }

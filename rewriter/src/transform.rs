@@ -672,6 +672,8 @@ pub(crate) struct Plan {
     pub(crate) changed: bool,
     /// `(site ID, original offset)` of each monitor report (with [`Config::sites`]).
     pub(crate) sites: Vec<(u32, u32)>,
+    /// `(exit site ID, enter site ID)` of each guarded exit (MethodMap::exit_enters).
+    pub(crate) exit_enters: Vec<(u32, u32)>,
 }
 
 /// Information about the method being planned.
@@ -990,6 +992,10 @@ pub(crate) fn plan<'b>(
         Some(id)
     };
     let guards = GuardSlots::of(mi, cfg, sync_monitor.is_some());
+    // a guard local's latest enter site, in code order (javac's exits follow their enter,
+    // and a local used again is a later block's), and each guarded exit's enter
+    let mut guard_enter: std::collections::HashMap<u16, u32> = Default::default();
+    let mut exit_enters = Vec::new();
     for (i, ins) in mi.insns.iter().enumerate() {
         match ins.op {
             MONITORENTER if cfg.monitors => {
@@ -1019,6 +1025,9 @@ pub(crate) fn plan<'b>(
                 e.suffix.extend_from_slice(&invokestatic(b));
                 if let Some(g) = g {
                     push_local_op(&mut e.suffix, 0x36, 0x3b, g); // istore
+                    if let Some(id) = site {
+                        guard_enter.insert(g, id);
+                    }
                 }
                 extra = extra.max(1 + site_slot);
                 changed = true;
@@ -1026,6 +1035,11 @@ pub(crate) fn plan<'b>(
             MONITOREXIT if cfg.monitors => {
                 let site = new_site(ins.off);
                 let g = guards.as_ref().map(|g| g.at(mi, i));
+                if let (Some(g), Some(id)) = (g, site) {
+                    if let Some(&enter) = guard_enter.get(&g) {
+                        exit_enters.push((id, enter));
+                    }
+                }
                 let a = match g {
                     Some(_) => t.m(pb, GUARDED_EXIT, GUARD_EXIT_DESC)?,
                     None => t.m(pb, MONITOR_EXIT, mon_desc)?,
@@ -1233,7 +1247,8 @@ pub(crate) fn plan<'b>(
         let entered = t.m(pb, sync_entered.0, sync_entered.1)?;
         let exit = t.m(pb, sync_exit.0, sync_exit.1)?;
         ml.emit(&mut head);
-        if let Some(id) = new_site(0) {
+        let entry_site = new_site(0);
+        if let Some(id) = entry_site {
             push_site(pb, &mut head, id)?;
         }
         head.extend_from_slice(&invokestatic(entered));
@@ -1249,6 +1264,9 @@ pub(crate) fn plan<'b>(
                 }
                 if let Some(id) = new_site(ins.off) {
                     push_site(pb, &mut p, id)?;
+                    if let (Some(_), Some(enter)) = (sync_guard, entry_site) {
+                        exit_enters.push((id, enter));
+                    }
                 }
                 p.extend_from_slice(&invokestatic(exit));
                 // before any monitorExit of a monitorexit edit on the same insn
@@ -1264,6 +1282,9 @@ pub(crate) fn plan<'b>(
         let last = mi.insns.last().map_or(0, |i| i.off);
         if let Some(id) = new_site(last) {
             push_site(pb, &mut code, id)?;
+            if let (Some(_), Some(enter)) = (sync_guard, entry_site) {
+                exit_enters.push((id, enter));
+            }
         }
         code.extend_from_slice(&invokestatic(exit));
         code.push(0xbf); // athrow
@@ -1395,6 +1416,7 @@ pub(crate) fn plan<'b>(
         },
         changed,
         sites,
+        exit_enters,
     })
 }
 

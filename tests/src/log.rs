@@ -24,8 +24,9 @@ pub struct Event {
     /// its `unlock`.
     pub frames: Vec<(u32, u32)>,
     /// Summary lines' numbers: `MonitorHolds`, `LockHolds`, `MonitorContentions` and
-    /// `LockContentions` count, total, max; `LockOrder`
-    /// and `MonitorHoldsUntimed` count; `MonitorHold` and `LockHold` its length.
+    /// `LockContentions` count, total, max (`MonitorHolds`: then its `<sample>`, 1 without
+    /// one); `LockOrder` count; `MonitorHoldsUntimed` count and `<sample>`; `MonitorHold` and
+    /// `LockHold` its length.
     pub numbers: Vec<u64>,
     /// `LockHold`'s one-frame acquisition site.
     pub site: Option<(u32, u32)>,
@@ -239,9 +240,11 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.frames = stack(f[4])?;
         }
         "MonitorHolds" => {
-            need(9)?;
+            // numbers: count, total, max, and the row's <sample> (1 when it has none)
+            need(9).or_else(|_| need(10))?;
             e.object = Some(hex(f[3])?);
-            e.numbers = vec![num(f[4])?, num(f[5])?, num(f[6])?];
+            let sample = if f.len() == 10 { num(f[9])? } else { 1 };
+            e.numbers = vec![num(f[4])?, num(f[5])?, num(f[6])?, sample];
             e.frames = stack(f[8])?;
         }
         "MonitorContentions" => {
@@ -260,9 +263,11 @@ fn parse_event(line: usize, text: &str) -> Result<Event, String> {
             e.frames = stack(f[9])?;
         }
         "MonitorHoldsUntimed" => {
-            need(6)?;
+            // numbers: count, and the row's <sample> (1 when it has none)
+            need(6).or_else(|_| need(7))?;
             e.object = Some(hex(f[3])?);
-            e.numbers = vec![num(f[4])?];
+            let sample = if f.len() == 7 { num(f[6])? } else { 1 };
+            e.numbers = vec![num(f[4])?, sample];
             e.frames = stack(f[5])?;
         }
         "LockOrder" => {

@@ -520,7 +520,10 @@ impl Sums {
                     monitor,
                     durations: d,
                     site: at,
+                    sample,
                 } => {
+                    // sums compared with exact figures: no row may be of a sample
+                    assert_eq!(sample, 1, "a row of a sample: {line}");
                     let e = s.holds.entry((thread, monitor, top(&at))).or_default();
                     add(e, &d);
                 }
@@ -529,7 +532,9 @@ impl Sums {
                     monitor,
                     count,
                     site: at,
+                    sample,
                 } => {
+                    assert_eq!(sample, 1, "a row of a sample: {line}");
                     *s.untimed.entry((thread, monitor, top(&at))).or_default() += count;
                 }
                 Event::LockHolds {

@@ -91,6 +91,7 @@ struct PendingMethod {
     name: String,
     descriptor: String,
     sites: Vec<(u32, u32)>,
+    exit_enters: Vec<(u32, u32)>,
 }
 
 /// The rewriter's configurations, fixed at VMInit (when the running JDK's natives are known).
@@ -699,6 +700,7 @@ impl Instrumentation {
                 name: m.name.clone(),
                 descriptor: m.descriptor.clone(),
                 sites: m.sites.clone(),
+                exit_enters: m.exit_enters.clone(),
             })
             .collect();
         if list.is_empty() {
@@ -773,6 +775,9 @@ impl Instrumentation {
             {
                 for &(id, bci) in &p.sites {
                     rec.sites.bind(id, m, bci);
+                }
+                for &(exit, enter) in &p.exit_enters {
+                    rec.sites.bind_enter(exit, enter);
                 }
                 if unloadable {
                     rec.meta.method_id(jvmti, jni, &rec.log, m);

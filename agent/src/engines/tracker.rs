@@ -244,6 +244,13 @@ pub fn install(
             .map_or(-1, |t| jlong(t.saturating_sub(TICK_NANOS)));
         set_long(c"holdCaught", caught)?;
     }
+    // A guarded hold outside the sample whose exit finds it this many KEPT_SHIFT units long
+    // (half the threshold, as holdNear) is timed at its end, out of line.
+    let guard_long = match (settings.coarse_clock, settings.hold_threshold) {
+        (Some(_), Some(t)) => ((t - t / 2) >> crate::events::KEPT_SHIFT).min(i32::MAX as u64),
+        _ => i32::MAX as u64,
+    };
+    set_int(c"guardLong", guard_long as i32)?;
     // Set by every recording, to 0 when every hold is timed: a recording after a detach
     // (another attach) finds the tracker as the last one left it.
     set_long(c"coarseClock", settings.coarse_clock.unwrap_or(0) as i64)?;

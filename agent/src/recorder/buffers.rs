@@ -20,7 +20,7 @@ use jni_sys::jobject;
 use crate::events::{RecordKind, SiteBits, Sizes, HELD_WORDS};
 use crate::jvmti::Jni;
 use crate::recorder::budget;
-use crate::recorder::clock::now_nanos;
+use crate::recorder::clock::{self, now_nanos};
 use crate::recorder::owners::OwnerQuery;
 use crate::recorder::summary::{self, FastHasher, FastMap, OrderSlots, Summary};
 use crate::recorder::threads::{OpenCall, OpenExtra, ThreadState};
@@ -533,6 +533,7 @@ impl Recorder {
         match RecordKind::from_i32(kind as i32) {
             Some(RecordKind::Hold) | Some(RecordKind::HoldWaited) => {
                 let waited = kind == RecordKind::HoldWaited as i64;
+                // (S_SAMPLED stays in the key: the sample's rows are apart)
                 let site = summed(site);
                 if w2 < 0 {
                     // minus the holds the record stands for (RecordKind::Hold)
@@ -800,6 +801,7 @@ impl Recorder {
                     histogram: c.histogram(),
                     site,
                     mode,
+                    sample: 1,
                 })),
                 // The contentions' stack, after the site (docs/FORMAT.md).
                 frames: stack,
@@ -838,6 +840,12 @@ impl Recorder {
         let holds = summary::by_place(holds, |s| self.site_frame(jni, s));
         for ((monitor, site, frame), h) in holds {
             let (kind, mode) = lock_mode(site);
+            // the sample's rows say of how many holds they are one
+            let sample = if site & SiteBits::Sampled as u32 != 0 {
+                clock::GATE_PERIOD as u64
+            } else {
+                1
+            };
             let site = frame;
             if h.count > 0 {
                 lines.push(EventRecord {
@@ -853,6 +861,7 @@ impl Recorder {
                         histogram: h.histogram(),
                         site,
                         mode,
+                        sample,
                     })),
                     frames: Frames::new(),
                 });
@@ -874,6 +883,7 @@ impl Recorder {
                         histogram: Vec::new(),
                         site,
                         mode,
+                        sample,
                     })),
                     frames: Frames::new(),
                 });
@@ -989,6 +999,17 @@ impl Recorder {
             self.long_holds_stretched.fetch_add(1, Ordering::Relaxed);
             return;
         }
+        // A guarded hold outside the sample: no hold record follows, none to count it in.
+        let unsampled = site & SiteBits::Unsampled as u32 != 0;
+        // reported through a guard entry point: one more frame of the tracker to skip
+        let skip = skip + (site & SiteBits::Deeper as u32 != 0) as i32;
+        let site = site & !(SiteBits::Unsampled as u32 | SiteBits::Deeper as u32);
+        // its exit's site: written at its enter's (the rewriter's pairs)
+        let site = if unsampled {
+            self.sites.enter_of(site).unwrap_or(site)
+        } else {
+            site
+        };
         // keyed as its hold record will be
         let site = self.summary_site(jni, site);
         let Some(state) = self.current_state() else {
@@ -1006,7 +1027,9 @@ impl Recorder {
             // agent's events only).
             let span = end.saturating_sub(start);
             nanos = span.saturating_sub(r.summary.paused(object, site, start, end));
-            r.summary.long_hold(object, site, end, nanos);
+            if !unsampled {
+                r.summary.long_hold(object, site, end, nanos);
+            }
         }
         let Some(acquired) = self.site_frame(jni, site & SiteBits::Mask as u32) else {
             return;

@@ -84,6 +84,16 @@ pub struct Coarse {
     /// most once per window per thread), to 2 when it times a hold because the clock was stale
     /// (and wakes the ticker), storing only when the word is below that; cleared by the ticker.
     pub used: AtomicU64,
+    /// [`STALE`] until the gate samples, then the time of the first tick that could close it
+    /// (the tracker's: a guarded site's hold that ends at or after it is one of the sample,
+    /// `S_SAMPLED`). Never goes back to [`STALE`] within a recording.
+    pub sampling: AtomicU64,
+    /// Outermost holds at guarded sites so far, added by the tracker 256 at a time while the
+    /// sample has not begun (`OrcaSampler.gateTurn`); the ticker compares it with
+    /// [`SAMPLE_AFTER_HOLDS`]. Why the tracker's count, not the agent's drains: a hold left
+    /// unidentified is counted in the thread's table and reaches the agent only at a drain,
+    /// which a thread that times few holds makes seldom (1.5 million holds in 50 ms: none).
+    pub holds: AtomicU64,
 }
 
 /// The offset of [`Coarse::used`] from the clock's address, which the tracker adds: the
@@ -92,11 +102,39 @@ pub const USED_OFFSET: usize = std::mem::offset_of!(Coarse, used);
 const _: () = assert!(USED_OFFSET == crate::events::CLOCK_USED_OFFSET);
 const _: () = assert!(std::mem::offset_of!(Coarse, ring) == crate::events::CLOCK_RING_OFFSET);
 const _: () = assert!(std::mem::offset_of!(Coarse, now) == 0);
+const _: () =
+    assert!(std::mem::offset_of!(Coarse, sampling) == crate::events::CLOCK_SAMPLING_OFFSET);
+const _: () = assert!(std::mem::offset_of!(Coarse, holds) == crate::events::CLOCK_HOLDS_OFFSET);
+
+/// Once the program passed [`SAMPLE_AFTER_HOLDS`], a guarded site's outermost hold is in the
+/// sample with probability one in this, drawn per hold by the tracker (`OrcaSampler.gateTurn`),
+/// and every hold nested in it with it. Why 16: a hold in the sample costs the tracker's
+/// 25–35 ns and one outside it a few (benches/PROFILE.md, "A guarded hold outside the
+/// sample"), so about 4 ns a hold on average; and a pair of sites ordered 107 times is seen
+/// with probability 99.9% (docs/MODES.md, "Guarded sites").
+pub use crate::events::GATE_PERIOD;
+
+/// Outermost holds at guarded sites ([`Coarse::holds`], counted by the tracker in batches of
+/// 256 per thread) before the sample begins: a program that takes fewer is recorded with every
+/// hold, exactly (issue 45, "small programs"). A million: the tests' programs and a user's
+/// small program stay under it, a server passes it in its first seconds.
+pub const SAMPLE_AFTER_HOLDS: u64 = 1_000_000;
+
+/// Whether the sample begins once [`SAMPLE_AFTER_HOLDS`] are passed (`guards=on`).
+static GATED: AtomicBool = AtomicBool::new(false);
+
+/// The time from which the gate samples ([`Coarse::sampling`]), if it does.
+pub fn sampling_since() -> Option<u64> {
+    let t = COARSE.sampling.load(Ordering::Relaxed);
+    (t != STALE).then_some(t)
+}
 
 static COARSE: Coarse = Coarse {
     now: AtomicU64::new(STALE),
     ring: [const { AtomicU64::new(0) }; TICK_RING],
     used: AtomicU64::new(0),
+    sampling: AtomicU64::new(STALE),
+    holds: AtomicU64::new(0),
 };
 
 /// The thread that advances [`COARSE`] every [`TICK_NANOS`] while the tracker uses it,
@@ -111,7 +149,11 @@ static TICKER: OnceLock<Option<std::thread::Thread>> = OnceLock::new();
 impl Ticker {
     /// The coarse clock's address (a [`Coarse`]), advancing from now on; `None` when no
     /// thread could be started (the tracker then times every hold).
-    pub fn start() -> Option<u64> {
+    pub fn start(gated: bool) -> Option<u64> {
+        // The gate open (every hold reported) until this recording passes the budget.
+        GATED.store(gated, Ordering::SeqCst);
+        COARSE.holds.store(0, Ordering::SeqCst);
+        COARSE.sampling.store(STALE, Ordering::SeqCst);
         TICKING.store(true, Ordering::SeqCst);
         // Stale until the ticker's next tick: a recording after a detach starts no hold from
         // a tick of the earlier recording, and an idle ticker (below) wakes to tick at its
@@ -189,7 +231,8 @@ fn go_stale(last: usize) -> usize {
     i
 }
 
-/// One tick after tick `last`: the time now, numbered one more. Returns its number.
+/// One tick after tick `last`: the time now, numbered one more; and the sample's start, once
+/// the program passed the exact budget. Returns its number.
 fn tick(last: usize) -> usize {
     let i = (last + 1) % TICK_RING;
     let t = now_nanos();
@@ -197,6 +240,12 @@ fn tick(last: usize) -> usize {
     COARSE.ring[i].store(t, Ordering::Relaxed);
     let now = t & !(TICK_RING as u64 - 1) | i as u64;
     COARSE.now.store(now, Ordering::Release);
+    if GATED.load(Ordering::Relaxed)
+        && COARSE.sampling.load(Ordering::Relaxed) == STALE
+        && COARSE.holds.load(Ordering::Relaxed) >= SAMPLE_AFTER_HOLDS
+    {
+        COARSE.sampling.store(t, Ordering::SeqCst);
+    }
     i
 }
 

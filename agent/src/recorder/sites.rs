@@ -32,6 +32,10 @@ pub struct Sites {
     /// first ID per place: what the summaries key on ([`Sites::canonical`]).
     canon: Box<[AtomicU32]>,
     places: std::sync::Mutex<std::collections::HashMap<(u32, u32), u32>>,
+    /// A guarded exit's site ID -> its enter's (the rewriter's `MethodMap::exit_enters`):
+    /// a hold outside the tracker's sample found long at its exit is written at its enter.
+    /// Grows with the code, read only for such long holds.
+    enters: std::sync::Mutex<std::collections::HashMap<u32, u32>>,
 }
 
 /// Slots of the walked-sites table: 2^16 (1 MB of address space, committed as touched).
@@ -59,6 +63,7 @@ impl Default for Sites {
             walked_ids: zeroed_atomics::<u32, AtomicU32>(1 << WALKED_BITS),
             canon: zeroed_atomics::<u32, AtomicU32>(CAPACITY),
             places: Default::default(),
+            enters: Default::default(),
         }
     }
 }
@@ -79,6 +84,20 @@ impl Sites {
             self.bcis[id as usize].store(bci, Ordering::Relaxed);
             slot.store(method as usize, Ordering::Release);
         }
+    }
+
+    /// Guarded exit site `exit` releases what its enter site `enter` took.
+    pub fn bind_enter(&self, exit: u32, enter: u32) {
+        self.enters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(exit, enter);
+    }
+
+    /// The enter site of guarded exit site `exit`, when known.
+    pub fn enter_of(&self, exit: u32) -> Option<u32> {
+        let enters = self.enters.lock().unwrap_or_else(|e| e.into_inner());
+        enters.get(&exit).copied()
     }
 
     /// The site of `method` at `bci`, for a call found by a stack walk: one ID per place, drawn

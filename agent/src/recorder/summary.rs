@@ -598,7 +598,7 @@ impl Summary {
         if let Some(i) = self
             .long
             .iter()
-            .position(|l| (l.0, l.1, l.2) == (monitor, site, end))
+            .position(|l| (l.0, l.1, l.2) == (monitor, site & !(SiteBits::Sampled as u32), end))
         {
             ns = self.long.swap_remove(i).3;
         }
@@ -628,7 +628,7 @@ impl Summary {
         if let Some(i) = self
             .long
             .iter()
-            .position(|l| (l.0, l.1, l.2) == (monitor, site, end))
+            .position(|l| (l.0, l.1, l.2) == (monitor, site & !(SiteBits::Sampled as u32), end))
         {
             self.long.swap_remove(i);
         }

@@ -273,6 +273,14 @@ fn push_frame(out: &mut Vec<u8>, f: Frame) {
 /// A frame that stands for a call site (`1;<method>;<location>` in the format).
 pub type Site = Frame;
 
+/// A hold row's `<sample>` (docs/FORMAT.md): written only for a row of a sample.
+fn push_sample(out: &mut Vec<u8>, sample: u64) {
+    if sample > 1 {
+        out.push(b',');
+        push_dec(out, sample);
+    }
+}
+
 /// `MonitorHolds` fields after the monitor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HoldsLine {
@@ -284,6 +292,8 @@ pub struct HoldsLine {
     pub site: Site,
     /// `LockHolds`: the lock's `<mode>` (`R`, `W`) after the lock.
     pub mode: Option<u8>,
+    /// The row is of a sample of one hold in this many (`<sample>`, written when above 1).
+    pub sample: u64,
 }
 
 /// `LockHold` fields after the lock.
@@ -1753,6 +1763,7 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             push_dec(out, h.count);
             out.push(b',');
             push_site(out, &h.site);
+            push_sample(out, h.sample);
             out.push(b'\n');
             return;
         }
@@ -1774,6 +1785,7 @@ pub fn format_event(out: &mut Vec<u8>, e: &EventRecord) {
             if !e.frames.is_empty() {
                 push_stack(out, &e.frames);
             }
+            push_sample(out, h.sample);
             out.push(b'\n');
             return;
         }
@@ -2325,6 +2337,7 @@ mod tests {
             histogram: vec![(40, 1), (100, 2)],
             site: site(1, 0x2A),
             mode: None,
+            sample: 1,
         }));
         assert_eq!(
             line(&h),
@@ -2338,6 +2351,7 @@ mod tests {
             histogram: Vec::new(),
             site: site(1, 0x2A),
             mode: None,
+            sample: 1,
         }));
         assert_eq!(
             line(&u),
@@ -2351,6 +2365,7 @@ mod tests {
             histogram: Vec::new(),
             site: site(1, 0x2A),
             mode: Some(b'R'),
+            sample: 1,
         }));
         assert_eq!(
             line(&lu),

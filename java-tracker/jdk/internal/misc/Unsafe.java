@@ -36,4 +36,8 @@ public final class Unsafe {
     public void putLongOpaque(Object o, long offset, long x) {
         throw new UnsupportedOperationException();
     }
+
+    public long getAndAddLong(Object o, long offset, long delta) {
+        throw new UnsupportedOperationException();
+    }
 }
