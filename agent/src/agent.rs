@@ -149,7 +149,7 @@ impl Agent {
         }
         // Before any capability is taken: a refused path leaves the JVM as it was.
         let paths = options.paths();
-        let files = Files::create(paths.clone()).map_err(|e| match e {
+        let files = Files::create_bounded(paths.clone(), options.ring()).map_err(|e| match e {
             orca_format::output::OutputError::Io { path, source } => StartError::Output {
                 prefix: options.prefix.clone(),
                 path: path.display().to_string(),
@@ -520,6 +520,11 @@ impl Agent {
             if stretched > 0 {
                 extra.push_str(&format!(
                     ", {stretched} long holds left out (stretched by the attach's instrumentation of the loaded classes)"
+                ));
+            }
+            if let Some((first, last, removed)) = t.chunks {
+                extra.push_str(&format!(
+                    ", chunks {first:06} to {last:06} kept ({removed} older removed by the ring)"
                 ));
             }
             if t.lost_to_io > 0 {

@@ -56,6 +56,68 @@ mod attach_code {
     pub const JVMTI_MODE: jint = 104;
     /// The recording could not start (the line is on the JVM's standard error).
     pub const CANNOT_START: jint = 105;
+    /// `dump=`: the dump could not be written (the line is on the JVM's standard error).
+    pub const DUMP_FAILED: jint = 106;
+}
+
+/// `dump=PREFIX[,last=NANOS]` (`orca dump`): writes the last NANOS (all on disk without it)
+/// of the recording under way to `PREFIX.orca`, `.methods`, `.classtable`, while it goes on.
+/// The writer thread flushes and says what to copy ([`crate::recorder::writer::Snapshot`]);
+/// the copy is made here, on the attach listener's thread: no program thread waits for it.
+fn dump(text: &str) -> jint {
+    let mut prefix = None;
+    let mut last = None;
+    for (i, item) in text.split(',').enumerate() {
+        match item.split_once('=') {
+            Some(("dump", p)) if i == 0 && !p.is_empty() => prefix = Some(p),
+            Some(("last", n)) if i > 0 && last.is_none() => match n.parse::<u64>() {
+                Ok(n) => last = Some(n),
+                Err(_) => {
+                    crate::say!("orca: dump: bad last={n}: expected nanoseconds");
+                    return attach_code::BAD_OPTIONS;
+                }
+            },
+            _ => {
+                crate::say!("orca: dump: bad option '{item}'; expected dump=PREFIX[,last=NANOS]");
+                return attach_code::BAD_OPTIONS;
+            }
+        }
+    }
+    let Some(prefix) = prefix else {
+        return attach_code::BAD_OPTIONS;
+    };
+    let Some(a) = agent() else {
+        crate::say!("orca: dump: no recording is under way in this JVM");
+        return attach_code::NOT_RECORDING;
+    };
+    let Some(snap) = a.rec.log.snapshot(last, std::time::Duration::from_secs(10)) else {
+        crate::say!("orca: dump: the log writer did not answer within 10 s (stopped, or stuck on a write); no dump written");
+        return attach_code::DUMP_FAILED;
+    };
+    let chunks = snap.events.len();
+    match orca_format::chunks::write_dump(
+        snap.events,
+        (&snap.methods.0, snap.methods.1),
+        (&snap.classtable.0, snap.classtable.1),
+        snap.at,
+        std::path::Path::new(prefix),
+    ) {
+        Ok(bytes) => {
+            crate::say!(
+                "orca: dumped {} ({bytes} bytes of events from {chunks} {}) to {prefix}.orca, .methods, .classtable; the recording goes on",
+                match last {
+                    Some(n) => format!("the last {:.0} s", n as f64 / 1e9),
+                    None => "all on disk".to_string(),
+                },
+                if snap.bounded { "chunks" } else { "event file" }
+            );
+            JNI_OK
+        }
+        Err(e) => {
+            crate::say!("orca: dump: cannot write it ({e}); the recording goes on");
+            attach_code::DUMP_FAILED
+        }
+    }
 }
 
 /// Whether an internal error was reported. The one global besides the agent context: a
@@ -971,6 +1033,14 @@ pub unsafe extern "C" fn Agent_OnAttach(
             return attach_started();
         }
         let mut last = SESSIONS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = text
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| t.starts_with("dump="))
+        {
+            // Under the lock: a dump and a detach (or another dump) take turns.
+            return dump(t);
+        }
         // SAFETY: the JavaVM* of the running VM; the attach listener is a Java thread.
         let Some(jni) = (unsafe { Jni::from_vm(vm) }) else {
             crate::say!("orca: cannot attach: the attaching thread has no JNI environment");

@@ -14,7 +14,7 @@ pub struct JvmtiError {
 /// so the JVM does not run the program unprofiled by surprise.
 #[derive(Debug, Error)]
 pub enum StartError {
-    #[error("unknown option '{key}'; valid options: file=PREFIX, mode=jvmti|instrument, stackdepth=N (0..=1024), jdk=yes|no, juc=yes|no, trace=summary|all, holdthreshold=DURATION|off, holdtiming=sampled|exact, tracking=sampled|full, guards=on|off, notifies=counted|events, waitthreshold=DURATION, contentionthreshold=DURATION, stackwalk=fast|jvmti, or a bare PREFIX first")]
+    #[error("unknown option '{key}'; valid options: file=PREFIX, mode=jvmti|instrument, stackdepth=N (0..=1024), jdk=yes|no, juc=yes|no, trace=summary|all, holdthreshold=DURATION|off, holdtiming=sampled|exact, tracking=sampled|full, guards=on|off, notifies=counted|events, waitthreshold=DURATION, contentionthreshold=DURATION, stackwalk=fast|jvmti, maxsize=SIZE, maxage=DURATION, or a bare PREFIX first")]
     UnknownOption { key: String },
     #[error("option '{key}' is given twice ('{first}' and '{second}'); give it once")]
     Duplicate {

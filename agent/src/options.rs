@@ -110,6 +110,57 @@ pub struct Options {
     /// frame for its exit, the groundwork of holds that pay no tracker call (issue 45); the
     /// tracker still follows every hold. `off` (the default): the unguarded reports.
     pub guards: bool,
+    /// `maxsize=SIZE`: the events are kept as a ring of chunk files whose total stays within
+    /// this many bytes ([`Ring`]); `None`: one event file, unbounded.
+    pub max_size: Option<u64>,
+    /// `maxage=D`: chunks whose last line is older than this are removed ([`Ring`]).
+    pub max_age: Option<u64>,
+}
+
+/// Smallest `maxsize`: 8 chunks of [`MIN_CHUNK_BYTES`].
+pub const MIN_MAX_SIZE: u64 = 8 * MIN_CHUNK_BYTES;
+/// Smallest chunk by size: each chunk begins with a line per live thread (its restated
+/// `ThreadStarted`), so a smaller one would be mostly that.
+pub const MIN_CHUNK_BYTES: u64 = 16 << 10;
+/// Smallest `maxage`.
+pub const MIN_MAX_AGE: u64 = 2_000_000_000;
+/// Shortest chunk by time: rotating more often than once a second gains nothing a reader sees.
+pub const MIN_CHUNK_NANOS: u64 = 1_000_000_000;
+
+/// How a bounded recording (`maxsize`, `maxage`) cuts its events into chunks (docs/FORMAT.md,
+/// "Chunks").
+///
+/// A chunk is closed once it has `maxsize / 8` bytes, or once it is `maxage / 8` old (at least
+/// [`MIN_CHUNK_NANOS`]), whichever comes first. Why an eighth: the ring removes whole chunks,
+/// oldest first, so what is on disk is between 7/8 of the bound and all of it (a dump of
+/// "everything" loses at most an eighth of the history to the granularity), while each chunk
+/// stays large next to its preamble (a line per live thread) and the folder holds about ten
+/// files, not thousands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ring {
+    /// Total bytes of the chunks at most (`maxsize`).
+    pub max_size: Option<u64>,
+    /// Nanoseconds a closed chunk is kept after its last line (`maxage`).
+    pub max_age: Option<u64>,
+    /// A chunk is closed at this size.
+    pub chunk_bytes: Option<u64>,
+    /// ... or at this age.
+    pub chunk_nanos: Option<u64>,
+}
+
+impl Ring {
+    /// The ring of `maxsize`/`maxage`; `None` when neither is given.
+    pub fn of(max_size: Option<u64>, max_age: Option<u64>) -> Option<Ring> {
+        if max_size.is_none() && max_age.is_none() {
+            return None;
+        }
+        Some(Ring {
+            max_size,
+            max_age,
+            chunk_bytes: max_size.map(|s| (s / 8).max(MIN_CHUNK_BYTES)),
+            chunk_nanos: max_age.map(|a| (a / 8).max(MIN_CHUNK_NANOS)),
+        })
+    }
 }
 
 impl Default for Options {
@@ -130,6 +181,8 @@ impl Default for Options {
             wait_threshold: DEFAULT_WAIT_THRESHOLD,
             contention_threshold: DEFAULT_CONTENTION_THRESHOLD,
             guards: false,
+            max_size: None,
+            max_age: None,
         }
     }
 }
@@ -144,6 +197,58 @@ const NOTIFIES_EXPECTED: &str = "valid values: counted, events";
 const TIMING_EXPECTED: &str = "valid values: sampled, exact";
 const TRACKING_EXPECTED: &str = "valid values: full, sampled";
 const GUARDS_EXPECTED: &str = "valid values: on, off";
+const SIZE_EXPECTED: &str =
+    "expected a size of at least 128KB such as 512KB, 200MB or 2GB (KB, MB, GB: 1024, 1024², 1024³ bytes)";
+const AGE_EXPECTED: &str = "expected a duration of at least 2s such as 30s, 10m, 1h or 2d";
+
+/// `maxsize`: `512KB`, `200MB`, `2GB` (powers of 1024), at least [`MIN_MAX_SIZE`].
+fn parse_size(v: &str) -> Option<u64> {
+    let split = v.find(|c: char| !c.is_ascii_digit())?;
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok().filter(|_| !num.is_empty())?;
+    let scale: u64 = match unit {
+        "KB" => 1 << 10,
+        "MB" => 1 << 20,
+        "GB" => 1 << 30,
+        _ => return None,
+    };
+    n.checked_mul(scale).filter(|b| *b >= MIN_MAX_SIZE)
+}
+
+/// `maxage`: `30s`, `10m`, `1h`, `2d`, at least [`MIN_MAX_AGE`]; nanoseconds.
+fn parse_age(v: &str) -> Option<u64> {
+    let split = v.find(|c: char| !c.is_ascii_digit())?;
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok().filter(|_| !num.is_empty())?;
+    let scale: u64 = match unit {
+        "s" => 1_000_000_000,
+        "m" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        "d" => 86_400_000_000_000,
+        _ => return None,
+    };
+    n.checked_mul(scale).filter(|a| *a >= MIN_MAX_AGE)
+}
+
+/// A `maxsize`/`maxage` value by `parse`.
+fn bound(
+    key: &str,
+    value: &str,
+    parse: fn(&str) -> Option<u64>,
+    expected: &'static str,
+) -> Result<u64, StartError> {
+    if value.is_empty() {
+        return Err(StartError::Empty {
+            key: key.into(),
+            expected,
+        });
+    }
+    parse(value).ok_or_else(|| StartError::BadValue {
+        key: key.into(),
+        value: value.into(),
+        expected,
+    })
+}
 const THRESHOLD_EXPECTED: &str =
     "expected a duration such as 10ms, 500us, 2s, 0 (every hold), or off";
 const WAIT_THRESHOLD_EXPECTED: &str =
@@ -334,6 +439,8 @@ impl Options {
                 "contentionthreshold" => {
                     opts.contention_threshold = duration(key, value, CONTENTION_THRESHOLD_EXPECTED)?
                 }
+                "maxsize" => opts.max_size = Some(bound(key, value, parse_size, SIZE_EXPECTED)?),
+                "maxage" => opts.max_age = Some(bound(key, value, parse_age, AGE_EXPECTED)?),
                 _ => {
                     return Err(StartError::UnknownOption {
                         key: key.to_string(),
@@ -344,10 +451,21 @@ impl Options {
         Ok(opts)
     }
 
-    /// The three output paths: `.orca`, `.methods`, `.classtable`.
+    /// The three output paths: `.orca` (for a bounded recording, the chunk folder
+    /// `.chunks`), `.methods`, `.classtable`.
     pub fn paths(&self) -> [PathBuf; 3] {
-        ["orca", "methods", "classtable"]
+        let events = if self.ring().is_some() {
+            "chunks"
+        } else {
+            "orca"
+        };
+        [events, "methods", "classtable"]
             .map(|ext| PathBuf::from(format!("{}.{}", self.prefix, ext)))
+    }
+
+    /// The chunk ring of `maxsize`/`maxage`, if either is given.
+    pub fn ring(&self) -> Option<Ring> {
+        Ring::of(self.max_size, self.max_age)
     }
 }
 
@@ -477,6 +595,59 @@ mod tests {
         for bad in ["guards=", "guards=yes", "guards=on,guards=off"] {
             assert!(Options::parse(Some(bad)).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn bounds() {
+        let o = Options::parse(Some("out/x,maxsize=200MB,maxage=1h")).unwrap();
+        assert_eq!(o.max_size, Some(200 << 20));
+        assert_eq!(o.max_age, Some(3_600_000_000_000));
+        let r = o.ring().unwrap();
+        assert_eq!(r.chunk_bytes, Some(25 << 20));
+        assert_eq!(r.chunk_nanos, Some(450_000_000_000));
+        assert_eq!(o.paths()[0], PathBuf::from("out/x.chunks"));
+        assert_eq!(Options::default().ring(), None);
+        assert_eq!(Options::default().paths()[0], PathBuf::from("orca.orca"));
+        let r = Options::parse(Some("maxage=2s")).unwrap().ring().unwrap();
+        assert_eq!(
+            (r.chunk_bytes, r.chunk_nanos),
+            (None, Some(MIN_CHUNK_NANOS))
+        );
+        let r = Options::parse(Some("maxsize=128KB"))
+            .unwrap()
+            .ring()
+            .unwrap();
+        assert_eq!((r.chunk_bytes, r.chunk_nanos), (Some(16 << 10), None));
+        assert_eq!(
+            Options::parse(Some("maxage=10m")).unwrap().max_age,
+            Some(600_000_000_000)
+        );
+        assert_eq!(
+            Options::parse(Some("maxsize=1GB")).unwrap().max_size,
+            Some(1 << 30)
+        );
+        for bad in [
+            "maxsize=",
+            "maxsize=200",
+            "maxsize=200mb",
+            "maxsize=64KB",
+            "maxsize=MB",
+            "maxsize=-1MB",
+            "maxsize=99999999999999GB",
+            "maxage=",
+            "maxage=1",
+            "maxage=1s",
+            "maxage=10ms",
+            "maxage=h",
+            "maxage=1w",
+            "maxsize=1MB,maxsize=2MB",
+        ] {
+            assert!(Options::parse(Some(bad)).is_err(), "accepted {bad:?}");
+        }
+        let e = Options::parse(Some("maxsize=12")).unwrap_err().to_string();
+        assert!(e.contains("'maxsize'") && e.contains("200MB"), "{e}");
+        let e = Options::parse(Some("maxage=1y")).unwrap_err().to_string();
+        assert!(e.contains("'maxage'") && e.contains("1h"), "{e}");
     }
 
     #[test]

@@ -71,6 +71,7 @@ fn check_code(pid: u32, code: i32) -> Result<(), AttachError> {
         codes::NOT_RECORDING => return Err(AttachError::NotRecording { pid }),
         codes::BAD_OPTIONS => "the agent refused its options (the JVM's standard error has its line)".to_string(),
         codes::JVMTI_MODE => "mode=jvmti cannot record a running JVM (HotSpot grants MethodEntry/MethodExit events only at start-up); attach in mode=instrument, the default".to_string(),
+        codes::DUMP_FAILED => "the agent could not write the dump (the JVM's standard error has its line: an output folder the JVM's user cannot write?)".to_string(),
         codes::CANNOT_START => "the agent could not start recording (the JVM's standard error has its line: an output folder the JVM's user cannot write?)".to_string(),
         n => format!("loading liborca.so failed (return code {n}; the JVM's standard error may say why)"),
     };
@@ -87,10 +88,7 @@ pub fn run(a: Attach) -> Result<std::process::ExitCode, Box<dyn std::error::Erro
         .map_err(|e| format!("cannot make the prefix {} absolute: {e}", record.prefix))?;
     record.prefix = prefix.display().to_string();
     let options = crate::record::agent_options(&record)?;
-    let files: Vec<String> = ["orca", "methods", "classtable"]
-        .iter()
-        .map(|ext| format!("{}.{ext}", record.prefix))
-        .collect();
+    let (events, files) = crate::record::outputs(&record);
     crate::record::remove_stale(&files, Some(target.uid))?;
     check_code(a.pid, target.load(&so, &options, a.timeout)?)?;
     // The classes are instrumented by a thread of the agent's once the load has returned:
@@ -99,8 +97,9 @@ pub fn run(a: Attach) -> Result<std::process::ExitCode, Box<dyn std::error::Erro
         eprintln!("orca: {e}; recording monitor contention and threads only");
     }
     eprintln!(
-        "orca: recording JVM {} to {}.orca, .methods, .classtable{}",
+        "orca: recording JVM {} to {}, {}.methods, .classtable{}",
         a.pid,
+        events,
         record.prefix,
         match a.duration {
             Some(d) if d.is_zero() => format!("; `orca detach {}` stops it", a.pid),
@@ -170,6 +169,55 @@ pub fn detach(
     let so = agent_for(&target)?;
     check_code(pid, target.load(&so, "stop", timeout)?)?;
     eprintln!("orca: stopped; JVM {pid} runs on with its classes as they were before the attach");
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// `orca dump`: writes the last `last` (all on disk without it) of the recording under way
+/// in JVM `pid` to `PREFIX.orca`, `.methods`, `.classtable`, while it goes on, then checks it.
+pub fn dump(
+    pid: u32,
+    prefix: &str,
+    last: Option<Duration>,
+    timeout: Duration,
+) -> Result<std::process::ExitCode, Box<dyn std::error::Error>> {
+    if prefix.is_empty() || prefix.contains(',') {
+        return Err(format!(
+            "the prefix {prefix:?} cannot be used: it must be non-empty and cannot contain ','"
+        )
+        .into());
+    }
+    let target = Target::find(pid)?;
+    let so = agent_for(&target)?;
+    let abs = std::path::absolute(prefix)
+        .map_err(|e| format!("cannot make the prefix {prefix} absolute: {e}"))?;
+    let files: Vec<String> = ["orca", "methods", "classtable"]
+        .iter()
+        .map(|ext| format!("{}.{ext}", abs.display()))
+        .collect();
+    crate::record::remove_stale(&files, Some(target.uid))?;
+    let mut options = format!("dump={}", abs.display());
+    if let Some(d) = last {
+        options.push_str(&format!(",last={}", d.as_nanos()));
+    }
+    match check_code(pid, target.load(&so, &options, timeout)?) {
+        Err(AttachError::NotRecording { .. }) => {
+            return Err(format!("JVM {pid} has no Orca recording under way (start one with orca attach PID -d 0 --maxage 1h, or -agentpath:liborca.so=PREFIX,maxage=1h)").into())
+        }
+        r => r?,
+    }
+    let shown = readable_prefix(&target, &abs);
+    let r = orca_format::validate_prefix(&shown, &orca_format::Options::default())?;
+    eprintln!(
+        "orca: dumped {} of JVM {pid} to {}.orca, .methods, .classtable: {} events, {} threads ({}); the recording goes on",
+        match last {
+            Some(d) => format!("the last {:.0} s", d.as_secs_f64()),
+            None => "all that is on disk".to_string(),
+        },
+        shown.display(),
+        r.events,
+        r.threads,
+        if r.is_valid() { "valid" } else { "INVALID: orca check says why" }
+    );
     Ok(std::process::ExitCode::SUCCESS)
 }
 

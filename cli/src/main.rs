@@ -108,6 +108,22 @@ enum Cmd {
         #[arg(long, value_name = "DURATION", value_parser = attach::parse_duration, default_value = "10s")]
         timeout: std::time::Duration,
     },
+    /// Write the last D of a running recording (`orca attach PID -d 0 --maxage 1h`, or
+    /// `-agentpath:liborca.so=PREFIX,maxage=1h`) as one self-contained recording,
+    /// PREFIX.orca, .methods, .classtable, while the recording goes on.
+    Dump {
+        /// The JVM's process ID.
+        pid: u32,
+        /// Where to write: PREFIX.orca, PREFIX.methods, PREFIX.classtable.
+        #[arg(short = 'o', long = "output", value_name = "PREFIX")]
+        prefix: String,
+        /// How much: the last D (`10m`, `30s`); without it, all that is on disk.
+        #[arg(long, value_name = "D", value_parser = attach::parse_duration)]
+        last: Option<std::time::Duration>,
+        /// How long the JVM has to answer (`10s` by default).
+        #[arg(long, value_name = "DURATION", value_parser = attach::parse_duration, default_value = "10s")]
+        timeout: std::time::Duration,
+    },
     /// Validate PREFIX.orca/.methods/.classtable against docs/FORMAT.md.
     /// Prints one `file:line: what is wrong` per violation; exit 1 if invalid.
     Check {
@@ -289,6 +305,12 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             timeout,
         }),
         Cmd::Detach { pid, timeout } => attach::detach(pid, timeout),
+        Cmd::Dump {
+            pid,
+            prefix,
+            last,
+            timeout,
+        } => attach::dump(pid, &prefix, last, timeout),
         Cmd::Record {
             prefix,
             mode,
@@ -458,7 +480,7 @@ fn write_pprof(prefix: &Path, dir: &Path) -> Result<(), Box<dyn std::error::Erro
     Ok(())
 }
 
-fn open_events(prefix: &Path) -> Result<EventReader<std::fs::File>, OrcaError> {
+fn open_events(prefix: &Path) -> Result<EventReader<orca_format::LogFile>, OrcaError> {
     EventReader::open(prefix)
 }
 
@@ -505,6 +527,12 @@ fn check(
         ));
     }
     s.push_str(&format!("how it ended: {}\n", r.ending()));
+    if r.gaps > 0 {
+        s.push_str(&format!(
+            "chunks missing: the chunk folder has {} gaps (chunks deleted by hand?); lines do not pair across them\n",
+            r.gaps
+        ));
+    }
     if let Some(settings) = &r.settings {
         s.push_str(&format!("{}\n", report::settings_text(settings)));
     }

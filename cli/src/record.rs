@@ -18,6 +18,14 @@ pub struct AgentFlags {
     /// Frames per stack trace, 0 to 1024 (default: the agent's, 8).
     #[arg(long)]
     pub stackdepth: Option<u32>,
+    /// Keep the events as a ring of chunk files (PREFIX.chunks/) of at most SIZE in all
+    /// (`200MB`; agent option maxsize=SIZE): the oldest chunk is removed first.
+    #[arg(long, value_name = "SIZE")]
+    pub maxsize: Option<String>,
+    /// Keep the events as a ring of chunk files (PREFIX.chunks/), each removed once its last
+    /// line is older than D (`1h`, `10m`; agent option maxage=D).
+    #[arg(long, value_name = "D")]
+    pub maxage: Option<String>,
     /// Instrumentation mode: also rewrite the JDK's own classes (agent option jdk=yes).
     #[arg(long)]
     pub jdk: bool,
@@ -145,7 +153,29 @@ pub fn agent_options(r: &Record) -> Result<String, String> {
     if f.no_juc {
         opts.push_str(",juc=no");
     }
+    if let Some(v) = &f.maxsize {
+        opts.push_str(&format!(",maxsize={v}"));
+    }
+    if let Some(v) = &f.maxage {
+        opts.push_str(&format!(",maxage={v}"));
+    }
     Ok(opts)
+}
+
+/// The files (and, for a bounded recording, the chunk folder) the agent writes at the
+/// prefix of `r`: the event file's (folder's) first. `remove_stale` takes the files only: the
+/// agent empties its chunk folder of an earlier run's chunks itself.
+pub fn outputs(r: &Record) -> (String, Vec<String>) {
+    let bounded = r.flags.maxsize.is_some() || r.flags.maxage.is_some();
+    let events = format!("{}.{}", r.prefix, if bounded { "chunks" } else { "orca" });
+    let mut files = vec![
+        format!("{}.methods", r.prefix),
+        format!("{}.classtable", r.prefix),
+    ];
+    if !bounded {
+        files.insert(0, events.clone());
+    }
+    (events, files)
 }
 
 /// `java ARGS...` with `-agentpath:<so>=<options>` inserted after `java`.
@@ -169,10 +199,7 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let so = find_agent()?;
     let options = agent_options(&r)?;
     let args = java_args(&so, &options, &r.command);
-    let files: Vec<String> = ["orca", "methods", "classtable"]
-        .iter()
-        .map(|ext| format!("{}.{ext}", r.prefix))
-        .collect();
+    let (events, files) = outputs(&r);
     remove_stale(&files, None)?;
     // Signals that arrive while the JVM starts wait (blocked) for the forwarder.
     let blocked = BlockSignals::new();
@@ -192,7 +219,7 @@ pub fn run(r: Record) -> Result<ExitCode, Box<dyn std::error::Error>> {
             128 + status.signal().unwrap_or(0)
         }
     };
-    if !files.iter().all(|f| Path::new(f).is_file()) {
+    if !files.iter().all(|f| Path::new(f).is_file()) || !Path::new(&events).exists() {
         // The JVM stops before loading agents when its own options are wrong (an
         // unrecognized -XX option, a bad -Xmx): it printed why, and no file was written.
         eprintln!(

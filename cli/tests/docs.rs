@@ -366,3 +366,60 @@ fn the_readme_test_command_is_what_ci_runs() {
     );
     assert!(quick.lines().count() <= 16, "{quick}");
 }
+
+/// The README's "leave it on" lines (`orca attach PID -d 0 --maxage 1h`, then `orca dump PID
+/// -o out/last --last 10m`), which the other tests skip for their `PID`, run as written on a
+/// running JVM (tests/java/AttachLoop.java) with its PID put in: both exit 0, and the dump is
+/// a valid recording that says it is one.
+#[test]
+fn the_readme_leave_it_on_lines_run() {
+    let lines: Vec<Line> = fenced(&root().join("README.md"))
+        .into_iter()
+        .filter(|l| l.text.contains("attach PID -d 0 --maxage") || l.text.contains("orca dump PID"))
+        .collect();
+    assert_eq!(lines.len(), 2, "README.md: {lines:?}");
+    assert!(lines[0].text.contains("--maxage 1h"), "{lines:?}");
+    assert!(
+        lines[1].text.contains("dump PID -o out/last --last 10m"),
+        "{lines:?}"
+    );
+    let dir = work_dir().join("runs/docs-leave-it-on");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(root().join("target"), dir.join("target")).unwrap();
+    let mut jvm = Command::new(jdk17().java())
+        .arg("-cp")
+        .arg(orca_tests::test_classes())
+        .arg("AttachLoop")
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(jvm.stdout.as_mut().unwrap()),
+        &mut ready,
+    )
+    .unwrap();
+    assert_eq!(ready.trim(), "ready");
+    let pid = jvm.id().to_string();
+    let mut outcome = Vec::new();
+    for l in &lines {
+        let text = uncommented(&l.text).replace("PID", &pid);
+        let (code, out) = sh(&dir, &text);
+        outcome.push((l.at.clone(), text, code, out));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    let (detached, said) = sh(&dir, &format!("target/release/orca detach {pid}"));
+    let _ = jvm.kill();
+    let _ = jvm.wait();
+    for (at, text, code, out) in &outcome {
+        assert_eq!(*code, Some(0), "{at}: `{text}`:\n{out}");
+    }
+    assert_eq!(detached, Some(0), "{said}");
+    let (code, out) = sh(&dir, "target/release/orca check out/last");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("orca dump"), "{out}");
+}

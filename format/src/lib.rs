@@ -29,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+pub mod chunks;
 pub mod hist;
 pub mod meta;
 pub mod output;
@@ -37,10 +38,10 @@ pub mod reader;
 pub mod spans;
 pub mod validate;
 
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+pub use chunks::LogFile;
 pub use meta::{java_class_name, ClassInfo, Metadata, MethodInfo};
 pub use parse::{
     escape, line_for, parse_class_line, parse_event_line, parse_method_line, parse_stack, unescape,
@@ -121,7 +122,62 @@ pub struct Paths {
 
 /// `PREFIX` + `.orca` / `.methods` / `.classtable` (appended, never replacing
 /// an extension: `out/run.v2` gives `out/run.v2.orca`).
+///
+/// A bounded recording (docs/FORMAT.md, "Chunks") is found too: `PREFIX` whose
+/// `PREFIX.orca` is missing and `PREFIX.chunks` a folder, or that folder itself, gives the
+/// folder as `orca` (read as one log: [`chunks::LogFile`]); one chunk, `PREFIX.chunks/000003`,
+/// gives that chunk's file with `PREFIX.methods` and `PREFIX.classtable`.
 pub fn paths(prefix: &Path) -> Paths {
+    let with = |p: &Path, ext: &str| {
+        let mut s = p.as_os_str().to_owned();
+        s.push(ext);
+        PathBuf::from(s)
+    };
+    let text = prefix.to_string_lossy();
+    let text = text.trim_end_matches('/');
+    if let Some(stem) = text.strip_suffix(".chunks").filter(|_| prefix.is_dir()) {
+        let stem = Path::new(stem);
+        return Paths {
+            orca: prefix.to_path_buf(),
+            methods: with(stem, ".methods"),
+            classtable: with(stem, ".classtable"),
+        };
+    }
+    let orca = with(prefix, ".orca");
+    let methods = with(prefix, ".methods");
+    if !orca.exists() {
+        let chunks = with(prefix, ".chunks");
+        if chunks.is_dir() {
+            return Paths {
+                orca: chunks,
+                methods,
+                classtable: with(prefix, ".classtable"),
+            };
+        }
+    }
+    if !methods.exists() {
+        let folder = prefix.parent().and_then(|d| {
+            let t = d.to_string_lossy();
+            t.strip_suffix(".chunks").map(PathBuf::from)
+        });
+        if let Some(stem) = folder {
+            return Paths {
+                orca,
+                methods: with(&stem, ".methods"),
+                classtable: with(&stem, ".classtable"),
+            };
+        }
+    }
+    Paths {
+        orca,
+        methods,
+        classtable: with(prefix, ".classtable"),
+    }
+}
+
+/// The three files a writer writes at `prefix`: `PREFIX.orca`, `.methods`, `.classtable`
+/// (what [`paths`] gives when no chunk folder is there).
+pub fn paths_as_written(prefix: &Path) -> Paths {
     let with = |ext: &str| {
         let mut s = prefix.as_os_str().to_owned();
         s.push(ext);
@@ -154,11 +210,11 @@ pub struct EventReader<R> {
     lines: LineReader<R>,
 }
 
-impl EventReader<File> {
-    /// Opens `PREFIX.orca`.
+impl EventReader<LogFile> {
+    /// Opens `PREFIX.orca`, or a bounded recording's chunks as one log ([`paths`]).
     pub fn open(prefix: &Path) -> Result<Self, OrcaError> {
         let p = paths(prefix).orca;
-        let f = File::open(&p).map_err(|source| OrcaError::Io {
+        let f = LogFile::open(&p).map_err(|source| OrcaError::Io {
             path: p.display().to_string(),
             source,
         })?;

@@ -1928,12 +1928,14 @@ pub struct Settings<'a>(&'a str);
 
 impl<'a> Settings<'a> {
     /// The keys this version knows, with the values each may have (empty: a decimal).
-    const KNOWN: [(&'static str, &'static [&'static str]); 5] = [
+    const KNOWN: [(&'static str, &'static [&'static str]); 7] = [
         ("mode", &["instrument", "jvmti"]),
         ("trace", &["summary", "all"]),
         ("holdtiming", &["sampled", "exact"]),
         ("tracking", &["sampled", "full"]),
         ("stackdepth", &[]),
+        ("chunk", &[]),
+        ("threads", &[]),
     ];
 
     /// The settings of `s` (a `RecordingStarted` line's field), checked as the line is;
@@ -1997,6 +1999,13 @@ impl<'a> Settings<'a> {
         self.0
     }
 
+    /// A bounded recording's chunk (docs/FORMAT.md, "Chunks"): its number, and how many
+    /// restated `ThreadStarted` lines follow the `RecordingStarted` line.
+    pub fn chunk(&self) -> Option<(u64, u64)> {
+        let n = self.get("chunk")?.parse().ok()?;
+        Some((n, self.get("threads")?.parse().ok()?))
+    }
+
     /// Whether the recording identified only a sample of the holds (`tracking=sampled`): its
     /// lock orders, and so its potential deadlocks, come from that sample.
     pub fn sampled_tracking(&self) -> bool {
@@ -2014,6 +2023,10 @@ pub enum RecordingEnd {
     Unload,
     /// `detach`: an attached agent stopped recording (`orca detach`); the JVM runs on.
     Detach,
+    /// `dump`: a dump of a recording that goes on (`orca dump`, docs/FORMAT.md "Chunks").
+    Dump,
+    /// `chunk`: a bounded recording's chunk, closed; the recording went on in the next.
+    Chunk,
 }
 
 impl RecordingEnd {
@@ -2023,6 +2036,8 @@ impl RecordingEnd {
             RecordingEnd::VmDeath => "vmdeath",
             RecordingEnd::Unload => "unload",
             RecordingEnd::Detach => "detach",
+            RecordingEnd::Dump => "dump",
+            RecordingEnd::Chunk => "chunk",
         }
     }
 
@@ -2033,6 +2048,8 @@ impl RecordingEnd {
             Some(RecordingEnd::VmDeath) => "the JVM ended in order (VMDeath: the program returned or called System.exit or Runtime.halt, an exception or error such as OutOfMemoryError ended it, or a signal the JVM handles such as SIGTERM)",
             Some(RecordingEnd::Unload) => "the agent was unloaded without VMDeath; the recording is complete",
             Some(RecordingEnd::Detach) => "the recording of a running JVM was stopped (orca detach); the recording is complete and the JVM ran on",
+            Some(RecordingEnd::Dump) => "a dump of a recording that went on (orca dump): complete up to the dump",
+            Some(RecordingEnd::Chunk) => "a chunk of a bounded recording, closed in order; the recording went on in the next chunk",
             None => "no RecordingEnded line: the JVM was killed (SIGKILL) or crashed (a fatal error); the log holds what was written up to its last complete line (the writer flushes at least every 100 ms)",
         }
     }
@@ -2345,7 +2362,16 @@ pub fn parse_event_line(line: &[u8]) -> Result<EventRecord<'_>, SyntaxError> {
                 b"vmdeath" => RecordingEnd::VmDeath,
                 b"unload" => RecordingEnd::Unload,
                 b"detach" => RecordingEnd::Detach,
-                _ => return Err(field_err(3, "how", h, "expected vmdeath, unload or detach")),
+                b"dump" => RecordingEnd::Dump,
+                b"chunk" => RecordingEnd::Chunk,
+                _ => {
+                    return Err(field_err(
+                        3,
+                        "how",
+                        h,
+                        "expected vmdeath, unload, detach, dump or chunk",
+                    ))
+                }
             };
             Event::RecordingEnded { how }
         }

@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
@@ -147,6 +146,8 @@ pub struct ValidationReport {
     pub threads: u64,
     /// Sum of the `EventsDropped` counts.
     pub dropped: u64,
+    /// Gaps in a chunk folder read as one (a chunk deleted by hand): each resumes the log.
+    pub gaps: u64,
     /// Whether any of the three files has a torn last line.
     pub torn: bool,
     /// How the recording ended, from its `RecordingEnded` line; `None` when the log has
@@ -189,7 +190,7 @@ impl ValidationReport {
 pub fn validate_prefix(prefix: &Path, opts: &Options) -> Result<ValidationReport, OrcaError> {
     let p = paths(prefix);
     let open = |path: &Path| {
-        File::open(path).map_err(|source| OrcaError::Io {
+        crate::LogFile::open(path).map_err(|source| OrcaError::Io {
             path: path.display().to_string(),
             source,
         })
@@ -381,6 +382,16 @@ pub struct Validator {
     /// `ObjectClass` lines by object: the line that named it, and the second line's when
     /// another object with the same ID was named.
     object_classes: crate::FastMap<Hash, (u64, Option<u64>)>,
+    /// A chunk of a bounded recording after its first (docs/FORMAT.md, "Chunks"): a line that
+    /// ends what began before it (a wait, a hold, a contention) pairs with nothing in it, a
+    /// note rather than an error.
+    continuation: bool,
+    /// Restated `ThreadStarted` lines of the chunk's preamble still to come: stamped at the
+    /// chunk's start, they are not in their thread's time order.
+    restated: u64,
+    /// The time of a chunk's `RecordingStarted` after a gap: the restated `ThreadStarted` lines
+    /// kept after it have it.
+    restated_at: Option<Timestamp>,
 }
 
 impl Validator {
@@ -405,6 +416,9 @@ impl Validator {
             method_keys: HashMap::new(),
             seen_events: 0,
             object_classes: Default::default(),
+            continuation: false,
+            restated: 0,
+            restated_at: None,
         }
     }
 
@@ -615,13 +629,43 @@ impl Validator {
                         continue;
                     }
                     if let Event::RecordingStarted { settings } = rec.event {
+                        if n != 1 && settings.chunk().is_some() && self.report.settings.is_some() {
+                            // A chunk folder read as one, after a gap (a chunk deleted by
+                            // hand, docs/FORMAT.md "Chunks"): what was open before it pairs
+                            // with nothing after it.
+                            self.pairer = Pairer::new().with_stretches();
+                            self.continuation = true;
+                            self.restated = 0;
+                            self.restated_at = Some(rec.timestamp);
+                            self.report.gaps += 1;
+                            continue;
+                        }
                         if n != 1 {
                             let msg = "a RecordingStarted line that is not the first line".into();
                             self.err(name, n, ViolationKind::NotFirst, msg);
                         }
                         self.report.settings = Some(settings.raw().to_string());
+                        if let Some((chunk, threads)) = settings.chunk() {
+                            self.continuation = chunk > 1;
+                            self.restated = threads;
+                        }
                         continue;
                     }
+                    if let Event::ThreadStarted { thread, .. } = rec.event {
+                        let at_gap = self.restated_at == Some(rec.timestamp);
+                        if self.restated > 0 || at_gap {
+                            // Restated: not an event of the chunk, and it does not order its
+                            // thread's lines.
+                            self.restated = self.restated.saturating_sub(1);
+                            self.event(name, n, rec.timestamp, &rec.event);
+                            if let Some(st) = self.threads.get_mut(&thread) {
+                                st.last_ts = Timestamp(0);
+                            }
+                            continue;
+                        }
+                    }
+                    self.restated = 0;
+                    self.restated_at = None;
                     self.report.events += 1;
                     self.event(name, n, rec.timestamp, &rec.event);
                 }
@@ -764,6 +808,7 @@ impl Validator {
         // stretches of exclusive ownership that this line ends are checked below.
         let mut stretches = std::mem::take(&mut self.stretches);
         let mut contention_lost = false;
+        let continuation = self.continuation;
         self.pairer.feed_checked(
             n,
             ts.nanos(),
@@ -776,7 +821,20 @@ impl Validator {
             &mut |u| {
                 contention_lost |=
                     matches!(u, Unpaired::Contention { .. }) && kind == K::MonitorContendedEntered;
-                msgs.push((ViolationKind::Pairing, unpaired(u, kind, thread, ev)));
+                let begun_before = matches!(
+                    u,
+                    Unpaired::Unbegun { .. }
+                        | Unpaired::Unbalanced(_)
+                        | Unpaired::Uncontended { .. }
+                );
+                if continuation && begun_before {
+                    notes.push(format!(
+                        "{} (begun in an earlier chunk?)",
+                        unpaired(u, kind, thread, ev)
+                    ));
+                } else {
+                    msgs.push((ViolationKind::Pairing, unpaired(u, kind, thread, ev)));
+                }
             },
         );
         if contention_lost {
@@ -1079,12 +1137,20 @@ impl Validator {
             }
         }
         // A stretch still open at the end runs to the end: no other thread may own the same
-        // thing after it began.
+        // thing after it began. Not at the cut of a chunk (closed, or still being written, or
+        // the last one after a kill): the release may be in lines the next chunk has (or the
+        // writer has not written yet) while other threads' later lines are in this one.
         let pairer = &self.pairer;
+        let chunked = self
+            .report
+            .settings
+            .as_deref()
+            .is_some_and(|s| crate::Settings::parse_str(s).is_ok_and(|s| s.chunk().is_some()));
+        let cut = chunked && matches!(self.report.ended, Some(crate::RecordingEnd::Chunk) | None);
         let mut open: Vec<(Hash, Owned, Timestamp, u64)> = self
             .threads
             .iter()
-            .filter(|(_, s)| s.ended.is_none())
+            .filter(|(_, s)| s.ended.is_none() && !cut)
             .flat_map(|(t, _)| {
                 pairer.holds(*t).filter_map(move |h| {
                     let (since, l) = h.running?;

@@ -955,3 +955,38 @@ fn a_second_start_of_a_running_thread_is_a_call() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn a_chunk_after_the_first_may_end_what_began_before_it() {
+    // Chunk 2 of a bounded recording (docs/FORMAT.md, "Chunks"): a restated thread stamped at
+    // the chunk's start, a kept-back wait entry of that thread stamped before it, and a
+    // MonitorExit whose MonitorEntered is in chunk 1: valid, with a note.
+    let chunk = |n: u32| {
+        format!(
+            "\
+5087.500000000,RecordingStarted,mode=instrument;trace=all;stackdepth=8;chunk={n};threads=1
+5087.500000000,ThreadStarted,0000AAAA,a
+5087.400000000,ObjectWait,0000AAAA,00001111,1;00000001;00000010
+5087.600000000,ObjectWaited,0000AAAA,00001111,1;00000001;00000010
+5087.700000000,MonitorExit,0000AAAA,00002222,1;00000001;00000010
+5087.800000000,RecordingEnded,chunk
+"
+        )
+    };
+    let r = run(CLASSES, METHODS, &chunk(2));
+    assert!(lines(&r, Severity::Error).is_empty(), "{:#?}", r.violations);
+    assert_eq!(r.events, 3);
+    let notes = lines(&r, Severity::Note);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("unbalanced MonitorExit") && n.contains("earlier chunk")),
+        "{notes:?}"
+    );
+    assert_eq!(r.ended, Some(orca_format::RecordingEnd::Chunk));
+    // The first chunk has nothing before it: the same exit is an error there.
+    let r = run(CLASSES, METHODS, &chunk(1));
+    let errors = lines(&r, Severity::Error);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("unbalanced MonitorExit"), "{errors:?}");
+}

@@ -150,6 +150,10 @@ pub struct Recording {
     /// The time of the thread's last event written at once: its summaries are not dated
     /// before it (a thread's lines never go back in time).
     last_event: u64,
+    /// A bounded recording: the chunk the thread's summaries were last written in
+    /// ([`LogWriter::chunk`]); a thread writes them at its first drain in a new chunk, so that
+    /// its rows fall in the chunk whose holds they count (docs/FORMAT.md, "Chunks").
+    chunk: u64,
     /// The entry line (`ObjectWait`, `ConditionAwait`, `ThreadPark`) of the thread's wait
     /// under way, not written yet: a wait shorter than `waitthreshold` is only counted
     /// ([`Recorder::wait_ended`]). Here rather than in the thread's state so that the exit
@@ -284,6 +288,7 @@ impl Recorder {
             exit_taken: 0,
             last_nanos: 0,
             last_event: 0,
+            chunk: self.log.chunk(),
             deferred: None,
             deferred_contention: None,
         }));
@@ -322,7 +327,9 @@ impl Recorder {
         if !self.trace_all {
             let mut r = lock(recording);
             r.last_event = r.last_event.max(nanos);
-            if nanos.saturating_sub(r.summary.last_written) < SUMMARY_INTERVAL {
+            if nanos.saturating_sub(r.summary.last_written) < SUMMARY_INTERVAL
+                && r.chunk == self.log.chunk()
+            {
                 return;
             }
         }
@@ -342,9 +349,12 @@ impl Recorder {
         let mut r = lock(&recording);
         self.drain(jni, &mut r);
         let now = now_nanos();
+        let chunk = self.log.chunk();
         if now.saturating_sub(r.summary.last_written) >= SUMMARY_INTERVAL
             || r.summary.pending_lines() >= MAX_PENDING_LINES
+            || r.chunk != chunk
         {
+            r.chunk = chunk;
             let at = event
                 .unwrap_or_else(|| r.last_nanos.max(r.summary.last_written))
                 .max(r.last_event);

@@ -9,6 +9,7 @@
 
 pub mod budget;
 pub mod buffers;
+pub mod chunks;
 pub mod clock;
 pub mod ids;
 pub mod metadata;

@@ -21,6 +21,8 @@ use crossbeam_queue::{ArrayQueue, SegQueue};
 
 use crate::escape::{push_escaped, TextKind};
 use crate::jvmti::LineEntry;
+use crate::options::Ring;
+use crate::recorder::chunks::ChunkRing;
 use crate::recorder::clock::{now_nanos, push_dec, push_timestamp};
 use orca_format::output::OutputError;
 use orca_format::{EventKind, FastHasher, FastMap, WaitCall, WakeCall};
@@ -382,12 +384,17 @@ pub struct Totals {
     /// CPU time of the writer thread (formatting and writing), for the exit line: the part
     /// of the agent's cost that is not on the program's threads.
     pub writer_cpu_nanos: u64,
+    /// A bounded recording: the chunks left on disk (first and last number) and how many the
+    /// ring removed.
+    pub chunks: Option<(u64, u64, u64)>,
 }
 
 /// The three open output files.
 pub struct Files {
     pub paths: [PathBuf; 3],
     files: [File; 3],
+    /// A bounded recording: `paths[0]` is the chunk folder and `files[0]` its chunk 1.
+    ring: Option<Ring>,
 }
 
 impl Files {
@@ -396,7 +403,34 @@ impl Files {
     /// output is ([`orca_format::output`]): a link, a FIFO, a device, a folder or another
     /// user's file at one of the paths is refused before any is touched.
     pub fn create(paths: [PathBuf; 3]) -> Result<Files, OutputError> {
+        Self::create_bounded(paths, None)
+    }
+
+    /// [`Files::create`], for a bounded recording (`ring`) too: then `paths[0]` is the chunk
+    /// folder, made if missing and emptied of an earlier run's chunks.
+    pub fn create_bounded(paths: [PathBuf; 3], ring: Option<Ring>) -> Result<Files, OutputError> {
         fill_closed_std_fds();
+        if ring.is_some() {
+            for p in &paths[1..] {
+                orca_format::output::may_create(p)?;
+            }
+            let (chunk, stale) =
+                crate::recorder::chunks::create_folder(&paths[0]).map_err(|source| {
+                    OutputError::Io {
+                        path: paths[0].clone(),
+                        source,
+                    }
+                })?;
+            if stale > 0 {
+                crate::say!(
+                    "orca: removed {stale} chunks of an earlier recording from {}",
+                    paths[0].display()
+                );
+            }
+            let open = |p: &PathBuf| orca_format::output::create(p, true);
+            let files = [chunk, open(&paths[1])?, open(&paths[2])?];
+            return Ok(Files { paths, files, ring });
+        }
         if let Some(dir) = paths[0].parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| OutputError::Io {
                 path: dir.to_path_buf(),
@@ -409,13 +443,21 @@ impl Files {
         // Read access too: a file deleted during the run is copied back from its descriptor.
         let open = |p: &PathBuf| orca_format::output::create(p, true);
         let files = [open(&paths[0])?, open(&paths[1])?, open(&paths[2])?];
-        Ok(Files { paths, files })
+        Ok(Files {
+            paths,
+            files,
+            ring: None,
+        })
     }
 
     /// Files opened by a test itself (a FIFO, `/dev/full`), which [`Files::create`] refuses.
     #[cfg(test)]
     pub fn opened(paths: [PathBuf; 3], files: [File; 3]) -> Files {
-        Files { paths, files }
+        Files {
+            paths,
+            files,
+            ring: None,
+        }
     }
 }
 
@@ -496,6 +538,26 @@ pub struct LogWriter {
     panic_at_start: bool,
     done: Mutex<Option<Receiver<Totals>>>,
     finished: Mutex<Option<Totals>>,
+    /// A dump's request ([`LogWriter::snapshot`]): the writer's next pass answers it.
+    dump_asked: AtomicBool,
+    /// A bounded recording: the number of the chunk being written (0: unbounded), which
+    /// threads read to write their summaries at their first drain in a new chunk.
+    chunk: AtomicU64,
+    dump_reply: Mutex<Option<std::sync::mpsc::SyncSender<Snapshot>>>,
+}
+
+/// What a dump copies, as of one moment: the event files (chunks, oldest first, each with
+/// the bytes to copy: `None` for all of a closed chunk) and the metadata files' bytes, all
+/// complete lines flushed by the writer, so that every line copied resolves.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub events: Vec<(PathBuf, Option<u64>)>,
+    pub methods: (PathBuf, u64),
+    pub classtable: (PathBuf, u64),
+    /// `now_nanos` when it was taken.
+    pub at: u64,
+    /// Whether the recording is bounded (else `events` is its one file).
+    pub bounded: bool,
 }
 
 impl LogWriter {
@@ -521,6 +583,9 @@ impl LogWriter {
             panic_at_start: std::env::var_os("ORCA_TEST_WRITER_PANIC").is_some(),
             done: Mutex::new(None),
             finished: Mutex::new(None),
+            dump_asked: AtomicBool::new(false),
+            chunk: AtomicU64::new(0),
+            dump_reply: Mutex::new(None),
         }
     }
 
@@ -558,6 +623,38 @@ impl LogWriter {
             })?;
         *self.done.lock().unwrap_or_else(|e| e.into_inner()) = Some(rx);
         Ok(())
+    }
+
+    /// A bounded recording's chunk being written (0 for an unbounded one).
+    pub fn chunk(&self) -> u64 {
+        self.chunk.load(Ordering::Relaxed)
+    }
+
+    /// What a dump of the last `last` nanoseconds (`None`: all on disk) copies, after the
+    /// writer has flushed what it has: asked of the writer thread, waited for up to
+    /// `timeout` by the caller (a thread of the agent's or the attach listener, never a
+    /// program thread). `None` when the writer did not answer (stopped, or stuck).
+    pub fn snapshot(&self, last: Option<u64>, timeout: Duration) -> Option<Snapshot> {
+        if self.gone.load(Ordering::SeqCst) || self.last_pass.load(Ordering::SeqCst) {
+            return None;
+        }
+        let (tx, rx) = sync_channel(1);
+        *self.dump_reply.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        self.dump_asked.store(true, Ordering::SeqCst);
+        let mut snap = rx.recv_timeout(timeout).ok()?;
+        // Each closed chunk's entry is the time it was closed; the current one's its bytes.
+        let since = last.map_or(0, |l| snap.at.saturating_sub(l));
+        let n = snap.events.len();
+        snap.events = std::mem::take(&mut snap.events)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, (path, v))| match v {
+                _ if i + 1 == n => Some((path, v)),
+                Some(closed_at) if closed_at < since => None,
+                _ => Some((path, None)),
+            })
+            .collect();
+        Some(snap)
     }
 
     /// Queues an event; never blocks or waits. A full queue drops the event and counts it:
@@ -871,17 +968,33 @@ impl LogWriter {
         }
         let mut out = Output::new(files);
         let mut classes = Classes::default();
+        if out.ring.is_some() {
+            classes.restate = Some(FastMap::default());
+            self.chunk.store(1, Ordering::Relaxed);
+        }
         let mut line = Vec::with_capacity(4096);
         if let Some(settings) = settings {
             // The first line: how the rest is to be read (FORMAT.md, "Agent events").
-            push_timestamp(&mut line, now_nanos());
-            let _ = writeln!(line, ",RecordingStarted,{settings}");
-            out.write(ORCA, &line);
+            let now = now_nanos();
+            if let Some(ring) = out.ring.as_mut() {
+                ring.settings = settings;
+                ring.opened_at = now;
+                let preamble = ring.preamble(now);
+                ring.preamble = (preamble.len(), 1);
+                out.write(ORCA, &preamble);
+            } else {
+                push_timestamp(&mut line, now);
+                let _ = writeln!(line, ",RecordingStarted,{settings}");
+                out.write(ORCA, &line);
+            }
         }
         let mut reported_drops = 0u64;
         let mut last_flush = Instant::now();
         let mut idle_sleep = Duration::from_millis(1);
         loop {
+            // A dump asked now gets every line pushed before: answered once a pass has
+            // emptied the queue.
+            let dump = self.dump_asked.swap(false, Ordering::SeqCst);
             // Read the flag before draining: everything pushed before it was set is then
             // written by this final pass.
             let stopping = self.last_pass.load(Ordering::SeqCst);
@@ -908,6 +1021,9 @@ impl LogWriter {
                 let lines = match &e.extra {
                     Extra::Batch(lines) => &lines[..],
                     Extra::Trace(b) => {
+                        if out.chunk_due(None) {
+                            out.rotate(&mut classes);
+                        }
                         let n = b.lines.len();
                         for l in &b.lines {
                             classes.named(l.monitor, &mut out, &mut line);
@@ -922,6 +1038,10 @@ impl LogWriter {
                 };
                 written += lines.len();
                 for e in lines {
+                    if out.chunk_due(None) {
+                        out.rotate(&mut classes);
+                    }
+                    out.track_thread(e);
                     if classes.hold_back(e) {
                         continue;
                     }
@@ -932,7 +1052,29 @@ impl LogWriter {
                     out.write(ORCA, &line);
                 }
             }
-            let dropped = self.dropped.load(Ordering::Relaxed);
+            if let Some(ring) = out.ring.as_ref() {
+                self.chunk.store(ring.number, Ordering::Relaxed);
+            }
+            if dump && written >= PASS {
+                self.dump_asked.store(true, Ordering::SeqCst);
+            } else if dump {
+                out.flush();
+                let snap = out.snapshot();
+                if let Some(tx) = self
+                    .dump_reply
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+                {
+                    let _ = tx.try_send(snap);
+                }
+            }
+            // Lines a full disk took (a bounded recording) are said once there is room.
+            let (disk, failing) = out
+                .ring
+                .as_ref()
+                .map_or((0, false), |r| (r.dropped_lines, r.failing));
+            let dropped = self.dropped.load(Ordering::Relaxed) + if failing { 0 } else { disk };
             if dropped > reported_drops {
                 line.clear();
                 push_timestamp(&mut line, now_nanos());
@@ -961,6 +1103,13 @@ impl LogWriter {
             if last_flush.elapsed() >= FLUSH_INTERVAL {
                 out.flush();
                 out.check_deleted();
+                let now = now_nanos();
+                if out.chunk_due(Some(now)) || out.ring.is_some() && out.deleted[ORCA] {
+                    out.rotate(&mut classes);
+                }
+                if let Some(ring) = out.ring.as_mut() {
+                    ring.enforce(out.committed_bytes[ORCA], Some(now));
+                }
                 self.flushed_events
                     .store(out.flushed_events, Ordering::SeqCst);
                 last_flush = Instant::now();
@@ -985,6 +1134,7 @@ impl LogWriter {
             events: out.events,
             lost_to_io: out.lost,
             writer_cpu_nanos: crate::recorder::clock::thread_cpu_nanos(),
+            chunks: out.ring.as_ref().map(|r| (r.first(), r.number, r.removed)),
             ..Totals::default()
         }
     }
@@ -1003,6 +1153,25 @@ struct Classes {
     /// it after another thread's line) is written at once. Bounded: past
     /// [`Classes::NAMED_MAX`] every class line is written as it comes, as before.
     named: std::collections::HashSet<u32, std::hash::BuildHasherDefault<FastHasher>>,
+    /// A bounded recording: the class lines written, by object ID, which a chunk restates
+    /// before its first line that names the object (`named` is then the current chunk's).
+    restate: Option<FastMap<u32, Vec<EventRecord>>>,
+}
+
+/// A copy of a class line.
+fn class_line(e: &EventRecord) -> EventRecord {
+    EventRecord {
+        nanos: e.nanos,
+        kind: e.kind,
+        thread: e.thread,
+        object: e.object,
+        owner: e.owner,
+        extra: match &e.extra {
+            Extra::Class(sig) => Extra::Class(sig.clone()),
+            _ => Extra::None,
+        },
+        frames: Frames::new(),
+    }
 }
 
 impl Classes {
@@ -1010,26 +1179,30 @@ impl Classes {
 
     /// Whether `e` is a class line kept back (else the caller writes it).
     fn hold_back(&mut self, e: &EventRecord) -> bool {
-        if !matches!(e.extra, Extra::Class(_)) || self.named.contains(&e.object) {
+        if !matches!(e.extra, Extra::Class(_)) {
             return false;
         }
-        if self.named.len() >= Self::NAMED_MAX {
+        if self.named.contains(&e.object) || self.named.len() >= Self::NAMED_MAX {
+            // Written now: a later chunk restates it.
+            if let Some(restate) = self.restate.as_mut() {
+                if restate.len() < Self::NAMED_MAX {
+                    restate.entry(e.object).or_default().push(class_line(e));
+                }
+            }
             return false;
         }
-        let copy = EventRecord {
-            nanos: e.nanos,
-            kind: e.kind,
-            thread: e.thread,
-            object: e.object,
-            owner: e.owner,
-            extra: match &e.extra {
-                Extra::Class(sig) => Extra::Class(sig.clone()),
-                _ => Extra::None,
-            },
-            frames: Frames::new(),
-        };
-        self.pending.entry(e.object).or_default().push(copy);
+        self.pending
+            .entry(e.object)
+            .or_default()
+            .push(class_line(e));
         true
+    }
+
+    /// A new chunk begins: objects are named again in it.
+    fn new_chunk(&mut self) {
+        if self.restate.is_some() {
+            self.named.clear();
+        }
     }
 
     /// A line about to be written names object `h`: its class lines first.
@@ -1039,12 +1212,25 @@ impl Classes {
         if h == 0 || self.named.len() < Self::NAMED_MAX && !self.named.insert(h) {
             return;
         }
+        if let Some(lines) = self.restate.as_ref().and_then(|r| r.get(&h)) {
+            // Restated in this chunk: not an event of the recording.
+            for c in lines {
+                line.clear();
+                format_event(line, c);
+                out.write(ORCA, line);
+            }
+        }
         if let Some(lines) = self.pending.remove(&h) {
             for c in &lines {
                 line.clear();
                 format_event(line, c);
                 out.events += 1;
                 out.write(ORCA, line);
+            }
+            if let Some(restate) = self.restate.as_mut() {
+                if restate.len() < Self::NAMED_MAX {
+                    restate.entry(h).or_default().extend(lines);
+                }
             }
         }
     }
@@ -1108,13 +1294,22 @@ struct Output {
     /// `events` as of the last successful flush of the `.orca` file.
     flushed_events: u64,
     lost: u64,
+    /// A bounded recording's chunks: `paths[ORCA]` and `files[ORCA]` are the current chunk's.
+    ring: Option<ChunkRing>,
 }
 
 impl Output {
     fn new(files: Files) -> Output {
         let [a, b, c] = files.files;
+        let mut paths = files.paths;
+        let ring = files.ring.map(|cfg| {
+            let dir = std::mem::take(&mut paths[ORCA]);
+            paths[ORCA] = crate::recorder::chunks::chunk_path(&dir, 1);
+            ChunkRing::new(cfg, dir, now_nanos())
+        });
         Output {
-            paths: files.paths,
+            ring,
+            paths,
             files: [Some(a), Some(b), Some(c)],
             buffers: [
                 Vec::with_capacity(BUFFER),
@@ -1181,10 +1376,192 @@ impl Output {
                     self.committed[file] += std::mem::take(&mut self.pending[file]);
                     if file == ORCA {
                         self.flushed_events = self.events;
+                        let current = self.committed_bytes[ORCA];
+                        if let Some(ring) = self.ring.as_mut() {
+                            ring.failing = false;
+                            ring.enforce(current, None);
+                        }
                     }
                 }
+                Err(e) if self.ring.is_some() => self.full(file, e),
                 Err(e) => self.fail(file, e),
             }
+        }
+    }
+
+    /// A bounded recording's write error (a full disk): the file is cut back to its last
+    /// complete write, and the oldest chunks are removed, one at a time, until the write fits.
+    /// With no chunk left to remove the lines are dropped (said once) and the file stays open:
+    /// the next flush tries again. A metadata file that still cannot be written is given up as
+    /// in an unbounded recording.
+    fn full(&mut self, file: usize, mut e: io::Error) {
+        use std::io::{Seek, SeekFrom};
+        if !matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) {
+            return self.fail(file, e);
+        }
+        loop {
+            let Some(f) = self.files[file].as_ref() else {
+                return;
+            };
+            let mut f: &File = f;
+            let at = self.committed_bytes[file];
+            let cut = f.set_len(at).and_then(|()| f.seek(SeekFrom::Start(at)));
+            let ring = self.ring.as_mut().expect("bounded");
+            if cut.is_err() || !ring.remove_oldest() {
+                break;
+            }
+            match f.write_all(&self.buffers[file]) {
+                Ok(()) => {
+                    self.committed_bytes[file] += self.buffers[file].len() as u64;
+                    self.buffers[file].clear();
+                    self.committed[file] += std::mem::take(&mut self.pending[file]);
+                    if file == ORCA {
+                        self.flushed_events = self.events;
+                    }
+                    return;
+                }
+                Err(again) => e = again,
+            }
+        }
+        if file != ORCA {
+            return self.fail(file, e);
+        }
+        let ring = self.ring.as_mut().expect("bounded");
+        if !ring.said_full {
+            ring.said_full = true;
+            crate::say!(
+                "orca: cannot write {} ({e}) and no older chunk is left to remove; events are dropped until there is room (counted in the exit line), the program keeps running",
+                self.paths[ORCA].display()
+            );
+        }
+        ring.failing = true;
+        // A chunk none of which is on disk keeps its preamble: its first line must be its
+        // RecordingStarted (and the next flush may find room).
+        let (keep, kept) = if self.committed_bytes[ORCA] == 0 {
+            ring.preamble
+        } else {
+            (0, 0)
+        };
+        let dropped = self.pending[ORCA].saturating_sub(kept);
+        ring.dropped_lines += dropped;
+        self.lost += dropped;
+        self.pending[ORCA] = kept;
+        self.buffers[ORCA].truncate(keep);
+        self.flushed_events = self.events;
+    }
+
+    /// What a dump copies now (after a flush): see [`Snapshot`]. A closed chunk's entry
+    /// carries the time it was closed (for `--last`), the current one its bytes.
+    fn snapshot(&self) -> Snapshot {
+        let current = (self.paths[ORCA].clone(), Some(self.committed_bytes[ORCA]));
+        let (events, bounded) = match &self.ring {
+            Some(ring) => {
+                let mut e: Vec<(PathBuf, Option<u64>)> = ring
+                    .closed_chunks()
+                    .map(|(path, closed_at)| (path, Some(closed_at)))
+                    .collect();
+                e.push(current);
+                (e, true)
+            }
+            None => (vec![current], false),
+        };
+        Snapshot {
+            events,
+            methods: (self.paths[METHODS].clone(), self.committed_bytes[METHODS]),
+            classtable: (self.paths[CLASSES].clone(), self.committed_bytes[CLASSES]),
+            at: now_nanos(),
+            bounded,
+        }
+    }
+
+    /// Whether the current chunk of a bounded recording is due to be closed (`now`: also by
+    /// its age).
+    fn chunk_due(&self, now: Option<u64>) -> bool {
+        self.ring.as_ref().is_some_and(|r| {
+            let bytes = self.committed_bytes[ORCA] + self.buffers[ORCA].len() as u64;
+            r.due(bytes, now)
+        })
+    }
+
+    /// Closes the current chunk and opens the next, with its preamble; `classes` restates
+    /// object classes from then on. A chunk that cannot be opened is said once, and the
+    /// current one goes on (tried again at the next line due).
+    fn rotate(&mut self, classes: &mut Classes) {
+        let now = now_nanos();
+        let mut end = Vec::with_capacity(40);
+        push_timestamp(&mut end, now);
+        end.extend_from_slice(b",RecordingEnded,chunk\n");
+        let Some(ring) = self.ring.as_mut() else {
+            return;
+        };
+        match ring.open_next() {
+            Ok((file, path)) => {
+                use std::os::unix::fs::MetadataExt;
+                let gone = self.files[ORCA]
+                    .as_ref()
+                    .and_then(|f| f.metadata().ok())
+                    .is_some_and(|m| m.nlink() == 0);
+                if gone {
+                    crate::say!(
+                        "orca: the current chunk {} was deleted; its lines are lost, the recording goes on in the next chunk",
+                        self.paths[ORCA].display()
+                    );
+                }
+                // The closed chunk's last line says that the recording goes on.
+                self.write(ORCA, &end);
+                self.flush_file(ORCA);
+                let bytes = self.committed_bytes[ORCA];
+                let ring = self.ring.as_mut().expect("bounded");
+                ring.close_current(bytes, now);
+                self.files[ORCA] = Some(file);
+                self.paths[ORCA] = path;
+                self.committed[ORCA] = 0;
+                self.committed_bytes[ORCA] = 0;
+                self.deleted[ORCA] = false;
+                let ring = self.ring.as_mut().expect("bounded");
+                let preamble = ring.preamble(now);
+                let lines = 1 + ring.threads.len() as u64;
+                ring.preamble = (preamble.len(), lines);
+                self.buffers[ORCA].clear();
+                self.pending[ORCA] = 0;
+                self.buffers[ORCA].extend_from_slice(&preamble);
+                self.pending[ORCA] += lines;
+                classes.new_chunk();
+                self.flush_file(ORCA);
+                let ring = self.ring.as_mut().expect("bounded");
+                ring.enforce(self.committed_bytes[ORCA], Some(now));
+            }
+            Err(e) => {
+                // Tried again once the chunk is due by age, or after another chunk's size.
+                ring.opened_at = now;
+                if !ring.said_open {
+                    ring.said_open = true;
+                    crate::say!(
+                        "orca: cannot open the next chunk in {} ({e}); the current chunk {} goes on, the program keeps running",
+                        ring.dir.display(),
+                        self.paths[ORCA].display()
+                    );
+                }
+            }
+        }
+    }
+
+    /// A line about to be written: a bounded recording follows the threads alive.
+    fn track_thread(&mut self, e: &EventRecord) {
+        let Some(ring) = self.ring.as_mut() else {
+            return;
+        };
+        match (e.kind, &e.extra) {
+            (EventKind::ThreadStarted, Extra::Name(name)) => {
+                ring.threads.insert(e.thread, name.clone());
+            }
+            (EventKind::ThreadStarted, _) => {
+                ring.threads.insert(e.thread, "".into());
+            }
+            (EventKind::ThreadEnded, _) => {
+                ring.threads.remove(&e.thread);
+            }
+            _ => {}
         }
     }
 
@@ -1223,6 +1600,11 @@ impl Output {
             };
             if !self.deleted[file] && f.metadata().is_ok_and(|m| m.is_file() && m.nlink() == 0) {
                 self.deleted[file] = true;
+                if file == ORCA && self.ring.is_some() {
+                    // A chunk removed by hand: the next chunk begins at once (its lines
+                    // so far are lost with it); [`Output::rotate`] says so.
+                    continue;
+                }
                 crate::say!(
                     "orca: {} was deleted during the run (its folder removed?); recording goes on and the file will be written back at exit",
                     self.paths[file].display()
@@ -1236,7 +1618,7 @@ impl Output {
     fn restore_deleted(&mut self) {
         self.check_deleted();
         for file in 0..3 {
-            if !self.deleted[file] {
+            if !self.deleted[file] || (file == ORCA && self.ring.is_some()) {
                 continue;
             }
             let Some(f) = self.files[file].as_ref() else {

@@ -67,6 +67,8 @@ pub mod codes {
     pub const JVMTI_MODE: i32 = 104;
     /// The recording could not start (the JVM's standard error has the line).
     pub const CANNOT_START: i32 = 105;
+    /// `dump=`: the dump could not be written.
+    pub const DUMP_FAILED: i32 = 106;
 }
 
 /// A running process to attach to, with what the protocol needs of it.
