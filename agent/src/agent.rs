@@ -203,7 +203,7 @@ impl Agent {
                         options.trace_all,
                         options.hold_threshold,
                     )
-                    // The gate samples guarded sites only with sampled tracking
+                    // Guarded sites are sampled only with sampled tracking
                     // (tracking=full follows every hold).
                     .then(|| Ticker::start(options.guards && options.sampled_tracking))
                     .flatten(),

@@ -135,7 +135,7 @@ shared_codes! {
         Waited = 0x1000_0000 => "S_WAITED",
         /// A monitor's hold under `trace=all` whose section writes no record: its first report found the stack too short for the whole section (engines/stack_room.rs). Held entries only.
         Unwritten = 0x0800_0000 => "S_UNWRITTEN",
-        /// A guarded site's hold that began while the gate sampled (`guards=on`, after the exact budget): one of a sample of about one in `GATE_PERIOD` (`R_HOLD`, `R_HOLD_WAITED` records and the agent's summary keys only).
+        /// A guarded site's hold followed after the sample began (`guards=on`, past the exact budget): one of a sample of one outermost hold in `GATE_PERIOD` (`R_HOLD`, `R_HOLD_WAITED` records and the agent's summary keys only).
         Sampled = 0x0400_0000 => "S_SAMPLED",
         /// A long hold at a guarded site outside the sample (`longHold` only): no hold record follows it.
         Unsampled = 0x0200_0000 => "S_UNSAMPLED",
@@ -221,7 +221,7 @@ shared_constants! {
     pub const CLOCK_RING_OFFSET: usize = 8 => "CLOCK_RING" as "long";
     /// The offset of the word the tracker sets when it uses the clock (bytes; Coarse::used): after the clock's own word and its ring.
     pub const CLOCK_USED_OFFSET: usize = CLOCK_RING_OFFSET + 8 * TICK_RING => "CLOCK_USED" as "long";
-    /// The offset of the time from which the gate samples (bytes; Coarse::sampling): STALE until the program passes the exact budget (recorder/clock.rs, SAMPLE_AFTER_HOLDS).
+    /// The offset of the time from which guarded sites' holds are sampled (bytes; Coarse::sampling): STALE until the program passes the exact budget (recorder/clock.rs, SAMPLE_AFTER_HOLDS).
     pub const CLOCK_SAMPLING_OFFSET: usize = CLOCK_USED_OFFSET + 8 => "CLOCK_SAMPLING" as "long";
     /// The offset of the count of outermost holds at guarded sites the tracker adds to, 256 at a time, until the sample begins (bytes; Coarse::holds).
     pub const CLOCK_HOLDS_OFFSET: usize = CLOCK_SAMPLING_OFFSET + 8 => "CLOCK_HOLDS" as "long";

@@ -633,7 +633,7 @@ public final class OrcaProfilerTracker {
 
     /**
      * A hold's record's site: a guarded site's hold (`guarded`) that ended at `t` after the
-     * gate began to sample is one of the sample (S_SAMPLED: the agent's summaries tell its
+     * sample began is one of the sample (S_SAMPLED: the agent's summaries tell its
      * rows from those of the holds counted whole).
      */
     private static int sampled(int site, boolean guarded, long t) {

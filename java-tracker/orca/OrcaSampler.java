@@ -48,7 +48,7 @@ abstract class OrcaSampler extends OrcaHashCache {
      * the clock (clock.rs, Coarse.ring and Coarse.used), from its address. */
     static final long RING = OrcaEvents.CLOCK_RING;
     static final long USED = OrcaEvents.CLOCK_USED;
-    /** The offset of the time from which the gate samples (clock.rs, Coarse.sampling:
+    /** The offset of the time from which guarded holds are sampled (clock.rs, Coarse.sampling:
      * STALE until then), from the clock's address. */
     static final long SAMPLING = OrcaEvents.CLOCK_SAMPLING;
 

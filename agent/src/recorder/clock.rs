@@ -84,9 +84,10 @@ pub struct Coarse {
     /// most once per window per thread), to 2 when it times a hold because the clock was stale
     /// (and wakes the ticker), storing only when the word is below that; cleared by the ticker.
     pub used: AtomicU64,
-    /// [`STALE`] until the gate samples, then the time of the first tick that could close it
-    /// (the tracker's: a guarded site's hold that ends at or after it is one of the sample,
-    /// `S_SAMPLED`). Never goes back to [`STALE`] within a recording.
+    /// [`STALE`] until the guarded sites' sample begins (the program passed
+    /// [`SAMPLE_AFTER_HOLDS`]), then the time of the tick that began it: the tracker draws
+    /// its holds from then on, and a guarded hold followed that ends at or after it is one of
+    /// the sample (`S_SAMPLED`). Never goes back to [`STALE`] within a recording.
     pub sampling: AtomicU64,
     /// Outermost holds at guarded sites so far, added by the tracker 256 at a time while the
     /// sample has not begun (`OrcaSampler.gateTurn`); the ticker compares it with
@@ -109,9 +110,9 @@ const _: () = assert!(std::mem::offset_of!(Coarse, holds) == crate::events::CLOC
 /// Once the program passed [`SAMPLE_AFTER_HOLDS`], a guarded site's outermost hold is in the
 /// sample with probability one in this, drawn per hold by the tracker (`OrcaSampler.gateTurn`),
 /// and every hold nested in it with it. Why 16: a hold in the sample costs the tracker's
-/// 25–35 ns and one outside it a few (benches/PROFILE.md, "A guarded hold outside the
-/// sample"), so about 4 ns a hold on average; and a pair of sites ordered 107 times is seen
-/// with probability 99.9% (docs/MODES.md, "Guarded sites").
+/// 25–35 ns and one outside it a few (benches/PROFILE.md, "Guarded sites with the sample":
+/// 2.8–4.4 ns a hold over no agent in all, measured); and a pair of sites ordered 107 times is
+/// seen with probability 99.9% (docs/MODES.md, "Guarded sites").
 pub use crate::events::GATE_PERIOD;
 
 /// Outermost holds at guarded sites ([`Coarse::holds`], counted by the tracker in batches of
@@ -122,12 +123,6 @@ pub const SAMPLE_AFTER_HOLDS: u64 = 1_000_000;
 
 /// Whether the sample begins once [`SAMPLE_AFTER_HOLDS`] are passed (`guards=on`).
 static GATED: AtomicBool = AtomicBool::new(false);
-
-/// The time from which the gate samples ([`Coarse::sampling`]), if it does.
-pub fn sampling_since() -> Option<u64> {
-    let t = COARSE.sampling.load(Ordering::Relaxed);
-    (t != STALE).then_some(t)
-}
 
 static COARSE: Coarse = Coarse {
     now: AtomicU64::new(STALE),
@@ -150,7 +145,7 @@ impl Ticker {
     /// The coarse clock's address (a [`Coarse`]), advancing from now on; `None` when no
     /// thread could be started (the tracker then times every hold).
     pub fn start(gated: bool) -> Option<u64> {
-        // The gate open (every hold reported) until this recording passes the budget.
+        // Every hold followed until this recording passes the budget.
         GATED.store(gated, Ordering::SeqCst);
         COARSE.holds.store(0, Ordering::SeqCst);
         COARSE.sampling.store(STALE, Ordering::SeqCst);
