@@ -449,7 +449,7 @@ unsafe extern "system" fn bind(env: *mut JNIEnv, class: jclass) -> jboolean {
 /// The tracker's natives but `bind`: name, JNI signature (the class files moved to
 /// `java.lang` by build.rs) and function. Each function is a guarded shell like every other
 /// way into the agent.
-fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 26] {
+fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 27] {
     [
         (c"event", c"(ILjava/lang/Object;)V", event as *mut c_void),
         (
@@ -486,6 +486,11 @@ fn tracker_natives() -> [(&'static CStr, &'static CStr, *mut c_void); 26] {
             c"lockOwner",
             c"(ILjava/lang/Object;)I",
             lock_owner as *mut c_void,
+        ),
+        (
+            c"reentered",
+            c"(Ljava/lang/Object;)Z",
+            reentered as *mut c_void,
         ),
         (
             c"lockContended",
@@ -775,6 +780,19 @@ unsafe extern "system" fn lock_owner(
     guard("OrcaProfilerTracker.lockOwner", 0, || match agent() {
         // SAFETY: as above.
         Some(a) => tracker::lock_owner(&a.rec, unsafe { Jni::from_raw(env) }, report, sync),
+        None => 0,
+    })
+}
+
+/// `OrcaProfilerTracker.reentered(Object)`.
+unsafe extern "system" fn reentered(
+    env: *mut JNIEnv,
+    _class: jclass,
+    monitor: jobject,
+) -> jboolean {
+    let _ = env;
+    guard("OrcaProfilerTracker.reentered", 0, || match agent() {
+        Some(a) => tracker::reentered(&a.rec, monitor) as jboolean,
         None => 0,
     })
 }

@@ -1182,6 +1182,33 @@ impl Jvmti {
         Ok(usage.owner)
     }
 
+    /// How many times `obj`'s owner has entered its monitor (`GetObjectMonitorUsage`'s
+    /// `entry_count`: 2 inside a reentrant acquisition); an error, without asking, while a
+    /// thread of the agent's attaches or detaches ([`THREADS_CHANGING`]).
+    pub fn monitor_entry_count(&self, obj: jobject) -> Result<i32, JvmtiError> {
+        let Ok(_steady) = THREADS_CHANGING.try_read() else {
+            return Err(JvmtiError {
+                function:
+                    "GetObjectMonitorUsage (not asked: a thread of the agent's was attaching)",
+                code: NOT_ASKED,
+            });
+        };
+        let mut usage = MaybeUninit::<jvmtiMonitorUsage>::zeroed();
+        let rc = call!(
+            self,
+            GetObjectMonitorUsage,
+            fn(jobject, *mut jvmtiMonitorUsage),
+            obj,
+            usage.as_mut_ptr()
+        );
+        check("GetObjectMonitorUsage", rc)?;
+        // SAFETY: filled in by the successful call above.
+        let usage = unsafe { usage.assume_init() };
+        self.deallocate(usage.waiters as *mut c_void);
+        self.deallocate(usage.notify_waiters as *mut c_void);
+        Ok(usage.entry_count)
+    }
+
     /// A thread's name, from `GetThreadInfo`, in UTF-8.
     pub fn thread_name(&self, jni: Jni, thread: jthread) -> Result<String, JvmtiError> {
         let mut info = MaybeUninit::<jvmtiThreadInfo>::zeroed();

@@ -192,6 +192,9 @@ public final class OrcaProfilerTracker {
     private static native int stack(OrcaRec r, int site);
     /** A hold that reached the threshold: written with the current stack. */
     private static native void longHold(OrcaRec r, int site, int hash, long nanos, long end, long start);
+    /** Whether the thread has entered `monitor` more than once (a reentrant acquisition):
+     * JVMTI's entry count, for a long guarded hold outside the sample nested in another. */
+    private static native boolean reentered(Object monitor);
     /**
      * Writes the class of `o` (hashed `hash`) as an ObjectClass line, once per object per run
      * (the agent keeps which it named); false when the agent names no more objects.
@@ -394,7 +397,9 @@ public final class OrcaProfilerTracker {
                 return;
             }
             long held = t - start - r.unheldWaited(monitor);
-            if (held < threshold) {
+            if (held < threshold || r.gateNest > 0 && reentered(monitor)) {
+                // (a hold nested in another left out may be a reentrant acquisition of the
+                // same monitor, no hold of its own: the JVM's entry count says)
                 return;
             }
             int h = r.hashLocked(monitor);

@@ -2457,6 +2457,7 @@ fn guarded_sites_sample_a_busy_program_and_record_a_small_one_exactly() {
             let long_line = marker_line("GuardedSample.java", "slow");
             let loop_line = marker_line("GuardedSample.java", "loop");
             let outer_line = marker_line("GuardedSample.java", "outer");
+            let waited_line = marker_line("GuardedSample.java", "waited");
             let line = |e: &&Event| log.line_of(e.frames[0].0, e.frames[0].1);
             let long: Vec<_> = log
                 .events
@@ -2464,10 +2465,28 @@ fn guarded_sites_sample_a_busy_program_and_record_a_small_one_exactly() {
                 .filter(|e| e.name == "MonitorHold")
                 .filter(|e| line(e) != Some(loop_line) && line(e) != Some(outer_line))
                 .collect();
-            assert_eq!(long.len(), 4, "{label}: {long:?}");
+            // and four of the synchronized method whose time is in its reentrant call, at its
+            // own site only (the reentrant call is no hold, long or not)
+            let slow_outer = marker_line("GuardedSample.java", "slow-outer");
+            let slow: Vec<_> = long.iter().filter(|e| line(e) == Some(long_line)).collect();
+            assert_eq!(slow.len(), 4, "{label}: {long:?}");
+            let slow_m: Vec<_> = long
+                .iter()
+                .filter(|e| line(e) == Some(slow_outer))
+                .collect();
+            assert_eq!(slow_m.len(), 4, "{label}: {long:?}");
             for e in &long {
-                assert_eq!(line(e), Some(long_line), "{label}: {e:?}");
-                assert!(e.numbers[0] >= 28_000_000, "{label}: {e:?}");
+                if line(e) == Some(long_line) || line(e) == Some(slow_outer) {
+                    assert!(e.numbers[0] >= 28_000_000, "{label}: {e:?}");
+                } else {
+                    // `waited`'s hold is long only if its thread was descheduled holding it,
+                    // never by its 40 ms wait
+                    assert_eq!(line(e), Some(waited_line), "{label}: {e:?}");
+                    assert!(
+                        e.numbers[0] < 39_000_000,
+                        "{label}: its wait counted: {e:?}"
+                    );
+                }
             }
             let report = std::process::Command::new(agent_path().with_file_name("orca"))
                 .args(["report", "--json", "--all"])

@@ -22,6 +22,15 @@ public class GuardedSample {
         synchronized void inner(long i) {
             sum += i & 3; // @inner
         }
+
+        /** A long hold whose time is spent in a reentrant call: one long hold, at its own site. */
+        synchronized void slowOuter() throws InterruptedException {
+            slowInner(); // @slow-outer
+        }
+
+        synchronized void slowInner() throws InterruptedException {
+            Thread.sleep(30); // @slow-inner
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -43,9 +52,10 @@ public class GuardedSample {
             synchronized (slow) { // @slow
                 Thread.sleep(30); // @long
             }
-            synchronized (waited) {
+            synchronized (waited) { // @waited
                 waited.wait(40);
             }
+            r.slowOuter();
         }
         System.out.println(counter);
     }

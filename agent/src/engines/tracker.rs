@@ -958,6 +958,14 @@ pub fn stack(rec: &Recorder, jni: Jni, site: u32) -> i32 {
     rec.rec_stack(jni, site, SITE_FRAMES)
 }
 
+/// `OrcaProfilerTracker.reentered(monitor)`: whether the calling thread has entered
+/// `monitor` more than once (JVMTI's entry count), asked by a guarded hold outside the sample
+/// that is long and nested in another: a reentrant acquisition is no hold of its own. False
+/// when the JVM cannot say (the hold is then written).
+pub fn reentered(rec: &Recorder, monitor: jobject) -> bool {
+    rec.jvmti.monitor_entry_count(monitor).is_ok_and(|n| n > 1)
+}
+
 /// `OrcaProfilerTracker.longHold(Rec, site, hash, nanos, end, start)`: a hold past the
 /// threshold.
 pub fn long_hold(rec: &Recorder, jni: Jni, site: u32, monitor: u32, nanos: u64, span: (u64, u64)) {
