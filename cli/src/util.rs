@@ -270,6 +270,35 @@ mod tests {
         assert_eq!(h.max(), 100_000_000);
     }
 
+    /// Rows of a sample (`<sample>` 16) stand for 16 times their holds, the count an estimate
+    /// with the interval FORMAT.md gives; rows of every hold beside them count once.
+    #[test]
+    fn rows_of_a_sample_are_scaled_with_their_interval() {
+        let line = "1.000000000,MonitorHolds,0000AAAA,00001111,100,1000,20,2;3:50;17:50,1;00000001;00000010,16";
+        let rec = orca_format::parse_event_line(line.as_bytes()).unwrap();
+        let orca_format::Event::MonitorHolds {
+            durations, sample, ..
+        } = rec.event
+        else {
+            panic!("{line}");
+        };
+        assert_eq!(sample, 16);
+        let mut h = Hist::default();
+        h.add_durations_of(&durations, sample);
+        h.add_untimed_of(50, 16);
+        h.add(7); // one hold of a row of every hold
+        assert_eq!((h.count(), h.timed(), h.sampled()), (2401, 101, Some(150)));
+        assert!(h.is_estimate());
+        // 16 times the sample's 1000 ns, plus 7, then scaled by count / timed as ever
+        assert_eq!(h.total(), (16_007u128 * 2401 / 1601) as u64);
+        // 2401 ± 1.96·√(150·16·15) = ±372
+        assert_eq!(h.count_interval(), Some((2029, 2773)));
+        let mut exact = Hist::default();
+        exact.add_durations_of(&durations, 1);
+        assert_eq!((exact.sampled(), exact.count_interval()), (None, None));
+        assert!(!exact.is_estimate());
+    }
+
     /// Untimed holds are counted exactly; the total is scaled from the timed sample.
     #[test]
     fn estimates_from_a_sample() {

@@ -556,3 +556,23 @@ fn contention_summaries_carry_their_stack() {
         ["t.orca:7: Waits of thread 0000AAAA: its stack 1;00000002;00000000 does not begin at its site 1;00000001;00000010"]
     );
 }
+
+/// A hold row's `<sample>`: absent, every hold (1); 2 or more, one hold in that many; 0, 1 or
+/// anything else is an error naming the field.
+#[test]
+fn a_hold_rows_sample_is_two_or_more() {
+    let row = "5087.300000000,MonitorHoldsUntimed,0000AAAA,00001111,7,1;00000001;00000010";
+    for (tail, want) in [("", Some(1)), (",16", Some(16)), (",2", Some(2))] {
+        let line = format!("{row}{tail}");
+        let rec = parse_event_line(line.as_bytes()).unwrap();
+        let Event::MonitorHoldsUntimed { sample, .. } = rec.event else {
+            panic!("{row}{tail}");
+        };
+        assert_eq!(Some(sample), want, "{row}{tail}");
+    }
+    for tail in [",1", ",0", ",x", ",016"] {
+        let line = format!("{row}{tail}");
+        let err = parse_event_line(line.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("sample"), "{row}{tail}: {err}");
+    }
+}
