@@ -874,6 +874,19 @@ impl Analysis {
         for s in open {
             self.span(s);
         }
+        // An exclusive hold's estimated total is at most the recording's span: one thread at
+        // a time holds the lock. A sample's estimate of a lock held nearly all the time (a
+        // busy queue's) read more than the run lasted (issue 46: "a total never exceeds what
+        // the threads' lives allow").
+        if let Some(first) = self.first_ts.filter(|&f| f < self.last_ts) {
+            let span = self.last_ts - first;
+            for l in self.locks.values_mut() {
+                l.write_holds.cap_total(span);
+            }
+            for o in self.objects.values_mut() {
+                o.holds.cap_total(span);
+            }
+        }
     }
 
     /// `name [HASH]`, or `[HASH]` for unnamed and `unknown` for 00000000.

@@ -158,6 +158,13 @@ impl Hist {
             self.sampled_var += n as u128 * (k * (k - 1)) as u128;
         }
     }
+    /// Caps an estimated total at `max` (an exclusive hold's at the recording's span); a
+    /// measured total is left as it is.
+    pub fn cap_total(&mut self, max: u64) {
+        if self.is_estimate() && self.total() > max {
+            self.estimated = Some(max);
+        }
+    }
     /// Holds seen in rows of a sample, when there were any: the count is then an estimate.
     pub fn sampled(&self) -> Option<u64> {
         (self.sampled_seen > 0).then_some(self.sampled_seen)
@@ -297,6 +304,23 @@ mod tests {
         exact.add_durations_of(&durations, 1);
         assert_eq!((exact.sampled(), exact.count_interval()), (None, None));
         assert!(!exact.is_estimate());
+    }
+
+    /// An estimated total is capped (an exclusive hold's at the recording's span), a measured
+    /// one never.
+    #[test]
+    fn only_estimates_are_capped() {
+        let mut h = Hist::default();
+        h.add(900);
+        h.add_untimed(1);
+        assert_eq!(h.total(), 1800);
+        h.cap_total(1000);
+        assert_eq!(h.total(), 1000);
+        let mut m = Hist::default();
+        m.add(900);
+        m.add(900);
+        m.cap_total(1000);
+        assert_eq!(m.total(), 1800);
     }
 
     /// Untimed holds are counted exactly; the total is scaled from the timed sample.
