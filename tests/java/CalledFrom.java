@@ -10,6 +10,10 @@ public class CalledFrom {
     static final int ROUNDS = 40;
     /** Set just before the call: from then on, the main thread blocks only on `shared`. */
     static volatile boolean calling;
+    /** Set by the holder once it holds `shared`: a flag, not a monitor's wait and notify, so
+     * that `shared` is the only monitor the main thread ever blocks on (a handshake monitor
+     * held by a holder descheduled a few ms on a loaded machine outranked it in the verdict). */
+    static volatile boolean held;
 
     static void log(String s) {
         shared.append(s); // @call
@@ -18,24 +22,18 @@ public class CalledFrom {
     public static void main(String[] args) throws Exception {
         Thread main = Thread.currentThread();
         for (int i = 0; i < ROUNDS; i++) {
-            Object taken = new Object();
-            boolean[] held = {false};
+            held = false;
             Thread holder = new Thread(() -> {
                 synchronized (shared) {
-                    synchronized (taken) {
-                        held[0] = true;
-                        taken.notifyAll();
-                    }
+                    held = true;
                     while (!calling || main.getState() != Thread.State.BLOCKED) {
                         Thread.onSpinWait();
                     }
                 }
             }, "holder");
             holder.start();
-            synchronized (taken) {
-                while (!held[0]) {
-                    taken.wait();
-                }
+            while (!held) {
+                Thread.onSpinWait();
             }
             calling = true;
             log("x");
