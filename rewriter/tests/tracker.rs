@@ -175,6 +175,7 @@ fn tracker_declares_every_called_method() {
             "flush(Lorca/OrcaRec;)V",
             "stack(Lorca/OrcaRec;I)I",
             "longHold(Lorca/OrcaRec;IIJJJ)V",
+            "reentered(Ljava/lang/Object;)Z",
             "name(Ljava/lang/Object;I)Z",
             "hookEnter(ILjava/lang/Object;)V",
             "hookEnterAt(ILjava/lang/Object;I)V",
