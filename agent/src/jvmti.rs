@@ -1159,33 +1159,17 @@ impl Jvmti {
     /// The thread that owns `obj`'s monitor now, or null when nobody does; an error, without
     /// asking, while a thread of the agent's attaches or detaches ([`THREADS_CHANGING`]).
     pub fn monitor_owner(&self, obj: jobject) -> Result<jthread, JvmtiError> {
-        let Ok(_steady) = THREADS_CHANGING.try_read() else {
-            return Err(JvmtiError {
-                function:
-                    "GetObjectMonitorUsage (not asked: a thread of the agent's was attaching)",
-                code: NOT_ASKED,
-            });
-        };
-        let mut usage = MaybeUninit::<jvmtiMonitorUsage>::zeroed();
-        let rc = call!(
-            self,
-            GetObjectMonitorUsage,
-            fn(jobject, *mut jvmtiMonitorUsage),
-            obj,
-            usage.as_mut_ptr()
-        );
-        check("GetObjectMonitorUsage", rc)?;
-        // SAFETY: filled in by the successful call above.
-        let usage = unsafe { usage.assume_init() };
-        self.deallocate(usage.waiters as *mut c_void);
-        self.deallocate(usage.notify_waiters as *mut c_void);
-        Ok(usage.owner)
+        self.monitor_usage(obj).map(|(owner, _)| owner)
     }
 
-    /// How many times `obj`'s owner has entered its monitor (`GetObjectMonitorUsage`'s
-    /// `entry_count`: 2 inside a reentrant acquisition); an error, without asking, while a
-    /// thread of the agent's attaches or detaches ([`THREADS_CHANGING`]).
+    /// How many times `obj`'s owner has entered its monitor (`entry_count`: 2 inside a
+    /// reentrant acquisition), as [`Jvmti::monitor_owner`] asks.
     pub fn monitor_entry_count(&self, obj: jobject) -> Result<i32, JvmtiError> {
+        self.monitor_usage(obj).map(|(_, count)| count)
+    }
+
+    /// `GetObjectMonitorUsage` of `obj`: its owner (or null) and the owner's entry count.
+    fn monitor_usage(&self, obj: jobject) -> Result<(jthread, i32), JvmtiError> {
         let Ok(_steady) = THREADS_CHANGING.try_read() else {
             return Err(JvmtiError {
                 function:
@@ -1206,7 +1190,7 @@ impl Jvmti {
         let usage = unsafe { usage.assume_init() };
         self.deallocate(usage.waiters as *mut c_void);
         self.deallocate(usage.notify_waiters as *mut c_void);
-        Ok(usage.entry_count)
+        Ok((usage.owner, usage.entry_count))
     }
 
     /// A thread's name, from `GetThreadInfo`, in UTF-8.

@@ -2488,13 +2488,7 @@ fn guarded_sites_sample_a_busy_program_and_record_a_small_one_exactly() {
                     );
                 }
             }
-            let report = std::process::Command::new(agent_path().with_file_name("orca"))
-                .args(["report", "--json", "--all"])
-                .arg(&r.prefix)
-                .output()
-                .expect("run orca report");
-            let json: serde_json::Value =
-                serde_json::from_slice(&report.stdout).expect("report --json");
+            let json = report_json(&r);
             // the loop's holds: the named monitor's row and the site's row of other monitors
             let (count, lo, hi) = held_at(&json, "GuardedSample.main", "loop");
             if n == SMALL {
@@ -2527,6 +2521,16 @@ fn guarded_sites_sample_a_busy_program_and_record_a_small_one_exactly() {
             }
         }
     }
+}
+
+/// `orca report --json --all` of a run, parsed.
+fn report_json(r: &Run) -> serde_json::Value {
+    let report = std::process::Command::new(agent_path().with_file_name("orca"))
+        .args(["report", "--json", "--all"])
+        .arg(&r.prefix)
+        .output()
+        .expect("run orca report");
+    serde_json::from_slice(&report.stdout).expect("report --json")
 }
 
 /// The holds counted at GuardedSample.java's line marked `marker`, in `method`, by the
@@ -2624,13 +2628,7 @@ fn guarded_sites_draw_every_threads_holds_alike() {
             assert_eq!(r.code, Some(0), "{label}: {}", r.stderr);
             let log = r.log();
             assert_valid(&r, &log);
-            let report = std::process::Command::new(agent_path().with_file_name("orca"))
-                .args(["report", "--json", "--all"])
-                .arg(&r.prefix)
-                .output()
-                .expect("run orca report");
-            let json: serde_json::Value =
-                serde_json::from_slice(&report.stdout).expect("report --json");
+            let json = report_json(&r);
             let at = format!(
                 "GuardedThreads.hold(GuardedThreads.java:{})",
                 marker_line("GuardedThreads.java", "shared")
