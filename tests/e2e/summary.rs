@@ -2420,8 +2420,8 @@ fn an_idle_program_costs_the_ticker_little() {
 
 /// `guards=on` (issue 45): a program past the agent's exact budget (a million monitor holds)
 /// is recorded from a sample of its guarded sites' holds, one in 16, whose rows say so
-/// (`<sample>`); the report's estimate of a loop's holds holds their exact number inside its
-/// 95% interval and within 2% of it. Every long hold is still written, followed or not, and a
+/// (`<sample>`); the report's estimate of a loop's holds holds their exact number inside 5
+/// standard deviations of it and within 2%. Every long hold is still written, followed or not, and a
 /// hold whose time is an `Object.wait` is not one. A program under the budget is recorded
 /// exactly: no row of a sample, every hold counted.
 #[test]
@@ -2535,8 +2535,10 @@ fn report_json(r: &Run) -> serde_json::Value {
 
 /// The holds counted at GuardedSample.java's line marked `marker`, in `method`, by the
 /// report's JSON (the site's entries in every monitor row: the named monitor's and the site's
-/// row of other monitors), and the 95% interval docs/FORMAT.md gives a count of rows of one
-/// in 16 when some were (±1.96·√(n·16·15) for n seen, about count / 16), else the count.
+/// row of other monitors), and an interval of 5 standard deviations of the count of rows of
+/// one in 16 (±5·√(n·16·15) for n seen, about count / 16), else the count. Why 5 and not the
+/// report's 1.96: a 95% interval leaves the true count out of one run in 20, and a test must
+/// not fail by chance (5: once in 1.7 million; CI once saw 3.4).
 fn held_at(json: &serde_json::Value, method: &str, marker: &str) -> (u64, u64, u64) {
     let at = format!(
         "{method}(GuardedSample.java:{})",
@@ -2560,7 +2562,7 @@ fn held_at_site(json: &serde_json::Value, at: &str) -> (u64, u64, u64) {
     if !sampled {
         return (count, count, count);
     }
-    let half = 1.96 * ((count as f64 / 16.0) * 16.0 * 15.0).sqrt();
+    let half = 5.0 * ((count as f64 / 16.0) * 16.0 * 15.0).sqrt();
     let c = count as f64;
     (count, (c - half) as u64, (c + half) as u64)
 }
@@ -2612,7 +2614,7 @@ fn guarded_sites_find_a_lock_order_cycle_from_the_sample() {
 /// thread: 300 threads alive at once (more than the tracker's 256 slots of threads' records,
 /// so some look theirs up the slow way) and 3,000 threads that each take one hold (a thread's
 /// first hold, before it has a record). The estimates hold the exact counts in their 95%
-/// intervals; a hold followed without its draw would count 16 times.
+/// intervals (of 5 standard deviations: see held_at_site); a hold followed without its draw would count 16 times.
 #[test]
 fn guarded_sites_draw_every_threads_holds_alike() {
     for jdk in jdks() {
